@@ -1,0 +1,212 @@
+//! The one error type of the crate.
+
+use std::fmt;
+
+/// Every way a slicer call can be refused.
+///
+/// Each variant has a stable, machine-readable [`code`](CtxpackError::code)
+/// (the npm package exposes it as `CtxpackError.code`) and a message that
+/// names the offending field and, for per-item problems, the item's index.
+/// No variant ever carries item content.
+///
+/// ```
+/// use ctxpack::{Budget, CtxpackError, GreedySlice, Item, Slicer};
+///
+/// let items = [Item::new(10, 0.5), Item::new(10, f64::NAN)];
+/// let err = GreedySlice.slice(&items, &Budget::new(100)).unwrap_err();
+/// assert_eq!(err.code(), "INVALID_SCORE");
+/// assert_eq!(err.to_string(), "items[1].score must be a finite number, got NaN");
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum CtxpackError {
+    /// An item's score is NaN or infinite.
+    InvalidScore {
+        /// Index of the item in the input.
+        index: usize,
+        /// The rejected value.
+        value: f64,
+    },
+    /// A budget is not usable (for example `max_tokens < target_tokens`).
+    InvalidBudget {
+        /// The budget field at fault.
+        field: &'static str,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// A knapsack bucket size of zero or less.
+    InvalidBucketSize {
+        /// The rejected value.
+        value: i64,
+    },
+    /// A count entry that can never be satisfied or is ambiguous.
+    InvalidCountEntry {
+        /// Index of the entry in the entry list.
+        index: usize,
+        /// The entry's kind.
+        kind: String,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// The knapsack keep table would exceed the configured byte limit.
+    TableTooLarge {
+        /// Candidates that take part in the DP (one table row each).
+        candidates: usize,
+        /// Discretised capacity (the table has `capacity + 1` columns).
+        capacity: u64,
+        /// `candidates × (capacity + 1)`.
+        cells: u64,
+        /// Bytes the table would need (keep bits plus the value row).
+        bytes: u64,
+        /// The configured limit in bytes.
+        limit: u64,
+    },
+    /// `ScarcityBehavior::Throw` and a kind had fewer candidates than its
+    /// `require_count`. The message is exactly the specification's.
+    CountRequirementShortfall {
+        /// The kind that was short, as written in its entry.
+        kind: String,
+        /// How many candidates were committed.
+        satisfied: usize,
+        /// The configured `require_count`.
+        required: usize,
+    },
+    /// An option of a slicer or of the wasm boundary has the wrong type or
+    /// value.
+    InvalidOption {
+        /// The option's name.
+        option: String,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// A field of an input item is missing or has the wrong type or value
+    /// (used by the wasm boundary decoders).
+    InvalidField {
+        /// The field's name.
+        field: String,
+        /// Index of the item, when the field belongs to one.
+        index: Option<usize>,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// The input as a whole has the wrong shape (for example not an array,
+    /// or parallel arrays of different lengths).
+    InvalidInput {
+        /// What was wrong.
+        reason: String,
+    },
+}
+
+impl CtxpackError {
+    /// The stable machine-readable code of this error.
+    ///
+    /// ```
+    /// use ctxpack::KnapsackSlice;
+    /// assert_eq!(KnapsackSlice::new(0).unwrap_err().code(), "INVALID_BUCKET_SIZE");
+    /// ```
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::InvalidScore { .. } => "INVALID_SCORE",
+            Self::InvalidBudget { .. } => "INVALID_BUDGET",
+            Self::InvalidBucketSize { .. } => "INVALID_BUCKET_SIZE",
+            Self::InvalidCountEntry { .. } => "INVALID_COUNT_ENTRY",
+            Self::TableTooLarge { .. } => "TABLE_TOO_LARGE",
+            Self::CountRequirementShortfall { .. } => "COUNT_REQUIREMENT_SHORTFALL",
+            Self::InvalidOption { .. } => "INVALID_OPTION",
+            Self::InvalidField { .. } => "INVALID_FIELD",
+            Self::InvalidInput { .. } => "INVALID_INPUT",
+        }
+    }
+}
+
+impl CtxpackError {
+    /// The input field the error is about, when there is one.
+    ///
+    /// ```
+    /// use ctxpack::CtxpackError;
+    /// let e = CtxpackError::InvalidScore { index: 3, value: f64::NAN };
+    /// assert_eq!((e.field(), e.index()), (Some("score"), Some(3)));
+    /// ```
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            Self::InvalidScore { .. } => Some("score"),
+            Self::InvalidBudget { field, .. } => Some(field),
+            Self::InvalidBucketSize { .. } => Some("bucket_size"),
+            Self::InvalidCountEntry { .. } => Some("entries"),
+            Self::InvalidOption { option, .. } if !option.is_empty() => Some(option),
+            Self::InvalidField { field, .. } if !field.is_empty() => Some(field),
+            _ => None,
+        }
+    }
+
+    /// The index of the item or entry the error is about, when there is one.
+    pub fn index(&self) -> Option<usize> {
+        match self {
+            Self::InvalidScore { index, .. } | Self::InvalidCountEntry { index, .. } => {
+                Some(*index)
+            }
+            Self::InvalidField { index, .. } => *index,
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for CtxpackError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::InvalidScore { index, value } => {
+                write!(f, "items[{index}].score must be a finite number, got {value}")
+            }
+            Self::InvalidBudget { field, reason } => write!(f, "budget.{field} {reason}"),
+            Self::InvalidBucketSize { value } => {
+                write!(f, "bucket_size must be a positive integer, got {value}")
+            }
+            Self::InvalidCountEntry {
+                index,
+                kind,
+                reason,
+            } => write!(f, "entries[{index}] (kind '{kind}'): {reason}"),
+            Self::TableTooLarge {
+                candidates,
+                capacity,
+                cells,
+                bytes,
+                limit,
+            } => write!(
+                f,
+                "knapsack table too large: {candidates} candidates x {} columns (capacity {capacity}) = {cells} cells, {bytes} bytes, over the limit of {limit} bytes; raise bucket_size or max_table_bytes",
+                capacity + 1
+            ),
+            Self::CountRequirementShortfall {
+                kind,
+                satisfied,
+                required,
+            } => write!(
+                f,
+                "CountConstrainedKnapsackSlice: candidate pool for kind '{kind}' has {satisfied} items but RequireCount is {required}."
+            ),
+            Self::InvalidOption { option, reason } if option.is_empty() => {
+                write!(f, "options: {reason}")
+            }
+            Self::InvalidOption { option, reason } => write!(f, "options.{option} {reason}"),
+            Self::InvalidField {
+                field,
+                index: Some(index),
+                reason,
+            } if field.is_empty() => write!(f, "items[{index}] {reason}"),
+            Self::InvalidField {
+                field,
+                index: Some(index),
+                reason,
+            } => write!(f, "items[{index}].{field} {reason}"),
+            Self::InvalidField {
+                field,
+                index: None,
+                reason,
+            } => write!(f, "{field} {reason}"),
+            Self::InvalidInput { reason } => f.write_str(reason),
+        }
+    }
+}
+
+impl std::error::Error for CtxpackError {}

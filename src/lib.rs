@@ -1,0 +1,87 @@
+//! # ctxpack
+//!
+//! Decides which context fragments go into an LLM prompt under a token
+//! budget. This crate is the slicing core: four slicers that follow their
+//! specifications exactly and explain every decision.
+//!
+//! | slicer | spec | what it does |
+//! |---|---|---|
+//! | [`GreedySlice`] | greedy-slice.md | greedy by value density (score / tokens) |
+//! | [`KnapsackSlice`] | knapsack-slice.md | 0/1 knapsack DP over bucketed token counts |
+//! | [`CountConstrainedKnapsackSlice`] | count-constrained-knapsack-slice.md | per-kind require and cap counts around the knapsack |
+//! | [`GreedyPacker`] | greedy-knapsack-packer.md | the caller's order, skip-and-continue, stop after N misses |
+//!
+//! Every slicer implements [`Slicer`]: it takes [`Item`]s (tokens, score,
+//! kind) and a [`Budget`] and returns a [`Selection`]: the selected indexes
+//! in the spec's output order, one [`Decision`] per input item with its
+//! reason, the totals, and any count [`Shortfall`]s. Bad input is a
+//! [`CtxpackError`] with a stable code; nothing here panics on input.
+//!
+//! ```
+//! use ctxpack::{Budget, GreedySlice, Item, KnapsackSlice, Slicer};
+//!
+//! let items = [Item::new(300, 0.9), Item::new(200, 0.7), Item::new(250, 0.6)];
+//! let budget = Budget::new(500);
+//! let greedy = GreedySlice.slice(&items, &budget)?;
+//! let knapsack = KnapsackSlice::default().slice(&items, &budget)?;
+//! assert_eq!(greedy.selected, [1, 0]);
+//! assert_eq!(knapsack.total_tokens, 500);
+//! for (i, d) in knapsack.decisions.iter().enumerate() {
+//!     println!("item {i}: {}", d.code());
+//! }
+//! # Ok::<(), ctxpack::CtxpackError>(())
+//! ```
+//!
+//! The wasm-bindgen boundary of the npm package lives in its own module,
+//! compiled only for `wasm32`; the core has no wasm import.
+
+mod count_constrained;
+mod error;
+mod greedy;
+mod item;
+mod knapsack;
+mod packer;
+mod selection;
+
+pub use count_constrained::{CountConstrainedKnapsackSlice, CountQuotaEntry, ScarcityBehavior};
+pub use error::CtxpackError;
+pub use greedy::GreedySlice;
+pub(crate) use item::check_scores;
+pub use item::{Budget, Item};
+pub use knapsack::{KnapsackSlice, DEFAULT_BUCKET_SIZE, DEFAULT_MAX_TABLE_BYTES, SCORE_SCALE};
+pub use packer::{GreedyPacker, DEFAULT_MAX_CONSECUTIVE_SKIPS};
+pub use selection::{Decision, ExclusionReason, InclusionReason, Selection, Shortfall};
+
+/// A selection strategy: picks items under a budget and explains each
+/// decision.
+///
+/// ```
+/// use ctxpack::{Budget, GreedyPacker, GreedySlice, Item, KnapsackSlice, Slicer};
+/// let slicers: Vec<Box<dyn Slicer>> =
+///     vec![Box::new(GreedySlice), Box::new(KnapsackSlice::default()), Box::new(GreedyPacker::default())];
+/// let items = [Item::new(100, 0.5), Item::new(0, 0.1)];
+/// for s in &slicers {
+///     let sel = s.slice(&items, &Budget::new(100))?;
+///     assert_eq!(sel.decisions.len(), items.len());
+/// }
+/// # Ok::<(), ctxpack::CtxpackError>(())
+/// ```
+pub trait Slicer {
+    /// Selects from `items` under `budget`.
+    ///
+    /// # Errors
+    /// [`CtxpackError::InvalidScore`] for a NaN or infinite score, and the
+    /// slicer's own errors (a knapsack table over its limit, a count
+    /// shortfall under `ScarcityBehavior::Throw`).
+    fn slice(&self, items: &[Item<'_>], budget: &Budget) -> Result<Selection, CtxpackError>;
+}
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
+/// The wasm-bindgen boundary (wasm32 only). Public for the wasm-bindgen
+/// tests; JS users reach it through the npm package.
+#[cfg(target_arch = "wasm32")]
+#[doc(hidden)]
+pub mod wasm;
