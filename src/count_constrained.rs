@@ -217,7 +217,7 @@ impl Slicer for CountConstrainedKnapsackSlice {
                 continue;
             }
             let partition = &mut partitions[e];
-            partition.sort_by(|&a, &b| items[b].score.total_cmp(&items[a].score));
+            partition.sort_by(|&a, &b| by_score_desc(items, a, b));
             let satisfied = partition.len().min(entry.require_count);
             for &i in &partition[..satisfied] {
                 committed.push(i);
@@ -255,7 +255,7 @@ impl Slicer for CountConstrainedKnapsackSlice {
         let mut inner =
             self.knapsack
                 .select_pool(items, &residual, residual_target, &mut decisions)?;
-        inner.sort_by(|&a, &b| items[b].score.total_cmp(&items[a].score)); // D180
+        inner.sort_by(|&a, &b| by_score_desc(items, a, b)); // D180
 
         // Phase 3: Cap Enforcement.
         let mut selected = committed;
@@ -275,4 +275,10 @@ impl Slicer for CountConstrainedKnapsackSlice {
             items, budget, selected, decisions, shortfalls,
         ))
     }
+}
+
+/// Score descending by numeric value (`-0.0` equals `0.0`, unlike a bare
+/// `total_cmp`), for stable sorts.
+fn by_score_desc(items: &[Item<'_>], a: usize, b: usize) -> std::cmp::Ordering {
+    (items[b].score + 0.0).total_cmp(&(items[a].score + 0.0))
 }

@@ -11,7 +11,8 @@ use crate::{
 /// * density = `score / tokens`; a zero-token item has density `f64::MAX`
 ///   and is always included;
 /// * the order is density descending, ties by original index ascending (the
-///   deterministic tie-break contract), compared with `total_cmp`;
+///   deterministic tie-break contract), compared with `total_cmp` by numeric
+///   value (`-0.0` ties with `0.0`);
 /// * an item that does not fit what is left is skipped, never deferred;
 /// * the output is in that iteration order.
 ///
@@ -42,7 +43,7 @@ impl Slicer for GreedySlice {
             .iter()
             .enumerate()
             .filter(|(_, it)| it.tokens >= 0)
-            .map(|(i, it)| (density(it), i))
+            .map(|(i, it)| (density(it) + 0.0, i)) // + 0.0 folds -0.0 into 0.0
             .collect();
         order.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
 

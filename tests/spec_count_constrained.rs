@@ -546,3 +546,21 @@ fn residual_budget_is_capped_by_max_tokens() {
         Decision::Excluded(ExclusionReason::BudgetExceeded)
     );
 }
+
+#[test]
+fn negative_zero_score_ties_with_zero_in_phase1_by_input_order() {
+    let items = [
+        Item::new(10, -0.0).with_kind("tool"),
+        Item::new(10, 0.0).with_kind("tool"),
+    ];
+    let s = run(
+        &ccks(
+            vec![CountQuotaEntry::new("tool", 1, 1)],
+            1,
+            ScarcityBehavior::Degrade,
+        ),
+        &items,
+        100,
+    );
+    assert_eq!(s.selected, [0]);
+}

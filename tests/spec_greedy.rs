@@ -150,3 +150,9 @@ fn nan_and_infinite_scores_are_refused_with_index() {
         assert!(err.to_string().starts_with("items[2].score"), "{err}");
     }
 }
+
+#[test]
+fn negative_zero_score_ties_with_zero_by_index() {
+    let items = [Item::new(10, -0.0), Item::new(10, 0.0)];
+    assert_eq!(slice(&items, 10).selected, [0]);
+}
