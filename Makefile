@@ -1,0 +1,91 @@
+# ctxpack: the Rust slicing core, its wasm build and the npm package.
+#
+#   make demo    build everything from a fresh clone and plan a sample agent session
+#   make test    everything CI runs (.ci/run calls it)
+#   make serve   the in-browser preview page on http://127.0.0.1:8080
+#   make bench   the side-by-side benchmark
+#
+# Every target installs what it needs on a fresh machine and skips what is already there.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+
+WASM_TARGET := wasm32-unknown-unknown
+# The wasm-bindgen CLI must match the wasm-bindgen crate in Cargo.lock exactly.
+WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ { getline; gsub(/"/, "", $$3); print $$3 }' Cargo.lock)
+WASM_RAW := target/$(WASM_TARGET)/release/ctxpack.wasm
+WASM_OUT := pkg/wasm/ctxpack_bg.wasm
+NODE_BIN := pkg/node_modules/.bin
+
+.PHONY: all toolchain wasm-toolchain node-deps wasm build lint test test-rust test-wasm test-js test-edge demo serve bench clean
+
+all: build
+
+## ---- toolchain (idempotent) ----
+
+toolchain: wasm-toolchain node-deps
+
+wasm-toolchain:
+	@rustup target list --installed | grep -qx '$(WASM_TARGET)' || rustup target add $(WASM_TARGET)
+	@if [ "$$(wasm-bindgen --version 2>/dev/null | awk '{print $$2}')" != "$(WASM_BINDGEN_VERSION)" ]; then \
+	  echo "installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION) (a few minutes, once)"; \
+	  cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION) --force; \
+	fi
+
+node-deps: pkg/node_modules/.package-lock.json
+
+pkg/node_modules/.package-lock.json: pkg/package.json pkg/package-lock.json
+	cd pkg && npm ci --no-audit --no-fund
+	@touch $@
+
+## ---- build ----
+
+wasm: $(WASM_OUT)
+
+$(WASM_OUT): wasm-toolchain node-deps Cargo.toml Cargo.lock $(shell find src -name '*.rs')
+	cargo build --target $(WASM_TARGET) --release --lib
+	wasm-bindgen --target web --out-dir pkg/wasm --out-name ctxpack $(WASM_RAW)
+	$(NODE_BIN)/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+	  --enable-mutable-globals --enable-reference-types --enable-multivalue \
+	  $(WASM_OUT) -o $(WASM_OUT).opt && mv $(WASM_OUT).opt $(WASM_OUT)
+
+build: wasm node-deps
+	cd pkg && node scripts/build.mjs
+
+## ---- checks ----
+
+lint:
+	cargo fmt --all --check
+	cargo clippy --all-targets -- -D warnings
+	cargo clippy --target $(WASM_TARGET) --lib --tests -- -D warnings
+
+test-rust:
+	cargo test
+
+test-wasm: wasm-toolchain
+	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+	  cargo test --target $(WASM_TARGET) --test wasm
+
+test-js: build
+	cd pkg && node --test test/
+
+test-edge: build
+	cd pkg && node --test test-edge/
+
+test: wasm-toolchain lint test-rust test-wasm test-js test-edge
+
+## ---- the main job ----
+
+demo: build
+	node pkg/bin/ctxpack.js plan www/samples/agent-session.json --budget 6000 --gaze auth,session,login
+
+serve: build
+	node www/serve.mjs
+
+bench: build
+	@echo "bench: not written yet (issue 5)"; exit 1
+
+clean:
+	cargo clean
+	rm -rf pkg/wasm pkg/dist pkg/node_modules

@@ -1,0 +1,140 @@
+#!/usr/bin/env node
+// ctxpack command line: plan a context from a JSON file of fragments.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { CtxpackError, selectFragments } from '../dist/node.js';
+
+const USAGE = `usage: ctxpack plan <fragments.json | -> --budget N [options]
+
+The input is a JSON array of fragments, or an object { fragments, gaze?, budgets?, now? }.
+
+options:
+  --budget N            token budget (tokens_max); overrides the file's budgets
+  --slicer S            acs (default) | greedy | knapsack | count-knapsack | packer
+  --gaze a,b,c          gaze entities; overrides the file's gaze
+  --now ISO|ms          the clock for recency (default: the file's "now", else the current time)
+  --bucket-size N       knapsack bucket size (default 100)
+  --max-skips N         packer: stop after N consecutive misses (default 3; 0 never stops)
+  --count KIND:REQ:CAP  count-knapsack constraint, repeatable (e.g. --count system:2:2)
+  --allow-overshoot     allow one fragment over budget when its benefit exceeds 0.9
+  --json                print the whole plan as JSON
+  -h, --help            this text`;
+
+function fail(message, code = 2) {
+  process.stderr.write(`ctxpack: ${message}\n`);
+  process.exit(code);
+}
+
+function main(argv) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        budget: { type: 'string' },
+        slicer: { type: 'string' },
+        gaze: { type: 'string' },
+        now: { type: 'string' },
+        'bucket-size': { type: 'string' },
+        'max-skips': { type: 'string' },
+        count: { type: 'string', multiple: true },
+        'allow-overshoot': { type: 'boolean' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    fail(`${err.message}\n${USAGE}`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (positionals[0] !== 'plan' || positionals.length !== 2) fail(USAGE);
+
+  const file = positionals[1];
+  let input;
+  try {
+    input = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'));
+  } catch (err) {
+    fail(`cannot read ${file === '-' ? 'standard input' : file} as JSON: ${err.message}`);
+  }
+  const doc = Array.isArray(input) ? { fragments: input } : input;
+  if (doc === null || typeof doc !== 'object' || !Array.isArray(doc.fragments)) {
+    fail('the input must be a JSON array of fragments or an object with a "fragments" array');
+  }
+
+  const integer = (flag) => {
+    const v = values[flag];
+    if (v === undefined) return undefined;
+    if (!/^\d+$/.test(v)) fail(`--${flag} must be a non-negative integer, got '${v}'`);
+    return Number(v);
+  };
+  const budget = integer('budget') ?? doc.budgets?.tokens_max;
+  if (budget === undefined) fail('--budget N is required (or "budgets": { "tokens_max": N } in the input)');
+  const gaze = values.gaze !== undefined ? { entities: values.gaze.split(',').map((s) => s.trim()).filter(Boolean) } : doc.gaze ?? { entities: [] };
+
+  const options = { slicer: values.slicer ?? 'acs' };
+  const nowText = values.now ?? doc.now;
+  if (nowText !== undefined) {
+    const now = /^\d+$/.test(String(nowText)) ? Number(nowText) : Date.parse(nowText);
+    if (!Number.isFinite(now)) fail(`--now must be an ISO 8601 date or epoch milliseconds, got '${nowText}'`);
+    options.now = now;
+  }
+  if (values['bucket-size'] !== undefined) options.bucketSize = integer('bucket-size');
+  if (values['max-skips'] !== undefined) options.maxConsecutiveSkips = integer('max-skips');
+  if (values['allow-overshoot']) options.allow_overshoot = true;
+  if (values.count) {
+    options.countEntries = values.count.map((spec) => {
+      const m = /^([^:]+):(\d+):(\d+)$/.exec(spec);
+      if (!m) fail(`--count must look like KIND:REQUIRE:CAP, got '${spec}'`);
+      return { kind: m[1], requireCount: Number(m[2]), capCount: Number(m[3]) };
+    });
+  }
+
+  let plan;
+  try {
+    plan = selectFragments(doc.fragments, gaze, { tokens_max: budget }, options);
+  } catch (err) {
+    if (err instanceof CtxpackError) fail(`${err.code}: ${err.message}`, 1);
+    throw err;
+  }
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
+    return;
+  }
+  process.stdout.write(render(plan, doc.fragments, budget, options.slicer));
+}
+
+function render(plan, fragments, budget, slicer) {
+  const m = plan.metrics;
+  const byId = new Map(fragments.map((f) => [f.id, f]));
+  const lines = [];
+  const pad = (s, n) => String(s).padEnd(n);
+  const num = (x, d = 3) => x.toFixed(d);
+  lines.push(`ctxpack plan: ${plan.fragments.length} of ${m.candidate_count} fragments, ${m.tokens_selected} of ${budget} tokens, slicer ${slicer}`);
+  const table = (title, decisions) => {
+    lines.push('', `${title} (${decisions.length})`);
+    lines.push(`  ${pad('rank', 5)}${pad('id', 30)}${pad('kind', 13)}${pad('tokens', 8)}${pad('score', 8)}${pad('benefit', 9)}reason`);
+    for (const d of decisions) {
+      const f = byId.get(d.id);
+      lines.push(`  ${pad(d.rank + 1, 5)}${pad(d.id, 30)}${pad(f?.kind ?? '', 13)}${pad(f?.cost_tokens ?? '', 8)}${pad(num(d.score), 8)}${pad(num(d.benefit), 9)}${d.reason}`);
+    }
+  };
+  const byRank = [...plan.decisions].sort((a, b) => a.rank - b.rank);
+  table('selected', byRank.filter((d) => d.included));
+  table('excluded', byRank.filter((d) => !d.included));
+  lines.push('', 'metrics');
+  lines.push(`  request_id ${m.request_id}  planner_ms ${num(m.planner_ms, 2)}  candidates ${m.candidate_count}`);
+  lines.push(`  tokens_selected ${m.tokens_selected}  mean_benefit ${num(m.mean_benefit)}  coverage_entities ${num(m.coverage_entities)}  diversity_score ${num(m.diversity_score)}`);
+  lines.push(`  top3 ${m.top3_fragment_ids.map((id, i) => `${id} (${num(m.top3_scores[i])})`).join(', ')}`);
+  lines.push(`  kv_cache hits ${m.kv_cache_stats.hits} misses ${m.kv_cache_stats.misses} evictions ${m.kv_cache_stats.evictions}  cache_hit_rate ${num(m.cache_hit_rate)}`);
+  lines.push('', 'kv policy');
+  for (const key of ['pin', 'compress', 'evict']) lines.push(`  ${pad(key, 9)}${plan.kvPolicy[key].join(', ') || '-'}`);
+  for (const w of plan.warnings) lines.push('', `warning: ${w}`);
+  return `${lines.join('\n')}\n`;
+}
+
+main(process.argv.slice(2));

@@ -1,0 +1,52 @@
+// Builds pkg/dist from pkg/src: one self-contained bundle per runtime (ESM for browsers, Node,
+// workerd and Vercel Edge; CommonJS for require()), each with its own way of finding the .wasm,
+// plus the .d.ts files from tsc. The .wasm itself stays one file in pkg/wasm, imported or read
+// by the bundles, never inlined.
+import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+rmSync(join(root, 'dist'), { recursive: true, force: true });
+
+// Types first: tsc checks everything and writes the declarations.
+execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', root, '--emitDeclarationOnly'], { stdio: 'inherit' });
+
+/** Swaps the default (browser) loader for a runtime's own. */
+const loader = (name) => ({
+  name: 'ctxpack-loader',
+  setup(b) {
+    b.onResolve({ filter: /\/loaders\/browser\.js$/ }, () => ({ path: join(root, 'src/loaders', `${name}.ts`) }));
+  },
+});
+
+const common = {
+  entryPoints: [join(root, 'src/index.ts')],
+  bundle: true,
+  target: 'es2022',
+  external: ['*.wasm', '*.wasm?module', 'node:*'],
+  legalComments: 'none',
+  logLevel: 'warning',
+};
+
+const targets = [
+  { out: 'index.js', loader: 'browser', platform: 'neutral' },
+  { out: 'node.js', loader: 'node', platform: 'node' },
+  { out: 'workerd.js', loader: 'workerd', platform: 'neutral' },
+  { out: 'edge-light.js', loader: 'edge-light', platform: 'neutral' },
+];
+for (const t of targets) {
+  await build({ ...common, format: 'esm', platform: t.platform, outfile: join(root, 'dist', t.out), plugins: [loader(t.loader)] });
+}
+await build({
+  ...common,
+  format: 'cjs',
+  platform: 'node',
+  outfile: join(root, 'dist', 'node.cjs'),
+  plugins: [loader('node-cjs')],
+  // The glue's default init path uses import.meta.url; the CommonJS loader never takes it.
+  define: { 'import.meta.url': '__ctxpack_module_url' },
+  banner: { js: "const __ctxpack_module_url = require('node:url').pathToFileURL(__filename).href;" },
+});

@@ -1,0 +1,241 @@
+/**
+ * The bridge to the Rust core compiled to WebAssembly. The only module that touches the
+ * wasm-bindgen glue; the only place a wasm error becomes a {@link CtxpackError}.
+ *
+ * @internal
+ * @module
+ */
+
+import * as glue from '../wasm/ctxpack.js';
+import { CtxpackError, type CtxpackErrorCode } from './errors.js';
+import { defaultWasmInput, loadWasmSync } from './loaders/browser.js';
+
+/** A slicer of the Rust core, by its wasm name. */
+export type SlicerName = 'greedy' | 'knapsack' | 'count-knapsack' | 'packer';
+
+/** Count constraints of one kind (count-constrained-knapsack-slice.md's `CountQuotaEntry`). */
+export interface CountEntry {
+  /** The kind constrained; kinds compare ASCII case-insensitively. */
+  kind: string;
+  /** Items of this kind committed before the knapsack runs. */
+  requireCount: number;
+  /** Most items of this kind in the result. */
+  capCount: number;
+}
+
+/** What the columnar path takes: parallel typed arrays plus the budget and the slicer's options. */
+export interface ColumnarRequest {
+  /** Token count per item. */
+  tokens: Uint32Array;
+  /** Score per item. */
+  scores: Float64Array;
+  /** Per item, an index into `kindNames` (omit when kinds do not matter). */
+  kinds?: Uint32Array;
+  /** The kind names that `kinds` points into. */
+  kindNames?: string[];
+  /** The budget the slicer fills. */
+  targetTokens: number;
+  /** The hard ceiling (count-knapsack's residual budget); defaults to `targetTokens`. */
+  maxTokens?: number;
+  /** Knapsack bucket size (default 100). */
+  bucketSize?: number;
+  /** Knapsack table limit in bytes (default 64 MiB). */
+  maxTableBytes?: number;
+  /** Count constraints (count-knapsack). */
+  entries?: CountEntry[];
+  /** What a short kind does (count-knapsack; default `'degrade'`). */
+  scarcity?: 'degrade' | 'throw';
+  /** The packer's stop after this many misses in a row (default 3; 0 never stops). */
+  maxConsecutiveSkips?: number;
+}
+
+/** Why an item is in or out, in the core's words. */
+export type ReasonCode =
+  | 'scored'
+  | 'zero_tokens'
+  | 'required'
+  | 'no_budget'
+  | 'budget_exceeded'
+  | 'not_in_optimal_set'
+  | 'count_cap_exceeded'
+  | 'negative_tokens'
+  | 'skip_limit_reached';
+
+/** A kind whose `requireCount` could not be met. */
+export interface Shortfall {
+  kind: string;
+  requiredCount: number;
+  satisfiedCount: number;
+}
+
+/** What the core answers. */
+export interface ColumnarResult {
+  /** Item indexes in the slicer's output order. */
+  selected: Uint32Array;
+  /** One reason per item, in input order. */
+  reasons: ReasonCode[];
+  totalTokens: number;
+  totalScore: number;
+  shortfalls: Shortfall[];
+  /** Only count-knapsack can exceed the target (its required items). */
+  overBudget: boolean;
+  overrunTokens: number;
+  /** Items not selected. */
+  skippedCount: number;
+  /** Whether any item was left out for lack of budget. */
+  budgetReached: boolean;
+}
+
+interface RawResult extends Omit<ColumnarResult, 'reasons'> {
+  reasons: Uint8Array;
+}
+
+let ready = false;
+let codes: ReasonCode[] = [];
+let pending: Promise<void> | undefined;
+
+function markReady(): void {
+  codes = glue.decisionCodes() as ReasonCode[];
+  ready = true;
+}
+
+/** What `init()` accepts: a URL or path to the .wasm, a `Response`, its bytes, or a compiled `WebAssembly.Module`. */
+export type InitInput = string | URL | Request | Response | BufferSource | WebAssembly.Module;
+
+/**
+ * Loads the wasm core. Idempotent: every call returns the same promise, and after a failure the
+ * next call tries again. In Node, Cloudflare Workers, Vercel Edge and Deno the core loads by
+ * itself on first use and `init()` is optional; in browsers, await it once before planning.
+ *
+ * @param input Where the .wasm is; by default `../wasm/ctxpack_bg.wasm` next to the module.
+ */
+export function init(input?: InitInput | Promise<InitInput>): Promise<void> {
+  if (pending !== undefined) return pending;
+  if (ready) return (pending = Promise.resolve());
+  const attempt = (async (): Promise<void> => {
+    if (input === undefined) {
+      const source = loadWasmSync();
+      if (source !== undefined) {
+        glue.initSync({ module: source });
+        markReady();
+        return;
+      }
+    }
+    await glue.default({ module_or_path: input ?? defaultWasmInput() });
+    markReady();
+  })();
+  pending = attempt;
+  attempt.catch(() => {
+    if (pending === attempt) pending = undefined;
+  });
+  return attempt;
+}
+
+/** Whether the wasm core is loaded. */
+export function isInitialized(): boolean {
+  return ready;
+}
+
+function ensureReady(): void {
+  if (ready) return;
+  const source = loadWasmSync();
+  if (source === undefined) {
+    throw new CtxpackError(
+      'NOT_INITIALIZED',
+      'ctxpack is not initialized: in a browser, `await init()` once before planning',
+    );
+  }
+  try {
+    glue.initSync({ module: source });
+  } catch (err) {
+    throw new CtxpackError('INTERNAL', 'the wasm core could not be instantiated', { cause: err });
+  }
+  markReady();
+}
+
+const KNOWN_CODES: ReadonlySet<string> = new Set<CtxpackErrorCode>([
+  'INVALID_INPUT',
+  'INVALID_FIELD',
+  'INVALID_BUDGET',
+  'INVALID_OPTION',
+  'INVALID_SCORE',
+  'INVALID_BUCKET_SIZE',
+  'INVALID_COUNT_ENTRY',
+  'TABLE_TOO_LARGE',
+  'COUNT_REQUIREMENT_SHORTFALL',
+]);
+
+/** Turns what the wasm boundary threw into a CtxpackError. The only place this happens. */
+function fromWasm(err: unknown): CtxpackError {
+  if (err instanceof Error && err.name === 'CtxpackError') {
+    const e = err as Error & { code?: unknown; field?: unknown; index?: unknown };
+    if (typeof e.code === 'string' && KNOWN_CODES.has(e.code)) {
+      const details: { field?: string; index?: number } = {};
+      if (typeof e.field === 'string') details.field = e.field;
+      if (typeof e.index === 'number') details.index = e.index;
+      return new CtxpackError(e.code as CtxpackErrorCode, e.message, details);
+    }
+  }
+  const what = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return new CtxpackError('INTERNAL', `the wasm core failed unexpectedly (${what}); please report it`, { cause: err });
+}
+
+function options(req: ColumnarRequest): Record<string, unknown> {
+  const o: Record<string, unknown> = { targetTokens: req.targetTokens };
+  if (req.maxTokens !== undefined) o['maxTokens'] = req.maxTokens;
+  if (req.bucketSize !== undefined) o['bucketSize'] = req.bucketSize;
+  if (req.maxTableBytes !== undefined) o['maxTableBytes'] = req.maxTableBytes;
+  if (req.entries !== undefined) o['entries'] = req.entries;
+  if (req.scarcity !== undefined) o['scarcity'] = req.scarcity;
+  if (req.maxConsecutiveSkips !== undefined) o['maxConsecutiveSkips'] = req.maxConsecutiveSkips;
+  return o;
+}
+
+function decode(raw: RawResult): ColumnarResult {
+  const reasons = new Array<ReasonCode>(raw.reasons.length);
+  for (let i = 0; i < raw.reasons.length; i++) reasons[i] = codes[raw.reasons[i]!]!;
+  return { ...raw, reasons };
+}
+
+/** Runs a Rust slicer on parallel typed arrays (the fast path). */
+export function sliceColumnar(slicer: SlicerName, req: ColumnarRequest): ColumnarResult {
+  ensureReady();
+  let raw: RawResult;
+  try {
+    raw = glue.sliceColumnar(
+      slicer,
+      req.tokens,
+      req.scores,
+      req.kinds ?? new Uint32Array(0),
+      req.kindNames ?? [],
+      options(req),
+    ) as RawResult;
+  } catch (err) {
+    throw fromWasm(err);
+  }
+  return decode(raw);
+}
+
+/** A fragment as the object path reads it: only these four properties cross into wasm. */
+export interface ObjectItem {
+  id: string;
+  cost_tokens: number;
+  score?: number;
+  kind?: string;
+}
+
+/** Runs a Rust slicer on fragment objects (the convenience path); same selections as the columnar path. */
+export function sliceObjects(
+  slicer: SlicerName,
+  items: readonly ObjectItem[],
+  req: Omit<ColumnarRequest, 'tokens' | 'scores' | 'kinds' | 'kindNames'>,
+): ColumnarResult {
+  ensureReady();
+  let raw: RawResult;
+  try {
+    raw = glue.sliceObjects(slicer, items, options(req as ColumnarRequest)) as RawResult;
+  } catch (err) {
+    throw fromWasm(err);
+  }
+  return decode(raw);
+}
