@@ -155,11 +155,11 @@ impl fmt::Display for CtxpackError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::InvalidScore { index, value } => {
-                write!(f, "items[{index}].score must be a finite number, got {value}")
+                write!(f, "items[{index}].score must be a finite number, got {}", js_number(*value))
             }
             Self::InvalidBudget { field, reason } => write!(f, "budget.{field} {reason}"),
             Self::InvalidBucketSize { value } => {
-                write!(f, "bucket_size must be a positive integer, got {value}")
+                write!(f, "bucket size must be a positive integer, got {value}")
             }
             Self::InvalidCountEntry {
                 index,
@@ -210,3 +210,22 @@ impl fmt::Display for CtxpackError {
 }
 
 impl std::error::Error for CtxpackError {}
+
+/// A number as JavaScript prints it (`NaN`, `Infinity`, `1.5`, `3`,
+/// `1e+300`), so that messages read the same from Rust and from JS.
+pub(crate) fn js_number(v: f64) -> String {
+    if v.is_nan() {
+        "NaN".into()
+    } else if v.is_infinite() {
+        if v > 0.0 { "Infinity" } else { "-Infinity" }.into()
+    } else if v != 0.0 && (v.abs() >= 1e21 || v.abs() < 1e-6) {
+        let e = format!("{v:e}");
+        if e.contains("e-") {
+            e
+        } else {
+            e.replace('e', "e+")
+        }
+    } else {
+        format!("{v}")
+    }
+}

@@ -81,7 +81,7 @@ impl KnapsackSlice {
     /// assert_eq!(KnapsackSlice::new(1).unwrap().bucket_size(), 1);
     /// assert_eq!(
     ///     KnapsackSlice::new(-3).unwrap_err().to_string(),
-    ///     "bucket_size must be a positive integer, got -3"
+    ///     "bucket size must be a positive integer, got -3"
     /// );
     /// ```
     pub fn new(bucket_size: i64) -> Result<Self, CtxpackError> {
@@ -252,13 +252,15 @@ impl KeepTable {
         if bytes > u128::from(limit) {
             return Err(too_large());
         }
-        let (Ok(words), Ok(words_per_row), Ok(capacity)) = (
+        // Sizes must also fit this platform's usize (32 bits on wasm32).
+        let (Ok(words), Ok(words_per_row), Ok(columns)) = (
             usize::try_from(row_count * words_per_row),
             usize::try_from(words_per_row),
-            usize::try_from(capacity),
+            usize::try_from(columns),
         ) else {
             return Err(too_large());
         };
+        let capacity = columns - 1;
         let mut bits = Vec::new();
         bits.try_reserve_exact(words).map_err(|_| too_large())?;
         bits.resize(words, 0);

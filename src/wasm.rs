@@ -14,7 +14,6 @@
 //! [`to_js_error`] only.
 
 use js_sys::{Array, Object, Reflect, Uint32Array, Uint8Array};
-use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
 use crate::{
@@ -32,6 +31,11 @@ fn to_js_error(err: &CtxpackError) -> JsValue {
     let obj: &JsValue = js.as_ref();
     set(obj, "code", &JsValue::from_str(err.code()));
     if let Some(field) = err.field() {
+        // The core's own fields in the words JS callers use.
+        let field = match err {
+            CtxpackError::InvalidBucketSize { .. } => "bucketSize",
+            _ => field,
+        };
         set(obj, "field", &JsValue::from_str(field));
     }
     if let Some(index) = err.index() {
@@ -55,142 +59,242 @@ fn i64_f64(i: i64) -> f64 {
     i as f64
 }
 
-/// The options object of both entry points.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+/// The options of both entry points, read property by property so that
+/// every refusal names its option, and unknown keys are refused.
 struct Options {
-    target_tokens: f64,
-    max_tokens: Option<f64>,
-    bucket_size: Option<f64>,
-    max_table_bytes: Option<f64>,
-    entries: Option<Vec<EntryIn>>,
-    scarcity: Option<String>,
-    max_consecutive_skips: Option<f64>,
+    budget: Budget,
+    knapsack: KnapsackSlice,
+    entries: Vec<CountQuotaEntry>,
+    scarcity: ScarcityBehavior,
+    max_consecutive_skips: u32,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct EntryIn {
-    kind: String,
-    require_count: f64,
-    cap_count: f64,
-}
+const OPTION_KEYS: [&str; 7] = [
+    "targetTokens",
+    "maxTokens",
+    "bucketSize",
+    "maxTableBytes",
+    "entries",
+    "scarcity",
+    "maxConsecutiveSkips",
+];
+const ENTRY_KEYS: [&str; 3] = ["kind", "requireCount", "capCount"];
 
-/// A whole number in `[min, 2^53 - 1]`, or an error naming the option.
-#[allow(clippy::cast_possible_truncation)] // checked to be a safe integer first
-fn whole(value: f64, min: f64, option: &str) -> Result<i64, CtxpackError> {
-    if value.is_finite() && value.fract() == 0.0 && value >= min && value <= MAX_SAFE_INTEGER {
-        Ok(value as i64)
-    } else {
-        Err(CtxpackError::InvalidOption {
-            option: option.to_owned(),
-            reason: format!("must be an integer from {min} to 2^53 - 1, got {value}"),
-        })
+fn invalid_option(option: &str, reason: String) -> CtxpackError {
+    CtxpackError::InvalidOption {
+        option: option.to_owned(),
+        reason,
     }
 }
 
-fn count(value: f64, option: &str) -> Result<usize, CtxpackError> {
-    whole(value, 0.0, option).and_then(|v| {
-        usize::try_from(v).map_err(|_| CtxpackError::InvalidOption {
-            option: option.to_owned(),
-            reason: format!("is too large, got {value}"),
-        })
-    })
+use crate::error::js_number;
+
+/// Checks that `obj` is a plain object whose keys are all in `known`.
+fn known_keys(obj: &JsValue, known: &[&str], what: &str) -> Result<(), CtxpackError> {
+    if !obj.is_object() || obj.is_null() || Array::is_array(obj) {
+        return Err(invalid_option(
+            what,
+            format!("must be an object, got {}", describe(obj)),
+        ));
+    }
+    for key in Object::keys(obj.unchecked_ref::<Object>()).iter() {
+        let key = key.as_string().unwrap_or_default();
+        if !known.contains(&key.as_str()) {
+            let name = if what.is_empty() {
+                key
+            } else {
+                format!("{what}.{key}")
+            };
+            return Err(invalid_option(
+                &name,
+                format!("is not a known option (known: {})", known.join(", ")),
+            ));
+        }
+    }
+    Ok(())
 }
 
-fn parse_options(options: JsValue) -> Result<Options, CtxpackError> {
-    serde_wasm_bindgen::from_value(options).map_err(|e| CtxpackError::InvalidOption {
-        option: String::new(),
-        reason: e.to_string(),
-    })
+fn property(obj: &JsValue, key: &str) -> JsValue {
+    Reflect::get(obj, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
 }
 
-fn budget_of(o: &Options) -> Result<Budget, CtxpackError> {
-    let target = whole(o.target_tokens, 0.0, "targetTokens")?;
-    match o.max_tokens {
-        None => Ok(Budget::new(target)),
-        Some(max) => Budget::with_max(target, whole(max, 0.0, "maxTokens")?),
+/// An optional whole number in `[min, max]`.
+#[allow(clippy::cast_possible_truncation)] // checked to be a whole number in range first
+fn whole(
+    obj: &JsValue,
+    key: &str,
+    name: &str,
+    min: f64,
+    max: f64,
+) -> Result<Option<i64>, CtxpackError> {
+    let v = property(obj, key);
+    if v.is_undefined() {
+        return Ok(None);
+    }
+    match v.as_f64() {
+        Some(n) if n.fract() == 0.0 && n >= min && n <= max => Ok(Some(n as i64)),
+        _ => Err(invalid_option(
+            name,
+            format!(
+                "must be an integer from {} to {}, got {}",
+                js_number(min),
+                if max == MAX_SAFE_INTEGER {
+                    "2^53 - 1".into()
+                } else {
+                    js_number(max)
+                },
+                describe(&v)
+            ),
+        )),
     }
 }
 
-fn knapsack_of(o: &Options) -> Result<KnapsackSlice, CtxpackError> {
-    let bucket = match o.bucket_size {
-        None => crate::DEFAULT_BUCKET_SIZE,
-        Some(b) if b.is_finite() && b.fract() == 0.0 => whole(b, f64::MIN, "bucketSize")?,
-        Some(b) => {
-            return Err(CtxpackError::InvalidOption {
-                option: "bucketSize".into(),
-                reason: format!("must be a positive integer, got {b}"),
+fn parse_options(options: &JsValue) -> Result<Options, CtxpackError> {
+    known_keys(options, &OPTION_KEYS, "")?;
+    let target = whole(
+        options,
+        "targetTokens",
+        "targetTokens",
+        0.0,
+        MAX_SAFE_INTEGER,
+    )?
+    .ok_or_else(|| invalid_option("targetTokens", "is required".into()))?;
+    let budget = match whole(options, "maxTokens", "maxTokens", 0.0, MAX_SAFE_INTEGER)? {
+        None => Budget::new(target),
+        Some(max) if max < target => {
+            return Err(CtxpackError::InvalidBudget {
+                field: "maxTokens",
+                reason: format!("must be at least targetTokens ({target}), got {max}"),
             })
         }
+        Some(max) => Budget::with_max(target, max)?,
     };
-    let mut slice = KnapsackSlice::new(bucket)?;
-    if let Some(limit) = o.max_table_bytes {
-        slice = slice.with_max_table_bytes(whole(limit, 0.0, "maxTableBytes")?.unsigned_abs());
+    let bucket_raw = property(options, "bucketSize");
+    let mut knapsack = match bucket_raw.as_f64() {
+        _ if bucket_raw.is_undefined() => KnapsackSlice::default(),
+        Some(b) if b.fract() == 0.0 && b.abs() <= MAX_SAFE_INTEGER => {
+            #[allow(clippy::cast_possible_truncation)] // a safe integer
+            let b = b as i64;
+            KnapsackSlice::new(b)?
+        }
+        _ => {
+            return Err(invalid_option(
+                "bucketSize",
+                format!("must be a positive integer, got {}", describe(&bucket_raw)),
+            ))
+        }
+    };
+    if let Some(limit) = whole(
+        options,
+        "maxTableBytes",
+        "maxTableBytes",
+        0.0,
+        MAX_SAFE_INTEGER,
+    )? {
+        knapsack = knapsack.with_max_table_bytes(limit.unsigned_abs());
     }
-    Ok(slice)
+    let entries = parse_entries(&property(options, "entries"))?;
+    let scarcity_raw = property(options, "scarcity");
+    let scarcity = match scarcity_raw.as_string().as_deref() {
+        _ if scarcity_raw.is_undefined() => ScarcityBehavior::Degrade,
+        Some("degrade") => ScarcityBehavior::Degrade,
+        Some("throw") => ScarcityBehavior::Throw,
+        _ => {
+            return Err(invalid_option(
+                "scarcity",
+                format!(
+                    "must be 'degrade' or 'throw', got {}",
+                    match scarcity_raw.as_string() {
+                        Some(text) if text.len() <= 32 => format!("'{text}'"),
+                        _ => describe(&scarcity_raw),
+                    }
+                ),
+            ))
+        }
+    };
+    let max_consecutive_skips = match whole(
+        options,
+        "maxConsecutiveSkips",
+        "maxConsecutiveSkips",
+        0.0,
+        f64::from(u32::MAX),
+    )? {
+        None => crate::DEFAULT_MAX_CONSECUTIVE_SKIPS,
+        Some(v) => u32::try_from(v).unwrap_or(u32::MAX),
+    };
+    Ok(Options {
+        budget,
+        knapsack,
+        entries,
+        scarcity,
+        max_consecutive_skips,
+    })
+}
+
+fn parse_entries(value: &JsValue) -> Result<Vec<CountQuotaEntry>, CtxpackError> {
+    if value.is_undefined() {
+        return Ok(Vec::new());
+    }
+    if !Array::is_array(value) {
+        return Err(invalid_option(
+            "entries",
+            format!(
+                "must be an array of {{ kind, requireCount, capCount }}, got {}",
+                describe(value)
+            ),
+        ));
+    }
+    let array: &Array = value.unchecked_ref();
+    array
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let at = format!("entries[{i}]");
+            known_keys(&e, &ENTRY_KEYS, &at)?;
+            let kind = property(&e, "kind");
+            let Some(kind) = kind.as_string() else {
+                return Err(invalid_option(
+                    &format!("{at}.kind"),
+                    format!("must be a string, got {}", describe(&kind)),
+                ));
+            };
+            let count = |key: &str| -> Result<usize, CtxpackError> {
+                let name = format!("{at}.{key}");
+                whole(&e, key, &name, 0.0, MAX_SAFE_INTEGER)?
+                    .ok_or_else(|| invalid_option(&name, "is required".into()))
+                    .map(|v| usize::try_from(v).unwrap_or(usize::MAX))
+            };
+            Ok(CountQuotaEntry::new(
+                kind,
+                count("requireCount")?,
+                count("capCount")?,
+            ))
+        })
+        .collect()
 }
 
 fn slicer_of(name: &str, o: &Options) -> Result<Box<dyn Slicer>, CtxpackError> {
     Ok(match name {
         "greedy" => Box::new(GreedySlice),
-        "knapsack" => Box::new(knapsack_of(o)?),
-        "count-knapsack" => {
-            let entries = o
-                .entries
-                .iter()
-                .flatten()
-                .enumerate()
-                .map(|(i, e)| {
-                    Ok(CountQuotaEntry::new(
-                        e.kind.clone(),
-                        count(e.require_count, &format!("entries[{i}].requireCount"))?,
-                        count(e.cap_count, &format!("entries[{i}].capCount"))?,
-                    ))
-                })
-                .collect::<Result<Vec<_>, CtxpackError>>()?;
-            let scarcity = match o.scarcity.as_deref() {
-                None | Some("degrade") => ScarcityBehavior::Degrade,
-                Some("throw") => ScarcityBehavior::Throw,
-                Some(other) => {
-                    return Err(CtxpackError::InvalidOption {
-                        option: "scarcity".into(),
-                        reason: format!("must be 'degrade' or 'throw', got '{other}'"),
-                    })
-                }
-            };
-            Box::new(CountConstrainedKnapsackSlice::new(
-                entries,
-                knapsack_of(o)?,
-                scarcity,
-            )?)
-        }
-        "packer" => {
-            let skips = match o.max_consecutive_skips {
-                None => crate::DEFAULT_MAX_CONSECUTIVE_SKIPS,
-                Some(v) => u32::try_from(whole(v, 0.0, "maxConsecutiveSkips")?).map_err(|_| {
-                    CtxpackError::InvalidOption {
-                        option: "maxConsecutiveSkips".into(),
-                        reason: format!("must be at most 4294967295, got {v}"),
-                    }
-                })?,
-            };
-            Box::new(GreedyPacker::new(skips))
-        }
+        "knapsack" => Box::new(o.knapsack),
+        "count-knapsack" => Box::new(CountConstrainedKnapsackSlice::new(
+            o.entries.clone(),
+            o.knapsack,
+            o.scarcity,
+        )?),
+        "packer" => Box::new(GreedyPacker::new(o.max_consecutive_skips)),
         other => {
-            return Err(CtxpackError::InvalidOption {
-                option: "slicer".into(),
+            return Err(CtxpackError::InvalidInput {
                 reason: format!(
-                    "must be 'greedy', 'knapsack', 'count-knapsack' or 'packer', got '{other}'"
-                ),
+                "slicer must be 'greedy', 'knapsack', 'count-knapsack' or 'packer', got '{other}'"
+            ),
             })
         }
     })
 }
 
 fn run(slicer: &str, items: &[Item<'_>], options: &Options) -> Result<JsValue, CtxpackError> {
-    let budget = budget_of(options)?;
-    let selection = slicer_of(slicer, options)?.slice(items, &budget)?;
+    let selection = slicer_of(slicer, options)?.slice(items, &options.budget)?;
     Ok(result_object(&selection))
 }
 
@@ -250,7 +354,7 @@ pub fn decision_codes() -> Vec<String> {
 /// A `CtxpackError` JS error for arrays of different lengths, a kind id
 /// outside `kindNames`, a NaN or infinite score, or a bad option.
 #[wasm_bindgen(js_name = sliceColumnar)]
-#[allow(clippy::needless_pass_by_value)] // wasm-bindgen hands over an owned Vec
+#[allow(clippy::needless_pass_by_value)] // wasm-bindgen hands over an owned Vec and JsValue
 pub fn slice_columnar(
     slicer: &str,
     tokens: &[u32],
@@ -259,7 +363,7 @@ pub fn slice_columnar(
     kind_names: Vec<String>,
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    columnar(slicer, tokens, scores, kinds, &kind_names, options).map_err(|e| to_js_error(&e))
+    columnar(slicer, tokens, scores, kinds, &kind_names, &options).map_err(|e| to_js_error(&e))
 }
 
 fn columnar(
@@ -268,7 +372,7 @@ fn columnar(
     scores: &[f64],
     kinds: &[u32],
     kind_names: &[String],
-    options: JsValue,
+    options: &JsValue,
 ) -> Result<JsValue, CtxpackError> {
     let options = parse_options(options)?;
     if scores.len() != tokens.len() || !(kinds.is_empty() || kinds.len() == tokens.len()) {
@@ -313,8 +417,9 @@ fn columnar(
 /// A `CtxpackError` JS error naming the field and the index of the first
 /// bad fragment, or the bad option.
 #[wasm_bindgen(js_name = sliceObjects)]
+#[allow(clippy::needless_pass_by_value)] // the JS calling convention hands over ownership
 pub fn slice_objects(slicer: &str, items: &JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-    objects(slicer, items, options).map_err(|e| to_js_error(&e))
+    objects(slicer, items, &options).map_err(|e| to_js_error(&e))
 }
 
 struct Decoded {
@@ -323,7 +428,7 @@ struct Decoded {
     kind: String,
 }
 
-fn objects(slicer: &str, items: &JsValue, options: JsValue) -> Result<JsValue, CtxpackError> {
+fn objects(slicer: &str, items: &JsValue, options: &JsValue) -> Result<JsValue, CtxpackError> {
     let options = parse_options(options)?;
     if !Array::is_array(items) {
         return Err(CtxpackError::InvalidInput {
@@ -361,9 +466,13 @@ fn describe(v: &JsValue) -> String {
     } else if v.is_null() {
         "null".into()
     } else if let Some(n) = v.as_f64() {
-        format!("{n}")
+        js_number(n)
+    } else if Array::is_array(v) {
+        "an array".into()
     } else {
-        format!("a {}", v.js_typeof().as_string().unwrap_or_default())
+        let ty = v.js_typeof().as_string().unwrap_or_default();
+        let article = if ty.starts_with('o') { "an" } else { "a" };
+        format!("{article} {ty}")
     }
 }
 

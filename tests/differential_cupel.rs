@@ -20,6 +20,7 @@
 //!   contents confuse it;
 //! * the knapsack table guard: cupel refuses more than 50 M cells, ctxpack
 //!   guards by bytes. The instances here stay far below both.
+#![cfg(not(target_arch = "wasm32"))] // native dev-dependencies (cupel, proptest)
 
 mod common;
 

@@ -9,6 +9,7 @@
 //! refused with its index; (vii) count caps hold and requirements are met
 //! when there are enough candidates; (viii) the totals are the sums over
 //! `selected`.
+#![cfg(not(target_arch = "wasm32"))] // native dev-dependencies (cupel, proptest)
 
 use ctxpack::{
     Budget, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError, Decision,

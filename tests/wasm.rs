@@ -1,0 +1,1655 @@
+#![cfg(target_arch = "wasm32")]
+//! The wasm-bindgen boundary (`src/wasm.rs`), called from inside wasm with
+//! JS values built by `js_sys`, exactly as the npm glue hands them over.
+//!
+//! * The columnar path, the object path and the native core agree on every
+//!   slicer (`selected`, `reasons`, totals, shortfalls, flags).
+//! * Every error code the boundary can produce comes back as a JS `Error`
+//!   named `CtxpackError` with `code`, `field`, `index` and the exact
+//!   message, never echoes fragment content, and leaves the module working.
+//! * Unknown fragment fields are tolerated; a missing score is 0 and a
+//!   missing kind is `""`.
+//!
+//! Run with
+//! `CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner cargo test --target wasm32-unknown-unknown --test wasm`.
+
+use ctxpack::wasm::{decision_codes, slice_columnar, slice_objects};
+use ctxpack::{
+    Budget, CountConstrainedKnapsackSlice, CountQuotaEntry, Decision, GreedyPacker, GreedySlice,
+    Item, KnapsackSlice, ScarcityBehavior, Selection, Slicer,
+};
+use js_sys::{Array, Object, Reflect, Uint32Array, Uint8Array};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::wasm_bindgen_test;
+
+/// Put into every fragment's `content`, `metadata` and `id`: no error
+/// message may ever contain it.
+const SECRET: &str = "SECRET-7f3a";
+
+// ---------------------------------------------------------------------------
+// JS value helpers
+// ---------------------------------------------------------------------------
+
+fn obj(pairs: &[(&str, JsValue)]) -> JsValue {
+    let o: JsValue = Object::new().into();
+    for (key, value) in pairs {
+        assert!(Reflect::set(&o, &JsValue::from_str(key), value).expect("Reflect::set"));
+    }
+    o
+}
+
+fn arr(values: impl IntoIterator<Item = JsValue>) -> JsValue {
+    let a = Array::new();
+    for v in values {
+        a.push(&v);
+    }
+    a.into()
+}
+
+fn get(v: &JsValue, key: &str) -> JsValue {
+    Reflect::get(v, &JsValue::from_str(key)).expect("Reflect::get")
+}
+
+fn set(v: &JsValue, key: &str, value: &JsValue) {
+    assert!(Reflect::set(v, &JsValue::from_str(key), value).expect("Reflect::set"));
+}
+
+fn delete(v: &JsValue, key: &str) {
+    assert!(
+        Reflect::delete_property(v.unchecked_ref::<Object>(), &JsValue::from_str(key))
+            .expect("Reflect::deleteProperty")
+    );
+}
+
+fn num(x: f64) -> JsValue {
+    JsValue::from_f64(x)
+}
+
+fn int(x: i64) -> JsValue {
+    #[allow(clippy::cast_precision_loss)] // test values stay far below 2^53
+    JsValue::from_f64(x as f64)
+}
+
+fn string(s: &str) -> JsValue {
+    JsValue::from_str(s)
+}
+
+/// A JS number that must be a whole number in `0..=u32::MAX`.
+fn as_u32(v: &JsValue, what: &str) -> u32 {
+    let x = v
+        .as_f64()
+        .unwrap_or_else(|| panic!("{what} is not a number: {v:?}"));
+    assert!(
+        x.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&x),
+        "{what} is not a u32: {x}"
+    );
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // checked above
+    let n = x as u32;
+    n
+}
+
+fn usize_f64(i: usize) -> f64 {
+    f64::from(u32::try_from(i).expect("fits u32"))
+}
+
+fn i64_f64(i: i64) -> f64 {
+    #[allow(clippy::cast_precision_loss)] // test totals stay far below 2^53
+    let x = i as f64;
+    x
+}
+
+/// An object-path fragment, with the unknown fields a real caller sends.
+fn fragment(i: usize, tokens: u32, score: f64, kind: Option<&str>) -> JsValue {
+    let f = obj(&[
+        ("id", string(&format!("{SECRET}-frag-{i}"))),
+        ("cost_tokens", JsValue::from(tokens)),
+        ("score", num(score)),
+        (
+            "content",
+            string(&format!("{SECRET} private prompt text {i}")),
+        ),
+        (
+            "metadata",
+            obj(&[("source", string(SECRET)), ("nested", arr([num(1.0)]))]),
+        ),
+    ]);
+    if let Some(kind) = kind {
+        set(&f, "kind", &string(kind));
+    }
+    f
+}
+
+// ---------------------------------------------------------------------------
+// Inputs and configurations
+// ---------------------------------------------------------------------------
+
+/// The same items in both wire formats.
+struct Fixture {
+    tokens: Vec<u32>,
+    scores: Vec<f64>,
+    /// Kind ids into `kind_names`; empty means every kind is `""`.
+    kinds: Vec<u32>,
+    kind_names: Vec<String>,
+}
+
+impl Fixture {
+    fn new(rows: &[(u32, f64, u32)], kind_names: &[&str]) -> Fixture {
+        Fixture {
+            tokens: rows.iter().map(|r| r.0).collect(),
+            scores: rows.iter().map(|r| r.1).collect(),
+            kinds: rows.iter().map(|r| r.2).collect(),
+            kind_names: kind_names.iter().map(|&k| k.to_owned()).collect(),
+        }
+    }
+
+    fn kind(&self, i: usize) -> Option<&str> {
+        self.kinds
+            .get(i)
+            .map(|&k| self.kind_names[usize::try_from(k).expect("fits usize")].as_str())
+    }
+
+    fn items(&self) -> Vec<Item<'_>> {
+        (0..self.tokens.len())
+            .map(|i| Item {
+                tokens: i64::from(self.tokens[i]),
+                score: self.scores[i],
+                kind: self.kind(i).unwrap_or(""),
+            })
+            .collect()
+    }
+
+    fn fragments(&self) -> JsValue {
+        arr((0..self.tokens.len())
+            .map(|i| fragment(i, self.tokens[i], self.scores[i], self.kind(i))))
+    }
+
+    fn columnar(&self, slicer: &str, options: &JsValue) -> Result<JsValue, JsValue> {
+        slice_columnar(
+            slicer,
+            &self.tokens,
+            &self.scores,
+            &self.kinds,
+            self.kind_names.clone(),
+            options.clone(),
+        )
+    }
+
+    fn objects(&self, slicer: &str, options: &JsValue) -> Result<JsValue, JsValue> {
+        slice_objects(slicer, &self.fragments(), options.clone())
+    }
+}
+
+/// 17 items: ties, zero-token items, a zero, a negative and a >1 score,
+/// kinds differing only in case, a kind name nobody uses.
+fn main_fixture() -> Fixture {
+    Fixture::new(
+        &[
+            (120, 0.90, 1),
+            (80, 0.85, 2),
+            (0, 0.10, 3),
+            (300, 0.95, 4),
+            (45, 0.40, 3),
+            (45, 0.40, 3),
+            (500, 0.99, 5),
+            (10, 0.05, 0),
+            (200, 0.70, 4),
+            (60, 0.60, 1),
+            (0, 0.0, 0),
+            (150, 0.55, 3),
+            (1000, 0.20, 4),
+            (25, 0.33, 2),
+            (75, 0.0, 3),
+            (90, 1.5, 4),
+            (30, -0.2, 0),
+        ],
+        &["", "tool", "Tool", "msg", "doc", "TOOL", "unused"],
+    )
+}
+
+/// A slicer configuration, turned both into the boundary's options object
+/// and into the native slicer.
+#[derive(Clone, Debug)]
+enum Config {
+    Greedy,
+    Knapsack {
+        bucket: Option<i64>,
+        max_table_bytes: Option<u64>,
+    },
+    Count {
+        entries: Vec<(&'static str, usize, usize)>,
+        throw: Option<bool>,
+        bucket: Option<i64>,
+    },
+    Packer {
+        skips: Option<u32>,
+    },
+}
+
+impl Config {
+    fn name(&self) -> &'static str {
+        match self {
+            Config::Greedy => "greedy",
+            Config::Knapsack { .. } => "knapsack",
+            Config::Count { .. } => "count-knapsack",
+            Config::Packer { .. } => "packer",
+        }
+    }
+
+    fn native(&self) -> Box<dyn Slicer> {
+        match self {
+            Config::Greedy => Box::new(GreedySlice),
+            Config::Knapsack {
+                bucket,
+                max_table_bytes,
+            } => {
+                let mut k = bucket.map_or_else(KnapsackSlice::default, |b| {
+                    KnapsackSlice::new(b).expect("valid bucket")
+                });
+                if let Some(limit) = max_table_bytes {
+                    k = k.with_max_table_bytes(*limit);
+                }
+                Box::new(k)
+            }
+            Config::Count {
+                entries,
+                throw,
+                bucket,
+            } => Box::new(
+                CountConstrainedKnapsackSlice::new(
+                    entries
+                        .iter()
+                        .map(|&(kind, req, cap)| CountQuotaEntry::new(kind, req, cap))
+                        .collect(),
+                    bucket.map_or_else(KnapsackSlice::default, |b| {
+                        KnapsackSlice::new(b).expect("valid bucket")
+                    }),
+                    if *throw == Some(true) {
+                        ScarcityBehavior::Throw
+                    } else {
+                        ScarcityBehavior::Degrade
+                    },
+                )
+                .expect("valid entries"),
+            ),
+            Config::Packer { skips } => {
+                Box::new(skips.map_or_else(GreedyPacker::default, GreedyPacker::new))
+            }
+        }
+    }
+
+    fn options(&self, target: i64, max: Option<i64>) -> JsValue {
+        let o = obj(&[("targetTokens", int(target))]);
+        if let Some(max) = max {
+            set(&o, "maxTokens", &int(max));
+        }
+        match self {
+            Config::Greedy => {}
+            Config::Knapsack {
+                bucket,
+                max_table_bytes,
+            } => {
+                if let Some(b) = bucket {
+                    set(&o, "bucketSize", &int(*b));
+                }
+                if let Some(limit) = max_table_bytes {
+                    set(
+                        &o,
+                        "maxTableBytes",
+                        &int(i64::try_from(*limit).expect("small")),
+                    );
+                }
+            }
+            Config::Count {
+                entries,
+                throw,
+                bucket,
+            } => {
+                set(&o, "entries", &entries_js(entries));
+                if let Some(throw) = throw {
+                    set(
+                        &o,
+                        "scarcity",
+                        &string(if *throw { "throw" } else { "degrade" }),
+                    );
+                }
+                if let Some(b) = bucket {
+                    set(&o, "bucketSize", &int(*b));
+                }
+            }
+            Config::Packer { skips } => {
+                if let Some(s) = skips {
+                    set(&o, "maxConsecutiveSkips", &JsValue::from(*s));
+                }
+            }
+        }
+        o
+    }
+}
+
+fn entries_js(entries: &[(&str, usize, usize)]) -> JsValue {
+    arr(entries.iter().map(|&(kind, req, cap)| {
+        obj(&[
+            ("kind", string(kind)),
+            ("requireCount", num(usize_f64(req))),
+            ("capCount", num(usize_f64(cap))),
+        ])
+    }))
+}
+
+// ---------------------------------------------------------------------------
+// Results
+// ---------------------------------------------------------------------------
+
+/// Everything a result object says, comparable across paths and with the
+/// native `Selection`.
+#[derive(Debug, PartialEq)]
+struct Outcome {
+    selected: Vec<u32>,
+    reasons: Vec<u8>,
+    total_tokens: f64,
+    total_score: f64,
+    over_budget: bool,
+    overrun_tokens: f64,
+    budget_reached: bool,
+    skipped_count: f64,
+    shortfalls: Vec<(String, f64, f64)>,
+}
+
+fn boolean(v: &JsValue, key: &str) -> bool {
+    get(v, key)
+        .as_bool()
+        .unwrap_or_else(|| panic!("{key} is not a boolean"))
+}
+
+fn number(v: &JsValue, key: &str) -> f64 {
+    get(v, key)
+        .as_f64()
+        .unwrap_or_else(|| panic!("{key} is not a number"))
+}
+
+impl Outcome {
+    fn from_js(v: &JsValue) -> Outcome {
+        let selected = get(v, "selected");
+        assert!(
+            selected.is_instance_of::<Uint32Array>(),
+            "selected is not a Uint32Array"
+        );
+        let reasons = get(v, "reasons");
+        assert!(
+            reasons.is_instance_of::<Uint8Array>(),
+            "reasons is not a Uint8Array"
+        );
+        let shortfalls = get(v, "shortfalls");
+        assert!(Array::is_array(&shortfalls), "shortfalls is not an array");
+        Outcome {
+            selected: selected.unchecked_into::<Uint32Array>().to_vec(),
+            reasons: reasons.unchecked_into::<Uint8Array>().to_vec(),
+            total_tokens: number(v, "totalTokens"),
+            total_score: number(v, "totalScore"),
+            over_budget: boolean(v, "overBudget"),
+            overrun_tokens: number(v, "overrunTokens"),
+            budget_reached: boolean(v, "budgetReached"),
+            skipped_count: number(v, "skippedCount"),
+            shortfalls: shortfalls
+                .unchecked_into::<Array>()
+                .iter()
+                .map(|s| {
+                    (
+                        get(&s, "kind").as_string().expect("shortfall kind"),
+                        number(&s, "requiredCount"),
+                        number(&s, "satisfiedCount"),
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    fn from_native(s: &Selection) -> Outcome {
+        Outcome {
+            selected: s
+                .selected
+                .iter()
+                .map(|&i| u32::try_from(i).expect("fits u32"))
+                .collect(),
+            reasons: s.decisions.iter().map(|d| d.id()).collect(),
+            total_tokens: i64_f64(s.total_tokens),
+            total_score: s.total_score,
+            over_budget: s.over_budget,
+            overrun_tokens: i64_f64(s.overrun_tokens),
+            budget_reached: s.budget_reached,
+            skipped_count: usize_f64(s.excluded_count()),
+            shortfalls: s
+                .shortfalls
+                .iter()
+                .map(|sf| {
+                    (
+                        sf.kind.clone(),
+                        usize_f64(sf.required_count),
+                        usize_f64(sf.satisfied_count),
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    fn codes(&self) -> Vec<&'static str> {
+        self.reasons
+            .iter()
+            .map(|&r| Decision::ALL[usize::from(r)].code())
+            .collect()
+    }
+}
+
+/// Runs `config` on `fixture` through both paths and natively, asserts the
+/// three agree, and returns the native outcome.
+fn agree(fixture: &Fixture, config: &Config, target: i64, max: Option<i64>) -> Outcome {
+    let label = format!("{config:?} target {target} max {max:?}");
+    let options = config.options(target, max);
+    let budget = max.map_or(Budget::new(target), |m| {
+        Budget::with_max(target, m).expect("valid budget")
+    });
+    let items = fixture.items();
+    let native = Outcome::from_native(
+        &config
+            .native()
+            .slice(&items, &budget)
+            .unwrap_or_else(|e| panic!("{label}: native refused: {e}")),
+    );
+    let columnar = Outcome::from_js(
+        &fixture
+            .columnar(config.name(), &options)
+            .unwrap_or_else(|e| panic!("{label}: columnar refused: {e:?}")),
+    );
+    let objects = Outcome::from_js(
+        &fixture
+            .objects(config.name(), &options)
+            .unwrap_or_else(|e| panic!("{label}: objects refused: {e:?}")),
+    );
+    assert_eq!(columnar, native, "{label}: columnar vs native");
+    assert_eq!(objects, native, "{label}: objects vs native");
+    assert_eq!(native.reasons.len(), fixture.tokens.len(), "{label}");
+    native
+}
+
+/// Runs every (config, budget) pair and returns all reason codes seen, to
+/// check the cases exercise what they mean to.
+fn agree_all(
+    fixture: &Fixture,
+    configs: &[Config],
+    budgets: &[(i64, Option<i64>)],
+) -> Vec<Outcome> {
+    let mut outcomes = Vec::new();
+    for config in configs {
+        for &(target, max) in budgets {
+            outcomes.push(agree(fixture, config, target, max));
+        }
+    }
+    outcomes
+}
+
+fn seen(outcomes: &[Outcome], code: &str) -> bool {
+    outcomes.iter().any(|o| o.codes().contains(&code))
+}
+
+// ---------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------
+
+/// What a refused call threw.
+#[derive(Debug, PartialEq)]
+struct Refusal {
+    code: String,
+    field: Option<String>,
+    index: Option<u32>,
+    message: String,
+}
+
+fn refusal(code: &str, field: Option<&str>, index: Option<u32>, message: &str) -> Refusal {
+    Refusal {
+        code: code.to_owned(),
+        field: field.map(str::to_owned),
+        index,
+        message: message.to_owned(),
+    }
+}
+
+/// Unwraps a refused call: a JS `Error` named `CtxpackError` whose message
+/// holds no fragment content. Then checks that the module still answers a
+/// valid call (no panic, no poisoned state).
+fn refused(result: Result<JsValue, JsValue>) -> Refusal {
+    let err = match result {
+        Ok(v) => panic!(
+            "expected a refusal, got {:?}",
+            js_sys::JSON::stringify(&v).map(String::from)
+        ),
+        Err(e) => e,
+    };
+    assert!(
+        err.is_instance_of::<js_sys::Error>(),
+        "thrown value is not an Error: {err:?}"
+    );
+    let e: &js_sys::Error = err.unchecked_ref();
+    assert_eq!(String::from(e.name()), "CtxpackError");
+    let message = String::from(e.message());
+    assert!(
+        !message.contains(SECRET),
+        "message leaks content: {message}"
+    );
+    let field = get(&err, "field");
+    let index = get(&err, "index");
+    let refusal = Refusal {
+        code: get(&err, "code").as_string().expect("code is a string"),
+        field: if field.is_undefined() {
+            None
+        } else {
+            Some(field.as_string().expect("field is a string"))
+        },
+        index: if index.is_undefined() {
+            None
+        } else {
+            Some(as_u32(&index, "index"))
+        },
+        message,
+    };
+    assert_module_works();
+    refusal
+}
+
+/// A small valid call on both paths, with a known answer.
+fn assert_module_works() {
+    let tokens = [60, 60, 0];
+    let scores = [0.9, 0.8, 0.1];
+    let options = obj(&[("targetTokens", num(100.0))]);
+    let col = slice_columnar("greedy", &tokens, &scores, &[], Vec::new(), options.clone())
+        .expect("valid columnar call after an error");
+    let frags = arr((0..3).map(|i| fragment(i, tokens[i], scores[i], None)));
+    let objs =
+        slice_objects("knapsack", &frags, options).expect("valid object call after an error");
+    assert_eq!(Outcome::from_js(&col).selected, [2, 0]);
+    assert_eq!(Outcome::from_js(&objs).selected, [2, 0]);
+}
+
+fn target(t: f64) -> JsValue {
+    obj(&[("targetTokens", num(t))])
+}
+
+/// Three valid fragments; `index`'s `key` then set to `value`, or deleted
+/// when `value` is `None`.
+fn fragments_with(index: usize, key: &str, value: Option<JsValue>) -> JsValue {
+    let frags: Vec<JsValue> = (0..3).map(|i| fragment(i, 10, 0.5, Some("tool"))).collect();
+    match value {
+        Some(v) => set(&frags[index], key, &v),
+        None => delete(&frags[index], key),
+    }
+    arr(frags)
+}
+
+fn objects_refusal(items: &JsValue) -> Refusal {
+    refused(slice_objects("greedy", items, target(100.0)))
+}
+
+const ALL_SLICERS: [&str; 4] = ["greedy", "knapsack", "count-knapsack", "packer"];
+
+// ---------------------------------------------------------------------------
+// Agreement: columnar == objects == native
+// ---------------------------------------------------------------------------
+
+const BUDGETS: [(i64, Option<i64>); 8] = [
+    (0, None),
+    (1, None),
+    (100, None),
+    (250, None),
+    (250, Some(400)),
+    (600, None),
+    (1_234, Some(1_234)),
+    (5_000, None),
+];
+
+#[wasm_bindgen_test]
+fn greedy_paths_agree_with_native() {
+    let outcomes = agree_all(&main_fixture(), &[Config::Greedy], &BUDGETS);
+    for code in ["scored", "zero_tokens", "no_budget", "budget_exceeded"] {
+        assert!(seen(&outcomes, code), "no case gives {code}");
+    }
+}
+
+#[wasm_bindgen_test]
+fn knapsack_paths_agree_with_native() {
+    let configs: Vec<Config> = [None, Some(1), Some(7), Some(50), Some(100), Some(1_000)]
+        .into_iter()
+        .map(|bucket| Config::Knapsack {
+            bucket,
+            max_table_bytes: None,
+        })
+        .chain([Config::Knapsack {
+            bucket: Some(1),
+            max_table_bytes: Some(1 << 20),
+        }])
+        .collect();
+    let outcomes = agree_all(&main_fixture(), &configs, &BUDGETS);
+    for code in [
+        "scored",
+        "zero_tokens",
+        "no_budget",
+        "budget_exceeded",
+        "not_in_optimal_set",
+    ] {
+        assert!(seen(&outcomes, code), "no case gives {code}");
+    }
+}
+
+#[wasm_bindgen_test]
+fn count_knapsack_paths_agree_with_native() {
+    let count =
+        |entries: Vec<(&'static str, usize, usize)>, throw: Option<bool>, bucket| Config::Count {
+            entries,
+            throw,
+            bucket,
+        };
+    let configs = [
+        count(vec![("tool", 2, 3), ("msg", 1, 2)], None, None),
+        count(vec![("tool", 2, 3), ("msg", 1, 2)], Some(false), Some(10)),
+        // Five tool-ish items for a requirement of six: a shortfall.
+        count(vec![("TOOL", 6, 6), ("doc", 0, 1)], Some(false), None),
+        count(vec![], None, Some(1)),
+        count(vec![("tool", 1, 1)], Some(true), None),
+        // Required docs alone exceed small targets: over budget.
+        count(vec![("doc", 3, 3), ("unused", 0, 0)], None, Some(25)),
+        count(vec![("", 2, 3), ("msg", 0, 1)], Some(true), None),
+    ];
+    let outcomes = agree_all(&main_fixture(), &configs, &BUDGETS);
+    for code in [
+        "scored",
+        "zero_tokens",
+        "required",
+        "no_budget",
+        "budget_exceeded",
+        "not_in_optimal_set",
+        "count_cap_exceeded",
+    ] {
+        assert!(seen(&outcomes, code), "no case gives {code}");
+    }
+    assert!(outcomes.iter().any(|o| !o.shortfalls.is_empty()));
+    assert!(outcomes
+        .iter()
+        .any(|o| o.over_budget && o.overrun_tokens > 0.0));
+}
+
+#[wasm_bindgen_test]
+fn packer_paths_agree_with_native() {
+    let configs: Vec<Config> = [
+        None,
+        Some(0),
+        Some(1),
+        Some(2),
+        Some(3),
+        Some(10),
+        Some(u32::MAX),
+    ]
+    .into_iter()
+    .map(|skips| Config::Packer { skips })
+    .collect();
+    let outcomes = agree_all(&main_fixture(), &configs, &BUDGETS);
+    for code in [
+        "scored",
+        "no_budget",
+        "budget_exceeded",
+        "skip_limit_reached",
+    ] {
+        assert!(seen(&outcomes, code), "no case gives {code}");
+    }
+    assert!(outcomes
+        .iter()
+        .any(|o| o.budget_reached && o.skipped_count > 0.0));
+}
+
+#[wasm_bindgen_test]
+fn empty_input_agrees_on_every_slicer() {
+    let empty = Fixture::new(&[], &[]);
+    let configs = [
+        Config::Greedy,
+        Config::Knapsack {
+            bucket: None,
+            max_table_bytes: None,
+        },
+        Config::Count {
+            entries: vec![("tool", 1, 2)],
+            throw: None,
+            bucket: None,
+        },
+        Config::Packer { skips: None },
+    ];
+    for o in agree_all(&empty, &configs, &[(0, None), (100, None)]) {
+        assert!(o.selected.is_empty() && o.reasons.is_empty());
+    }
+}
+
+#[wasm_bindgen_test]
+fn decision_codes_match_the_core_in_order() {
+    let expected: Vec<String> = Decision::ALL.iter().map(|d| d.code().to_owned()).collect();
+    assert_eq!(decision_codes(), expected);
+    for (i, d) in Decision::ALL.iter().enumerate() {
+        assert_eq!(usize::from(d.id()), i);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Tolerated fields and defaults
+// ---------------------------------------------------------------------------
+
+#[wasm_bindgen_test]
+fn unknown_fragment_fields_are_tolerated() {
+    let fixture = main_fixture();
+    let frags = fixture.fragments();
+    // Beyond content and metadata: fields a caller might carry along.
+    for f in frags.unchecked_ref::<Array>().iter() {
+        set(
+            &f,
+            "embedding",
+            &js_sys::Float64Array::new_with_length(4).into(),
+        );
+        set(&f, "tokens", &string("not read"));
+        set(&f, "createdAt", &js_sys::Date::new_0().into());
+        set(&f, "children", &arr([JsValue::NULL]));
+    }
+    let options = target(600.0);
+    let objects =
+        Outcome::from_js(&slice_objects("greedy", &frags, options.clone()).expect("tolerated"));
+    let columnar = Outcome::from_js(&fixture.columnar("greedy", &options).expect("valid"));
+    assert_eq!(objects, columnar);
+}
+
+#[wasm_bindgen_test]
+fn missing_score_is_zero_and_missing_kind_is_empty() {
+    // Native truth: scores 0 except item 1, every kind "".
+    let tokens = [40_u32, 30, 50, 20];
+    let scores = [0.0, 0.7, 0.0, 0.0];
+    let items: Vec<Item<'_>> = tokens
+        .iter()
+        .zip(scores)
+        .map(|(&t, s)| Item::new(i64::from(t), s))
+        .collect();
+    // Object path: no kind anywhere, no score except on item 1.
+    let bare = arr((0..4).map(|i| {
+        let f = fragment(i, tokens[i], scores[i], None);
+        if i != 1 {
+            delete(&f, "score");
+        }
+        f
+    }));
+    // The same with an explicit score 0 and an explicit kind "".
+    let explicit = arr((0..4).map(|i| fragment(i, tokens[i], scores[i], Some(""))));
+
+    // A requirement on kind "" proves the missing kind is "": the items
+    // without a kind are committed as required.
+    let entries = [("", 2, 3)];
+    let configs = [
+        Config::Greedy,
+        Config::Knapsack {
+            bucket: Some(1),
+            max_table_bytes: None,
+        },
+        Config::Count {
+            entries: entries.to_vec(),
+            throw: Some(true),
+            bucket: Some(1),
+        },
+        Config::Packer { skips: Some(1) },
+    ];
+    for config in &configs {
+        for t in [60, 100, 1_000] {
+            let options = config.options(t, None);
+            let native = Outcome::from_native(
+                &config
+                    .native()
+                    .slice(&items, &Budget::new(t))
+                    .expect("native"),
+            );
+            let label = format!("{config:?} target {t}");
+            let bare = Outcome::from_js(
+                &slice_objects(config.name(), &bare, options.clone()).expect(&label),
+            );
+            let explicit = Outcome::from_js(
+                &slice_objects(config.name(), &explicit, options.clone()).expect(&label),
+            );
+            let columnar = Outcome::from_js(
+                &slice_columnar(config.name(), &tokens, &scores, &[], Vec::new(), options)
+                    .expect(&label),
+            );
+            assert_eq!(bare, native, "{label}: missing score/kind");
+            assert_eq!(explicit, native, "{label}: explicit score 0 / kind ''");
+            assert_eq!(columnar, native, "{label}: columnar without kinds");
+            if matches!(config, Config::Count { .. }) {
+                assert_eq!(
+                    native.codes().iter().filter(|&&c| c == "required").count(),
+                    2
+                );
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// INVALID_SCORE, INVALID_BUDGET, INVALID_BUCKET_SIZE
+// ---------------------------------------------------------------------------
+
+#[wasm_bindgen_test]
+fn invalid_score_nan_at_index_2_on_both_paths() {
+    let tokens = [10, 20, 30, 40];
+    for slicer in ALL_SLICERS {
+        for (bad, shown) in [
+            (f64::NAN, "NaN"),
+            (f64::INFINITY, "Infinity"),
+            (f64::NEG_INFINITY, "-Infinity"),
+        ] {
+            let scores = [0.5, 0.25, bad, f64::NAN];
+            let expected = refusal(
+                "INVALID_SCORE",
+                Some("score"),
+                Some(2),
+                &format!("items[2].score must be a finite number, got {shown}"),
+            );
+            let columnar = refused(slice_columnar(
+                slicer,
+                &tokens,
+                &scores,
+                &[],
+                Vec::new(),
+                target(100.0),
+            ));
+            assert_eq!(columnar, expected, "{slicer} columnar");
+            let frags = arr((0..4).map(|i| fragment(i, tokens[i], scores[i], Some("tool"))));
+            assert_eq!(
+                refused(slice_objects(slicer, &frags, target(100.0))),
+                expected,
+                "{slicer} objects"
+            );
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+fn invalid_budget_max_tokens_below_target() {
+    let fixture = main_fixture();
+    let options = obj(&[("targetTokens", num(100.0)), ("maxTokens", num(50.0))]);
+    let expected = refusal(
+        "INVALID_BUDGET",
+        Some("maxTokens"),
+        None,
+        "budget.maxTokens must be at least targetTokens (100), got 50",
+    );
+    for slicer in ALL_SLICERS {
+        assert_eq!(
+            refused(fixture.columnar(slicer, &options)),
+            expected,
+            "{slicer}"
+        );
+        assert_eq!(
+            refused(fixture.objects(slicer, &options)),
+            expected,
+            "{slicer}"
+        );
+    }
+}
+
+#[wasm_bindgen_test]
+fn invalid_bucket_size_zero_and_negative() {
+    let fixture = main_fixture();
+    for (bucket, shown) in [(0.0, "0"), (-5.0, "-5"), (-0.0, "0")] {
+        let options = obj(&[
+            ("targetTokens", num(100.0)),
+            ("bucketSize", num(bucket)),
+            ("entries", entries_js(&[("tool", 1, 1)])),
+        ]);
+        let expected = refusal(
+            "INVALID_BUCKET_SIZE",
+            Some("bucketSize"),
+            None,
+            &format!("bucket size must be a positive integer, got {shown}"),
+        );
+        for slicer in ["knapsack", "count-knapsack"] {
+            assert_eq!(
+                refused(fixture.columnar(slicer, &options)),
+                expected,
+                "{slicer} {bucket}"
+            );
+            assert_eq!(
+                refused(fixture.objects(slicer, &options)),
+                expected,
+                "{slicer} {bucket}"
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// INVALID_COUNT_ENTRY, TABLE_TOO_LARGE, COUNT_REQUIREMENT_SHORTFALL
+// ---------------------------------------------------------------------------
+
+fn count_entry_refusal(entries: &[(&str, usize, usize)]) -> Refusal {
+    let fixture = main_fixture();
+    let options = obj(&[
+        ("targetTokens", num(500.0)),
+        ("entries", entries_js(entries)),
+    ]);
+    let columnar = refused(fixture.columnar("count-knapsack", &options));
+    assert_eq!(
+        refused(fixture.objects("count-knapsack", &options)),
+        columnar
+    );
+    columnar
+}
+
+#[wasm_bindgen_test]
+fn invalid_count_entry_require_above_cap() {
+    assert_eq!(
+        count_entry_refusal(&[("tool", 3, 2)]),
+        refusal(
+            "INVALID_COUNT_ENTRY",
+            Some("entries"),
+            Some(0),
+            "entries[0] (kind 'tool'): require_count 3 must not exceed cap_count 2",
+        )
+    );
+}
+
+#[wasm_bindgen_test]
+fn invalid_count_entry_cap_zero_with_requirement() {
+    assert_eq!(
+        count_entry_refusal(&[("doc", 0, 2), ("tool", 1, 0)]),
+        refusal(
+            "INVALID_COUNT_ENTRY",
+            Some("entries"),
+            Some(1),
+            "entries[1] (kind 'tool'): cap_count 0 with require_count 1 can never be satisfied",
+        )
+    );
+}
+
+#[wasm_bindgen_test]
+fn invalid_count_entry_duplicate_kind_case_insensitive() {
+    assert_eq!(
+        count_entry_refusal(&[("tool", 1, 2), ("msg", 0, 1), ("TOOL", 0, 1)]),
+        refusal(
+            "INVALID_COUNT_ENTRY",
+            Some("entries"),
+            Some(2),
+            "entries[2] (kind 'TOOL'): the kind is already constrained by entries[0] (kinds compare case-insensitively)",
+        )
+    );
+}
+
+#[wasm_bindgen_test]
+fn table_too_large_with_tiny_max_table_bytes() {
+    let fixture = main_fixture();
+    let items = fixture.items();
+    let budget = Budget::new(1_000);
+    let knapsack = KnapsackSlice::new(1)
+        .expect("bucket")
+        .with_max_table_bytes(64);
+    let count = CountConstrainedKnapsackSlice::new(
+        vec![CountQuotaEntry::new("tool", 1, 2)],
+        knapsack,
+        ScarcityBehavior::Degrade,
+    )
+    .expect("entries");
+    let natives = [
+        (
+            "knapsack",
+            knapsack.slice(&items, &budget).expect_err("too large"),
+        ),
+        (
+            "count-knapsack",
+            count.slice(&items, &budget).expect_err("too large"),
+        ),
+    ];
+    let options = obj(&[
+        ("targetTokens", num(1_000.0)),
+        ("bucketSize", num(1.0)),
+        ("maxTableBytes", num(64.0)),
+        ("entries", entries_js(&[("tool", 1, 2)])),
+    ]);
+    for (slicer, native) in natives {
+        assert_eq!(native.code(), "TABLE_TOO_LARGE");
+        let message = native.to_string();
+        assert!(
+            message.starts_with("knapsack table too large: "),
+            "{message}"
+        );
+        assert!(message.contains("over the limit of 64 bytes"), "{message}");
+        let expected = refusal("TABLE_TOO_LARGE", None, None, &message);
+        assert_eq!(
+            refused(fixture.columnar(slicer, &options)),
+            expected,
+            "{slicer}"
+        );
+        assert_eq!(
+            refused(fixture.objects(slicer, &options)),
+            expected,
+            "{slicer}"
+        );
+    }
+}
+
+#[wasm_bindgen_test]
+fn count_requirement_shortfall_throw_has_the_spec_message() {
+    let fixture = Fixture::new(
+        &[(10, 0.5, 0), (20, 0.9, 1), (30, 0.4, 0)],
+        &["msg", "tool"],
+    );
+    let options = obj(&[
+        ("targetTokens", num(100.0)),
+        ("entries", entries_js(&[("msg", 1, 2), ("tool", 3, 5)])),
+        ("scarcity", string("throw")),
+    ]);
+    let expected = refusal(
+        "COUNT_REQUIREMENT_SHORTFALL",
+        None,
+        None,
+        "CountConstrainedKnapsackSlice: candidate pool for kind 'tool' has 1 items but RequireCount is 3.",
+    );
+    assert_eq!(
+        refused(fixture.columnar("count-knapsack", &options)),
+        expected
+    );
+    assert_eq!(
+        refused(fixture.objects("count-knapsack", &options)),
+        expected
+    );
+    // The same call degrading reports the shortfall instead.
+    set(&options, "scarcity", &string("degrade"));
+    let degraded = Outcome::from_js(
+        &fixture
+            .objects("count-knapsack", &options)
+            .expect("degrade"),
+    );
+    assert_eq!(degraded.shortfalls, [("tool".to_owned(), 3.0, 1.0)]);
+}
+
+// ---------------------------------------------------------------------------
+// INVALID_OPTION
+// ---------------------------------------------------------------------------
+
+/// The same options refused identically on both paths.
+fn option_refusal(slicer: &str, options: &JsValue) -> Refusal {
+    let fixture = main_fixture();
+    let columnar = refused(fixture.columnar(slicer, options));
+    assert_eq!(refused(fixture.objects(slicer, options)), columnar);
+    columnar
+}
+
+fn integer_option_message(option: &str, shown: &str) -> String {
+    format!("options.{option} must be an integer from 0 to 2^53 - 1, got {shown}")
+}
+
+#[wasm_bindgen_test]
+fn invalid_option_unknown_slicer_name() {
+    for name in ["quick", "Greedy", ""] {
+        assert_eq!(
+            option_refusal(name, &target(100.0)),
+            refusal(
+                "INVALID_INPUT",
+                None,
+                None,
+                &format!(
+                    "slicer must be 'greedy', 'knapsack', 'count-knapsack' or 'packer', got '{name}'"
+                ),
+            )
+        );
+    }
+}
+
+#[wasm_bindgen_test]
+fn invalid_option_target_tokens_not_a_safe_integer() {
+    for (value, shown) in [
+        (1.5, "1.5"),
+        (-1.0, "-1"),
+        (f64::NAN, "NaN"),
+        (9_007_199_254_740_992.0, "9007199254740992"),
+        (f64::INFINITY, "Infinity"),
+    ] {
+        for slicer in ALL_SLICERS {
+            assert_eq!(
+                option_refusal(slicer, &target(value)),
+                refusal(
+                    "INVALID_OPTION",
+                    Some("targetTokens"),
+                    None,
+                    &integer_option_message("targetTokens", shown),
+                ),
+                "{slicer} {shown}"
+            );
+        }
+    }
+    // The largest safe integer is accepted.
+    let fixture = main_fixture();
+    let ok = fixture
+        .columnar("greedy", &target(9_007_199_254_740_991.0))
+        .expect("2^53 - 1 is a valid target");
+    assert_eq!(
+        Outcome::from_js(&ok).selected.len(),
+        fixture.tokens.len(),
+        "everything fits"
+    );
+}
+
+#[wasm_bindgen_test]
+fn invalid_option_other_numeric_options() {
+    let base = |key: &str, value: f64| obj(&[("targetTokens", num(100.0)), (key, num(value))]);
+    for (slicer, key, value, message) in [
+        (
+            "greedy",
+            "maxTokens",
+            150.5,
+            integer_option_message("maxTokens", "150.5"),
+        ),
+        (
+            "knapsack",
+            "maxTableBytes",
+            -1.0,
+            integer_option_message("maxTableBytes", "-1"),
+        ),
+        (
+            "knapsack",
+            "bucketSize",
+            1.5,
+            "options.bucketSize must be a positive integer, got 1.5".to_owned(),
+        ),
+        (
+            "count-knapsack",
+            "bucketSize",
+            f64::NAN,
+            "options.bucketSize must be a positive integer, got NaN".to_owned(),
+        ),
+    ] {
+        assert_eq!(
+            option_refusal(slicer, &base(key, value)),
+            refusal("INVALID_OPTION", Some(key), None, &message),
+            "{slicer} {key}"
+        );
+    }
+    // Count entries name the entry and its key.
+    let entries = arr([
+        obj(&[
+            ("kind", string("a")),
+            ("requireCount", num(0.0)),
+            ("capCount", num(1.0)),
+        ]),
+        obj(&[
+            ("kind", string("b")),
+            ("requireCount", num(0.0)),
+            ("capCount", num(-1.0)),
+        ]),
+    ]);
+    assert_eq!(
+        option_refusal(
+            "count-knapsack",
+            &obj(&[("targetTokens", num(100.0)), ("entries", entries)])
+        ),
+        refusal(
+            "INVALID_OPTION",
+            Some("entries[1].capCount"),
+            None,
+            &integer_option_message("entries[1].capCount", "-1"),
+        )
+    );
+}
+
+#[wasm_bindgen_test]
+fn invalid_option_scarcity() {
+    for value in ["maybe", "Throw", ""] {
+        let options = obj(&[
+            ("targetTokens", num(100.0)),
+            ("entries", entries_js(&[("tool", 1, 2)])),
+            ("scarcity", string(value)),
+        ]);
+        assert_eq!(
+            option_refusal("count-knapsack", &options),
+            refusal(
+                "INVALID_OPTION",
+                Some("scarcity"),
+                None,
+                &format!("options.scarcity must be 'degrade' or 'throw', got '{value}'"),
+            )
+        );
+    }
+}
+
+fn skips_message(shown: &str) -> String {
+    format!("options.maxConsecutiveSkips must be an integer from 0 to 4294967295, got {shown}")
+}
+
+#[wasm_bindgen_test]
+fn invalid_option_max_consecutive_skips() {
+    let skips = |v: f64| {
+        obj(&[
+            ("targetTokens", num(100.0)),
+            ("maxConsecutiveSkips", num(v)),
+        ])
+    };
+    for (value, message) in [
+        (-1.0, skips_message("-1")),
+        (0.5, skips_message("0.5")),
+        (4_294_967_296.0, skips_message("4294967296")),
+    ] {
+        assert_eq!(
+            option_refusal("packer", &skips(value)),
+            refusal(
+                "INVALID_OPTION",
+                Some("maxConsecutiveSkips"),
+                None,
+                &message
+            )
+        );
+    }
+}
+
+/// Options that are not an object at all: no field, the value described.
+fn assert_not_an_object(options: &JsValue, shown: &str) {
+    let r = option_refusal("greedy", options);
+    assert_eq!(
+        r,
+        refusal(
+            "INVALID_OPTION",
+            None,
+            None,
+            &format!("options: must be an object, got {shown}")
+        )
+    );
+}
+
+#[wasm_bindgen_test]
+fn invalid_option_options_not_an_object() {
+    for (options, shown) in [
+        (num(42.0), "42"),
+        (string("fast"), "a string"),
+        (JsValue::TRUE, "a boolean"),
+        (JsValue::NULL, "null"),
+        (JsValue::UNDEFINED, "missing"),
+        (arr([num(100.0)]), "an array"),
+    ] {
+        assert_not_an_object(&options, shown);
+    }
+}
+
+#[wasm_bindgen_test]
+fn invalid_option_missing_or_mistyped_fields() {
+    let check = |options: &JsValue, slicer: &str, field: &str, message: &str| {
+        assert_eq!(
+            option_refusal(slicer, options),
+            refusal("INVALID_OPTION", Some(field), None, message)
+        );
+    };
+    check(
+        &obj(&[]),
+        "greedy",
+        "targetTokens",
+        "options.targetTokens is required",
+    );
+    check(
+        &obj(&[("targetTokens", JsValue::NULL)]),
+        "greedy",
+        "targetTokens",
+        &integer_option_message("targetTokens", "null"),
+    );
+    check(
+        &obj(&[("targetTokens", string("private words"))]),
+        "greedy",
+        "targetTokens",
+        &integer_option_message("targetTokens", "a string"),
+    );
+    check(
+        &obj(&[("targetTokens", num(100.0)), ("entries", obj(&[]))]),
+        "count-knapsack",
+        "entries",
+        "options.entries must be an array of { kind, requireCount, capCount }, got an object",
+    );
+    check(
+        &obj(&[
+            ("targetTokens", num(100.0)),
+            (
+                "entries",
+                arr([obj(&[("kind", string("tool")), ("capCount", num(1.0))])]),
+            ),
+        ]),
+        "count-knapsack",
+        "entries[0].requireCount",
+        "options.entries[0].requireCount is required",
+    );
+    check(
+        &obj(&[
+            ("targetTokens", num(100.0)),
+            (
+                "entries",
+                arr([obj(&[
+                    ("kind", num(3.0)),
+                    ("requireCount", num(0.0)),
+                    ("capCount", num(1.0)),
+                ])]),
+            ),
+        ]),
+        "count-knapsack",
+        "entries[0].kind",
+        "options.entries[0].kind must be a string, got 3",
+    );
+}
+
+/// BUG: `#[serde(deny_unknown_fields)]` has no effect with
+/// serde-wasm-bindgen, whose `deserialize_struct` reads only the declared
+/// fields; a misspelt option (`maxConsecutiveSkip`) is silently ignored.
+#[wasm_bindgen_test]
+fn invalid_option_unknown_key() {
+    for key in ["topK", "maxConsecutiveSkip", "bucket_size"] {
+        let options = obj(&[("targetTokens", num(100.0)), (key, num(1.0))]);
+        let r = option_refusal("packer", &options);
+        assert_eq!(r.code, "INVALID_OPTION", "{key}");
+        assert_eq!(r.field.as_deref(), Some(key));
+        assert!(r.message.contains(key), "{}", r.message);
+    }
+}
+
+/// BUG: parse errors carry no `field`, a "Error: " prefix from the JS error
+/// text, and echo option string values.
+#[wasm_bindgen_test]
+fn invalid_option_parse_errors_name_the_field() {
+    let r = option_refusal("greedy", &obj(&[]));
+    assert_eq!(r.field.as_deref(), Some("targetTokens"), "{}", r.message);
+    let r = option_refusal("greedy", &obj(&[("targetTokens", string("private words"))]));
+    assert_eq!(r.field.as_deref(), Some("targetTokens"), "{}", r.message);
+    assert!(!r.message.contains("private words"), "{}", r.message);
+    assert!(!r.message.contains("Error: "), "{}", r.message);
+}
+
+/// BUG: `bucketSize` goes through `whole(b, f64::MIN, ..)`, so a huge
+/// positive value prints `f64::MIN` as a 309-digit number and a huge
+/// negative one is saturated to `i64::MIN` in the message.
+#[wasm_bindgen_test]
+fn invalid_option_bucket_size_huge_values_have_readable_messages() {
+    for value in [1e300, -1e300] {
+        let options = obj(&[("targetTokens", num(100.0)), ("bucketSize", num(value))]);
+        let r = option_refusal("knapsack", &options);
+        assert!(r.message.len() < 120, "{}", r.message);
+        assert!(!r.message.contains("9223372036854775808"), "{}", r.message);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// INVALID_FIELD
+// ---------------------------------------------------------------------------
+
+fn field_refusal(field: &str, index: u32, message: &str) -> Refusal {
+    refusal("INVALID_FIELD", Some(field), Some(index), message)
+}
+
+#[wasm_bindgen_test]
+fn invalid_field_id() {
+    assert_eq!(
+        objects_refusal(&fragments_with(1, "id", None)),
+        field_refusal("id", 1, "items[1].id must be a string, got missing")
+    );
+    assert_eq!(
+        objects_refusal(&fragments_with(1, "id", Some(num(7.0)))),
+        field_refusal("id", 1, "items[1].id must be a string, got 7")
+    );
+    assert_eq!(
+        objects_refusal(&fragments_with(2, "id", Some(JsValue::NULL))),
+        field_refusal("id", 2, "items[2].id must be a string, got null")
+    );
+}
+
+#[wasm_bindgen_test]
+fn invalid_field_cost_tokens() {
+    let msg = |shown: &str| {
+        format!("items[1].cost_tokens must be an integer from 0 to 4294967295, got {shown}")
+    };
+    for (value, shown) in [
+        (None, "missing"),
+        (Some(num(-3.0)), "-3"),
+        (Some(num(1.5)), "1.5"),
+        (Some(num(f64::NAN)), "NaN"),
+        (Some(string(SECRET)), "a string"),
+        (Some(num(4_294_967_296.0)), "4294967296"),
+        (Some(JsValue::NULL), "null"),
+        (Some(JsValue::TRUE), "a boolean"),
+    ] {
+        assert_eq!(
+            objects_refusal(&fragments_with(1, "cost_tokens", value)),
+            field_refusal("cost_tokens", 1, &msg(shown)),
+            "{shown}"
+        );
+    }
+    // The bounds themselves are accepted.
+    for ok in [0.0, 4_294_967_295.0] {
+        let frags = fragments_with(1, "cost_tokens", Some(num(ok)));
+        slice_objects("greedy", &frags, target(100.0)).expect("in range");
+    }
+}
+
+#[wasm_bindgen_test]
+fn invalid_field_score_and_kind() {
+    assert_eq!(
+        objects_refusal(&fragments_with(1, "score", Some(string(SECRET)))),
+        field_refusal("score", 1, "items[1].score must be a number, got a string")
+    );
+    assert_eq!(
+        objects_refusal(&fragments_with(2, "score", Some(JsValue::NULL))),
+        field_refusal("score", 2, "items[2].score must be a number, got null")
+    );
+    assert_eq!(
+        objects_refusal(&fragments_with(1, "kind", Some(num(3.0)))),
+        field_refusal("kind", 1, "items[1].kind must be a string, got 3")
+    );
+    assert_eq!(
+        objects_refusal(&fragments_with(
+            0,
+            "kind",
+            Some(obj(&[("secret", string(SECRET))]))
+        )),
+        field_refusal("kind", 0, "items[0].kind must be a string, got an object")
+    );
+}
+
+#[wasm_bindgen_test]
+fn invalid_field_fragment_not_an_object() {
+    let with = |v: JsValue| {
+        let a: Array = fragments_with(0, "score", Some(num(0.5))).unchecked_into();
+        a.set(1, v);
+        JsValue::from(a)
+    };
+    for (value, shown) in [
+        (JsValue::NULL, "null"),
+        (num(5.0), "5"),
+        (string(SECRET), "a string"),
+        (JsValue::UNDEFINED, "missing"),
+    ] {
+        assert_eq!(
+            objects_refusal(&with(value)),
+            refusal(
+                "INVALID_FIELD",
+                None,
+                Some(1),
+                &format!("items[1] must be an object, got {shown}"),
+            ),
+            "{shown}"
+        );
+    }
+}
+
+#[wasm_bindgen_test]
+fn invalid_field_names_the_first_bad_fragment() {
+    let frags = fragments_with(1, "cost_tokens", Some(num(-1.0)));
+    set(&frags.unchecked_ref::<Array>().get(2), "id", &num(1.0));
+    let r = objects_refusal(&frags);
+    assert_eq!(
+        (r.field.as_deref(), r.index),
+        (Some("cost_tokens"), Some(1))
+    );
+}
+
+#[wasm_bindgen_test]
+fn invalid_field_columnar_kind_id_outside_kind_names() {
+    let tokens = [10, 20, 30];
+    let scores = [0.1, 0.2, 0.3];
+    let names = vec!["a".to_owned(), "b".to_owned()];
+    for slicer in ALL_SLICERS {
+        for (kinds, index, id) in [([0, 1, 2], 2, 2), ([0, u32::MAX, 0], 1, u32::MAX)] {
+            assert_eq!(
+                refused(slice_columnar(
+                    slicer,
+                    &tokens,
+                    &scores,
+                    &kinds,
+                    names.clone(),
+                    target(100.0)
+                )),
+                field_refusal(
+                    "kind",
+                    index,
+                    &format!("items[{index}].kind is kind id {id}, but there are 2 kind names"),
+                ),
+                "{slicer}"
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// INVALID_INPUT
+// ---------------------------------------------------------------------------
+
+#[wasm_bindgen_test]
+fn invalid_input_items_not_an_array() {
+    for items in [
+        obj(&[("0", fragment(0, 10, 0.5, None))]),
+        string(SECRET),
+        JsValue::NULL,
+        JsValue::UNDEFINED,
+        num(3.0),
+        Uint32Array::new_with_length(2).into(),
+    ] {
+        assert_eq!(
+            objects_refusal(&items),
+            refusal("INVALID_INPUT", None, None, "items must be an array")
+        );
+    }
+}
+
+#[wasm_bindgen_test]
+fn invalid_input_columnar_lengths_differ() {
+    let tokens = [10, 20, 30];
+    for (scores, kinds, message) in [
+        (
+            &[0.1, 0.2][..],
+            &[][..],
+            "tokens, scores and kinds must have the same length, got 3, 2 and 0",
+        ),
+        (
+            &[0.1, 0.2, 0.3, 0.4][..],
+            &[][..],
+            "tokens, scores and kinds must have the same length, got 3, 4 and 0",
+        ),
+        (
+            &[0.1, 0.2, 0.3][..],
+            &[0, 0][..],
+            "tokens, scores and kinds must have the same length, got 3, 3 and 2",
+        ),
+    ] {
+        for slicer in ALL_SLICERS {
+            assert_eq!(
+                refused(slice_columnar(
+                    slicer,
+                    &tokens,
+                    scores,
+                    kinds,
+                    vec!["k".to_owned()],
+                    target(100.0)
+                )),
+                refusal("INVALID_INPUT", None, None, message),
+                "{slicer}"
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Scale
+// ---------------------------------------------------------------------------
+
+/// `SplitMix64`, for a reproducible large input.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u32) -> u32 {
+        u32::try_from(self.next() % u64::from(n)).expect("below n")
+    }
+}
+
+#[wasm_bindgen_test]
+fn ten_thousand_items_agree_on_both_paths() {
+    let mut rng = Rng(0x00C7_2A9C);
+    let rows: Vec<(u32, f64, u32)> = (0..10_000)
+        .map(|_| {
+            let tokens = if rng.below(50) == 0 {
+                0
+            } else {
+                1 + rng.below(2_000)
+            };
+            // Scores on a coarse grid, so ties are common.
+            let score = f64::from(rng.below(1_000)) / 1_000.0;
+            (tokens, score, rng.below(5))
+        })
+        .collect();
+    let fixture = Fixture::new(&rows, &["tool", "msg", "doc", "Tool", ""]);
+    let cases = [
+        (Config::Greedy, 500_000),
+        (
+            Config::Knapsack {
+                bucket: None,
+                max_table_bytes: None,
+            },
+            200_000,
+        ),
+        (
+            Config::Count {
+                entries: vec![("tool", 20, 50), ("msg", 5, 10), ("doc", 0, 100)],
+                throw: Some(true),
+                bucket: None,
+            },
+            300_000,
+        ),
+        (Config::Packer { skips: Some(5) }, 100_000),
+    ];
+    for (config, t) in &cases {
+        let o = agree(&fixture, config, *t, None);
+        assert_eq!(o.reasons.len(), 10_000);
+        assert!(o.selected.len() > 50, "{config:?}: {}", o.selected.len());
+        assert!(o.budget_reached, "{config:?}");
+    }
+}
+
+/// BUG (core, wasm32 only): with a capacity of exactly `u32::MAX` buckets,
+/// `KeepTable::allocate` computes `capacity + 1` in a 32-bit `usize`: an
+/// overflow panic in debug, and in release a zero-length DP row and an
+/// index-out-of-bounds panic in `run_dp` (an abort with `panic = "abort"`).
+/// Needs a raised `maxTableBytes` and allocates 512 MiB before panicking.
+#[wasm_bindgen_test]
+fn knapsack_capacity_of_u32_max_buckets_does_not_panic() {
+    let options = obj(&[
+        ("targetTokens", num(4_294_967_295.0)),
+        ("bucketSize", num(1.0)),
+        ("maxTableBytes", num(34_896_609_280.0)),
+    ]);
+    match slice_columnar("knapsack", &[u32::MAX], &[0.5], &[], Vec::new(), options) {
+        Ok(v) => assert_eq!(Outcome::from_js(&v).selected, [0]),
+        Err(e) => assert_eq!(refused(Err(e)).code, "TABLE_TOO_LARGE"),
+    }
+    assert_module_works();
+}
