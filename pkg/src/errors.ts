@@ -1,0 +1,118 @@
+/**
+ * Errors thrown by ctxpack.
+ *
+ * Every failure surfaces as a {@link CtxpackError} with a stable machine-readable
+ * {@link CtxpackErrorCode}. Messages name the offending field and index
+ * (for example `candidates[3].cost_tokens must be a non-negative integer, got -5`)
+ * and never echo string values, so fragment content, ids and other user text
+ * cannot leak into logs through an error message.
+ *
+ * @module
+ */
+
+/**
+ * Stable error codes.
+ *
+ * - `INVALID_INPUT`: the candidates argument is not an array.
+ * - `INVALID_FIELD`: a candidate, the gaze, or a field of either is malformed.
+ * - `DUPLICATE_ID`: two candidates share an id.
+ * - `INVALID_BUDGET`: `budgets` is missing or `tokens_max` is not a non-negative safe integer.
+ * - `INVALID_OPTION`: an option has the wrong type or range.
+ * - `INVALID_SCORE`: a score handed to a ranking function is not a finite number.
+ * - `INVALID_TOKENS`: a token count handed to a slicer is invalid (raised by the core).
+ * - `INVALID_BUCKET_SIZE`: the knapsack bucket size is not a positive integer.
+ * - `INVALID_COUNT_ENTRY`: a count-knapsack entry is malformed.
+ * - `TABLE_TOO_LARGE`: the knapsack DP table would exceed `maxTableBytes` (raised by the core).
+ * - `COUNT_REQUIREMENT_SHORTFALL`: a count requirement cannot be met and scarcity is `'throw'`
+ *   (raised by the core).
+ * - `NOT_INITIALIZED`: the WebAssembly core was used before initialization (raised by the core).
+ * - `INTERNAL`: a broken invariant; please report it.
+ */
+export type CtxpackErrorCode =
+  | 'INVALID_INPUT'
+  | 'INVALID_FIELD'
+  | 'DUPLICATE_ID'
+  | 'INVALID_BUDGET'
+  | 'INVALID_OPTION'
+  | 'INVALID_SCORE'
+  | 'INVALID_TOKENS'
+  | 'INVALID_BUCKET_SIZE'
+  | 'INVALID_COUNT_ENTRY'
+  | 'TABLE_TOO_LARGE'
+  | 'COUNT_REQUIREMENT_SHORTFALL'
+  | 'NOT_INITIALIZED'
+  | 'INTERNAL';
+
+/** Optional structured details attached to a {@link CtxpackError}. */
+export interface CtxpackErrorDetails {
+  /** See {@link CtxpackError.field}. */
+  field?: string;
+  /** See {@link CtxpackError.index}. */
+  index?: number;
+  /** See {@link CtxpackError.otherIndex}. */
+  otherIndex?: number;
+  /** The underlying error, if this one wraps another. */
+  cause?: unknown;
+}
+
+/**
+ * The one error class ctxpack throws.
+ *
+ * `field` and `index` locate the problem:
+ * - For an element of an indexed collection (`candidates`, `options.previousCache`,
+ *   `options.countEntries`, a cache passed to the eviction helpers, the scored list passed to
+ *   `applyTieBreaking`), `index` is the element's position and `field` is the property path
+ *   inside the element (`'cost_tokens'`, `'timestamp'`, `'entities'`…), or the collection name
+ *   (`'candidates'`) when the element itself is not an object.
+ * - Otherwise `field` is the path of the value (`'gaze.entities'`, `'budgets.tokens_max'`) or, for
+ *   `INVALID_OPTION`, the option name (`'slicer'`, `'weights.alpha'`), and `index` is absent or
+ *   the position inside that array (`gaze.entities[2]` → `index: 2`).
+ */
+export class CtxpackError extends Error {
+  override readonly name = 'CtxpackError';
+  /** Machine-readable code; stable across versions. */
+  readonly code: CtxpackErrorCode;
+  // `declare`: absent details stay absent (`'index' in err` is false) instead of being defined as undefined.
+  /** The offending field; see the class documentation. */
+  declare readonly field?: string;
+  /** Index of the offending element; see the class documentation. */
+  declare readonly index?: number;
+  /** For `DUPLICATE_ID`: the index of the first element that carries the id. */
+  declare readonly otherIndex?: number;
+
+  constructor(code: CtxpackErrorCode, message: string, details: CtxpackErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.code = code;
+    const self = this as { field?: string; index?: number; otherIndex?: number };
+    if (details.field !== undefined) self.field = details.field;
+    if (details.index !== undefined) self.index = details.index;
+    if (details.otherIndex !== undefined) self.otherIndex = details.otherIndex;
+  }
+}
+
+/**
+ * Describes a received value for an error message without echoing any text it contains.
+ * Numbers, booleans, `null` and `undefined` are shown; strings only by length.
+ * @internal
+ */
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
+  switch (typeof value) {
+    case 'number':
+    case 'boolean':
+      return String(value);
+    case 'bigint':
+      return `bigint ${String(value)}`;
+    case 'string':
+      return `a string of length ${value.length}`;
+    case 'symbol':
+      return 'a symbol';
+    case 'function':
+      return 'a function';
+    default:
+      if (Array.isArray(value)) return `an array of length ${value.length}`;
+      if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'an invalid Date' : 'a Date';
+      return 'an object';
+  }
+}

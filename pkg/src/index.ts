@@ -1,0 +1,90 @@
+/**
+ * ctxpack public API: the ACS planner and its building blocks.
+ *
+ * @module
+ */
+
+export { CtxpackError } from './errors.js';
+export type { CtxpackErrorCode, CtxpackErrorDetails } from './errors.js';
+
+export type {
+  Budgets,
+  CacheEntry,
+  CountEntryOption,
+  Decision,
+  DecisionReason,
+  EvictionOptions,
+  Fragment,
+  FragmentFields,
+  Gaze,
+  KVPolicy,
+  KVPolicyOptions,
+  PlannerMetrics,
+  PlannerOptions,
+  PlannerSlicer,
+  ScoredFragment,
+  ScoringComponents,
+  ScoringOptions,
+  ScoringWeights,
+  SelectionLogRecord,
+  SelectionResult,
+  TieBreakOptions,
+  TimeInput,
+} from './types.js';
+
+export { toEpochMs } from './time.js';
+
+export {
+  DEFAULT_WEIGHTS,
+  RECENCY_DECAY_HOURS,
+  calculateBenefit,
+  calculateEntityOverlap,
+  calculateRecencyScore,
+  calculateScore,
+  calculateScoringComponents,
+} from './scoring.js';
+
+export { DEFAULT_DIVERSITY_WINDOW, SCORE_TIE_TOLERANCE, applyTieBreaking } from './tiebreak.js';
+
+export {
+  COMPRESS_MIN_TOKENS,
+  DEFAULT_MAX_KV_SIZE,
+  STALE_AFTER_MS,
+  calculateEvictionScore,
+  generateKVPolicy,
+  selectEvictionCandidates,
+} from './kvpolicy.js';
+
+export {
+  calculateCacheHitRate,
+  calculateCoverage,
+  calculateDiversityScore,
+  calculateKVCacheStats,
+  calculateMeanBenefit,
+} from './metrics.js';
+export type { KVCacheStats } from './metrics.js';
+
+export { fnv1a64, hashId } from './hash.js';
+
+export {
+  DEFAULT_BUCKET_SIZE,
+  DEFAULT_KIND,
+  DEFAULT_MAX_CONSECUTIVE_SKIPS,
+  OVERSHOOT_MIN_BENEFIT,
+  PLANNER_SLICERS,
+  selectFragments,
+} from './planner.js';
+
+export { init, isInitialized } from './core.js';
+export type { InitInput, CountEntry, ReasonCode, Shortfall } from './core.js';
+
+export { countConstrainedKnapsackSlice, greedySlice, knapsackSlice, packGreedy } from './slicers.js';
+export type {
+  CountConstrainedKnapsackOptions,
+  KnapsackOptions,
+  PackerOptions,
+  SliceBudget,
+  SliceDecision,
+  SliceItem,
+  SliceResult,
+} from './slicers.js';

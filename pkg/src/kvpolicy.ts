@@ -1,0 +1,289 @@
+/**
+ * KV cache policy (spec: "KV Policy Heuristics", "Memory Management Rules",
+ * "Cache Eviction Algorithm").
+ *
+ * @module
+ */
+
+import { CtxpackError, describeValue } from './errors.js';
+import { assertFragmentObject, isRecord, readBenefit, readCost, readDependencies, readId, readOptionalString, readTime } from './fields.js';
+import { optionsRecord, readCount, readNow } from './options.js';
+import { parseTimeInput } from './time.js';
+import type { CacheEntry, EvictionOptions, FragmentFields, KVPolicy, KVPolicyOptions } from './types.js';
+
+/** Spec: "Max KV size: 64 items (default)". */
+export const DEFAULT_MAX_KV_SIZE = 64;
+/** Seed: fragments above this many tokens with medium benefit are compressed. */
+export const COMPRESS_MIN_TOKENS = 500;
+/** Seed: low-benefit fragments not accessed for this long (24 h) are evicted. */
+export const STALE_AFTER_MS = 86_400_000;
+
+/** A validated cache entry. @internal */
+export interface CheckedCacheEntry {
+  readonly id: string;
+  readonly lastAccessMs: number;
+  readonly sizeTokens: number;
+  readonly lastBenefit: number;
+}
+
+type Fail = (field: string, requirement: string, value: unknown) => CtxpackError;
+
+function checkEntry(entry: unknown, fail: Fail): CheckedCacheEntry {
+  if (!isRecord(entry)) throw fail('', 'an object { id, lastAccessTime, sizeTokens, lastBenefit? }', entry);
+  const id = entry['id'];
+  if (typeof id !== 'string' || id.length === 0) throw fail('id', 'a non-empty string', id);
+  const last = entry['lastAccessTime'];
+  const lastAccessMs = parseTimeInput(last);
+  if (lastAccessMs === undefined) {
+    throw fail('lastAccessTime', 'a valid Date, an ISO 8601 string with an offset, or epoch milliseconds', last);
+  }
+  const size = entry['sizeTokens'];
+  if (typeof size !== 'number' || !Number.isFinite(size) || size < 0) throw fail('sizeTokens', 'a finite non-negative number', size);
+  const benefit = entry['lastBenefit'];
+  if (benefit !== undefined && (typeof benefit !== 'number' || !Number.isFinite(benefit))) {
+    throw fail('lastBenefit', 'a finite number or absent', benefit);
+  }
+  return { id, lastAccessMs, sizeTokens: size, lastBenefit: benefit ?? 0 };
+}
+
+/**
+ * Validates a cache array. `collection` is `'cache'` for the eviction helpers (errors
+ * `INVALID_FIELD`) or `'previousCache'` for the option (errors `INVALID_OPTION`, field
+ * `previousCache.<field>`). Ids must be unique (`DUPLICATE_ID`).
+ * @internal
+ */
+export function readCache(cache: unknown, collection: 'cache' | 'previousCache'): CheckedCacheEntry[] {
+  const isOption = collection === 'previousCache';
+  const prefix = isOption ? 'options.previousCache' : 'cache';
+  if (!Array.isArray(cache)) {
+    throw new CtxpackError(isOption ? 'INVALID_OPTION' : 'INVALID_INPUT', `${prefix} must be an array, got ${describeValue(cache)}`, {
+      field: collection,
+    });
+  }
+  const firstIndex = new Map<string, number>();
+  return cache.map((entry: unknown, index) => {
+    const fail: Fail = (field, requirement, value) => {
+      // Option errors name the option path (`previousCache.sizeTokens`); element errors of the
+      // `cache` argument name the property (`sizeTokens`); a non-object entry names the collection.
+      let errorField: string = collection;
+      if (field !== '') errorField = isOption ? `${collection}.${field}` : field;
+      const shown = `${prefix}[${index}]${field === '' ? '' : `.${field}`}`;
+      return new CtxpackError(
+        isOption ? 'INVALID_OPTION' : 'INVALID_FIELD',
+        `${shown} must be ${requirement}, got ${describeValue(value)}`,
+        {
+          field: errorField,
+          index,
+        },
+      );
+    };
+    const checked = checkEntry(entry, fail);
+    const other = firstIndex.get(checked.id);
+    if (other !== undefined) {
+      throw new CtxpackError('DUPLICATE_ID', `${prefix}[${index}].id duplicates ${prefix}[${other}].id`, {
+        field: collection,
+        index,
+        otherIndex: other,
+      });
+    }
+    firstIndex.set(checked.id, index);
+    return checked;
+  });
+}
+
+function evictionScore(e: CheckedCacheEntry, now: number): number {
+  const ageHours = Math.max(0, (now - e.lastAccessMs) / (1000 * 60 * 60));
+  const agePenalty = Math.log(1 + ageHours);
+  const sizePenalty = e.sizeTokens / 1000;
+  const benefitReward = e.lastBenefit;
+  return agePenalty + sizePenalty - benefitReward * 2;
+}
+
+/** Highest eviction score first; ties by id in UTF-16 code-unit order. @internal */
+export function rankForEviction(entries: readonly CheckedCacheEntry[], maxSize: number, now: number): string[] {
+  if (entries.length <= maxSize) return [];
+  return entries
+    .map((e) => ({ id: e.id, score: evictionScore(e, now) }))
+    .sort((a, b) => (a.score !== b.score ? b.score - a.score : a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .slice(0, entries.length - maxSize)
+    .map((e) => e.id);
+}
+
+/**
+ * Eviction score (spec: `calculateEvictionScore`); higher means evict sooner:
+ * `ln(1 + ageHours) + sizeTokens / 1000 - 2 · lastBenefit`, with `lastBenefit` absent → 0.
+ * This is the spec's "reuse score decays with time since last access".
+ *
+ * A `lastAccessTime` in the future counts as age 0 (the seed's formula would take the logarithm
+ * of a number below 1, or of a negative number, which is `NaN`).
+ *
+ * @param options `now` in epoch ms (default `Date.now()`).
+ * @throws {CtxpackError} `INVALID_FIELD` for a malformed entry, `INVALID_OPTION` for a bad `now`.
+ */
+export function calculateEvictionScore(entry: CacheEntry, options?: EvictionOptions): number {
+  const now = readNow(optionsRecord(options));
+  const checked = checkEntry(
+    entry,
+    (field, requirement, value) =>
+      new CtxpackError('INVALID_FIELD', `entry${field === '' ? '' : `.${field}`} must be ${requirement}, got ${describeValue(value)}`, {
+        field: field === '' ? 'entry' : field,
+      }),
+  );
+  return evictionScore(checked, now);
+}
+
+/**
+ * Picks the keys to evict so that at most `maxSize` remain (spec: `selectEvictionCandidates`,
+ * "Evict lowest-reuse keys first"): nothing when `cache.length <= maxSize`, else the
+ * `cache.length - maxSize` entries with the highest {@link calculateEvictionScore}, highest first.
+ * Equal scores are ordered by id in UTF-16 code-unit order, so the result does not depend on the
+ * order of `cache`.
+ *
+ * @param cache Entries with unique ids. Not mutated.
+ * @param maxSize Non-negative integer, default 64.
+ * @param options `now` in epoch ms (default `Date.now()`).
+ * @throws {CtxpackError} `INVALID_INPUT` / `INVALID_FIELD` / `DUPLICATE_ID` for a malformed cache,
+ *   `INVALID_OPTION` for a bad `maxSize` or `now`.
+ */
+export function selectEvictionCandidates(
+  cache: readonly CacheEntry[],
+  maxSize: number = DEFAULT_MAX_KV_SIZE,
+  options?: EvictionOptions,
+): string[] {
+  const max = readCount({ maxSize }, 'maxSize', DEFAULT_MAX_KV_SIZE);
+  const now = readNow(optionsRecord(options));
+  return rankForEviction(readCache(cache, 'cache'), max, now);
+}
+
+/** A selected fragment's validated KV-relevant fields. @internal */
+export interface KVInput {
+  readonly id: string;
+  readonly cost: number;
+  readonly lod: string | undefined;
+  readonly benefit: number | undefined;
+  readonly lastAccessMs: number | undefined;
+  readonly dependencies: readonly string[];
+}
+
+/** {@link generateKVPolicy} over validated inputs. @internal */
+export function buildKVPolicy(
+  selected: readonly KVInput[],
+  previous: readonly CheckedCacheEntry[],
+  now: number,
+  maxKvSize: number,
+): KVPolicy {
+  const previousById = new Map(previous.map((e) => [e.id, e]));
+  const pin = new Set<string>();
+  const compress = new Set<string>();
+  const evict = new Set<string>();
+  const keys = new Map<string, KVInput>();
+
+  for (const f of selected) {
+    const { id, benefit } = f;
+    const lastAccess = f.lastAccessMs ?? previousById.get(id)?.lastAccessMs;
+    if (f.lod === 'macro') {
+      pin.add(id);
+    } else if (f.cost > COMPRESS_MIN_TOKENS && benefit !== undefined && benefit >= 0.3 && benefit <= 0.6) {
+      compress.add(id);
+    } else if (benefit !== undefined && benefit < 0.2 && lastAccess !== undefined && lastAccess < now - STALE_AFTER_MS) {
+      evict.add(id);
+    }
+    for (const dep of f.dependencies) pin.add(dep);
+    if (!keys.has(id)) keys.set(id, f);
+  }
+  for (const id of pin) {
+    compress.delete(id);
+    evict.delete(id);
+  }
+  for (const id of compress) evict.delete(id);
+
+  // Soft backoff: demote full-size keys beyond maxKvSize to compress.
+  const unlisted = [...keys.values()].filter((k) => !pin.has(k.id) && !compress.has(k.id) && !evict.has(k.id));
+  const excess = pin.size + unlisted.length - maxKvSize;
+  if (excess > 0) {
+    const cachedRank = (id: string): number => (previousById.has(id) ? 1 : 0); // new keys (0) first
+    unlisted
+      .sort(
+        (a, b) => cachedRank(a.id) - cachedRank(b.id) || (a.benefit ?? 0) - (b.benefit ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+      )
+      .slice(0, excess)
+      .forEach((k) => compress.add(k.id));
+  }
+
+  // Capacity eviction of previously cached keys.
+  if (previous.length > 0) {
+    const resident = new Set<string>([...previousById.keys(), ...keys.keys()]);
+    for (const id of evict) resident.delete(id);
+    const over = resident.size - maxKvSize;
+    if (over > 0) {
+      const evictable = previous.filter((e) => !keys.has(e.id) && !pin.has(e.id) && !evict.has(e.id));
+      for (const id of rankForEviction(evictable, Math.max(0, evictable.length - over), now)) evict.add(id);
+    }
+  }
+
+  return { pin: [...pin], compress: [...compress], evict: [...evict] };
+}
+
+/**
+ * KV policy for the selected fragments (spec: `generateKVPolicy` plus the memory management rules).
+ *
+ * Per fragment, in order, the seed's rules (first match wins):
+ * 1. `lod === 'macro'` → **pin** ("pin macro summaries for stable context").
+ * 2. `cost_tokens > 500` and `0.3 ≤ benefit ≤ 0.6` → **compress** ("compress large micros with
+ *    medium benefit").
+ * 3. `benefit < 0.2` and `lastAccessTime` older than `now − 24 h` → **evict** ("low-benefit,
+ *    stale items").
+ *
+ * Decisions where the seed is ambiguous:
+ * - A missing `benefit` is *unknown*, not 0: rules 2 and 3 do not apply (this is also what the
+ *   seed's JavaScript comparisons do with `undefined`). The planner always supplies it.
+ * - A missing `lastAccessTime` is looked up in `options.previousCache`; if still unknown, rule 3
+ *   does not apply.
+ * - Rules 2 and 3 do not look at `lod`: the seed's code does not, and its prose ("large micros",
+ *   "redundant atomics") leaves "redundant" undefined.
+ *
+ * Memory management rules:
+ * - **Dependencies are pinned**: every id in a selected fragment's `dependencies` is pinned ("keys
+ *   required by a chosen fragment MUST be pinned"), whether or not it is itself selected.
+ * - **One list per id, pin wins**: an id pinned for any reason is removed from `compress` and
+ *   `evict`; an id in `compress` is removed from `evict`.
+ * - **Soft backoff beyond `maxKvSize`** (default 64): the *full keys* of this selection are the
+ *   pinned ids plus the selected ids in no list. While they number more than `maxKvSize`, selected
+ *   fragments in no list are moved to `compress` instead of being introduced at full size, in
+ *   this order: new keys (absent from `options.previousCache`) before cached ones, then lowest
+ *   benefit first (missing = 0), then id in code-unit order. Pinned ids are never demoted, so
+ *   pins alone may exceed the limit; nothing is dropped from the selection.
+ * - **Capacity eviction** ("evict lowest-reuse keys first"), with `options.previousCache`: the
+ *   cache after this selection holds the previous ids plus the selected ids, minus `evict`. If
+ *   that exceeds `maxKvSize`, the previous entries that are neither selected nor pinned are
+ *   ranked by {@link selectEvictionCandidates} and the excess is appended to `evict`.
+ *
+ * Each list keeps first-seen order: fragment order for the rules, then backoff / eviction order.
+ *
+ * @param selected The selected fragments (typically in rank order). Not mutated.
+ * @param options `now` (default `Date.now()`), `maxKvSize` (default 64), `previousCache`.
+ * @throws {CtxpackError} `INVALID_INPUT` / `INVALID_FIELD` for malformed fragments,
+ *   `INVALID_OPTION` / `DUPLICATE_ID` for bad options.
+ */
+export function generateKVPolicy<T extends FragmentFields>(selected: readonly T[], options?: KVPolicyOptions): KVPolicy {
+  const o = optionsRecord(options);
+  const now = readNow(o);
+  const maxKvSize = readCount(o, 'maxKvSize', DEFAULT_MAX_KV_SIZE);
+  const previous = o['previousCache'] === undefined ? [] : readCache(o['previousCache'], 'previousCache');
+  if (!Array.isArray(selected)) {
+    throw new CtxpackError('INVALID_INPUT', `selected must be an array, got ${describeValue(selected)}`, { field: 'selected' });
+  }
+  const inputs = selected.map((f: unknown, index): KVInput => {
+    const at = { collection: 'selected', index };
+    assertFragmentObject(f, at);
+    return {
+      id: readId(f, at),
+      cost: readCost(f, at),
+      lod: readOptionalString(f, 'lod', at),
+      benefit: readBenefit(f, at),
+      lastAccessMs: readTime(f, 'lastAccessTime', at),
+      dependencies: readDependencies(f, at),
+    };
+  });
+  return buildKVPolicy(inputs, previous, now, maxKvSize);
+}

@@ -1,0 +1,104 @@
+/**
+ * Validated readers of option bags, shared by the public functions. Not part of the public API.
+ * Every failure is a `CtxpackError` with code `INVALID_OPTION` and `field` set to the option name.
+ *
+ * @internal
+ * @module
+ */
+
+import { CtxpackError, describeValue } from './errors.js';
+import { isRecord, type Unchecked } from './fields.js';
+import type { ScoringWeights } from './types.js';
+
+/** Default weights of the benefit formula (spec: α = 0.6, β = 0.3, γ = 0.1). */
+export const DEFAULT_WEIGHTS: Readonly<ScoringWeights> = Object.freeze({ alpha: 0.6, beta: 0.3, gamma: 0.1 });
+
+/** Builds an `INVALID_OPTION` error for option `name`. */
+export function invalidOption(name: string, requirement: string, value: unknown, index?: number): CtxpackError {
+  const shown = index === undefined ? name : name.replace(/^([^.]+)/, `$1[${index}]`);
+  return new CtxpackError(
+    'INVALID_OPTION',
+    `options.${shown} must be ${requirement}, got ${describeValue(value)}`,
+    index === undefined ? { field: name } : { field: name, index },
+  );
+}
+
+/** `undefined` → `{}`; a non-array object → itself; anything else → `INVALID_OPTION` (`field: 'options'`). */
+export function optionsRecord(options: unknown): Unchecked {
+  if (options === undefined) return {};
+  if (!isRecord(options)) {
+    throw new CtxpackError('INVALID_OPTION', `options must be an object or undefined, got ${describeValue(options)}`, {
+      field: 'options',
+    });
+  }
+  return options;
+}
+
+/** `now`: finite epoch milliseconds; default `Date.now()`. */
+export function readNow(o: Unchecked): number {
+  const now = o['now'];
+  if (now === undefined) return Date.now();
+  if (typeof now !== 'number' || !Number.isFinite(now)) throw invalidOption('now', 'a finite number of epoch milliseconds', now);
+  return now;
+}
+
+/** `weights`: partial `{ alpha, beta, gamma }`, each finite and non-negative; missing ones take the defaults; other keys are rejected. */
+export function readWeights(o: Unchecked): ScoringWeights {
+  const w = o['weights'];
+  if (w === undefined) return { ...DEFAULT_WEIGHTS };
+  if (!isRecord(w)) throw invalidOption('weights', 'an object with optional alpha, beta, gamma', w);
+  const out = { ...DEFAULT_WEIGHTS };
+  for (const key of Object.keys(w)) {
+    if (key !== 'alpha' && key !== 'beta' && key !== 'gamma') {
+      throw new CtxpackError('INVALID_OPTION', `options.weights.${key} is not a weight (known: alpha, beta, gamma)`, {
+        field: `weights.${key}`,
+      });
+    }
+  }
+  for (const key of ['alpha', 'beta', 'gamma'] as const) {
+    const v = w[key];
+    if (v === undefined) continue;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
+      throw invalidOption(`weights.${key}`, 'a finite non-negative number', v);
+    }
+    out[key] = v;
+  }
+  return out;
+}
+
+/** A non-negative safe integer option, with a default when absent. */
+export function readCount(o: Unchecked, name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+  const v = o[name];
+  if (v === undefined) return fallback;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max) {
+    throw invalidOption(name, `a non-negative integer no greater than ${max}`, v);
+  }
+  return v;
+}
+
+/** A boolean option, with a default when absent. */
+export function readBoolean(o: Unchecked, name: string, fallback: boolean): boolean {
+  const v = o[name];
+  if (v === undefined) return fallback;
+  if (typeof v !== 'boolean') throw invalidOption(name, 'a boolean', v);
+  return v;
+}
+
+/** A string option restricted to `allowed`, with a default when absent. */
+export function readEnum<T extends string>(o: Unchecked, name: string, allowed: readonly T[], fallback: T): T {
+  const v = o[name];
+  if (v === undefined) return fallback;
+  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) {
+    throw invalidOption(name, `one of ${allowed.map((a) => `'${a}'`).join(', ')}`, v);
+  }
+  return v as T;
+}
+
+/** Rejects option names outside `known`, so a misspelt option never passes silently. */
+export function rejectUnknownOptions(o: Unchecked, known: readonly string[]): void {
+  for (const key of Object.keys(o)) {
+    if (!known.includes(key)) {
+      throw new CtxpackError('INVALID_OPTION', `options.${key} is not an option of selectFragments`, { field: key });
+    }
+  }
+}

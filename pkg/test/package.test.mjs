@@ -1,0 +1,157 @@
+// The package as users get it: imported by name through package.json `exports` (ESM and
+// CommonJS), the browser build's init(), the slicer functions, and errors that leave the module
+// working.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { test } from 'node:test';
+import * as esm from 'ctxpack';
+
+const require = createRequire(import.meta.url);
+const cjs = require('ctxpack');
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+
+const items = [
+  { id: 'a', tokens: 60, score: 0.6 },
+  { id: 'b', tokens: 40, score: 0.4, kind: 'tool' },
+  { id: 'c', tokens: 10, score: 0.2 },
+  { id: 'z', tokens: 0, score: 0.05, kind: 'tool' },
+];
+
+test('ESM and CommonJS export the same API and give the same plans', () => {
+  assert.deepEqual(Object.keys(cjs).sort(), Object.keys(esm).sort());
+  for (const name of ['selectFragments', 'greedySlice', 'knapsackSlice', 'countConstrainedKnapsackSlice', 'packGreedy', 'init', 'CtxpackError']) {
+    assert.equal(typeof esm[name], 'function', name);
+  }
+  assert.deepEqual(cjs.knapsackSlice(items, { targetTokens: 100 }, { bucketSize: 1 }), esm.knapsackSlice(items, { targetTokens: 100 }, { bucketSize: 1 }));
+});
+
+test('package.json carries the runtime conditions, exports the .wasm and declares no side effects', () => {
+  const root = pkg.exports['.'];
+  assert.deepEqual(Object.keys(root), ['types', 'workerd', 'edge-light', 'node', 'browser', 'default']);
+  assert.deepEqual(root.node, { import: './dist/node.js', require: './dist/node.cjs' });
+  assert.equal(pkg.exports['./ctxpack_bg.wasm'], './wasm/ctxpack_bg.wasm');
+  assert.equal(pkg.sideEffects, false);
+  assert.ok(require.resolve('ctxpack/ctxpack_bg.wasm').endsWith('ctxpack_bg.wasm'));
+});
+
+test('init() in Node is optional, idempotent and returns one promise', async () => {
+  const first = esm.init();
+  assert.equal(esm.init(), first);
+  await first;
+  assert.equal(esm.isInitialized(), true);
+});
+
+test('the browser build refuses to plan before init(), then works after init(bytes), idempotently', async () => {
+  const browser = await import('../dist/index.js');
+  assert.throws(
+    () => browser.greedySlice(items, { targetTokens: 100 }),
+    (e) => e instanceof browser.CtxpackError && e.code === 'NOT_INITIALIZED',
+  );
+  const bytes = readFileSync(new URL('../wasm/ctxpack_bg.wasm', import.meta.url));
+  const p = browser.init(bytes);
+  assert.equal(browser.init(bytes), p);
+  await p;
+  assert.deepEqual(browser.greedySlice(items, { targetTokens: 100 }), esm.greedySlice(items, { targetTokens: 100 }));
+});
+
+test('the browser build accepts a compiled WebAssembly.Module', async () => {
+  const fresh = await import('../dist/edge-light.js').catch(() => null);
+  // edge-light imports '?module', which Node cannot load: only bundlers for Vercel Edge can.
+  assert.equal(fresh, null);
+  const mod = await WebAssembly.compile(readFileSync(new URL('../wasm/ctxpack_bg.wasm', import.meta.url)));
+  const browser = await import('../dist/index.js?module-test');
+  await browser.init(mod);
+  assert.equal(browser.knapsackSlice(items, { targetTokens: 100 }, { bucketSize: 1 }).selected.join(), 'z,b,a');
+});
+
+test('greedySlice: density order, zero-token items always, decisions for all', () => {
+  const r = esm.greedySlice(items, { targetTokens: 100 });
+  assert.deepEqual(r.selected, ['z', 'c', 'a']);
+  assert.deepEqual(
+    r.decisions.map((d) => [d.id, d.index, d.included, d.reason]),
+    [['a', 0, true, 'scored'], ['b', 1, false, 'budget_exceeded'], ['c', 2, true, 'scored'], ['z', 3, true, 'zero_tokens']],
+  );
+  assert.equal(r.totalTokens, 70);
+  assert.equal(r.budgetReached, true);
+});
+
+test('knapsackSlice: optimum over buckets, zero-token first then reconstruction order', () => {
+  const r = esm.knapsackSlice(items, { targetTokens: 100 }, { bucketSize: 1 });
+  assert.deepEqual(r.selected, ['z', 'b', 'a']);
+  assert.equal(r.decisions[2].reason, 'not_in_optimal_set');
+  // The default bucket of 100 leaves capacity 1: one item of at most 100 tokens.
+  assert.deepEqual(esm.knapsackSlice(items, { targetTokens: 100 }).selected, ['z', 'a']);
+});
+
+test('countConstrainedKnapsackSlice: require, cap, shortfall, overrun and the spec message on throw', () => {
+  const r = esm.countConstrainedKnapsackSlice(items, { targetTokens: 50 }, {
+    entries: [{ kind: 'TOOL', requireCount: 2, capCount: 2 }, { kind: 'memory', requireCount: 1, capCount: 1 }],
+    bucketSize: 1,
+  });
+  assert.deepEqual(r.selected, ['b', 'z', 'c']);
+  assert.deepEqual(r.shortfalls, [{ kind: 'memory', requiredCount: 1, satisfiedCount: 0 }]);
+  assert.equal(r.overBudget, false);
+  const over = esm.countConstrainedKnapsackSlice(items, { targetTokens: 30 }, { entries: [{ kind: 'tool', requireCount: 1, capCount: 1 }] });
+  assert.deepEqual([over.selected, over.overBudget, over.overrunTokens], [['b'], true, 10]);
+  assert.throws(
+    () => esm.countConstrainedKnapsackSlice(items, { targetTokens: 100 }, { entries: [{ kind: 'tool', requireCount: 3, capCount: 3 }], scarcity: 'throw' }),
+    { name: 'CtxpackError', code: 'COUNT_REQUIREMENT_SHORTFALL', message: "CountConstrainedKnapsackSlice: candidate pool for kind 'tool' has 2 items but RequireCount is 3." },
+  );
+});
+
+test('packGreedy: caller order, skip limit', () => {
+  const seq = [
+    { id: 'p', tokens: 70, score: 0.9 },
+    { id: 'q', tokens: 50, score: 0.8 },
+    { id: 'r', tokens: 40, score: 0.7 },
+    { id: 's', tokens: 30, score: 0.6 },
+  ];
+  assert.deepEqual(esm.packGreedy(seq, { targetTokens: 100 }).selected, ['p', 's']);
+  const stopped = esm.packGreedy(seq, { targetTokens: 100 }, { maxConsecutiveSkips: 1 });
+  assert.deepEqual(stopped.selected, ['p']);
+  assert.equal(stopped.decisions[3].reason, 'skip_limit_reached');
+});
+
+const errorCases = [
+  ['items not an array', () => esm.greedySlice({ length: 1 }, { targetTokens: 1 }), 'INVALID_INPUT'],
+  ['item null', () => esm.greedySlice([null], { targetTokens: 1 }), 'INVALID_FIELD', 'items', 0],
+  ['missing tokens', () => esm.greedySlice([{ id: 'x', score: 1 }], { targetTokens: 1 }), 'INVALID_FIELD', 'tokens', 0],
+  ['negative tokens', () => esm.greedySlice([items[0], { id: 'x', tokens: -1, score: 1 }], { targetTokens: 1 }), 'INVALID_FIELD', 'tokens', 1],
+  ['fractional tokens', () => esm.greedySlice([{ id: 'x', tokens: 1.5, score: 1 }], { targetTokens: 1 }), 'INVALID_FIELD', 'tokens', 0],
+  ['NaN tokens', () => esm.greedySlice([{ id: 'x', tokens: NaN, score: 1 }], { targetTokens: 1 }), 'INVALID_FIELD', 'tokens', 0],
+  ['NaN score', () => esm.greedySlice([{ id: 'x', tokens: 1, score: NaN }], { targetTokens: 1 }), 'INVALID_FIELD', 'score', 0],
+  ['duplicate id', () => esm.greedySlice([items[0], items[0]], { targetTokens: 1 }), 'DUPLICATE_ID', 'id', 1],
+  ['budget missing', () => esm.greedySlice(items), 'INVALID_BUDGET'],
+  ['budget negative', () => esm.greedySlice(items, { targetTokens: -1 }), 'INVALID_BUDGET'],
+  ['budget fractional', () => esm.greedySlice(items, { targetTokens: 0.5 }), 'INVALID_BUDGET'],
+  ['maxTokens below target', () => esm.greedySlice(items, { targetTokens: 10, maxTokens: 5 }), 'INVALID_BUDGET'],
+  ['bucketSize 0', () => esm.knapsackSlice(items, { targetTokens: 10 }, { bucketSize: 0 }), 'INVALID_BUCKET_SIZE'],
+  ['unknown option', () => esm.knapsackSlice(items, { targetTokens: 10 }, { bucketsize: 5 }), 'INVALID_OPTION', 'bucketsize'],
+  ['table over the limit', () => esm.knapsackSlice(items, { targetTokens: 100 }, { bucketSize: 1, maxTableBytes: 64 }), 'TABLE_TOO_LARGE'],
+  ['requireCount above capCount', () => esm.countConstrainedKnapsackSlice(items, { targetTokens: 10 }, { entries: [{ kind: 'tool', requireCount: 2, capCount: 1 }] }), 'INVALID_COUNT_ENTRY', 'entries', 0],
+  ['scarcity misspelt', () => esm.countConstrainedKnapsackSlice(items, { targetTokens: 10 }, { entries: [], scarcity: 'fail' }), 'INVALID_OPTION'],
+];
+
+for (const [name, call, code, field, index] of errorCases) {
+  test(`error: ${name} → ${code}, and the next call works`, () => {
+    assert.throws(call, (e) => {
+      assert.ok(e instanceof esm.CtxpackError, `${e}`);
+      assert.equal(e.name, 'CtxpackError');
+      assert.equal(e.code, code);
+      if (field !== undefined) assert.equal(e.field, field);
+      if (index !== undefined) assert.equal(e.index, index);
+      return true;
+    });
+    assert.deepEqual(esm.greedySlice(items, { targetTokens: 100 }).selected, ['z', 'c', 'a']);
+  });
+}
+
+test('TABLE_TOO_LARGE states candidates, capacity, cells and bytes', () => {
+  try {
+    esm.knapsackSlice(items, { targetTokens: 100 }, { bucketSize: 1, maxTableBytes: 64 });
+    assert.fail('expected an error');
+  } catch (e) {
+    assert.match(e.message, /3 candidates x 101 columns \(capacity 100\) = 303 cells, \d+ bytes, over the limit of 64 bytes/);
+  }
+});
