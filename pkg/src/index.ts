@@ -76,11 +76,13 @@ export {
 } from './planner.js';
 
 export { init, isInitialized } from './core.js';
-export type { InitInput, CountEntry, ReasonCode, Shortfall } from './core.js';
+export type { InitInput, ColumnarResult, CountEntry, ObjectItem, ReasonCode, Shortfall, SlicerName } from './core.js';
 
-export { countConstrainedKnapsackSlice, greedySlice, knapsackSlice, packGreedy } from './slicers.js';
+export { countConstrainedKnapsackSlice, greedySlice, knapsackSlice, packGreedy, sliceColumns, sliceFragments } from './slicers.js';
 export type {
   CountConstrainedKnapsackOptions,
+  CoreSliceOptions,
+  SliceColumns,
   KnapsackOptions,
   PackerOptions,
   SliceBudget,

@@ -6,7 +6,17 @@
  * @module
  */
 
-import { sliceColumnar, type ColumnarResult, type CountEntry, type ReasonCode, type SlicerName, type Shortfall } from './core.js';
+import {
+  sliceColumnar,
+  sliceObjects,
+  type ColumnarRequest,
+  type ColumnarResult,
+  type CountEntry,
+  type ObjectItem,
+  type ReasonCode,
+  type SlicerName,
+  type Shortfall,
+} from './core.js';
 import { CtxpackError, describeValue } from './errors.js';
 import { isRecord, MAX_COST_TOKENS } from './fields.js';
 
@@ -303,4 +313,83 @@ export function packGreedy(items: readonly SliceItem[], budget: SliceBudget, opt
   const o = optionBag(options);
   onlyKnown(o, ['maxConsecutiveSkips']);
   return run('packer', items, budget, o);
+}
+
+/** Options of {@link sliceColumns} and {@link sliceFragments}: those of the chosen slicer. */
+export interface CoreSliceOptions extends KnapsackOptions, PackerOptions {
+  /** count-knapsack: per-kind constraints. */
+  entries?: CountEntry[];
+  /** count-knapsack: `'degrade'` (default) or `'throw'`. */
+  scarcity?: 'degrade' | 'throw';
+}
+
+/** Parallel typed arrays: the columnar fast path's input. */
+export interface SliceColumns {
+  /** Token count per item. */
+  tokens: Uint32Array;
+  /** Score per item (finite). */
+  scores: Float64Array;
+  /** Per item, an index into `kindNames` (omit when kinds do not matter). */
+  kinds?: Uint32Array;
+  /** The kind names `kinds` points into. */
+  kindNames?: string[];
+}
+
+const CORE_SLICERS: readonly SlicerName[] = ['greedy', 'knapsack', 'count-knapsack', 'packer'];
+const CORE_OPTIONS = ['bucketSize', 'maxTableBytes', 'entries', 'scarcity', 'maxConsecutiveSkips'] as const;
+
+function coreRequest(slicer: unknown, budget: unknown, options: unknown): [SlicerName, Record<string, unknown>] {
+  if (typeof slicer !== 'string' || !(CORE_SLICERS as readonly string[]).includes(slicer)) {
+    throw new CtxpackError('INVALID_OPTION', `slicer must be one of ${CORE_SLICERS.map((s) => `'${s}'`).join(', ')}, got ${describeValue(slicer)}`, {
+      field: 'slicer',
+    });
+  }
+  const o = optionBag(options);
+  onlyKnown(o, CORE_OPTIONS);
+  if (o['entries'] !== undefined) o['entries'] = countEntries(o['entries'], 'entries');
+  return [slicer as SlicerName, { ...o, ...budgetOf(budget) }];
+}
+
+/**
+ * The columnar fast path, for callers who keep their candidates as typed arrays: runs a Rust
+ * slicer on parallel `Uint32Array` / `Float64Array` columns and answers with item indexes
+ * (`selected`, in the slicer's output order) and one reason per item. Nothing is copied but the
+ * arrays themselves; no ids are needed.
+ *
+ * @example
+ * const r = sliceColumns('knapsack', { tokens: Uint32Array.of(60, 40, 10), scores: Float64Array.of(0.6, 0.4, 0.2) },
+ *   { targetTokens: 100 }, { bucketSize: 1 });
+ * // r.selected → Uint32Array [1, 0]; r.reasons[2] → 'not_in_optimal_set'
+ */
+export function sliceColumns(slicer: SlicerName, columns: SliceColumns, budget: SliceBudget, options?: CoreSliceOptions): ColumnarResult {
+  const [name, req] = coreRequest(slicer, budget, options);
+  if (!isRecord(columns) || !(columns['tokens'] instanceof Uint32Array) || !(columns['scores'] instanceof Float64Array)) {
+    throw new CtxpackError('INVALID_INPUT', 'columns must be { tokens: Uint32Array, scores: Float64Array, kinds?: Uint32Array, kindNames?: string[] }', {
+      field: 'columns',
+    });
+  }
+  const { kinds, kindNames } = columns as unknown as Record<string, unknown>;
+  if (kinds !== undefined && !(kinds instanceof Uint32Array)) {
+    throw new CtxpackError('INVALID_INPUT', `columns.kinds must be a Uint32Array or absent, got ${describeValue(kinds)}`, { field: 'kinds' });
+  }
+  if (kindNames !== undefined && !(Array.isArray(kindNames) && kindNames.every((k) => typeof k === 'string'))) {
+    throw new CtxpackError('INVALID_INPUT', 'columns.kindNames must be an array of strings or absent', { field: 'kindNames' });
+  }
+  return sliceColumnar(name, { ...req, ...columns } as unknown as ColumnarRequest);
+}
+
+/**
+ * The object path, for callers who hold fragment objects with their own scores: runs a Rust slicer
+ * on `{ id, cost_tokens, score?, kind? }` objects (a missing score is 0, a missing kind `''`; other
+ * properties, such as `content`, are never read). Answers like {@link sliceColumns}: indexes and
+ * reasons. Selects exactly as the columnar path does.
+ */
+export function sliceFragments(
+  slicer: SlicerName,
+  fragments: readonly ObjectItem[],
+  budget: SliceBudget,
+  options?: CoreSliceOptions,
+): ColumnarResult {
+  const [name, req] = coreRequest(slicer, budget, options);
+  return sliceObjects(name, fragments, req as unknown as Omit<ColumnarRequest, 'tokens' | 'scores' | 'kinds' | 'kindNames'>);
 }

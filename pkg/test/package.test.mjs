@@ -155,3 +155,59 @@ test('TABLE_TOO_LARGE states candidates, capacity, cells and bytes', () => {
     assert.match(e.message, /3 candidates x 101 columns \(capacity 100\) = 303 cells, \d+ bytes, over the limit of 64 bytes/);
   }
 });
+
+// A small seeded generator (mulberry32) for agreement tests.
+function rng(seed) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = seed;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+test('the object path and the columnar path select alike, for every slicer, on 400 random inputs', () => {
+  const rand = rng(42);
+  const kindsPool = ['tool', 'Tool', 'msg', 'doc', ''];
+  for (let round = 0; round < 100; round++) {
+    const n = Math.floor(rand() * 60);
+    const frags = Array.from({ length: n }, (_, i) => ({
+      id: `f${i}`,
+      cost_tokens: rand() < 0.1 ? 0 : Math.floor(rand() * 800),
+      score: Math.round(rand() * 100) / 100,
+      kind: kindsPool[Math.floor(rand() * kindsPool.length)],
+      content: 'never read',
+    }));
+    const kindNames = [...new Set(frags.map((f) => f.kind))];
+    const columns = {
+      tokens: Uint32Array.from(frags, (f) => f.cost_tokens),
+      scores: Float64Array.from(frags, (f) => f.score),
+      kinds: Uint32Array.from(frags, (f) => kindNames.indexOf(f.kind)),
+      kindNames,
+    };
+    const budget = { targetTokens: Math.floor(rand() * 5000) };
+    const cases = [
+      ['greedy', {}],
+      ['knapsack', { bucketSize: 1 + Math.floor(rand() * 100) }],
+      ['count-knapsack', { bucketSize: 10, entries: [{ kind: 'TOOL', requireCount: 1, capCount: 2 }, { kind: 'doc', requireCount: 0, capCount: 1 }] }],
+      ['packer', { maxConsecutiveSkips: Math.floor(rand() * 4) }],
+    ];
+    for (const [slicer, options] of cases) {
+      const viaColumns = esm.sliceColumns(slicer, columns, budget, options);
+      const viaObjects = esm.sliceFragments(slicer, frags, budget, options);
+      assert.deepEqual(viaObjects, viaColumns, `${slicer} round ${round}`);
+      assert.ok(viaColumns.selected instanceof Uint32Array);
+    }
+  }
+});
+
+test('sliceColumns and sliceFragments refuse bad input with CtxpackError', () => {
+  const cols = { tokens: Uint32Array.of(1), scores: Float64Array.of(0.5) };
+  assert.throws(() => esm.sliceColumns('fast', cols, { targetTokens: 1 }), { code: 'INVALID_OPTION', field: 'slicer' });
+  assert.throws(() => esm.sliceColumns('greedy', { tokens: [1], scores: [0.5] }, { targetTokens: 1 }), { code: 'INVALID_INPUT' });
+  assert.throws(() => esm.sliceColumns('greedy', { tokens: Uint32Array.of(1, 2), scores: Float64Array.of(0.5) }, { targetTokens: 1 }), { code: 'INVALID_INPUT' });
+  assert.throws(() => esm.sliceFragments('greedy', [{ id: 'a' }], { targetTokens: 1 }), { code: 'INVALID_FIELD', field: 'cost_tokens', index: 0 });
+  assert.throws(() => esm.sliceFragments('packer', [], { targetTokens: 1 }, { maxSkips: 1 }), { code: 'INVALID_OPTION', field: 'maxSkips' });
+  assert.deepEqual(Array.from(esm.sliceColumns('greedy', cols, { targetTokens: 1 }).selected), [0]);
+});
