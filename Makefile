@@ -18,7 +18,7 @@ WASM_RAW := target/$(WASM_TARGET)/release/ctxpack.wasm
 WASM_OUT := pkg/wasm/ctxpack_bg.wasm
 NODE_BIN := pkg/node_modules/.bin
 
-.PHONY: all toolchain wasm-toolchain node-deps wasm build lint test test-rust test-wasm test-js test-edge demo serve bench clean
+.PHONY: all toolchain wasm-toolchain fuzz-toolchain node-deps wasm build lint test test-rust test-wasm test-js test-edge test-fuzz test-soak fuzz soak demo serve bench clean
 
 all: build
 
@@ -32,6 +32,12 @@ wasm-toolchain:
 	  echo "installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION) (a few minutes, once)"; \
 	  cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION) --force; \
 	fi
+
+# cargo-fuzz runs on the machine's nightly toolchain.
+CARGO_FUZZ_VERSION := 0.13.2
+fuzz-toolchain:
+	@cargo +nightly --version >/dev/null 2>&1 || rustup toolchain install nightly --profile minimal
+	@[ "$$(cargo fuzz --version 2>/dev/null | awk '{print $$2}')" = "$(CARGO_FUZZ_VERSION)" ] || cargo install cargo-fuzz --version $(CARGO_FUZZ_VERSION) --force
 
 node-deps: pkg/node_modules/.package-lock.json
 
@@ -73,7 +79,25 @@ test-js: build
 test-edge: build
 	cd pkg && node --test test-edge/
 
-test: wasm-toolchain lint test-rust test-wasm test-js test-edge
+# Short bounded passes of the fuzzer and the soak run, so their harnesses never rot.
+FUZZ = cargo +nightly fuzz run --fuzz-dir tests/fuzz slicers -- -max_len=4096
+test-fuzz: fuzz-toolchain
+	$(FUZZ) -runs=200000 2>&1 | tail -n 2
+
+test-soak: build
+	node --expose-gc tests/soak/soak.mjs --calls 10000 | tail -n 2
+
+test: wasm-toolchain lint test-rust test-wasm test-js test-edge test-fuzz test-soak
+
+## ---- long runs ----
+
+# 10 million executions of the slicer fuzz target (about 6 minutes here).
+fuzz: fuzz-toolchain
+	$(FUZZ) -runs=10000000 -print_final_stats=1 2>&1 | grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)|ERROR|panicked'
+
+# A million selectFragments calls in one process; fails if memory grows after warm-up.
+soak: build
+	node --expose-gc tests/soak/soak.mjs --calls 1000000
 
 ## ---- the main job ----
 

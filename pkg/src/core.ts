@@ -94,9 +94,20 @@ let ready = false;
 let codes: ReasonCode[] = [];
 let pending: Promise<void> | undefined;
 
-function markReady(): void {
+let memory: WebAssembly.Memory | undefined;
+
+function markReady(output: { memory: WebAssembly.Memory }): void {
+  memory = output.memory;
   codes = glue.decisionCodes() as ReasonCode[];
   ready = true;
+}
+
+/**
+ * Bytes of linear memory the wasm core holds (0 before it loads). Wasm memory never shrinks, so
+ * this is the high-water mark of every plan so far; useful for soak tests and dashboards.
+ */
+export function wasmMemoryBytes(): number {
+  return memory?.buffer.byteLength ?? 0;
 }
 
 /** What `init()` accepts: a URL or path to the .wasm, a `Response`, its bytes, or a compiled `WebAssembly.Module`. */
@@ -116,13 +127,11 @@ export function init(input?: InitInput | Promise<InitInput>): Promise<void> {
     if (input === undefined) {
       const source = loadWasmSync();
       if (source !== undefined) {
-        glue.initSync({ module: source });
-        markReady();
+        markReady(glue.initSync({ module: source }));
         return;
       }
     }
-    await glue.default({ module_or_path: input ?? defaultWasmInput() });
-    markReady();
+    markReady(await glue.default({ module_or_path: input ?? defaultWasmInput() }));
   })();
   pending = attempt;
   attempt.catch(() => {
@@ -145,12 +154,13 @@ function ensureReady(): void {
       'ctxpack is not initialized: in a browser, `await init()` once before planning',
     );
   }
+  let output: { memory: WebAssembly.Memory };
   try {
-    glue.initSync({ module: source });
+    output = glue.initSync({ module: source });
   } catch (err) {
     throw new CtxpackError('INTERNAL', 'the wasm core could not be instantiated', { cause: err });
   }
-  markReady();
+  markReady(output);
 }
 
 const KNOWN_CODES: ReadonlySet<string> = new Set<CtxpackErrorCode>([

@@ -75,7 +75,7 @@ export {
   selectFragments,
 } from './planner.js';
 
-export { init, isInitialized } from './core.js';
+export { init, isInitialized, wasmMemoryBytes } from './core.js';
 export type { InitInput, ColumnarResult, CountEntry, ObjectItem, ReasonCode, Shortfall, SlicerName } from './core.js';
 
 export { countConstrainedKnapsackSlice, greedySlice, knapsackSlice, packGreedy, sliceColumns, sliceFragments } from './slicers.js';
