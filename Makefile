@@ -18,13 +18,13 @@ WASM_RAW := target/$(WASM_TARGET)/release/ctxpack.wasm
 WASM_OUT := pkg/wasm/ctxpack_bg.wasm
 NODE_BIN := pkg/node_modules/.bin
 
-.PHONY: all toolchain wasm-toolchain fuzz-toolchain node-deps wasm build lint test test-rust test-wasm test-js test-edge test-fuzz test-soak fuzz soak demo serve bench clean
+.PHONY: all toolchain wasm-toolchain fuzz-toolchain node-deps www-deps chromium wasm build lint test test-rust test-wasm test-js test-edge test-e2e test-fuzz test-soak fuzz soak demo serve bench clean
 
 all: build
 
 ## ---- toolchain (idempotent) ----
 
-toolchain: wasm-toolchain node-deps
+toolchain: wasm-toolchain node-deps www-deps chromium
 
 wasm-toolchain:
 	@rustup target list --installed | grep -qx '$(WASM_TARGET)' || rustup target add $(WASM_TARGET)
@@ -44,6 +44,16 @@ node-deps: pkg/node_modules/.package-lock.json
 pkg/node_modules/.package-lock.json: pkg/package.json pkg/package-lock.json
 	cd pkg && npm ci --no-audit --no-fund
 	@touch $@
+
+www-deps: www/node_modules/.package-lock.json
+
+www/node_modules/.package-lock.json: www/package.json www/package-lock.json
+	cd www && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
+	@touch $@
+
+# Debian's Chromium for the browser tests; playwright-core never downloads a browser.
+chromium:
+	@[ -x /usr/bin/chromium ] || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
 
 ## ---- build ----
 
@@ -79,6 +89,9 @@ test-js: build
 test-edge: build
 	cd pkg && node --test test-edge/
 
+test-e2e: build www-deps chromium
+	node --test tests/e2e/
+
 # Short bounded passes of the fuzzer and the soak run, so their harnesses never rot.
 FUZZ = cargo +nightly fuzz run --fuzz-dir tests/fuzz slicers -- -max_len=4096
 test-fuzz: fuzz-toolchain
@@ -87,7 +100,7 @@ test-fuzz: fuzz-toolchain
 test-soak: build
 	node --expose-gc tests/soak/soak.mjs --calls 10000 | tail -n 2
 
-test: wasm-toolchain lint test-rust test-wasm test-js test-edge test-fuzz test-soak
+test: wasm-toolchain lint test-rust test-wasm test-js test-edge test-e2e test-fuzz test-soak
 
 ## ---- long runs ----
 
@@ -104,7 +117,7 @@ soak: build
 demo: build
 	node pkg/bin/ctxpack.js plan www/samples/agent-session.json --budget 6000 --gaze auth,session,login
 
-serve: build
+serve: build www-deps
 	node www/serve.mjs
 
 bench: build
@@ -112,4 +125,4 @@ bench: build
 
 clean:
 	cargo clean
-	rm -rf pkg/wasm pkg/dist pkg/node_modules
+	rm -rf pkg/wasm pkg/dist pkg/node_modules www/node_modules tests/e2e/artifacts

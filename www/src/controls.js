@@ -1,0 +1,125 @@
+// The input controls: reads them into plain settings, and fills them from a loaded document.
+
+import { byId, el } from './dom.js';
+import { kindOf } from './curve.js';
+
+/**
+ * @typedef {object} Settings
+ * @property {string[]} gaze  Distinct entities, in the order typed.
+ * @property {number} budget  NaN when the number field does not hold a number.
+ * @property {import('./strategy.js').Strategy} strategy
+ */
+
+/** Gaze entities from "auth, session, login": trimmed, distinct, no empties. */
+export function parseGaze(text) {
+  return [...new Set(text.split(',').map((s) => s.trim()).filter((s) => s !== ''))];
+}
+
+export class Controls {
+  /** @param {(event: Event) => void} onChange  Called on every input that changes the plan. */
+  constructor(onChange) {
+    this.gaze = byId('gaze');
+    this.range = byId('budget-range');
+    this.budget = byId('budget');
+    this.strategy = byId('strategy');
+    this.bucketSize = byId('bucket-size');
+    this.skipLimit = byId('skip-limit');
+    this.overshoot = byId('overshoot');
+    this.counts = byId('counts');
+    this.entitiesHint = byId('entities-hint');
+
+    this.range.addEventListener('input', (e) => {
+      this.budget.value = this.range.value;
+      onChange(e);
+    });
+    this.budget.addEventListener('input', (e) => {
+      if (Number.isFinite(this.budget.valueAsNumber)) this.range.value = this.budget.value;
+      onChange(e);
+    });
+    this.strategy.addEventListener('change', (e) => {
+      this.showStrategyOptions();
+      onChange(e);
+    });
+    for (const input of [this.gaze, this.bucketSize, this.skipLimit, this.counts]) input.addEventListener('input', onChange);
+    this.overshoot.addEventListener('change', onChange);
+    this.showStrategyOptions();
+  }
+
+  /** @returns {Settings} */
+  read() {
+    return {
+      gaze: parseGaze(this.gaze.value),
+      budget: this.budget.valueAsNumber,
+      strategy: {
+        slicer: this.strategy.value,
+        bucketSize: this.bucketSize.valueAsNumber,
+        maxConsecutiveSkips: this.skipLimit.valueAsNumber,
+        countEntries: [...this.counts.rows].map((row) => ({
+          kind: row.dataset.kind,
+          requireCount: row.querySelector('.require').valueAsNumber,
+          capCount: row.querySelector('.cap').valueAsNumber,
+        })),
+        allowOvershoot: this.overshoot.checked,
+      },
+    };
+  }
+
+  /**
+   * Fits the controls to newly loaded fragments (already validated by the package). The gaze and
+   * budget change only when the document carries its own.
+   * @param {readonly object[]} fragments
+   * @param {{ gaze?: string[], budget?: number }} doc
+   */
+  setData(fragments, doc) {
+    if (doc.gaze !== undefined) this.gaze.value = doc.gaze.join(', ');
+    const total = fragments.reduce((sum, f) => sum + f.cost_tokens, 0);
+    const budget = doc.budget ?? (Number.isFinite(this.budget.valueAsNumber) ? this.budget.valueAsNumber : Math.round(total / 4));
+    this.range.max = String(Math.max(total, budget, 1));
+    this.range.value = String(budget);
+    this.budget.value = String(budget);
+    this.fillCounts(fragments);
+    this.entitiesHint.textContent = entitiesHint(fragments);
+  }
+
+  /** One row per kind (kinds compare ASCII case-insensitively in the core): require 0, cap = all. */
+  fillCounts(fragments) {
+    const kinds = new Map();
+    for (const f of fragments) {
+      const kind = kindOf(f);
+      const key = kind.toLowerCase();
+      const k = kinds.get(key) ?? { kind, count: 0 };
+      k.count++;
+      kinds.set(key, k);
+    }
+    const number = (className, value, label) => el('input', { type: 'number', min: 0, step: 1, value, className, ariaLabel: label });
+    this.counts.replaceChildren(
+      ...[...kinds.values()]
+        .sort((a, b) => (a.kind < b.kind ? -1 : 1))
+        .map(({ kind, count }) =>
+          el(
+            'tr',
+            { dataset: { kind } },
+            el('th', { scope: 'row' }, kind),
+            el('td', {}, number('require', 0, `Require at least this many of kind ${kind}`)),
+            el('td', {}, number('cap', count, `Cap on kind ${kind}`)),
+          ),
+        ),
+    );
+  }
+
+  showStrategyOptions() {
+    for (const node of document.querySelectorAll('[data-for]')) {
+      node.hidden = !node.dataset.for.split(' ').includes(this.strategy.value);
+    }
+  }
+}
+
+/** The most frequent entities of the fragments, as a hint for the gaze. */
+function entitiesHint(fragments) {
+  const counts = new Map();
+  for (const f of fragments) for (const e of new Set(f.entities ?? [])) counts.set(e, (counts.get(e) ?? 0) + 1);
+  if (counts.size === 0) return 'These fragments name no entities.';
+  const top = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 24);
+  const more = counts.size > top.length ? `, and ${counts.size - top.length} more` : '';
+  return `Entities in these fragments (fragments naming them): ${top.map(([e, n]) => `${e} (${n})`).join(', ')}${more}.`;
+}
