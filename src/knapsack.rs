@@ -2,8 +2,8 @@
 //! (knapsack-slice.md).
 
 use crate::{
-    check_scores, Budget, CtxpackError, Decision, ExclusionReason, InclusionReason, Item,
-    Selection, Slicer,
+    check_scores, knapsack_dp, Budget, CtxpackError, Decision, ExclusionReason, InclusionReason,
+    Item, Selection, Slicer,
 };
 
 /// The spec's default bucket size.
@@ -43,6 +43,13 @@ pub const SCORE_SCALE: f64 = 10_000.0;
 ///
 /// Scaled values add with saturation at `i64::MAX`, so absurd scores (above
 /// about 9 × 10^14) cannot overflow; they compare as equal once saturated.
+///
+/// The DP runs on 32-bit values whenever the sum of the scaled values fits,
+/// with SIMD (SIMD128 in wasm, AVX2 natively where available), in place and
+/// top down, and skips the cells above the running sum of weights, whose keep
+/// bits are known; every keep bit it writes is the spec's loop's, so the
+/// selection is the spec's (`tests/knapsack_kernel.rs` checks it against the
+/// spec written out plainly).
 ///
 /// ```
 /// use ctxpack::{Budget, Item, KnapsackSlice, Slicer};
@@ -178,8 +185,9 @@ impl KnapsackSlice {
         }
         // Exact: above the sum of all weights every row is kept anyway.
         let capacity = capacity.min(weight_sum);
-        let table = KeepTable::allocate(rows.len(), capacity, self.max_table_bytes)?;
-        let chosen = run_dp(&rows, table);
+        let weights: Vec<usize> = rows.iter().map(|row| row.weight).collect();
+        let values: Vec<i64> = rows.iter().map(|row| row.value).collect();
+        let chosen = knapsack_dp::solve(&weights, &values, capacity, self.max_table_bytes)?;
         for &r in &chosen {
             let i = rows[r].index;
             decisions[i] = Decision::Included(InclusionReason::Scored);
@@ -223,84 +231,4 @@ struct Row {
     index: usize,
     weight: usize,
     value: i64,
-}
-
-/// One bit per (row, capacity) cell, rows of whole 64-bit words.
-struct KeepTable {
-    bits: Vec<u64>,
-    dp: Vec<i64>,
-    words_per_row: usize,
-    capacity: usize,
-}
-
-impl KeepTable {
-    /// Checks the byte limit, then allocates without aborting on failure.
-    fn allocate(rows: usize, capacity: i64, limit: u64) -> Result<KeepTable, CtxpackError> {
-        let columns = u64::try_from(capacity)
-            .unwrap_or(u64::MAX)
-            .saturating_add(1);
-        let words_per_row = columns.div_ceil(64);
-        let row_count = rows as u64;
-        let bytes = u128::from(row_count) * u128::from(words_per_row) * 8 + u128::from(columns) * 8;
-        let too_large = || CtxpackError::TableTooLarge {
-            candidates: rows,
-            capacity: columns - 1,
-            cells: row_count.saturating_mul(columns),
-            bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
-            limit,
-        };
-        if bytes > u128::from(limit) {
-            return Err(too_large());
-        }
-        // Sizes must also fit this platform's usize (32 bits on wasm32).
-        let (Ok(words), Ok(words_per_row), Ok(columns)) = (
-            usize::try_from(row_count * words_per_row),
-            usize::try_from(words_per_row),
-            usize::try_from(columns),
-        ) else {
-            return Err(too_large());
-        };
-        let capacity = columns - 1;
-        let mut bits = Vec::new();
-        bits.try_reserve_exact(words).map_err(|_| too_large())?;
-        bits.resize(words, 0);
-        let mut dp = Vec::new();
-        dp.try_reserve_exact(capacity + 1)
-            .map_err(|_| too_large())?;
-        dp.resize(capacity + 1, 0);
-        Ok(KeepTable {
-            bits,
-            dp,
-            words_per_row,
-            capacity,
-        })
-    }
-}
-
-/// The spec's DP (1D value row, reverse weight loop, strict improvement)
-/// and its reverse reconstruction. Returns row numbers in reconstruction
-/// order.
-fn run_dp(rows: &[Row], mut table: KeepTable) -> Vec<usize> {
-    let capacity = table.capacity;
-    let dp = &mut table.dp;
-    for (r, row) in rows.iter().enumerate() {
-        let keep = &mut table.bits[r * table.words_per_row..(r + 1) * table.words_per_row];
-        for w in (row.weight..=capacity).rev() {
-            let with_item = dp[w - row.weight].saturating_add(row.value);
-            if with_item > dp[w] {
-                dp[w] = with_item;
-                keep[w >> 6] |= 1 << (w & 63);
-            }
-        }
-    }
-    let mut chosen = Vec::new();
-    let mut remaining = capacity;
-    for (r, row) in rows.iter().enumerate().rev() {
-        let word = table.bits[r * table.words_per_row + (remaining >> 6)];
-        if word >> (remaining & 63) & 1 == 1 {
-            chosen.push(r);
-            remaining -= row.weight;
-        }
-    }
-    chosen
 }

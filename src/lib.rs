@@ -40,6 +40,7 @@ mod error;
 mod greedy;
 mod item;
 mod knapsack;
+mod knapsack_dp;
 mod packer;
 mod selection;
 
