@@ -71,6 +71,18 @@ pub enum CtxpackError {
         /// The configured `require_count`.
         required: usize,
     },
+    /// `ScarcityBehavior::Throw` in the exact count-constrained slice, and
+    /// every kind has enough candidates but the lightest way to meet every
+    /// `require_count` does not fit the budget.
+    CountRequirementOverBudget {
+        /// Tokens that lightest way needs, each item's count rounded up to
+        /// a multiple of `bucket_size`.
+        required_tokens: i64,
+        /// The budget's target.
+        target_tokens: i64,
+        /// The bucket size the slice used (1: exact token counts).
+        bucket_size: i64,
+    },
     /// An option of a slicer or of the wasm boundary has the wrong type or
     /// value.
     InvalidOption {
@@ -112,6 +124,7 @@ impl CtxpackError {
             Self::InvalidCountEntry { .. } => "INVALID_COUNT_ENTRY",
             Self::TableTooLarge { .. } => "TABLE_TOO_LARGE",
             Self::CountRequirementShortfall { .. } => "COUNT_REQUIREMENT_SHORTFALL",
+            Self::CountRequirementOverBudget { .. } => "COUNT_REQUIREMENT_OVER_BUDGET",
             Self::InvalidOption { .. } => "INVALID_OPTION",
             Self::InvalidField { .. } => "INVALID_FIELD",
             Self::InvalidInput { .. } => "INVALID_INPUT",
@@ -184,6 +197,22 @@ impl fmt::Display for CtxpackError {
             } => write!(
                 f,
                 "CountConstrainedKnapsackSlice: candidate pool for kind '{kind}' has {satisfied} items but RequireCount is {required}."
+            ),
+            Self::CountRequirementOverBudget {
+                required_tokens,
+                target_tokens,
+                bucket_size: 1,
+            } => write!(
+                f,
+                "the required items need at least {required_tokens} tokens, over the budget of {target_tokens}"
+            ),
+            Self::CountRequirementOverBudget {
+                required_tokens,
+                target_tokens,
+                bucket_size,
+            } => write!(
+                f,
+                "the required items need at least {required_tokens} tokens (counts rounded up to multiples of {bucket_size}), over the budget of {target_tokens}"
             ),
             Self::InvalidOption { option, reason } if option.is_empty() => {
                 write!(f, "options: {reason}")

@@ -35,8 +35,11 @@
 //! The wasm-bindgen boundary of the npm package lives in its own module,
 //! compiled only for `wasm32`; the core has no wasm import.
 
+mod budget_curve;
 mod count_constrained;
 mod error;
+mod exact;
+mod exact_count;
 mod greedy;
 mod item;
 mod knapsack;
@@ -46,6 +49,10 @@ mod selection;
 
 pub use count_constrained::{CountConstrainedKnapsackSlice, CountQuotaEntry, ScarcityBehavior};
 pub use error::CtxpackError;
+pub use exact::{
+    ExactKnapsackSlice, ExactReport, FallbackReason, Solver, DEFAULT_MAX_STATES, DEFAULT_MAX_WORK,
+};
+pub use exact_count::{ExactCountConstrainedSlice, DEFAULT_MAX_CELLS};
 pub use greedy::GreedySlice;
 pub(crate) use item::check_scores;
 pub use item::{Budget, Item};

@@ -161,6 +161,11 @@ pub struct Selection {
     /// Whether any item was left out because it did not fit (the packer's
     /// `was_budget_reached`; reported by every slicer).
     pub budget_reached: bool,
+    /// What an exact slice ([`ExactKnapsackSlice`](crate::ExactKnapsackSlice),
+    /// [`ExactCountConstrainedSlice`](crate::ExactCountConstrainedSlice))
+    /// reports: how it solved, the value, the heuristic's value. `None` for
+    /// the seed slicers.
+    pub exact: Option<crate::ExactReport>,
 }
 
 impl Selection {
@@ -198,6 +203,7 @@ impl Selection {
             over_budget: overrun_tokens > 0,
             overrun_tokens,
             budget_reached,
+            exact: None,
         }
     }
 
