@@ -57,7 +57,7 @@ pub use greedy::GreedySlice;
 pub(crate) use item::check_scores;
 pub use item::{Budget, Item};
 pub use knapsack::{KnapsackSlice, DEFAULT_BUCKET_SIZE, DEFAULT_MAX_TABLE_BYTES, SCORE_SCALE};
-pub use packer::{GreedyPacker, DEFAULT_MAX_CONSECUTIVE_SKIPS};
+pub use packer::{GreedyPacker, LazySelection, DEFAULT_MAX_CONSECUTIVE_SKIPS};
 pub use selection::{Decision, ExclusionReason, InclusionReason, Selection, Shortfall};
 
 /// A selection strategy: picks items under a budget and explains each

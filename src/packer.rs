@@ -1,6 +1,8 @@
 //! `GreedyPacker`: the memory engine's skip-limited greedy packer
 //! (greedy-knapsack-packer.md).
 
+use std::convert::Infallible;
+
 use crate::{
     check_scores, Budget, CtxpackError, Decision, ExclusionReason, InclusionReason, Item,
     Selection, Slicer,
@@ -70,43 +72,159 @@ impl GreedyPacker {
     }
 }
 
-impl Slicer for GreedyPacker {
-    fn slice(&self, items: &[Item<'_>], budget: &Budget) -> Result<Selection, CtxpackError> {
-        check_scores(items)?;
-        let target = budget.target_tokens();
-        if items.is_empty() || target <= 0 {
-            return Ok(Selection::none(items, ExclusionReason::NoBudget));
+/// What [`GreedyPacker::slice_lazy`] answers: the selection, and how far the
+/// walk got.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LazySelection {
+    /// The selection, exactly as [`Slicer::slice`] would give it for the
+    /// same counts, except that an item the walk never reached keeps
+    /// `skip_limit_reached` (or `no_budget`) even when its count would have
+    /// been negative: its count was never asked for.
+    pub selection: Selection,
+    /// How many counts were asked for: exactly items `0..counted`, each once,
+    /// in order.
+    pub counted: usize,
+}
+
+/// The walk shared by [`Slicer::slice`] and [`GreedyPacker::slice_lazy`].
+struct Walk {
+    selected: Vec<usize>,
+    decisions: Vec<Decision>,
+    /// Items `0..reached` were counted; the rest were never looked at.
+    reached: usize,
+}
+
+impl GreedyPacker {
+    /// The seed's walk over `n` items, asking `count(i)` for item `i`'s
+    /// tokens only when it reaches it (the seed's `count_tokens` inside the
+    /// loop). Items it never reaches are `SkipLimitReached`, or all are
+    /// `NoBudget` when `target <= 0` or `n == 0` (nothing is counted then).
+    fn walk<E>(
+        self,
+        n: usize,
+        target: i64,
+        mut count: impl FnMut(usize) -> Result<i64, E>,
+    ) -> Result<Walk, E> {
+        if n == 0 || target <= 0 {
+            return Ok(Walk {
+                selected: Vec::new(),
+                decisions: vec![Decision::Excluded(ExclusionReason::NoBudget); n],
+                reached: 0,
+            });
         }
-        let mut decisions =
-            vec![Decision::Excluded(ExclusionReason::SkipLimitReached); items.len()];
+        let mut decisions = vec![Decision::Excluded(ExclusionReason::SkipLimitReached); n];
         let mut selected = Vec::new();
         let mut used: i64 = 0;
         let mut consecutive_skips = 0u32;
-        for (i, item) in items.iter().enumerate() {
-            if item.tokens < 0 {
-                decisions[i] = Decision::Excluded(ExclusionReason::NegativeTokens);
-            } else if used.saturating_add(item.tokens) <= target {
-                used += item.tokens;
+        let mut reached = 0;
+        for (i, decision) in decisions.iter_mut().enumerate() {
+            let tokens = count(i)?;
+            reached = i + 1;
+            if tokens < 0 {
+                *decision = Decision::Excluded(ExclusionReason::NegativeTokens);
+            } else if used.saturating_add(tokens) <= target {
+                used += tokens;
                 selected.push(i);
-                decisions[i] = Decision::Included(InclusionReason::Scored);
+                *decision = Decision::Included(InclusionReason::Scored);
                 consecutive_skips = 0;
             } else {
-                decisions[i] = Decision::Excluded(ExclusionReason::BudgetExceeded);
+                *decision = Decision::Excluded(ExclusionReason::BudgetExceeded);
                 consecutive_skips = consecutive_skips.saturating_add(1);
                 if consecutive_skips == self.max_consecutive_skips {
-                    for (rest, decision) in items[i + 1..].iter().zip(&mut decisions[i + 1..]) {
-                        if rest.tokens < 0 {
-                            *decision = Decision::Excluded(ExclusionReason::NegativeTokens);
-                        }
-                    }
                     break;
                 }
+            }
+        }
+        Ok(Walk {
+            selected,
+            decisions,
+            reached,
+        })
+    }
+
+    /// The packer with counts asked for lazily, as the seed's packer counts
+    /// each memory only when it reaches it: `count(i)` is called for item
+    /// `i` (in order, once each) only when the walk gets there, so after
+    /// the skip limit stops the walk the rest are never counted. Selects
+    /// exactly as [`Slicer::slice`] does on items with those counts (the two
+    /// share one walk).
+    ///
+    /// `scores` gives the number of items and their scores (for
+    /// `total_score`); the scores are checked before anything is counted.
+    /// A budget of zero or less counts nothing.
+    ///
+    /// ```
+    /// use ctxpack::{Budget, GreedyPacker};
+    /// let texts = ["a long memory …", "x", "another long one", "yet another", "y"];
+    /// let mut asked = Vec::new();
+    /// let lazy = GreedyPacker::new(2).slice_lazy(&[0.9, 0.8, 0.7, 0.6, 0.5], &Budget::new(5), |i| {
+    ///     asked.push(i);
+    ///     Ok::<_, ctxpack::CtxpackError>(i64::try_from(texts[i].len()).unwrap())
+    /// })?;
+    /// assert_eq!(lazy.selection.selected, [1]);
+    /// assert_eq!((lazy.counted, asked), (4, vec![0, 1, 2, 3])); // item 4 was never counted
+    /// assert_eq!(lazy.selection.decisions[4].code(), "skip_limit_reached");
+    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`CtxpackError::InvalidScore`] (converted into `E`) for a NaN or
+    /// infinite score, before any count; the first error `count` returns,
+    /// which stops the walk at once.
+    pub fn slice_lazy<E: From<CtxpackError>>(
+        &self,
+        scores: &[f64],
+        budget: &Budget,
+        mut count: impl FnMut(usize) -> Result<i64, E>,
+    ) -> Result<LazySelection, E> {
+        if let Some(index) = scores.iter().position(|s| !s.is_finite()) {
+            return Err(CtxpackError::InvalidScore {
+                index,
+                value: scores[index],
+            }
+            .into());
+        }
+        let mut tokens = vec![0i64; scores.len()];
+        let walk = self.walk(scores.len(), budget.target_tokens(), |i| {
+            let t = count(i)?;
+            tokens[i] = t;
+            Ok::<i64, E>(t)
+        })?;
+        let items: Vec<Item<'static>> = tokens
+            .iter()
+            .zip(scores)
+            .map(|(&t, &s)| Item::new(t, s))
+            .collect();
+        Ok(LazySelection {
+            selection: Selection::finish(&items, budget, walk.selected, walk.decisions, Vec::new()),
+            counted: walk.reached,
+        })
+    }
+}
+
+impl Slicer for GreedyPacker {
+    fn slice(&self, items: &[Item<'_>], budget: &Budget) -> Result<Selection, CtxpackError> {
+        check_scores(items)?;
+        let walk = self
+            .walk(items.len(), budget.target_tokens(), |i| {
+                Ok::<_, Infallible>(items[i].tokens)
+            })
+            .unwrap_or_else(|never| match never {});
+        let mut decisions = walk.decisions;
+        // The counts are all at hand here: an item the walk never reached
+        // still reports a negative count as such.
+        for (item, decision) in items[walk.reached..]
+            .iter()
+            .zip(&mut decisions[walk.reached..])
+        {
+            if item.tokens < 0 {
+                *decision = Decision::Excluded(ExclusionReason::NegativeTokens);
             }
         }
         Ok(Selection::finish(
             items,
             budget,
-            selected,
+            walk.selected,
             decisions,
             Vec::new(),
         ))

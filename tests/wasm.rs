@@ -1653,3 +1653,170 @@ fn knapsack_capacity_of_u32_max_buckets_does_not_panic() {
     }
     assert_module_works();
 }
+
+// ---------------------------------------------------------------------------
+// packLazy: the packer asking for counts through a JS callback
+// ---------------------------------------------------------------------------
+
+mod lazy {
+    use super::*;
+    use ctxpack::wasm::pack_lazy;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use wasm_bindgen::closure::Closure;
+
+    type Callback = Closure<dyn FnMut(f64) -> Result<JsValue, JsValue>>;
+
+    /// A count callback answering `answer(i)` and recording every `i` asked.
+    fn recording(
+        answer: impl Fn(usize) -> Result<JsValue, JsValue> + 'static,
+    ) -> (Callback, Rc<RefCell<Vec<usize>>>) {
+        let asked = Rc::new(RefCell::new(Vec::new()));
+        let log = Rc::clone(&asked);
+        let callback = Closure::<dyn FnMut(f64) -> Result<JsValue, JsValue>>::new(move |i: f64| {
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // small indexes
+            let i = i as usize;
+            log.borrow_mut().push(i);
+            answer(i)
+        });
+        (callback, asked)
+    }
+
+    fn function(c: &Callback) -> &js_sys::Function {
+        c.as_ref().unchecked_ref()
+    }
+
+    #[wasm_bindgen_test]
+    fn agrees_with_the_packer_and_counts_only_what_it_reaches() {
+        let fixture = main_fixture();
+        let items = fixture.items();
+        let mut stopped_early = 0;
+        for skips in [None, Some(0), Some(1), Some(2), Some(3)] {
+            let config = Config::Packer { skips };
+            for &(target, _) in &BUDGETS {
+                let tokens = fixture.tokens.clone();
+                let (callback, asked) = recording(move |i| Ok(JsValue::from(tokens[i])));
+                let result = pack_lazy(
+                    &fixture.scores,
+                    config.options(target, None),
+                    function(&callback),
+                )
+                .expect("valid call");
+                let native = config
+                    .native()
+                    .slice(&items, &Budget::new(target))
+                    .expect("native");
+                let label = format!("skips {skips:?} target {target}");
+                assert_eq!(
+                    Outcome::from_js(&result),
+                    Outcome::from_native(&native),
+                    "{label}"
+                );
+                let counted = as_u32(&get(&result, "counted"), "counted") as usize;
+                assert_eq!(*asked.borrow(), (0..counted).collect::<Vec<_>>(), "{label}");
+                if counted < items.len() && target > 0 {
+                    stopped_early += 1;
+                }
+            }
+        }
+        assert!(stopped_early > 0, "no case stops before the end");
+    }
+
+    #[wasm_bindgen_test]
+    fn what_the_callback_throws_comes_back_unchanged_and_stops_the_walk() {
+        let thrown: JsValue = js_sys::Error::new("tokenizer exploded").into();
+        let error = thrown.clone();
+        let (callback, asked) = recording(move |i| {
+            if i == 2 {
+                Err(error.clone())
+            } else {
+                Ok(num(1.0))
+            }
+        });
+        let err = pack_lazy(&[0.9, 0.8, 0.7, 0.6], target(100.0), function(&callback)).unwrap_err();
+        assert!(
+            js_sys::Object::is(&err, &thrown),
+            "not the thrown value: {err:?}"
+        );
+        assert_eq!(*asked.borrow(), [0, 1, 2]);
+        assert_module_works();
+        // Not only Errors: any thrown value.
+        let (callback, _) = recording(|_| Err(string("plain string")));
+        assert_eq!(
+            pack_lazy(&[0.5], target(10.0), function(&callback))
+                .unwrap_err()
+                .as_string()
+                .as_deref(),
+            Some("plain string")
+        );
+        assert_module_works();
+    }
+
+    #[wasm_bindgen_test]
+    fn a_count_that_is_not_a_u32_is_refused_naming_the_item() {
+        for (value, shown) in [
+            (num(-1.0), "-1"),
+            (num(1.5), "1.5"),
+            (num(f64::NAN), "NaN"),
+            (num(4_294_967_296.0), "4294967296"),
+            (string(SECRET), "a string"),
+            (JsValue::UNDEFINED, "missing"),
+            (JsValue::NULL, "null"),
+        ] {
+            let bad = value.clone();
+            let (callback, asked) =
+                recording(move |i| Ok(if i == 1 { bad.clone() } else { num(1.0) }));
+            assert_eq!(
+                refused(pack_lazy(&[0.9, 0.8, 0.7], target(100.0), function(&callback))),
+                refusal(
+                    "INVALID_FIELD",
+                    Some("tokens"),
+                    Some(1),
+                    &format!("items[1].tokens must be counted as an integer from 0 to 4294967295, got {shown}")
+                ),
+                "{shown}"
+            );
+            assert_eq!(*asked.borrow(), [0, 1]);
+        }
+        let (callback, _) = recording(|_| Ok(num(4_294_967_295.0)));
+        pack_lazy(&[0.5], target(100.0), function(&callback)).expect("u32::MAX is a valid count");
+    }
+
+    #[wasm_bindgen_test]
+    fn bad_scores_and_options_are_refused_before_anything_is_counted() {
+        let (callback, asked) = recording(|_| Ok(num(1.0)));
+        let r = refused(pack_lazy(
+            &[0.5, f64::NAN],
+            target(100.0),
+            function(&callback),
+        ));
+        assert_eq!((r.code.as_str(), r.index), ("INVALID_SCORE", Some(1)));
+        let r = refused(pack_lazy(
+            &[0.5],
+            obj(&[("targetTokens", num(-1.0))]),
+            function(&callback),
+        ));
+        assert_eq!(r.code, "INVALID_OPTION");
+        let r = refused(pack_lazy(
+            &[0.5],
+            obj(&[("targetTokens", num(1.0)), ("bogus", num(1.0))]),
+            function(&callback),
+        ));
+        assert_eq!(
+            (r.code.as_str(), r.field.as_deref()),
+            ("INVALID_OPTION", Some("bogus"))
+        );
+        assert!(asked.borrow().is_empty());
+    }
+
+    #[wasm_bindgen_test]
+    fn a_budget_of_zero_and_an_empty_input_count_nothing() {
+        let (callback, asked) = recording(|_| Ok(num(1.0)));
+        let r = pack_lazy(&[0.5, 0.4], target(0.0), function(&callback)).expect("valid");
+        assert_eq!(Outcome::from_js(&r).codes(), ["no_budget", "no_budget"]);
+        let r2 = pack_lazy(&[], target(100.0), function(&callback)).expect("valid");
+        assert_eq!(as_u32(&get(&r2, "counted"), "counted"), 0);
+        assert_eq!(as_u32(&get(&r, "counted"), "counted"), 0);
+        assert!(asked.borrow().is_empty());
+    }
+}

@@ -1,7 +1,9 @@
 // Builds pkg/dist from pkg/src: one self-contained bundle per runtime (ESM for browsers, Node,
 // workerd and Vercel Edge; CommonJS for require()), each with its own way of finding the .wasm,
 // plus the .d.ts files from tsc. The .wasm itself stays one file in pkg/wasm, imported or read
-// by the bundles, never inlined.
+// by the bundles, never inlined. The tokenizer adapters (dist/tokenizers/*) are bundles of their
+// own that import their tokenizer, an optional peer dependency, and ctxpack itself (for
+// CtxpackError) by name: neither is ever bundled into them.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -50,3 +52,31 @@ await build({
   define: { 'import.meta.url': '__ctxpack_module_url' },
   banner: { js: "const __ctxpack_module_url = require('node:url').pathToFileURL(__filename).href;" },
 });
+
+// The tokenizer adapters: ESM and CommonJS, the tokenizer and ctxpack external.
+const TOKENIZERS = { 'js-tiktoken': ['js-tiktoken'], 'gpt-tokenizer': ['gpt-tokenizer', 'gpt-tokenizer/*'] };
+/** `../errors.js` from an adapter is ctxpack's own CtxpackError: import the package, so that `instanceof` holds. */
+const errorsFromPackage = {
+  name: 'ctxpack-errors-from-package',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/errors\.js$/ }, (args) =>
+      args.importer.includes(`${join('src', 'tokenizers')}`) ? { path: 'ctxpack', external: true } : undefined,
+    );
+  },
+};
+for (const [name, external] of Object.entries(TOKENIZERS)) {
+  for (const [format, ext] of [['esm', 'js'], ['cjs', 'cjs']]) {
+    await build({
+      entryPoints: [join(root, 'src/tokenizers', `${name}.ts`)],
+      bundle: true,
+      target: 'es2022',
+      format,
+      platform: 'neutral',
+      external,
+      plugins: [errorsFromPackage],
+      outfile: join(root, 'dist/tokenizers', `${name}.${ext}`),
+      legalComments: 'none',
+      logLevel: 'warning',
+    });
+  }
+}

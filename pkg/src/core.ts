@@ -249,3 +249,46 @@ export function sliceObjects(
   }
   return decode(raw);
 }
+
+/** What {@link packLazy} answers: the packer's result, and how many counts it asked for. */
+export interface LazyPackResult extends ColumnarResult {
+  /** Counts asked for: exactly items `0..counted`, each once, in order. */
+  counted: number;
+}
+
+/**
+ * Runs the packer with counts asked for lazily (`GreedyPacker::slice_lazy`): `count(i)` is called
+ * for item `i` only when the walk reaches it, so after the skip limit stops the walk the rest are
+ * never counted. `count` must return an integer from 0 to 4294967295.
+ *
+ * A `CtxpackError` thrown by `count` comes back unchanged (the walk stops at once); anything else
+ * it throws comes back as `TOKEN_COUNT_FAILED` with the thrown value as `cause`. Errors of the core
+ * go through {@link fromWasm}, like every other call.
+ */
+export function packLazy(
+  scores: Float64Array,
+  req: Pick<ColumnarRequest, 'targetTokens' | 'maxConsecutiveSkips'>,
+  count: (index: number) => number,
+): LazyPackResult {
+  ensureReady();
+  let thrown: { value: unknown } | undefined;
+  const callback = (index: number): number => {
+    try {
+      return count(index);
+    } catch (err) {
+      thrown = { value: err };
+      throw err;
+    }
+  };
+  let raw: RawResult & { counted: number };
+  try {
+    raw = glue.packLazy(scores, options(req as ColumnarRequest), callback) as RawResult & { counted: number };
+  } catch (err) {
+    if (thrown !== undefined) {
+      if (thrown.value instanceof CtxpackError) throw thrown.value;
+      throw new CtxpackError('TOKEN_COUNT_FAILED', 'the token counter threw', { cause: thrown.value });
+    }
+    throw fromWasm(err);
+  }
+  return { ...decode(raw), counted: raw.counted };
+}

@@ -16,7 +16,9 @@
  * - `INVALID_INPUT`: the candidates argument is not an array.
  * - `INVALID_FIELD`: a candidate, the gaze, or a field of either is malformed.
  * - `DUPLICATE_ID`: two candidates share an id.
- * - `INVALID_BUDGET`: `budgets` is missing or `tokens_max` is not a non-negative safe integer.
+ * - `INVALID_BUDGET`: `budgets` is missing, a budget (`tokens_max`, `output_reserve`,
+ *   `overhead_tokens`, `per_fragment_overhead`) is not a non-negative safe integer,
+ *   `safety_margin_percent` is not a number in [0, 100), or a budget name is unknown.
  * - `INVALID_OPTION`: an option has the wrong type or range.
  * - `INVALID_SCORE`: a score handed to a ranking function is not a finite number.
  * - `INVALID_TOKENS`: a token count handed to a slicer is invalid (raised by the core).
@@ -25,6 +27,9 @@
  * - `TABLE_TOO_LARGE`: the knapsack DP table would exceed `maxTableBytes` (raised by the core).
  * - `COUNT_REQUIREMENT_SHORTFALL`: a count requirement cannot be met and scarcity is `'throw'`
  *   (raised by the core).
+ * - `TOKEN_COUNT_FAILED`: `options.countTokens` threw, or returned something other than an integer
+ *   from 0 to 4294967295, for a fragment's `content` (`field` is `'content'`, `index` the
+ *   candidate; a thrown error is kept as `cause`; the message never contains the text).
  * - `NOT_INITIALIZED`: the WebAssembly core was used before initialization (raised by the core).
  * - `INTERNAL`: a broken invariant; please report it.
  */
@@ -40,6 +45,7 @@ export type CtxpackErrorCode =
   | 'INVALID_COUNT_ENTRY'
   | 'TABLE_TOO_LARGE'
   | 'COUNT_REQUIREMENT_SHORTFALL'
+  | 'TOKEN_COUNT_FAILED'
   | 'NOT_INITIALIZED'
   | 'INTERNAL';
 

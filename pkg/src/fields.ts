@@ -89,6 +89,25 @@ export function readCost(f: Unchecked, where?: Where): number {
   return cost;
 }
 
+/**
+ * `cost_tokens` of a fragment that may leave its count to `options.countTokens`: absent →
+ * `undefined`, provided `content` is a string (checked here); present → as {@link readCost}.
+ */
+export function readOptionalCost(f: Unchecked, where?: Where): number | undefined {
+  if (f['cost_tokens'] !== undefined) return readCost(f, where);
+  const content = f['content'];
+  if (content === undefined) {
+    const index = indexOf(where);
+    throw new CtxpackError(
+      'INVALID_FIELD',
+      `${path('cost_tokens', where)} is missing and there is no content to count: give cost_tokens (an integer from 0 to 4294967295), or content (a string) with options.countTokens`,
+      index === undefined ? { field: 'cost_tokens' } : { field: 'cost_tokens', index },
+    );
+  }
+  if (typeof content !== 'string') throw invalid('content', where, 'a string when cost_tokens is absent', content);
+  return undefined;
+}
+
 function readStringArray(f: Unchecked, field: string, where: Where): readonly string[] {
   const value = f[field];
   if (value === undefined) return [];

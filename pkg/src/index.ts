@@ -19,6 +19,7 @@ export type {
   Gaze,
   KVPolicy,
   KVPolicyOptions,
+  PlannerFragmentFields,
   PlannerMetrics,
   PlannerOptions,
   PlannerSlicer,
@@ -28,9 +29,15 @@ export type {
   ScoringWeights,
   SelectionLogRecord,
   SelectionResult,
+  TextFragmentFields,
   TieBreakOptions,
   TimeInput,
 } from './types.js';
+
+export { CHARS_PER_TOKEN, createEstimator, estimateTokens } from './tokens.js';
+export type { TokenCounter } from './tokens.js';
+
+export { effectiveBudget } from './budgets.js';
 
 export { toEpochMs } from './time.js';
 

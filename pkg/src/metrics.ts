@@ -187,8 +187,10 @@ export interface MetricsInput {
   readonly previousCache: readonly CheckedCacheEntry[];
 }
 
-/** Builds {@link PlannerMetrics} from validated planner state. @internal */
-export function buildMetrics(input: MetricsInput): PlannerMetrics {
+/** Builds {@link PlannerMetrics} from validated planner state, but for the counting and budget fields the planner adds. @internal */
+export function buildMetrics(
+  input: MetricsInput,
+): Omit<PlannerMetrics, 'fragments_counted' | 'effective_budget' | 'budget_used' | 'prompt_tokens'> {
   const { selected } = input;
   let tokens = 0;
   for (const s of selected) tokens += s.cost;

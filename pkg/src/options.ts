@@ -94,6 +94,22 @@ export function readEnum<T extends string>(o: Unchecked, name: string, allowed: 
   return v as T;
 }
 
+/** A function option; `undefined` when absent. */
+export function readFunction<F extends (...args: never[]) => unknown>(o: Unchecked, name: string): F | undefined {
+  const v = o[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'function') throw invalidOption(name, 'a function', v);
+  return v as F;
+}
+
+/** A non-empty string option; `undefined` when absent. */
+export function readNonEmptyString(o: Unchecked, name: string): string | undefined {
+  const v = o[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || v.length === 0) throw invalidOption(name, 'a non-empty string', v);
+  return v;
+}
+
 /** Rejects option names outside `known`, so a misspelt option never passes silently. */
 export function rejectUnknownOptions(o: Unchecked, known: readonly string[]): void {
   for (const key of Object.keys(o)) {

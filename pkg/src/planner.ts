@@ -5,17 +5,17 @@
  * @module
  */
 
-import { sliceColumnar, type ColumnarRequest, type ColumnarResult, type SlicerName } from './core.js';
+import { readBudgets, type CheckedBudgets } from './budgets.js';
+import { packLazy, sliceColumnar, type ColumnarRequest, type ColumnarResult, type SlicerName } from './core.js';
 import { CtxpackError, describeValue } from './errors.js';
 import {
   MAX_COST_TOKENS,
   assertFragmentObject,
-  isRecord,
   readCitationCount,
-  readCost,
   readDependencies,
   readEntities,
   readId,
+  readOptionalCost,
   readOptionalString,
   readTime,
   type Unchecked,
@@ -23,10 +23,22 @@ import {
 import { hashId } from './hash.js';
 import { DEFAULT_MAX_KV_SIZE, buildKVPolicy, readCache, type CheckedCacheEntry } from './kvpolicy.js';
 import { buildMetrics, defaultRequestId, monotonicMs } from './metrics.js';
-import { invalidOption, optionsRecord, readBoolean, readCount, readEnum, readNow, readWeights, rejectUnknownOptions } from './options.js';
+import {
+  invalidOption,
+  optionsRecord,
+  readBoolean,
+  readCount,
+  readEnum,
+  readFunction,
+  readNonEmptyString,
+  readNow,
+  readWeights,
+  rejectUnknownOptions,
+} from './options.js';
 import { readGaze, scoreComponents, type ScoringContext } from './scoring.js';
 import { countEntries } from './slicers.js';
 import { DEFAULT_DIVERSITY_WINDOW, applyTieBreaking } from './tiebreak.js';
+import { CallCounts, type TokenCounter } from './tokens.js';
 import type {
   Budgets,
   CountEntryOption,
@@ -35,6 +47,7 @@ import type {
   FragmentFields,
   Gaze,
   KVPolicy,
+  PlannerFragmentFields,
   PlannerOptions,
   PlannerSlicer,
   SelectionLogRecord,
@@ -56,13 +69,16 @@ export const DEFAULT_KIND = 'default';
 const UNLIMITED_SKIPS = 0;
 
 /** A validated candidate with everything later phases need. */
-interface Candidate<T extends FragmentFields> {
+interface Candidate<T extends PlannerFragmentFields> {
   readonly fragment: T;
   /** The same object, as validated input. */
   readonly raw: Unchecked;
   readonly index: number;
   readonly id: string;
-  readonly cost: number;
+  /** `cost_tokens` as given; `undefined` when `content` is to be counted. */
+  readonly given: number | undefined;
+  /** `content`, kept only when it is to be counted. */
+  readonly content: string | undefined;
   readonly entities: readonly string[];
   readonly source: string | undefined;
   readonly lod: string | undefined;
@@ -72,7 +88,7 @@ interface Candidate<T extends FragmentFields> {
 }
 
 /** A scored candidate as ranked by `applyTieBreaking`. */
-interface Scored<T extends FragmentFields> {
+interface Scored<T extends PlannerFragmentFields> {
   readonly fragment: T;
   readonly score: number;
   readonly benefit: number;
@@ -96,10 +112,12 @@ interface Settings {
   readonly requestId: string | undefined;
   readonly logger: ((record: SelectionLogRecord) => void) | undefined;
   readonly hashIds: boolean;
+  readonly countTokens: TokenCounter | undefined;
+  readonly model: string | undefined;
   readonly ignoredOptions: readonly string[];
 }
 
-function validateCandidates<T extends FragmentFields>(candidates: unknown): Candidate<T>[] {
+function validateCandidates<T extends PlannerFragmentFields>(candidates: unknown): Candidate<T>[] {
   if (!Array.isArray(candidates)) {
     throw new CtxpackError('INVALID_INPUT', `candidates must be an array, got ${describeValue(candidates)}`, { field: 'candidates' });
   }
@@ -107,7 +125,7 @@ function validateCandidates<T extends FragmentFields>(candidates: unknown): Cand
   return candidates.map((f: unknown, index): Candidate<T> => {
     assertFragmentObject(f, index);
     const id = readId(f, index);
-    const cost = readCost(f, index);
+    const given = readOptionalCost(f, index);
     const other = firstIndex.get(id);
     if (other !== undefined) {
       throw new CtxpackError('DUPLICATE_ID', `candidates[${index}].id duplicates candidates[${other}].id`, {
@@ -126,7 +144,8 @@ function validateCandidates<T extends FragmentFields>(candidates: unknown): Cand
       raw: f,
       index,
       id,
-      cost,
+      given,
+      content: given === undefined ? (f['content'] as string) : undefined,
       entities: readEntities(f, index),
       source: readOptionalString(f, 'source', index),
       lod,
@@ -135,21 +154,6 @@ function validateCandidates<T extends FragmentFields>(candidates: unknown): Cand
       dependencies: readDependencies(f, index),
     };
   });
-}
-
-function validateBudgets(budgets: unknown): number {
-  if (!isRecord(budgets)) {
-    throw new CtxpackError('INVALID_BUDGET', `budgets must be an object { tokens_max }, got ${describeValue(budgets)}`, {
-      field: 'budgets',
-    });
-  }
-  const max = budgets['tokens_max'];
-  if (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 0) {
-    throw new CtxpackError('INVALID_BUDGET', `budgets.tokens_max must be a non-negative safe integer, got ${describeValue(max)}`, {
-      field: 'budgets.tokens_max',
-    });
-  }
-  return max;
 }
 
 /** `bucketSize`: like `knapsackSlice`, any invalid value is `INVALID_BUCKET_SIZE`. */
@@ -192,6 +196,8 @@ const KNOWN_OPTIONS: readonly (keyof PlannerOptions)[] = [
   'requestId',
   'logger',
   'hashIds',
+  'countTokens',
+  'model',
 ];
 
 function validateOptions(options: unknown): Settings {
@@ -209,6 +215,9 @@ function validateOptions(options: unknown): Settings {
   }
   const logger = o['logger'];
   if (logger !== undefined && typeof logger !== 'function') throw invalidOption('logger', 'a function', logger);
+  const countTokens = readFunction<TokenCounter>(o, 'countTokens');
+  const model = readNonEmptyString(o, 'model');
+  const ignoredOptions = SLICER_OPTIONS.filter(([name, usedBy]) => o[name] !== undefined && !usedBy.includes(slicer)).map(([name]) => name);
   return {
     now: readNow(o),
     weights: readWeights(o),
@@ -225,22 +234,22 @@ function validateOptions(options: unknown): Settings {
     requestId,
     logger: logger as Settings['logger'],
     hashIds: readBoolean(o, 'hashIds', false),
-    ignoredOptions: SLICER_OPTIONS.filter(([name, usedBy]) => o[name] !== undefined && !usedBy.includes(slicer)).map(([name]) => name),
+    countTokens,
+    model,
+    ignoredOptions,
   };
 }
 
-function buildRequest<T extends FragmentFields>(
+/** `charges[i]`: what rank position `i` takes of the budget (its count plus the per-fragment overhead). */
+function buildRequest<T extends PlannerFragmentFields>(
   ranked: readonly Scored<T>[],
+  charges: Uint32Array,
   tokensMax: number,
   s: Settings,
 ): [SlicerName, ColumnarRequest] {
   const n = ranked.length;
-  const tokens = new Uint32Array(n);
-  const scores = new Float64Array(n);
-  ranked.forEach((r, i) => {
-    tokens[i] = r.candidate.cost;
-    scores[i] = r.score;
-  });
+  const tokens = charges;
+  const scores = Float64Array.from(ranked, (r) => r.score);
   const base: ColumnarRequest = { tokens, scores, targetTokens: tokensMax, maxTokens: tokensMax };
   switch (s.slicer) {
     case 'acs':
@@ -297,59 +306,82 @@ function checkResult(result: ColumnarResult, n: number): void {
 }
 
 /**
- * Selects the fragments to put in the prompt under `budgets.tokens_max` (spec: `selectFragments`).
+ * Selects the fragments to put in the prompt under `budgets` (spec: `selectFragments`).
  *
  * Steps:
  * 1. **Validate** everything before any work, reporting the first problem in this order:
  *    `candidates` (`INVALID_INPUT` if not an array), then each candidate in input order (not an
- *    object, `id` missing/empty/not a string, `cost_tokens` not an integer in `[0, 2^32-1]`, an id
- *    already used by an earlier candidate → `DUPLICATE_ID` with `index` and `otherIndex`, then the
- *    optional fields `timestamp`, `citations`, `lod`, `entities`, `source`, `kind`,
- *    `lastAccessTime`, `dependencies` → `INVALID_FIELD`), then `gaze` (`INVALID_FIELD`), then
- *    `budgets` (`INVALID_BUDGET`), then `options` (`INVALID_OPTION` naming the option, also for
- *    an unknown option name; `INVALID_BUCKET_SIZE`; `INVALID_COUNT_ENTRY`; `DUPLICATE_ID` in
- *    `previousCache`). Count entries' relational rules (`requireCount ≤ capCount`, one entry per
+ *    object, `id` missing/empty/not a string, `cost_tokens` present but not an integer in
+ *    `[0, 2^32-1]`, or absent without a string `content` to count, an id already used by an
+ *    earlier candidate → `DUPLICATE_ID` with `index` and `otherIndex`, then the optional fields
+ *    `timestamp`, `citations`, `lod`, `entities`, `source`, `kind`, `lastAccessTime`,
+ *    `dependencies` → `INVALID_FIELD`), then `gaze` (`INVALID_FIELD`), then `budgets`
+ *    (`INVALID_BUDGET` naming the field, also for an unknown one), then `options`
+ *    (`INVALID_OPTION` naming the option, also for an unknown option name;
+ *    `INVALID_BUCKET_SIZE`; `INVALID_COUNT_ENTRY`; `DUPLICATE_ID` in `previousCache`), then the
+ *    first candidate without `cost_tokens` when there is no `options.countTokens`, and the first
+ *    whose `cost_tokens + per_fragment_overhead` exceeds 2^32-1 (`INVALID_FIELD`, field
+ *    `cost_tokens`). Count entries' relational rules (`requireCount ≤ capCount`, one entry per
  *    kind) are checked by the core, also as `INVALID_COUNT_ENTRY`.
  *    A failed call leaves no state behind: the next call works normally.
- * 2. **Score** every candidate with the ACS formula (`calculateScore`, at one `now` for the whole
- *    call). A fragment's own `score` and `benefit` fields are ignored.
- * 3. **Rank** with `applyTieBreaking` (`options.diversityWindow`).
- * 4. **Select** with `options.slicer` over the ranked list, with each item's ACS score as its value:
+ * 2. **Count**: a candidate without `cost_tokens` is counted with
+ *    `options.countTokens(content, options.model)`, once. Every strategy but `'packer'` needs
+ *    every count to score, so those are counted first, in input order. `'packer'` counts lazily
+ *    (step 4). A counter that throws or answers anything but an integer in `[0, 2^32-1]` fails
+ *    the call with `TOKEN_COUNT_FAILED` (`field: 'content'` and the candidate's `index`).
+ * 3. **Score** every candidate with the ACS formula (`calculateScore`, at one `now` for the whole
+ *    call), then **rank** with `applyTieBreaking` (`options.diversityWindow`). A fragment's own
+ *    `score` and `benefit` fields are ignored. `'packer'` ranks by benefit instead (below).
+ * 4. **Select** with `options.slicer` over the ranked list, with each item's ACS score as its
+ *    value and `cost_tokens + budgets.per_fragment_overhead` as its size, under the effective
+ *    budget (see {@link Budgets}):
  *    - `'acs'` (default): the spec's greedy walk: take each candidate in rank order if it still
  *      fits, otherwise skip it and go on; never stop early.
- *    - `'packer'`: the same walk, but stop after `maxConsecutiveSkips` (default 3) consecutive
- *      misses (greedy-knapsack-packer spec); `0` means no limit, which equals `'acs'`.
+ *    - `'packer'`: the memory engine's packer (greedy-knapsack-packer spec): the same walk, but
+ *      stop after `maxConsecutiveSkips` (default 3) consecutive misses; `0` means no limit.
+ *      Like the seed's packer, it counts a fragment only when it reaches it, so the fragments
+ *      after the stop are never counted (`metrics.fragments_counted`). For that, it ranks before
+ *      counting: by **benefit** (the ACS score without its cost term, as the seed's packer takes
+ *      memories sorted by a size-independent score), with the tie-break rules except rule 5
+ *      (size). `decisions[i].score` and `metrics.top3_scores` are then the benefit. The plan is
+ *      the same whether counts come as `cost_tokens` or from `countTokens`.
  *    - `'greedy'`: by score per token (GreedySlice spec); ties keep rank order.
  *    - `'knapsack'`: 0/1 knapsack DP with `bucketSize` (default 100) and `maxTableBytes`.
  *    - `'count-knapsack'`: knapsack with per-kind `countEntries` and `scarcity`. A fragment's kind
  *      is its `kind`, else its `lod`, else `'default'`.
- *    Options that the chosen slicer does not use are reported in `warnings`, not silently dropped.
- * 5. **Edge cases** (spec: "Edge Cases"): no candidates → empty plan; `tokens_max` 0 → empty plan
- *    and every decision's reason is `'no_budget'`. When the slicer selects nothing because every
- *    candidate costs more than `tokens_max`: with `allow_overshoot` and a best benefit above 0.9,
- *    that one candidate is selected (reason `'overshoot'`, ties to the better rank) with a warning;
- *    otherwise the plan is empty with a warning.
- * 6. **KV policy**: `generateKVPolicy` over the selection, with each fragment's computed benefit,
- *    `options.now`, `maxKvSize` and `previousCache`. A fragment without `lastAccessTime` takes
- *    the one recorded for its id in `previousCache`, if any.
+ *    Options that the chosen slicer does not use are reported in `warnings`, not silently dropped
+ *    (also `model` without `countTokens`).
+ * 5. **Edge cases** (spec: "Edge Cases"): no candidates → empty plan; an effective budget of 0
+ *    (`tokens_max` 0, or reserves that leave nothing, with a warning) → empty plan and every
+ *    decision's reason is `'no_budget'`. When the slicer selects nothing because every candidate
+ *    (for `'packer'`: every candidate it reached) is larger than the effective budget: with
+ *    `allow_overshoot` and a best benefit above 0.9, that one candidate is selected (reason
+ *    `'overshoot'`, ties to the better rank) with a warning; otherwise the plan is empty with a
+ *    warning.
+ * 6. **KV policy**: `generateKVPolicy` over the selection, with each fragment's computed benefit
+ *    and count, `options.now`, `maxKvSize` and `previousCache`. A fragment without
+ *    `lastAccessTime` takes the one recorded for its id in `previousCache`, if any.
  * 7. **Metrics and log**: see {@link PlannerMetrics}; `options.logger` receives one
  *    {@link SelectionLogRecord} (never fragment text; ids hashed with `hashIds`). An exception
  *    thrown by the logger propagates to the caller.
  *
- * The result is deterministic given `options.now` (default `Date.now()`): everything except
- * `metrics.planner_ms` is a pure function of the arguments.
+ * The result is deterministic given `options.now` (default `Date.now()`) and a deterministic
+ * counter: everything except `metrics.planner_ms` is a pure function of the arguments. Fragment
+ * text never enters the WebAssembly core, logs, warnings or error messages; only the counter sees it.
  *
- * @param candidates Fragments with unique ids. Neither the array nor the fragments are mutated.
+ * @param candidates Fragments with unique ids, each with `cost_tokens` or `content` (see
+ *   {@link TextFragmentFields}). Neither the array nor the fragments are mutated.
  * @param gaze The entities of interest.
- * @param budgets `tokens_max`: a non-negative safe integer.
+ * @param budgets `tokens_max`, and optionally `output_reserve`, `overhead_tokens`,
+ *   `per_fragment_overhead`, `safety_margin_percent`; see {@link Budgets}.
  * @param options See {@link PlannerOptions}.
  * @returns `fragments`: the caller's own objects, in rank order (the slicer's output order is not
  *   kept; `decisions[i].rank` gives each candidate's position in the ranking); `decisions`: one per
  *   candidate in input order.
- * @throws {CtxpackError} On invalid input (see step 1) and on errors of the slicer
- *   (`TABLE_TOO_LARGE`, `COUNT_REQUIREMENT_SHORTFALL`, …).
+ * @throws {CtxpackError} On invalid input (see step 1), `TOKEN_COUNT_FAILED` (step 2), and on
+ *   errors of the slicer (`TABLE_TOO_LARGE`, `COUNT_REQUIREMENT_SHORTFALL`, …).
  */
-export function selectFragments<T extends FragmentFields>(
+export function selectFragments<T extends PlannerFragmentFields>(
   candidates: readonly T[],
   gaze: Gaze,
   budgets: Budgets,
@@ -360,30 +392,67 @@ export function selectFragments<T extends FragmentFields>(
   // 1. Validate.
   const items = validateCandidates<T>(candidates);
   const gazeSet = readGaze(gaze);
-  const tokensMax = validateBudgets(budgets);
+  const budget = readBudgets(budgets);
   const s = validateOptions(options);
+  const counts = new CallCounts(
+    items.map((c) => c.given),
+    items.map((c) => c.content),
+    s.countTokens,
+    s.model,
+  );
+  checkCounts(items, s, budget);
   const warnings = s.ignoredOptions.map((name) => `options.${name} is ignored by slicer '${s.slicer}'`);
+  if (s.model !== undefined && s.countTokens === undefined) warnings.push('options.model is ignored without options.countTokens');
+  if (budget.tokensMax > 0 && budget.effective === 0) {
+    warnings.push(
+      `the effective budget is 0 (tokens_max ${budget.tokensMax}, output_reserve ${budget.outputReserve}, ` +
+        `overhead_tokens ${budget.overheadTokens}, safety_margin_percent ${budget.safetyMarginPercent}): nothing can be selected`,
+    );
+  }
+  const lazy = s.slicer === 'packer';
   const t1 = monotonicMs();
 
-  // 2. Score.
+  // 2. Count (all but the packer), 3. score.
+  if (!lazy) for (const c of items) counts.get(c.index);
   const ctx: ScoringContext = { gaze: gazeSet, weights: s.weights, now: s.now };
   const scored = items.map((c): Scored<T> => {
-    const { benefit, score } = scoreComponents(c.raw, ctx, c.index);
+    // The packer ranks by benefit: a cost of 0 makes the score the benefit exactly.
+    const cost = lazy ? 0 : counts.get(c.index);
+    const view = !lazy && c.given !== undefined ? c.raw : withCost(c.raw, ['entities', 'timestamp', 'citations'], cost);
+    const { benefit, score } = scoreComponents(view, ctx, c.index);
     return { fragment: c.fragment, score, benefit, candidate: c };
   });
   const t2 = monotonicMs();
 
-  // 3. Rank.
-  const ranked = applyTieBreaking(scored, { diversityWindow: s.diversityWindow });
+  // 3. Rank. The tie-break reads the size (rule 5): the count, or 0 for the packer, which ranks before counting.
+  const ranked = applyTieBreaking(
+    scored.map((r) => ({
+      fragment: (!lazy && r.candidate.given !== undefined
+        ? r.candidate.raw
+        : withCost(r.candidate.raw, ['id', 'timestamp', 'citations', 'dependencies', 'source'], lazy ? 0 : counts.get(r.candidate.index))) as unknown as FragmentFields,
+      score: r.score,
+      r,
+    })),
+    { diversityWindow: s.diversityWindow },
+  ).map((e) => e.r);
   const t3 = monotonicMs();
 
   // 4. Select.
   const n = ranked.length;
+  const effective = budget.effective;
+  const charge = (rank: number): number => chargeOf(ranked[rank]!.candidate.index, counts.get(ranked[rank]!.candidate.index), budget);
   const reasons: DecisionReason[] = new Array<DecisionReason>(n).fill('no_budget');
   let chosen: number[] = []; // rank positions
-  if (n > 0 && tokensMax > 0) {
-    const [slicer, request] = buildRequest(ranked, tokensMax, s);
-    const result = sliceColumnar(slicer, request);
+  if (n > 0 && effective > 0) {
+    let result: ColumnarResult;
+    if (lazy && counts.needsCounting) {
+      result = packLazy(Float64Array.from(ranked, (r) => r.score), { targetTokens: effective, maxConsecutiveSkips: s.maxConsecutiveSkips }, charge);
+    } else {
+      const charges = new Uint32Array(n);
+      for (let i = 0; i < n; i++) charges[i] = charge(i);
+      const [slicer, request] = buildRequest(ranked, charges, effective, s);
+      result = sliceColumnar(slicer, request);
+    }
     checkResult(result, n);
     result.reasons.forEach((r, i) => (reasons[i] = r));
     chosen = Array.from(result.selected).sort((a, b) => a - b);
@@ -393,20 +462,25 @@ export function selectFragments<T extends FragmentFields>(
       );
     }
     if (result.overBudget) {
-      warnings.push(`selection exceeds tokens_max ${tokensMax} by ${result.overrunTokens} tokens to satisfy count requirements`);
+      warnings.push(`selection exceeds the effective budget ${effective} by ${result.overrunTokens} tokens to satisfy count requirements`);
     }
-    if (chosen.length === 0 && ranked.every((r) => r.candidate.cost > tokensMax)) {
-      chosen = handleOvershoot(ranked, tokensMax, s.allowOvershoot, reasons, warnings);
+    // The packer's misses before its first pick are exactly "every candidate it reached is too
+    // large"; it reached a prefix of the ranking, and the overshoot may only pick from that.
+    if (chosen.length === 0 && (lazy || ranked.every((_, i) => charge(i) > effective))) {
+      const stop = lazy ? reasons.indexOf('skip_limit_reached') : -1;
+      const reached = stop === -1 ? n : stop;
+      chosen = handleOvershoot(ranked.slice(0, reached), (rank) => counts.get(ranked[rank]!.candidate.index), effective, lazy, s.allowOvershoot, reasons, warnings);
     }
   }
   const t4 = monotonicMs();
 
   // 5. KV policy and metrics.
   const selected = chosen.map((r) => ranked[r]!);
+  const costOf = (r: Scored<T>): number => counts.get(r.candidate.index);
   const kvPolicy: KVPolicy = buildKVPolicy(
     selected.map((r) => ({
       id: r.candidate.id,
-      cost: r.candidate.cost,
+      cost: costOf(r),
       lod: r.candidate.lod,
       benefit: r.benefit,
       lastAccessMs: r.candidate.lastAccessMs,
@@ -422,25 +496,34 @@ export function selectFragments<T extends FragmentFields>(
   const decisions = items.map((c): Decision => {
     const rank = rankOf[c.index]!;
     const r = ranked[rank]!;
-    return { id: c.id, index: c.index, score: r.score, benefit: r.benefit, included: included.has(rank), reason: reasons[rank]!, rank };
+    return {
+      id: c.id,
+      index: c.index,
+      score: r.score,
+      benefit: r.benefit,
+      included: included.has(rank),
+      reason: reasons[rank]!,
+      rank,
+      cost_tokens: counts.known(c.index) ?? null,
+    };
   });
   const selectedIds = selected.map((r) => r.candidate.id);
   const requestId =
     s.requestId ??
     defaultRequestId(
       s.now,
-      tokensMax,
+      budget.tokensMax,
       items.map((c) => c.id),
       selectedIds,
     );
   const t5 = monotonicMs();
-  const metrics = buildMetrics({
+  const base = buildMetrics({
     requestId,
     plannerMs: t5 - t0,
     candidateCount: n,
     selected: selected.map((r) => ({
       id: r.candidate.id,
-      cost: r.candidate.cost,
+      cost: costOf(r),
       source: r.candidate.source,
       entities: r.candidate.entities,
       score: r.score,
@@ -450,6 +533,14 @@ export function selectFragments<T extends FragmentFields>(
     kvPolicy,
     previousCache: s.previousCache,
   });
+  const budgetUsed = base.tokens_selected + budget.perFragmentOverhead * selected.length;
+  const metrics = {
+    ...base,
+    fragments_counted: counts.counted,
+    effective_budget: effective,
+    budget_used: budgetUsed,
+    prompt_tokens: budget.overheadTokens + budgetUsed,
+  };
 
   if (s.logger !== undefined) {
     const hash = s.hashIds ? hashId : (id: string): string => id;
@@ -467,14 +558,57 @@ export function selectFragments<T extends FragmentFields>(
   return { fragments: selected.map((r) => r.fragment), metrics, kvPolicy, decisions, warnings };
 }
 
+/** A minimal stand-in for a fragment: the `keys` the reader needs, and `cost_tokens` set to `cost`. */
+function withCost(raw: Unchecked, keys: readonly string[], cost: number): Unchecked {
+  const view: Record<string, unknown> = { cost_tokens: cost };
+  for (const k of keys) view[k] = raw[k];
+  return view;
+}
+
 /**
- * Spec: "Budget Overshoot Policy". Called when every candidate exceeds `tokens_max`. Returns the
- * rank positions to select and records reasons and warnings. Warnings name candidates by input
- * index, never by id or content.
+ * The checks of step 1 that need the options and the budgets: a candidate without `cost_tokens`
+ * needs a counter, and no candidate's charge may exceed what the core counts in (u32).
  */
-function handleOvershoot<T extends FragmentFields>(
+function checkCounts(items: readonly Candidate<PlannerFragmentFields>[], s: Settings, budget: CheckedBudgets): void {
+  for (const c of items) {
+    if (c.given === undefined) {
+      if (s.countTokens === undefined) {
+        throw new CtxpackError(
+          'INVALID_FIELD',
+          `candidates[${c.index}].cost_tokens is missing: pass options.countTokens (or estimateTokens) to count its content, or give cost_tokens`,
+          { field: 'cost_tokens', index: c.index },
+        );
+      }
+    } else {
+      chargeOf(c.index, c.given, budget);
+    }
+  }
+}
+
+/** What a candidate takes of the effective budget: its count plus the per-fragment overhead. */
+function chargeOf(index: number, cost: number, budget: CheckedBudgets): number {
+  const charge = cost + budget.perFragmentOverhead;
+  if (charge > MAX_COST_TOKENS) {
+    throw new CtxpackError(
+      'INVALID_FIELD',
+      `candidates[${index}].cost_tokens (${cost}) plus budgets.per_fragment_overhead (${budget.perFragmentOverhead}) exceeds 4294967295`,
+      { field: 'cost_tokens', index },
+    );
+  }
+  return charge;
+}
+
+/**
+ * Spec: "Budget Overshoot Policy". Called when every candidate in `ranked` (for the packer: the
+ * ranks it reached, a prefix of the ranking) exceeds the effective budget. Returns the rank
+ * positions to select and records reasons and warnings. Warnings name candidates by input index,
+ * never by id or content.
+ */
+function handleOvershoot<T extends PlannerFragmentFields>(
   ranked: readonly Scored<T>[],
-  tokensMax: number,
+  costAt: (rank: number) => number,
+  effective: number,
+  packer: boolean,
   allowOvershoot: boolean,
   reasons: DecisionReason[],
   warnings: string[],
@@ -484,15 +618,16 @@ function handleOvershoot<T extends FragmentFields>(
     if (r.benefit > ranked[best]!.benefit) best = i;
   });
   const b = ranked[best]!;
+  const every = packer ? 'every candidate the packer reached' : 'every candidate';
   if (allowOvershoot && b.benefit > OVERSHOOT_MIN_BENEFIT) {
     reasons[best] = 'overshoot';
     warnings.push(
-      `budget overshoot: every candidate exceeds tokens_max ${tokensMax}; selected candidates[${b.candidate.index}] ` +
-        `(cost_tokens ${b.candidate.cost}, benefit ${b.benefit}) because allow_overshoot is set and its benefit exceeds ${OVERSHOOT_MIN_BENEFIT}`,
+      `budget overshoot: ${every} exceeds the effective budget ${effective}; selected candidates[${b.candidate.index}] ` +
+        `(cost_tokens ${costAt(best)}, benefit ${b.benefit}) because allow_overshoot is set and its benefit exceeds ${OVERSHOOT_MIN_BENEFIT}`,
     );
     return [best];
   }
   const why = allowOvershoot ? `the best benefit ${b.benefit} does not exceed ${OVERSHOOT_MIN_BENEFIT}` : 'allow_overshoot is not set';
-  warnings.push(`every candidate exceeds tokens_max ${tokensMax}; returning an empty plan because ${why}`);
+  warnings.push(`${every} exceeds the effective budget ${effective}; returning an empty plan because ${why}`);
   return [];
 }

@@ -52,9 +52,31 @@ export interface FragmentFields {
   lastAccessTime?: TimeInput;
   /** Ignored by the ACS scoring, which always computes its own score. */
   score?: number;
-  /** The text. ctxpack never reads, logs or copies it into messages. */
+  /**
+   * The text. Read only by `selectFragments`, and only to pass it to `options.countTokens` when
+   * `cost_tokens` is absent (see {@link TextFragmentFields}). Never logged, never copied into
+   * messages, never sent into the WebAssembly core.
+   */
   content?: string;
 }
+
+/**
+ * A fragment whose token count may be left to `selectFragments`: `content` is required and
+ * `cost_tokens` optional. When `cost_tokens` is absent, `options.countTokens(content, options.model)`
+ * counts it (once per call). When both are there, `cost_tokens` is used and `content` is not read.
+ *
+ * `selectFragments` takes any mix of {@link FragmentFields} and `TextFragmentFields`; the other
+ * functions of the package need `cost_tokens`.
+ */
+export interface TextFragmentFields extends Omit<FragmentFields, 'cost_tokens' | 'content'> {
+  /** Token cost, as in {@link FragmentFields.cost_tokens}; absent means "count `content`". */
+  cost_tokens?: number;
+  /** The text, counted with `options.countTokens` when `cost_tokens` is absent. */
+  content: string;
+}
+
+/** What `selectFragments` takes: a fragment with a token count, or with the text to count. */
+export type PlannerFragmentFields = FragmentFields | TextFragmentFields;
 
 /** A context fragment as an open object: the {@link FragmentFields} plus any other property, passed through unchanged. */
 export interface Fragment extends FragmentFields {
@@ -68,10 +90,45 @@ export interface Gaze {
   entities: string[];
 }
 
-/** Resource budgets for one selection. */
+/**
+ * Resource budgets for one selection. Only `tokens_max` is required; every field is a
+ * non-negative safe integer except `safety_margin_percent`. Unknown fields are refused
+ * (`INVALID_BUDGET`), so a misspelt reserve never passes silently.
+ *
+ * The fragments get the **effective budget**:
+ *
+ * ```text
+ * effective_budget = floor((tokens_max − output_reserve − overhead_tokens) × (100 − safety_margin_percent) / 100)
+ * ```
+ *
+ * computed exactly (no floating-point rounding; the margin is read as the decimal number it
+ * prints as), and 0 when the reserve and the overhead leave nothing. Every strategy then selects
+ * fragments whose `cost_tokens + per_fragment_overhead`, summed, fit `effective_budget`. So the
+ * prompt is at most `overhead_tokens + Σ(cost_tokens + per_fragment_overhead)` tokens
+ * (`metrics.prompt_tokens`), which leaves at least `output_reserve` of `tokens_max` for the answer,
+ * with the margin on top for counting errors. The plan reports it all in its metrics
+ * (`effective_budget`, `budget_used`, `prompt_tokens`).
+ */
 export interface Budgets {
-  /** Maximum total `cost_tokens` of the selection: a non-negative safe integer. */
+  /** The model's context window (or your cap on it): a non-negative safe integer. */
   tokens_max: number;
+  /** Tokens kept free for the model's answer (`max_tokens` of the request). Default 0. */
+  output_reserve?: number;
+  /** Tokens of everything in the prompt that is not a fragment: system prompt, tool schemas, the user's message. Default 0. */
+  overhead_tokens?: number;
+  /**
+   * Tokens each *selected* fragment costs on top of its `cost_tokens`: the per-message framing
+   * of a chat format (about 3–4 tokens per message with OpenAI's chat models), separators,
+   * citation markers. Added to every candidate's cost for selection (so a strategy sees
+   * `cost_tokens + per_fragment_overhead`), not to its ACS score. At most 4294967295. Default 0.
+   */
+  per_fragment_overhead?: number;
+  /**
+   * Percent of what is left after the reserve and the overhead that is kept unused, because
+   * counts are estimates: a finite number from 0 (default) to less than 100. For example 5 with
+   * `estimateTokens`, 0–2 with the model's own tokenizer.
+   */
+  safety_margin_percent?: number;
 }
 
 /** Weights of the benefit formula `α·entity_overlap + β·recency + γ·citation_availability`. */
@@ -184,11 +241,11 @@ export interface SelectionLogRecord {
   request_id: string;
   /** Number of selected fragments. */
   k_selected: number;
-  /** Sum of `cost_tokens` over the selection. */
+  /** Sum of the selected fragments' token counts (same as `PlannerMetrics.tokens_selected`). */
   total_cost_tokens: number;
   /** Ids of the first three selected fragments in rank order; FNV-1a 64 hex hashes when `hashIds` is set. */
   top3_ids: string[];
-  /** Scores of those fragments. */
+  /** Their scores, as in {@link Decision.score}. */
   top3_scores: number[];
   /** Same as {@link PlannerMetrics.planner_ms}. */
   planner_ms: number;
@@ -236,6 +293,17 @@ export interface PlannerOptions extends ScoringOptions, TieBreakOptions, KVPolic
   logger?: (record: SelectionLogRecord) => void;
   /** Replace ids in the log record by their FNV-1a 64 hex hash. Default `false`. */
   hashIds?: boolean;
+  /**
+   * Counts the tokens of a fragment's `content` when it has no `cost_tokens`: called
+   * synchronously as `countTokens(content, model)`, at most once per fragment per call, and only
+   * for fragments without `cost_tokens`. With the `'packer'` strategy, only for the fragments the
+   * packer reaches. Must return an integer from 0 to 4294967295; anything else, or an exception,
+   * is a `TOKEN_COUNT_FAILED` error. See `estimateTokens` and the adapters
+   * `ctxpack/tokenizers/js-tiktoken` and `ctxpack/tokenizers/gpt-tokenizer`.
+   */
+  countTokens?: (text: string, model?: string) => number;
+  /** Passed to `countTokens` as its second argument (and not used otherwise): a non-empty string. */
+  model?: string;
 }
 
 /** Metrics of one selection (spec: "Observability Implementation", plus the seed's return metrics). */
@@ -249,7 +317,7 @@ export interface PlannerMetrics {
   planner_ms: number;
   /** Number of candidates evaluated. */
   candidate_count: number;
-  /** Sum of `cost_tokens` over the selection. */
+  /** Sum of the selected fragments' token counts (`cost_tokens`, given or counted), without `per_fragment_overhead`. */
   tokens_selected: number;
   /** Fraction of distinct gaze entities mentioned by at least one selected fragment; 0 when the gaze has none. */
   coverage_entities: number;
@@ -257,7 +325,7 @@ export interface PlannerMetrics {
   diversity_score: number;
   /** Ids of the first three selected fragments in rank order. */
   top3_fragment_ids: string[];
-  /** Scores of those fragments. */
+  /** Their scores, as in {@link Decision.score}. */
   top3_scores: number[];
   /** KV cache effectiveness against `options.previousCache`. */
   kv_cache_stats: {
@@ -274,12 +342,30 @@ export interface PlannerMetrics {
   mean_benefit: number;
   /** `hits / (hits + misses)`, 0 when both are 0. */
   cache_hit_rate: number;
+  /**
+   * Fragments whose `content` was counted with `options.countTokens` in this call (fragments with
+   * `cost_tokens` are never counted). With the `'packer'` strategy, only those the packer reached.
+   */
+  fragments_counted: number;
+  /**
+   * The tokens the strategy filled: `floor((tokens_max − output_reserve − overhead_tokens) ×
+   * (100 − safety_margin_percent) / 100)`, or 0 when that is negative. See {@link Budgets}.
+   */
+  effective_budget: number;
+  /**
+   * What the selection takes of `effective_budget`: `tokens_selected + per_fragment_overhead ×
+   * (number of selected fragments)`. At most `effective_budget`, except after an overshoot or when
+   * count requirements force more (both are reported in `warnings`).
+   */
+  budget_used: number;
+  /** The prompt the plan makes, in tokens: `overhead_tokens + budget_used`. */
+  prompt_tokens: number;
 }
 
 /**
  * Why a candidate is in or out. Included: `'scored'` (chosen by the slicer's rule),
  * `'zero_tokens'` (costs nothing), `'required'` (committed for a count requirement), `'overshoot'`
- * (admitted by the overshoot policy). Excluded: `'no_budget'` (`tokens_max` is 0),
+ * (admitted by the overshoot policy). Excluded: `'no_budget'` (the effective budget is 0),
  * `'budget_exceeded'` (did not fit), `'not_in_optimal_set'` (fits alone, not in the knapsack
  * optimum), `'count_cap_exceeded'`, `'skip_limit_reached'` (the packer stopped first),
  * `'negative_tokens'` (never produced by the planner, whose costs are validated).
@@ -302,7 +388,10 @@ export interface Decision {
   id: string;
   /** Position in the `candidates` argument. */
   index: number;
-  /** ACS score: `benefit / (1 + cost_tokens / 1000)`. */
+  /**
+   * The value the candidate was ranked by: the ACS score `benefit / (1 + cost_tokens / 1000)`;
+   * with the `'packer'` strategy, the benefit (the packer ranks before it counts).
+   */
   score: number;
   /** ACS benefit. */
   benefit: number;
@@ -312,10 +401,16 @@ export interface Decision {
   reason: DecisionReason;
   /** Position in the ranked order (0 = best). */
   rank: number;
+  /**
+   * The fragment's token count: its `cost_tokens`, or what `countTokens` gave for its `content`;
+   * `null` when it was never counted (the `'packer'` stopped before it, or the budget is 0).
+   * Without `per_fragment_overhead`.
+   */
+  cost_tokens: number | null;
 }
 
 /** Result of `selectFragments`. */
-export interface SelectionResult<T extends FragmentFields = Fragment> {
+export interface SelectionResult<T extends PlannerFragmentFields = Fragment> {
   /** Selected fragments (the caller's objects, unmodified), in rank order. */
   fragments: T[];
   /** Metrics of the selection. */

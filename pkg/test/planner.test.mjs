@@ -208,6 +208,10 @@ test('empty candidates → empty plan with zeroed metrics', () => {
     total_cost_tokens: 0,
     mean_benefit: 0,
     cache_hit_rate: 0,
+    fragments_counted: 0,
+    effective_budget: 1000,
+    budget_used: 0,
+    prompt_tokens: 0,
   });
 });
 
@@ -250,7 +254,7 @@ test('every candidate over budget: otherwise an empty plan with a warning', () =
   const low = [frag('a', 300, 10), frag('b', 200, 3)]; // no timestamp: benefit 0.65 at most
   const r1 = plan(low, 100, { allow_overshoot: true });
   assert.deepEqual(r1.fragments, []);
-  assert.match(r1.warnings[0], /every candidate exceeds tokens_max 100.*does not exceed 0.9/);
+  assert.match(r1.warnings[0], /every candidate exceeds the effective budget 100.*does not exceed 0.9/);
   const strong = [frag('a', 300, 10, { timestamp: NOW, citations: [1] })];
   const r2 = plan(strong, 100);
   assert.deepEqual(r2.fragments, []);

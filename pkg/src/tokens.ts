@@ -1,0 +1,144 @@
+/**
+ * Token counting: the counter type `selectFragments` takes as `options.countTokens`, the built-in
+ * estimator, and the per-call plumbing that counts each fragment's `content` at most once and
+ * checks what the counter answers.
+ *
+ * Real tokenizers are optional adapters with their own entry points, so that no vocabulary is
+ * bundled with ctxpack: `ctxpack/tokenizers/js-tiktoken` and `ctxpack/tokenizers/gpt-tokenizer`.
+ *
+ * @module
+ */
+
+import { CtxpackError, describeValue } from './errors.js';
+import { MAX_COST_TOKENS } from './fields.js';
+
+/**
+ * Counts the tokens of a text, synchronously: a non-negative integer no greater than 4294967295.
+ *
+ * `selectFragments` calls it as `countTokens(fragment.content, options.model)` for each fragment
+ * that has no `cost_tokens`, at most once per fragment per call. It never sees anything but the
+ * text and the model name. A counter may ignore `model` (the adapters' `forEncoding` / `forModel`
+ * counters do) or use it to pick a vocabulary (the adapters' `countTokens` does).
+ */
+export type TokenCounter = (text: string, model?: string) => number;
+
+/** Characters per token assumed by {@link estimateTokens}. */
+export const CHARS_PER_TOKEN = 4;
+
+/**
+ * A rough token count for when no tokenizer is at hand: `ceil(text.length / 4)`.
+ *
+ * **Approximate.** It counts UTF-16 code units (`text.length`, O(1)), not code points: a
+ * character outside the Basic Multilingual Plane (most emoji) counts as 2, which errs on the side
+ * of more tokens, as real tokenizers split such characters into several byte tokens. Four
+ * characters per token is the usual figure for English prose with OpenAI's vocabularies; code,
+ * numbers and non-Latin scripts take more tokens per character (Chinese or Japanese text is
+ * often close to one token per character, four times this estimate). Use a real tokenizer, or a
+ * `budgets.safety_margin_percent`, when the budget is tight. `model` is ignored.
+ *
+ * @returns An integer ≥ 0; 0 for the empty string.
+ * @throws {CtxpackError} `INVALID_INPUT` when `text` is not a string.
+ */
+export function estimateTokens(text: string, model?: string): number {
+  void model;
+  if (typeof text !== 'string') {
+    throw new CtxpackError('INVALID_INPUT', `text must be a string, got ${describeValue(text)}`, { field: 'text' });
+  }
+  return Math.ceil(text.length / CHARS_PER_TOKEN);
+}
+
+/**
+ * An estimator like {@link estimateTokens} with another ratio: `ceil(text.length / charsPerToken)`
+ * UTF-16 code units per token. For example `createEstimator(3)` for code, `createEstimator(1)`
+ * for Chinese or Japanese text.
+ *
+ * @param charsPerToken A finite number > 0.
+ * @throws {CtxpackError} `INVALID_OPTION` (`field: 'charsPerToken'`) for anything else.
+ */
+export function createEstimator(charsPerToken: number): TokenCounter {
+  if (typeof charsPerToken !== 'number' || !Number.isFinite(charsPerToken) || charsPerToken <= 0) {
+    throw new CtxpackError('INVALID_OPTION', `charsPerToken must be a finite number greater than 0, got ${describeValue(charsPerToken)}`, {
+      field: 'charsPerToken',
+    });
+  }
+  return (text: string): number => {
+    if (typeof text !== 'string') {
+      throw new CtxpackError('INVALID_INPUT', `text must be a string, got ${describeValue(text)}`, { field: 'text' });
+    }
+    return Math.ceil(text.length / charsPerToken);
+  };
+}
+
+/**
+ * One `selectFragments` call's counts: given `cost_tokens`, else `content` counted on first use
+ * (never twice, never sent anywhere but to the counter). Not part of the public API.
+ * @internal
+ */
+export class CallCounts {
+  private readonly counts: (number | undefined)[];
+  /** How many contents were counted (calls of the counter) in this call. */
+  counted = 0;
+
+  /**
+   * @param given Per candidate: its `cost_tokens`, or `undefined` when its content must be counted.
+   * @param contents Per candidate: its content (only read where `given` is `undefined`).
+   */
+  constructor(
+    given: readonly (number | undefined)[],
+    private readonly contents: readonly (string | undefined)[],
+    private readonly counter: TokenCounter | undefined,
+    private readonly model: string | undefined,
+  ) {
+    this.counts = [...given];
+  }
+
+  /** The count of candidate `index` if it is known without counting. */
+  known(index: number): number | undefined {
+    return this.counts[index];
+  }
+
+  /** Whether some candidate's content has to be counted. */
+  get needsCounting(): boolean {
+    return this.counts.some((c) => c === undefined);
+  }
+
+  /**
+   * The count of candidate `index`: given, cached, or counted now.
+   * @throws {CtxpackError} `TOKEN_COUNT_FAILED` when the counter throws or answers anything but an
+   *   integer from 0 to 4294967295; `INTERNAL` if there is no counter (validation prevents it).
+   */
+  get(index: number): number {
+    const known = this.counts[index];
+    if (known !== undefined) return known;
+    const text = this.contents[index];
+    if (this.counter === undefined || text === undefined) {
+      throw new CtxpackError('INTERNAL', `candidates[${index}] has neither a count nor a counter`);
+    }
+    let n: unknown;
+    try {
+      n = this.model === undefined ? this.counter(text) : this.counter(text, this.model);
+    } catch (err) {
+      throw new CtxpackError(
+        'TOKEN_COUNT_FAILED',
+        `options.countTokens threw ${describeThrown(err)} for candidates[${index}].content; it is this error's cause`,
+        { field: 'content', index, cause: err },
+      );
+    }
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_COST_TOKENS) {
+      throw new CtxpackError(
+        'TOKEN_COUNT_FAILED',
+        `options.countTokens must return an integer from 0 to 4294967295 for candidates[${index}].content, got ${describeValue(n)}`,
+        { field: 'content', index },
+      );
+    }
+    this.counted++;
+    this.counts[index] = n;
+    return n;
+  }
+}
+
+/** Names what a counter threw without repeating its message, which may quote the text. */
+function describeThrown(err: unknown): string {
+  if (!(err instanceof Error)) return describeValue(err);
+  return `${/^[aeiou]/i.test(err.name) ? 'an' : 'a'} ${err.name}`;
+}
