@@ -5,6 +5,7 @@
  * @module
  */
 
+import { log } from './detmath.js';
 import { CtxpackError, describeValue } from './errors.js';
 import { assertFragmentObject, isRecord, readBenefit, readCost, readDependencies, readId, readOptionalString, readTime } from './fields.js';
 import { optionsRecord, readCount, readNow } from './options.js';
@@ -93,7 +94,7 @@ export function readCache(cache: unknown, collection: 'cache' | 'previousCache')
 
 function evictionScore(e: CheckedCacheEntry, now: number): number {
   const ageHours = Math.max(0, (now - e.lastAccessMs) / (1000 * 60 * 60));
-  const agePenalty = Math.log(1 + ageHours);
+  const agePenalty = log(1 + ageHours);
   const sizePenalty = e.sizeTokens / 1000;
   const benefitReward = e.lastBenefit;
   return agePenalty + sizePenalty - benefitReward * 2;

@@ -28,6 +28,7 @@
  * @module
  */
 
+import { exp } from './detmath.js';
 import { CtxpackError, describeValue } from './errors.js';
 import {
   assertFragmentObject,
@@ -98,7 +99,7 @@ function overlapWithSet(fragmentEntities: readonly string[], gaze: ReadonlySet<s
 function recencyFromMs(timestampMs: number | undefined, now: number): number {
   if (timestampMs === undefined) return 0;
   const ageHours = Math.max(0, (now - timestampMs) / (1000 * 60 * 60));
-  return Math.exp(-ageHours / RECENCY_DECAY_HOURS);
+  return exp(-ageHours / RECENCY_DECAY_HOURS);
 }
 
 /** Computes every component for a validated context; `where` locates field errors. @internal */

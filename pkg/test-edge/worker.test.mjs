@@ -3,55 +3,26 @@
 // module), planning requests exactly as a deployed edge function would, with the same plans as
 // Node.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, copyFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
-import { Miniflare } from 'miniflare';
 import { knapsackSlice, selectFragments } from 'ctxpack';
+import { startWorker } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const pkgRoot = dirname(here);
-const sample = JSON.parse(readFileSync(join(pkgRoot, '..', 'www', 'samples', 'agent-session.json'), 'utf8'));
-let dir;
-let mf;
+const sample = JSON.parse(readFileSync(join(here, '..', '..', 'www', 'samples', 'agent-session.json'), 'utf8'));
+let worker;
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'ctxpack-worker-'));
-  mkdirSync(join(dir, 'node_modules'));
-  symlinkSync(pkgRoot, join(dir, 'node_modules', 'ctxpack'), 'dir');
-  copyFileSync(join(here, 'worker-src.js'), join(dir, 'worker-src.js'));
-  const out = join(dir, 'dist');
-  await build({
-    entryPoints: [join(dir, 'worker-src.js')],
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    conditions: ['workerd', 'worker', 'browser'],
-    loader: { '.wasm': 'copy' },
-    outdir: out,
-    logLevel: 'warning',
-  });
-  mf = new Miniflare({
-    modules: true,
-    scriptPath: join(out, 'worker-src.js'),
-    modulesRoot: out,
-    modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
-    compatibilityDate: '2026-04-01',
-  });
+  worker = await startWorker(join(here, 'worker-src.js'));
 });
 
 after(async () => {
-  await mf?.dispose();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await worker?.dispose();
 });
 
-async function post(body) {
-  const res = await mf.dispatchFetch('http://localhost/', { method: 'POST', body: JSON.stringify(body) });
-  return { status: res.status, json: await res.json() };
-}
+const post = (body) => worker.dispatch(body);
 
 /** A plan without its timings, which differ run to run. */
 function comparable(plan) {
@@ -60,7 +31,7 @@ function comparable(plan) {
 }
 
 test('the worker bundle imports the .wasm as a module (no compile from bytes)', () => {
-  const bundle = readFileSync(join(dir, 'dist', 'worker-src.js'), 'utf8');
+  const bundle = readFileSync(worker.bundlePath, 'utf8');
   assert.match(bundle, /import \w+ from "\.\/ctxpack_bg-[\w-]+\.wasm"/);
   assert.doesNotMatch(bundle, /readFileSync/);
 });

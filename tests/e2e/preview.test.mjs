@@ -7,19 +7,13 @@
 // CHROMIUM=/path/to/chromium overrides /usr/bin/chromium.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { selectFragments, toEpochMs } from '../../pkg/dist/node.js';
+import { launchChromium, ROOT, startServer } from './harness.mjs';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ARTIFACTS = join(ROOT, 'tests', 'e2e', 'artifacts');
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const { chromium } = createRequire(join(ROOT, 'www', 'package.json'))('playwright-core');
 
 /** A sample as the page loads it, and the options the page passes for the default strategy. */
 function sample(name) {
@@ -27,38 +21,16 @@ function sample(name) {
   return { ...doc, options: { now: toEpochMs(doc.now, 'now'), slicer: 'acs', allow_overshoot: false } };
 }
 
-/** Starts `node www/serve.mjs` on a free loopback port; resolves with its URL. */
-function startServer() {
-  const child = spawn(process.execPath, [join(ROOT, 'www', 'serve.mjs')], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk) => {
-      out += chunk;
-      const url = /http:\/\/127\.0\.0\.1:\d+\//.exec(out)?.[0];
-      if (url) resolve({ child, url });
-    });
-    child.on('exit', (code) => reject(new Error(`serve.mjs exited with ${code} before printing its URL`)));
-  });
-}
-
 describe('the preview page', { timeout: 90_000 }, () => {
   let server;
-  let context;
+  let browser;
   let page;
-  let profile;
   const errors = [];
 
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}: apt-get install -y chromium (make test-e2e does it)`);
     server = await startServer();
-    profile = mkdtempSync(join(tmpdir(), 'ctxpack-e2e-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1400, height: 1800 },
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic'],
-    });
-    page = context.pages()[0] ?? (await context.newPage());
+    browser = await launchChromium();
+    page = browser.page;
     page.on('console', (m) => m.type() === 'error' && errors.push(`console: ${m.text()}`));
     page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
     page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
@@ -68,9 +40,8 @@ describe('the preview page', { timeout: 90_000 }, () => {
   });
 
   after(async () => {
-    await context?.close();
+    await browser?.close();
     server?.child.kill();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   afterEach(() => assert.deepEqual(errors.splice(0), [], 'the page logged errors'));

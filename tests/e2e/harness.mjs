@@ -1,0 +1,47 @@
+// What the browser tests share: the page's server on a free loopback port, and Debian's Chromium
+// driven by playwright-core (never a downloaded browser), with a fresh profile each time.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const { chromium } = createRequire(join(ROOT, 'www', 'package.json'))('playwright-core');
+
+/** Starts `node www/serve.mjs` on a free loopback port; resolves with { child, url }. */
+export function startServer() {
+  const child = spawn(process.execPath, [join(ROOT, 'www', 'serve.mjs')], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      out += chunk;
+      const url = /http:\/\/127\.0\.0\.1:\d+\//.exec(out)?.[0];
+      if (url) resolve({ child, url });
+    });
+    child.on('exit', (code) => reject(new Error(`serve.mjs exited with ${code} before printing its URL`)));
+  });
+}
+
+/** Launches headless Chromium with a fresh profile; resolves with { context, page, close }. */
+export async function launchChromium(viewport = { width: 1400, height: 1800 }) {
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (make test-e2e does it)`);
+  const profile = mkdtempSync(join(tmpdir(), 'ctxpack-e2e-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic'],
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  return {
+    context,
+    page,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
