@@ -2,7 +2,7 @@
 // ctxpack command line: plan a context from a JSON file of fragments.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { CtxpackError, selectFragments } from '../dist/node.js';
+import { CtxpackError, estimateTokens, selectFragments } from '../dist/node.js';
 
 const USAGE = `usage: ctxpack plan <fragments.json | -> --budget N [options]
 
@@ -17,6 +17,8 @@ options:
   --max-skips N         packer: stop after N consecutive misses (default 3; 0 never stops)
   --count KIND:REQ:CAP  count-knapsack constraint, repeatable (e.g. --count system:2:2)
   --allow-overshoot     allow one fragment over budget when its benefit exceeds 0.9
+  --estimate-tokens     count fragments that have content but no cost_tokens with the built-in
+                        estimator (ceil(characters / 4); approximate)
   --json                print the whole plan as JSON
   -h, --help            this text`;
 
@@ -40,6 +42,7 @@ function main(argv) {
         'max-skips': { type: 'string' },
         count: { type: 'string', multiple: true },
         'allow-overshoot': { type: 'boolean' },
+        'estimate-tokens': { type: 'boolean' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -86,6 +89,7 @@ function main(argv) {
   if (values['bucket-size'] !== undefined) options.bucketSize = integer('bucket-size');
   if (values['max-skips'] !== undefined) options.maxConsecutiveSkips = integer('max-skips');
   if (values['allow-overshoot']) options.allow_overshoot = true;
+  if (values['estimate-tokens']) options.countTokens = estimateTokens;
   if (values.count) {
     options.countEntries = values.count.map((spec) => {
       const m = /^([^:]+):(\d+):(\d+)$/.exec(spec);
@@ -120,7 +124,7 @@ function render(plan, fragments, budget, slicer) {
     lines.push(`  ${pad('rank', 5)}${pad('id', 30)}${pad('kind', 13)}${pad('tokens', 8)}${pad('score', 8)}${pad('benefit', 9)}reason`);
     for (const d of decisions) {
       const f = byId.get(d.id);
-      lines.push(`  ${pad(d.rank + 1, 5)}${pad(d.id, 30)}${pad(f?.kind ?? '', 13)}${pad(f?.cost_tokens ?? '', 8)}${pad(num(d.score), 8)}${pad(num(d.benefit), 9)}${d.reason}`);
+      lines.push(`  ${pad(d.rank + 1, 5)}${pad(d.id, 30)}${pad(f?.kind ?? '', 13)}${pad(d.cost_tokens ?? '-', 8)}${pad(num(d.score), 8)}${pad(num(d.benefit), 9)}${d.reason}`);
     }
   };
   const byRank = [...plan.decisions].sort((a, b) => a.rank - b.rank);

@@ -1,0 +1,59 @@
+// The ctxpack command: the plan it prints is selectFragments' plan, its flags reach the planner,
+// and bad input exits non-zero with a message.
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { estimateTokens, selectFragments } from 'ctxpack';
+
+const bin = fileURLToPath(new URL('../bin/ctxpack.js', import.meta.url));
+const samplePath = fileURLToPath(new URL('../../www/samples/agent-session.json', import.meta.url));
+const sample = JSON.parse(readFileSync(samplePath, 'utf8'));
+const run = (args, input) => spawnSync(process.execPath, [bin, ...args], { input, encoding: 'utf8' });
+const strip = (plan) => ({ ...plan, metrics: { ...plan.metrics, planner_ms: 0 } });
+
+test('--json prints exactly the plan selectFragments makes', () => {
+  const out = JSON.parse(execFileSync(process.execPath, [bin, 'plan', samplePath, '--budget', '6000', '--json'], { encoding: 'utf8' }));
+  const want = selectFragments(sample.fragments, sample.gaze, { tokens_max: 6000 }, { slicer: 'acs', now: Date.parse(sample.now) });
+  assert.deepEqual(strip(out), JSON.parse(JSON.stringify(strip(want))));
+});
+
+test('flags reach the planner: slicer, gaze, count constraints, bucket size', () => {
+  const args = ['plan', samplePath, '--budget', '6000', '--slicer', 'count-knapsack', '--count', 'system:2:2', '--bucket-size', '10', '--gaze', 'auth,jwt', '--json'];
+  const out = JSON.parse(run(args).stdout);
+  const want = selectFragments(sample.fragments, { entities: ['auth', 'jwt'] }, { tokens_max: 6000 }, {
+    slicer: 'count-knapsack',
+    now: Date.parse(sample.now),
+    bucketSize: 10,
+    countEntries: [{ kind: 'system', requireCount: 2, capCount: 2 }],
+  });
+  assert.deepEqual(strip(out), JSON.parse(JSON.stringify(strip(want))));
+  assert.ok(out.fragments.some((f) => f.id === 'sys-prompt'));
+});
+
+test('the text report lists every fragment once with its reason', () => {
+  const r = run(['plan', samplePath, '--budget', '6000']);
+  assert.equal(r.status, 0, r.stderr);
+  const rows = r.stdout.split('\n').filter((l) => /^ {2}\d+ /.test(l));
+  assert.equal(rows.length, sample.fragments.length);
+  for (const f of sample.fragments) assert.equal(rows.filter((l) => l.split(/ +/)[2] === f.id).length, 1, f.id);
+  assert.match(r.stdout, /kv policy\n {2}pin/);
+});
+
+test('standard input and --estimate-tokens for fragments that bring only text', () => {
+  const frags = [{ id: 'a', content: 'hello world, this is some text', entities: [] }, { id: 'b', cost_tokens: 50 }];
+  const r = run(['plan', '-', '--budget', '100', '--estimate-tokens', '--json', '--now', '0'], JSON.stringify(frags));
+  assert.equal(r.status, 0, r.stderr);
+  const plan = JSON.parse(r.stdout);
+  assert.equal(plan.decisions[0].cost_tokens, estimateTokens(frags[0].content));
+});
+
+test('bad input exits non-zero with a message naming the problem', () => {
+  assert.equal(run(['plan', '-', '--budget', '10'], '{not json').status, 2);
+  const bad = run(['plan', '-', '--budget', '10'], JSON.stringify([{ id: 'a', cost_tokens: -1 }]));
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /INVALID_FIELD: candidates\[0\]\.cost_tokens/);
+  assert.equal(run(['plan', samplePath, '--budget', 'many']).status, 2);
+  assert.equal(run(['plan']).status, 2);
+});
