@@ -1,4 +1,5 @@
-//! Fuzzes every slicer with arbitrary items, budgets and options: no panic,
+//! Fuzzes every slicer (the four seed slicers and the two exact ones) with
+//! arbitrary items, budgets and options: no panic,
 //! and when a slice succeeds its invariants hold (one decision per item,
 //! selected exactly the included ones, the budget respected except the
 //! count-constrained knapsack's documented phase-1 overrun).
@@ -6,8 +7,9 @@
 
 use arbitrary::Arbitrary;
 use ctxpack::{
-    Budget, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError, Decision, GreedyPacker,
-    GreedySlice, InclusionReason, Item, KnapsackSlice, ScarcityBehavior, Selection, Slicer,
+    Budget, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError, Decision,
+    ExactCountConstrainedSlice, ExactKnapsackSlice, GreedyPacker, GreedySlice, InclusionReason,
+    Item, KnapsackSlice, ScarcityBehavior, Selection, Slicer,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -61,35 +63,48 @@ fuzz_target!(|case: Case| {
             return;
         }
     };
-    let slicer: Box<dyn Slicer> = match case.slicer % 4 {
+    let entries: Vec<CountQuotaEntry> = case
+        .entries
+        .iter()
+        .take(6)
+        .map(|e| {
+            CountQuotaEntry::new(
+                KINDS[usize::from(e.kind) % KINDS.len()],
+                usize::from(e.require % 8),
+                usize::from(e.cap % 8),
+            )
+        })
+        .collect();
+    let scarcity = if case.throw { ScarcityBehavior::Throw } else { ScarcityBehavior::Degrade };
+    let which = case.slicer % 6;
+    let slicer: Box<dyn Slicer> = match which {
         0 => Box::new(GreedySlice),
         1 => Box::new(knapsack),
-        2 => {
-            let entries = case
-                .entries
-                .iter()
-                .take(6)
-                .map(|e| {
-                    CountQuotaEntry::new(
-                        KINDS[usize::from(e.kind) % KINDS.len()],
-                        usize::from(e.require % 8),
-                        usize::from(e.cap % 8),
-                    )
-                })
-                .collect();
-            let scarcity = if case.throw { ScarcityBehavior::Throw } else { ScarcityBehavior::Degrade };
-            match CountConstrainedKnapsackSlice::new(entries, knapsack, scarcity) {
-                Ok(s) => Box::new(s),
-                Err(e) => {
-                    assert_eq!(e.code(), "INVALID_COUNT_ENTRY");
-                    return;
-                }
+        2 => match CountConstrainedKnapsackSlice::new(entries, knapsack, scarcity) {
+            Ok(s) => Box::new(s),
+            Err(e) => {
+                assert_eq!(e.code(), "INVALID_COUNT_ENTRY");
+                return;
             }
-        }
-        _ => Box::new(GreedyPacker::new(u32::from(case.skips % 6))),
+        },
+        3 => Box::new(GreedyPacker::new(u32::from(case.skips % 6))),
+        // Small guards keep the fuzzer fast and exercise the fallbacks.
+        4 => Box::new(
+            ExactKnapsackSlice::new()
+                .with_max_states(1 << 10)
+                .with_max_work(1 << 14)
+                .with_max_table_bytes(1 << 16),
+        ),
+        _ => match ExactCountConstrainedSlice::new(entries, scarcity) {
+            Ok(s) => Box::new(s.with_max_cells(1 << 14).with_max_table_bytes(1 << 16)),
+            Err(e) => {
+                assert_eq!(e.code(), "INVALID_COUNT_ENTRY");
+                return;
+            }
+        },
     };
     match slicer.slice(&items, &budget) {
-        Ok(s) => check(&items, &budget, &s, case.slicer % 4 == 2),
+        Ok(s) => check(&items, &budget, &s, which == 2),
         Err(e) => check_error(&items, &e),
     }
 });
@@ -133,7 +148,7 @@ fn check_error(items: &[Item<'_>], e: &CtxpackError) {
             assert!(!items[i].score.is_finite());
             assert!(items[..i].iter().all(|it| it.score.is_finite()));
         }
-        "TABLE_TOO_LARGE" | "COUNT_REQUIREMENT_SHORTFALL" => {}
+        "TABLE_TOO_LARGE" | "COUNT_REQUIREMENT_SHORTFALL" | "COUNT_REQUIREMENT_OVER_BUDGET" => {}
         other => panic!("unexpected error {other}: {e}"),
     }
 }
