@@ -169,25 +169,6 @@ impl CountConstrainedKnapsackSlice {
     pub const fn scarcity(&self) -> ScarcityBehavior {
         self.scarcity
     }
-
-    /// The entry index of every item (`None` for unconstrained kinds).
-    fn entry_of_items(&self, items: &[Item<'_>]) -> Vec<Option<usize>> {
-        let by_kind: HashMap<String, usize> = self
-            .entries
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (e.kind.to_ascii_lowercase(), i))
-            .collect();
-        let mut memo: HashMap<&str, Option<usize>> = HashMap::new();
-        items
-            .iter()
-            .map(|it| {
-                *memo
-                    .entry(it.kind)
-                    .or_insert_with(|| by_kind.get(&it.kind.to_ascii_lowercase()).copied())
-            })
-            .collect()
-    }
 }
 
 impl Slicer for CountConstrainedKnapsackSlice {
@@ -196,7 +177,7 @@ impl Slicer for CountConstrainedKnapsackSlice {
         if items.is_empty() || budget.target_tokens() <= 0 {
             return Ok(Selection::none(items, ExclusionReason::NoBudget));
         }
-        let entry_of = self.entry_of_items(items);
+        let entry_of = entry_of_items(&self.entries, items);
         let mut decisions = vec![Decision::Excluded(ExclusionReason::NegativeTokens); items.len()];
 
         // Phase 1: Count-Satisfy.
@@ -281,4 +262,27 @@ impl Slicer for CountConstrainedKnapsackSlice {
 /// `total_cmp`), for stable sorts.
 fn by_score_desc(items: &[Item<'_>], a: usize, b: usize) -> std::cmp::Ordering {
     (items[b].score + 0.0).total_cmp(&(items[a].score + 0.0))
+}
+
+/// The index of the entry that constrains each item's kind (ASCII
+/// case-insensitively), `None` for unconstrained kinds. Shared with the
+/// exact count-constrained slice so both read kinds alike.
+pub(crate) fn entry_of_items(
+    entries: &[CountQuotaEntry],
+    items: &[Item<'_>],
+) -> Vec<Option<usize>> {
+    let by_kind: HashMap<String, usize> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.kind.to_ascii_lowercase(), i))
+        .collect();
+    let mut memo: HashMap<&str, Option<usize>> = HashMap::new();
+    items
+        .iter()
+        .map(|it| {
+            *memo
+                .entry(it.kind)
+                .or_insert_with(|| by_kind.get(&it.kind.to_ascii_lowercase()).copied())
+        })
+        .collect()
 }

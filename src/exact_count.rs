@@ -4,7 +4,7 @@
 //!
 //! See [`ExactCountConstrainedSlice`] for the problem and the DP.
 
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 
 use crate::exact::value_of;
 use crate::knapsack::scaled_value;
@@ -318,25 +318,6 @@ impl ExactCountConstrainedSlice {
         }
     }
 
-    /// The entry index of every item (`None` for unconstrained kinds).
-    fn entry_of_items(&self, items: &[Item<'_>]) -> Vec<Option<usize>> {
-        let by_kind: HashMap<String, usize> = self
-            .entries()
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (e.kind.to_ascii_lowercase(), i))
-            .collect();
-        let mut memo: HashMap<&str, Option<usize>> = HashMap::new();
-        items
-            .iter()
-            .map(|it| {
-                *memo
-                    .entry(it.kind)
-                    .or_insert_with(|| by_kind.get(&it.kind.to_ascii_lowercase()).copied())
-            })
-            .collect()
-    }
-
     /// The plan for `bucket`, or the smallest-found bucket whose plan fits
     /// the limits (automatic mode).
     fn choose_plan(&self, input: &Input<'_>, target: i64) -> Result<Plan, CtxpackError> {
@@ -379,7 +360,7 @@ impl Slicer for ExactCountConstrainedSlice {
         let entries = self.entries();
         let input = Input {
             items,
-            entry_of: self.entry_of_items(items),
+            entry_of: crate::count_constrained::entry_of_items(self.entries(), items),
             entries,
         };
         // Too few candidates: the heuristic's error, word for word.
