@@ -2,7 +2,8 @@
 //!
 //! Decides which context fragments go into an LLM prompt under a token
 //! budget. This crate is the slicing core: four slicers that follow their
-//! specifications exactly and explain every decision.
+//! specifications exactly and explain every decision, and two exact ones
+//! that go beyond them.
 //!
 //! | slicer | spec | what it does |
 //! |---|---|---|
@@ -10,6 +11,8 @@
 //! | [`KnapsackSlice`] | knapsack-slice.md | 0/1 knapsack DP over bucketed token counts |
 //! | [`CountConstrainedKnapsackSlice`] | count-constrained-knapsack-slice.md | per-kind require and cap counts around the knapsack |
 //! | [`GreedyPacker`] | greedy-knapsack-packer.md | the caller's order, skip-and-continue, stop after N misses |
+//! | [`ExactKnapsackSlice`] | beyond the seeds | the knapsack optimum over real token counts (minknap), bucketed fallback past its guard |
+//! | [`ExactCountConstrainedSlice`] | beyond the seeds | require and cap counts per kind, solved to optimality within the budget |
 //!
 //! Every slicer implements [`Slicer`]: it takes [`Item`]s (tokens, score,
 //! kind) and a [`Budget`] and returns a [`Selection`]: the selected indexes
