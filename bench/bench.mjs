@@ -37,6 +37,8 @@ const FIRST_CALL_RUNS = 31;
 const IMPLS = {
   greedy: ['wasm-columns', 'wasm-fragments', 'js', 'planner-greedy', 'planner-acs', 'seed-acs'],
   knapsack: ['wasm-columns', 'wasm-fragments', 'js', 'planner-knapsack'],
+  exact: ['wasm-columns'],
+  'exact-count': ['wasm-columns'],
 };
 
 // ---- data ----
@@ -112,6 +114,15 @@ async function child(spec) {
   const knapsackOptions = algo === 'knapsack' ? { bucketSize: bucket } : undefined;
   const frags = fragmentsOf(data, native.kinds, n, impl.startsWith('planner') || impl === 'seed-acs');
   const cols = { tokens: data.tokens.subarray(0, n), scores: data.scores.subarray(0, n) };
+  // The exact count-constrained cases: eight kinds, as bench/native.rs makes them.
+  const exactCountColumns = () => ({
+    ...cols,
+    kinds: Uint32Array.from(data.kinds.subarray(0, n), (k, i) => (k + 5 * (i % 2)) % 8),
+    kindNames: native.kinds8,
+  });
+  const exactCols = algo === 'exact-count' ? exactCountColumns() : cols;
+  const exactOptions = algo === 'exact-count' ? { entries: native.countEntries } : undefined;
+  let report;
   const phases = [];
   const plannerOptions = (slicer) => ({
     now: NOW,
@@ -120,7 +131,13 @@ async function child(spec) {
     ...(slicer === 'knapsack' ? { bucketSize: bucket } : {}),
   });
   const runs = {
-    'wasm-columns': () => lib.sliceColumns(algo, cols, { targetTokens: budget }, knapsackOptions).selected,
+    'wasm-columns': algo.startsWith('exact')
+      ? () => {
+          const r = lib.sliceColumns(algo, exactCols, { targetTokens: budget }, exactOptions);
+          report = r.exact;
+          return r.selected;
+        }
+      : () => lib.sliceColumns(algo, cols, { targetTokens: budget }, knapsackOptions).selected,
     'wasm-fragments': () => lib.sliceFragments(algo, frags, { targetTokens: budget }, knapsackOptions).selected,
     js: () => (algo === 'greedy' ? greedySlice(frags, budget) : knapsackSlice(frags, budget, bucket)),
     'planner-greedy': () => lib.selectFragments(frags, GAZE, { tokens_max: budget }, plannerOptions('greedy')).fragments,
@@ -163,6 +180,7 @@ async function child(spec) {
   } else {
     result.tokens = first.reduce((sum, f) => sum + f.cost_tokens, 0);
   }
+  if (report !== undefined) result.report = report;
   if (phases.length > 0) {
     result.phases = Object.fromEntries(Object.keys(phases[0]).map((k) => [k, median(phases.map((p) => p[k]))]));
   }
@@ -171,7 +189,11 @@ async function child(spec) {
     const glue = await import(GLUE);
     const memory = glue.initSync({ module: readFileSync(WASM) }).memory;
     const before = memory.buffer.byteLength;
-    glue.sliceColumnar(algo, cols.tokens, cols.scores, new Uint32Array(0), [], { targetTokens: budget, ...knapsackOptions });
+    if (algo === 'exact-count') {
+      glue.sliceColumnar(algo, exactCols.tokens, exactCols.scores, exactCols.kinds, exactCols.kindNames, { targetTokens: budget, ...exactOptions });
+    } else {
+      glue.sliceColumnar(algo, cols.tokens, cols.scores, new Uint32Array(0), [], { targetTokens: budget, ...knapsackOptions });
+    }
     result.wasmGrowth = memory.buffer.byteLength - before;
   }
   return result;
@@ -269,6 +291,44 @@ function phaseTable(cases) {
         `| ${kb(c.n)} | ${kb(c.budget)}${c.bucket ? ` / ${c.bucket}` : ''} | ${impl.slice(8)} | ${fmt(r.ms)} | ${fmt(p.validate)} | ${fmt(p.score)} | ${fmt(p.rank)} | ${fmt(p.slice)} | ${fmt(p.finish)} | ${impl === 'planner-acs' ? '–' : ms(c.results['wasm-columns'])} |`,
       );
     }
+  }
+  return lines.join('\n');
+}
+
+/** A value gain in per cent (`–` when either side is missing). */
+const gain = (a, b) => (typeof a === 'number' && typeof b === 'number' && b > 0 ? `${(((a - b) / b) * 100).toFixed(2)} %` : '–');
+const solverOf = (r) => (r?.status !== 'ok' ? '–' : r.values?.report ? `${r.values.report.solver}${r.values.report.solver === 'exact' ? '' : ` (${r.values.report.bucketSize})`}` : '–');
+
+/** ExactKnapsackSlice beside the seed slicers' values on the same instances. */
+function exactTable(cases) {
+  const lines = [
+    '| n | budget | exact native ms | exact wasm ms | knapsack wasm ms (bucket) | greedy wasm ms | solver | peak states | value: exact | knapsack | greedy | exact over knapsack | exact over greedy | same selection |',
+    '|--:|--:|--:|--:|--:|--:|--|--:|--:|--:|--:|--:|--:|--|',
+  ];
+  for (const c of cases.filter((x) => x.algo === 'exact')) {
+    const r = c.results;
+    const v = r['ctxpack-native']?.values ?? {};
+    const seed = (algo) => cases.find((x) => x.algo === algo && x.n === c.n && x.budget === c.budget && !x.extra)?.results['wasm-columns'];
+    lines.push(
+      `| ${kb(c.n)} | ${kb(c.budget)} | ${ms(r['ctxpack-native'])} | ${ms(r['wasm-columns'])} | ${ms(seed('knapsack'))} (${c.bucket}) | ${ms(seed('greedy'))} | ${solverOf(r['ctxpack-native'])} | ${v.report?.peakStates ?? '–'} | ${v.exact ?? '–'} | ${v.knapsack ?? 'refused'} | ${v.greedy ?? '–'} | ${gain(v.exact, v.knapsack)} | ${gain(v.exact, v.greedy)} | ${sameness(c).text} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** ExactCountConstrainedSlice beside the three-phase heuristic. */
+function exactCountTable(cases) {
+  const lines = [
+    '| n | budget | kinds | native ms | wasm ms | solver | DP cells | value: exact | heuristic | exact over heuristic | heuristic over budget | same selection |',
+    '|--:|--:|--:|--:|--:|--|--:|--:|--:|--:|--|--|',
+  ];
+  for (const c of cases.filter((x) => x.algo === 'exact-count')) {
+    const r = c.results;
+    const v = r['ctxpack-native']?.values ?? {};
+    const h = v.report?.heuristicValue;
+    lines.push(
+      `| ${kb(c.n)} | ${kb(c.budget)} | 8 | ${ms(r['ctxpack-native'])} | ${ms(r['wasm-columns'])} | ${solverOf(r['ctxpack-native'])} | ${v.report ? `${(v.report.work / 1e6).toFixed(1)} M` : '–'} | ${v.exact ?? '–'} | ${h ?? '–'} | ${gain(v.exact, h)} | ${v.report?.heuristicOverBudget ? 'yes' : 'no'} | ${sameness(c).text} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -386,6 +446,25 @@ function targets(cases, first, gz) {
       p?.ms <= 25 && speedup >= 3,
     );
   }
+  const exactHead = find('exact', 10_000, 128_000);
+  const exactWasm = exactHead?.results['wasm-columns'];
+  const exactSolver = exactHead?.results['ctxpack-native']?.values?.report?.solver;
+  add(
+    'ExactKnapsackSlice, wasm, n = 10k at a 128k-token budget: solved exactly within 20 ms (issue 6)',
+    exactHead === undefined
+      ? 'not run (smoke)'
+      : `${fmt(exactWasm?.ms)} ms (wasm columns, median), solver '${exactWasm?.report?.solver ?? exactSolver}', ${exactHead.results['ctxpack-native']?.values?.report?.peakStates} DP states at most`,
+    exactWasm?.ms <= 20 && exactWasm?.report?.solver === 'exact',
+  );
+  const countHead = find('exact-count', 10_000, 10_000);
+  const countWasm = countHead?.results['wasm-columns'];
+  add(
+    'ExactCountConstrainedSlice, wasm, n = 10k, 10k capacity cells, 8 kinds: within 300 ms (issue 6)',
+    countHead === undefined
+      ? 'not run (smoke)'
+      : `${fmt(countWasm?.ms)} ms (wasm columns, median, the heuristic's comparison run included), solver '${countWasm?.report?.solver}'`,
+    countWasm?.ms <= 300 && countWasm?.report?.solver === 'exact',
+  );
   add('.wasm ≤ 80 KB gzipped', `${(gz.gzip / 1000).toFixed(1)} KB gzipped (${(gz.raw / 1000).toFixed(1)} KB raw)`, gz.gzip <= 80_000);
   add(
     'first call in a fresh Node process (load, instantiate, plan 100 fragments) ≤ 15 ms',
@@ -458,7 +537,7 @@ ${smoke ? '\n**Smoke run**: tiny sizes, one call each; the figures mean nothing.
 A shared 2-core virtual machine: other jobs may run beside the benchmark, so single figures move
 by 10–20 % from run to run. Each figure is a median.
 
-## Targets (issue 5)
+## Targets (issues 5 and 6)
 
 ${targets(cases, first, gz)}
 
@@ -494,6 +573,23 @@ ${greedyTable(greedy)}
 - *selectFragments greedy / acs*: the whole planner on fragment objects with entities, timestamp,
   citations, source and lod (\`options.slicer\` \`'greedy'\` or the default \`'acs'\`); *ACS seed*: the
   seed's \`selectFragments\` (acs-planner.md) as it stands, in plain JS.
+
+## The exact strategies
+
+ms per call (median) on the same instances as above, and the value each selection reaches: the
+total \`floor(score × 10000)\` that the knapsack maximises. *knapsack*: KnapsackSlice at the bucket of
+the knapsack rows (8k / 1, 128k / 16, 1M / 100); *greedy*: GreedySlice. The gains are what the exact
+optimum adds to each seed slicer's value.
+
+${exactTable(cases)}
+
+ExactCountConstrainedSlice on the same items with eight kinds, every one constrained
+(${native.countEntries.map((e) => `${e.kind} ${e.requireCount}–${e.capCount}`).join(', ')}), at a
+budget of 10 000 tokens (10 000 capacity cells at token precision), beside the three-phase
+CountConstrainedKnapsackSlice (bucket 100) that it runs on the same input for comparison (its
+time is included):
+
+${exactCountTable(cases)}
 
 ## Where selectFragments spends its time
 

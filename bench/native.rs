@@ -34,7 +34,10 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use ctxpack::{Budget, GreedySlice, Item, KnapsackSlice, Slicer as _};
+use ctxpack::{
+    Budget, CountQuotaEntry, ExactCountConstrainedSlice, ExactKnapsackSlice, GreedySlice, Item,
+    KnapsackSlice, ScarcityBehavior, Selection, Slicer as _, Solver,
+};
 use cupel::{ContextBudget, ContextItemBuilder, ContextKind, ScoredItem, Slicer as _};
 
 /// Counts live heap bytes and their high-water mark.
@@ -104,6 +107,26 @@ impl Rng {
 }
 
 pub const KINDS: [&str; 5] = ["system", "turn", "tool", "doc", "memory"];
+/// The eight kinds of the exact count-constrained cases: item `i` of kind
+/// `k` (of the five) has kind `(k + 5 · (i mod 2)) mod 8` of these.
+pub const KINDS8: [&str; 8] = [
+    "system", "turn", "tool", "doc", "memory", "summary", "code", "image",
+];
+/// Their count entries (kind, require, cap): every kind constrained.
+pub const COUNT_ENTRIES: [(&str, usize, usize); 8] = [
+    ("system", 1, 1),
+    ("turn", 4, 12),
+    ("tool", 2, 6),
+    ("doc", 1, 5),
+    ("memory", 0, 3),
+    ("summary", 1, 2),
+    ("code", 0, 4),
+    ("image", 0, 1),
+];
+
+fn kind8(i: usize, k: u8) -> usize {
+    (usize::from(k) + 5 * (i % 2)) % 8
+}
 const SET_SIZE: usize = 100_000;
 const SEED: u64 = 2026;
 
@@ -186,6 +209,35 @@ fn cases(smoke: bool) -> Vec<Case> {
             }
         }
     }
+    // The exact strategies on the same instances: ExactKnapsackSlice at
+    // every (n, budget), its value beside the bucketed knapsack's (at the
+    // bucket of the knapsack rows) and greedy's; ExactCountConstrainedSlice
+    // with eight constrained kinds at 10 000 capacity cells (token
+    // precision at a budget of 10 000), beside the three-phase heuristic.
+    for &n in sizes {
+        for &(budget, bucket) in budgets {
+            out.push(Case {
+                algo: "exact",
+                n,
+                budget,
+                bucket,
+                extra: false,
+            });
+        }
+    }
+    for n in if smoke {
+        vec![2_000]
+    } else {
+        vec![1_000, 10_000]
+    } {
+        out.push(Case {
+            algo: "exact-count",
+            n,
+            budget: 10_000,
+            bucket: 0,
+            extra: false,
+        });
+    }
     if !smoke {
         // The largest table cupel accepts at a capacity of 10 000 (50 M
         // cells), and a 400 M-cell table.
@@ -211,6 +263,8 @@ struct Outcome {
     peak_bytes: usize,
     selected: Vec<usize>,
     total_tokens: i64,
+    /// The exact cases' values and report, as a JSON object (empty: none).
+    values: String,
 }
 
 /// FNV-1a (32-bit) over the selected indexes in output order, as
@@ -247,10 +301,78 @@ fn measure<T>(smoke: bool, mut f: impl FnMut() -> T) -> (f64, f64, usize, T) {
     (times[times.len() / 2], times[0], peak, first)
 }
 
-fn run_ctxpack(case: &Case, items: &[Item<'_>], smoke: bool) -> Outcome {
+/// The knapsack's value of a selection: `Σ max(0, floor(score × 10000))`.
+fn value(items: &[Item<'_>], s: &Selection) -> i64 {
+    s.selected
+        .iter()
+        .map(|&i| ((items[i].score * 10_000.0).floor() as i64).max(0))
+        .sum()
+}
+
+fn entries() -> Vec<CountQuotaEntry> {
+    COUNT_ENTRIES
+        .iter()
+        .map(|&(k, r, c)| CountQuotaEntry::new(k, r, c))
+        .collect()
+}
+
+fn solver_json(s: &Selection) -> String {
+    let Some(r) = s.exact else {
+        return "null".to_owned();
+    };
+    let (name, bucket) = match r.solver {
+        Solver::Exact => ("exact", 1),
+        Solver::Bucketed { bucket_size } => ("bucketed", bucket_size),
+        Solver::BucketedFallback { bucket_size, .. } => ("bucketed-fallback", bucket_size),
+    };
+    format!(
+        "{{\"solver\":{},\"bucketSize\":{bucket},\"value\":{},\"heuristicValue\":{},\"heuristicOverBudget\":{},\"work\":{},\"peakStates\":{}}}",
+        json_str(name),
+        r.value,
+        r.heuristic_value.map_or("null".to_owned(), |v| v.to_string()),
+        r.heuristic_over_budget,
+        r.work,
+        r.peak_states
+    )
+}
+
+/// The values an exact case compares: the exact slice's, and the seed
+/// slicers' on the same input.
+fn values_json(case: &Case, items: &[Item<'_>], s: &Selection) -> String {
     let budget = Budget::new(case.budget);
+    if case.algo == "exact" {
+        let knapsack = KnapsackSlice::new(case.bucket)
+            .expect("positive bucket")
+            .slice(items, &budget)
+            .map_or("null".to_owned(), |k| value(items, &k).to_string());
+        let greedy = value(items, &GreedySlice.slice(items, &budget).expect("greedy"));
+        format!(
+            "{{\"exact\":{},\"knapsack\":{knapsack},\"greedy\":{greedy},\"report\":{}}}",
+            value(items, s),
+            solver_json(s)
+        )
+    } else {
+        format!(
+            "{{\"exact\":{},\"report\":{}}}",
+            value(items, s),
+            solver_json(s)
+        )
+    }
+}
+
+fn run_ctxpack(case: &Case, items: &[Item<'_>], items8: &[Item<'_>], smoke: bool) -> Outcome {
+    let budget = Budget::new(case.budget);
+    let exact_count = ExactCountConstrainedSlice::new(entries(), ScarcityBehavior::Degrade)
+        .expect("valid entries");
+    let items = if case.algo == "exact-count" {
+        items8
+    } else {
+        items
+    };
     let slice = |items: &[Item<'_>]| match case.algo {
         "greedy" => GreedySlice.slice(items, &budget),
+        "exact" => ExactKnapsackSlice::new().slice(items, &budget),
+        "exact-count" => exact_count.slice(items, &budget),
         _ => KnapsackSlice::new(case.bucket)
             .expect("positive bucket")
             .slice(items, &budget),
@@ -259,6 +381,11 @@ fn run_ctxpack(case: &Case, items: &[Item<'_>], smoke: bool) -> Outcome {
         return refused(e.code().to_owned());
     }
     let (ms, min_ms, peak_bytes, s) = measure(smoke, || slice(items).expect("checked above"));
+    let values = if case.algo.starts_with("exact") {
+        values_json(case, items, &s)
+    } else {
+        String::new()
+    };
     Outcome {
         status: "ok",
         reason: String::new(),
@@ -267,10 +394,14 @@ fn run_ctxpack(case: &Case, items: &[Item<'_>], smoke: bool) -> Outcome {
         peak_bytes,
         total_tokens: s.total_tokens,
         selected: s.selected,
+        values,
     }
 }
 
 fn run_cupel(case: &Case, items: &[ScoredItem], smoke: bool) -> Outcome {
+    if case.algo.starts_with("exact") {
+        return refused("no such slicer in cupel".to_owned());
+    }
     let budget =
         ContextBudget::new(case.budget, case.budget, 0, HashMap::new(), 0.0).expect("valid budget");
     let slice = |items: &[ScoredItem]| match case.algo {
@@ -301,6 +432,7 @@ fn run_cupel(case: &Case, items: &[ScoredItem], smoke: bool) -> Outcome {
         peak_bytes,
         total_tokens: out.iter().map(cupel::ContextItem::tokens).sum(),
         selected,
+        values: String::new(),
     }
 }
 
@@ -313,6 +445,7 @@ fn refused(reason: String) -> Outcome {
         peak_bytes: 0,
         selected: Vec::new(),
         total_tokens: 0,
+        values: String::new(),
     }
 }
 
@@ -394,6 +527,10 @@ fn case_json(case: &Case, results: &[(&str, &Outcome)]) -> String {
             o.total_tokens,
             fingerprint(&o.selected)
         );
+        if !o.values.is_empty() {
+            json.truncate(json.len() - 1);
+            let _ = write!(json, ",\"values\":{}}}", o.values);
+        }
     }
     json.push_str("}}");
     json
@@ -436,6 +573,12 @@ fn main() {
                 .with_kind(KINDS[usize::from(data.kinds[i])])
         })
         .collect();
+    let items8: Vec<Item<'static>> = (0..set_size)
+        .map(|i| {
+            Item::new(i64::from(data.tokens[i]), data.scores[i])
+                .with_kind(KINDS8[kind8(i, data.kinds[i])])
+        })
+        .collect();
     let cupel_items: Vec<ScoredItem> = (0..set_size)
         .map(|i| ScoredItem {
             item: ContextItemBuilder::new(i.to_string(), i64::from(data.tokens[i]))
@@ -452,7 +595,7 @@ fn main() {
     );
     let mut cases_json = Vec::new();
     for case in &cases(smoke) {
-        let ours = run_ctxpack(case, &items[..case.n], smoke);
+        let ours = run_ctxpack(case, &items[..case.n], &items8[..case.n], smoke);
         let theirs = run_cupel(case, &cupel_items[..case.n], smoke);
         let same = match (ours.status, theirs.status) {
             ("ok", "ok") if ours.selected == theirs.selected => "yes",
@@ -467,9 +610,16 @@ fn main() {
         ));
     }
     let json = format!(
-        "{{\"cases\":[{}],\"smoke\":{smoke},\"setSize\":{set_size},\"kinds\":[{}]}}",
+        "{{\"cases\":[{}],\"smoke\":{smoke},\"setSize\":{set_size},\"kinds\":[{}],\"kinds8\":[{}],\"countEntries\":[{}]}}",
         cases_json.join(","),
-        KINDS.map(json_str).join(",")
+        KINDS.map(json_str).join(","),
+        KINDS8.map(json_str).join(","),
+        COUNT_ENTRIES
+            .map(|(k, r, c)| format!(
+                "{{\"kind\":{},\"requireCount\":{r},\"capCount\":{c}}}",
+                json_str(k)
+            ))
+            .join(",")
     );
     std::fs::write(out_dir.join("native.json"), json).expect("write native.json");
     println!("wrote {}", out_dir.join("native.json").display());

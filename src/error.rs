@@ -83,6 +83,16 @@ pub enum CtxpackError {
         /// The bucket size the slice used (1: exact token counts).
         bucket_size: i64,
     },
+    /// Budget simulation (a curve, a minimum budget, a slack) was asked of
+    /// a strategy whose selection is not monotonic in the budget: the
+    /// count-constrained slices, whose selection can exceed the budget
+    /// (required items) or lose value as the budget grows (fewer
+    /// shortfalls first), so that a curve or a minimum budget would
+    /// mislead.
+    NotMonotonic {
+        /// The strategy's name (`count-knapsack`, `exact-count`).
+        slicer: String,
+    },
     /// An option of a slicer or of the wasm boundary has the wrong type or
     /// value.
     InvalidOption {
@@ -125,6 +135,7 @@ impl CtxpackError {
             Self::TableTooLarge { .. } => "TABLE_TOO_LARGE",
             Self::CountRequirementShortfall { .. } => "COUNT_REQUIREMENT_SHORTFALL",
             Self::CountRequirementOverBudget { .. } => "COUNT_REQUIREMENT_OVER_BUDGET",
+            Self::NotMonotonic { .. } => "NOT_MONOTONIC",
             Self::InvalidOption { .. } => "INVALID_OPTION",
             Self::InvalidField { .. } => "INVALID_FIELD",
             Self::InvalidInput { .. } => "INVALID_INPUT",
@@ -146,6 +157,7 @@ impl CtxpackError {
             Self::InvalidBudget { field, .. } => Some(field),
             Self::InvalidBucketSize { .. } => Some("bucket_size"),
             Self::InvalidCountEntry { .. } => Some("entries"),
+            Self::NotMonotonic { .. } => Some("slicer"),
             Self::InvalidOption { option, .. } if !option.is_empty() => Some(option),
             Self::InvalidField { field, .. } if !field.is_empty() => Some(field),
             _ => None,
@@ -213,6 +225,10 @@ impl fmt::Display for CtxpackError {
             } => write!(
                 f,
                 "the required items need at least {required_tokens} tokens (counts rounded up to multiples of {bucket_size}), over the budget of {target_tokens}"
+            ),
+            Self::NotMonotonic { slicer } => write!(
+                f,
+                "budget simulation is not defined for '{slicer}': its selection is not monotonic in the budget (required items can exceed it, and its value can fall as the budget grows), so a curve, a minimum budget or a slack would mislead; run the slicer at each budget instead"
             ),
             Self::InvalidOption { option, reason } if option.is_empty() => {
                 write!(f, "options: {reason}")

@@ -49,6 +49,7 @@ mod knapsack;
 mod knapsack_dp;
 mod packer;
 mod selection;
+mod simulation;
 
 pub use count_constrained::{CountConstrainedKnapsackSlice, CountQuotaEntry, ScarcityBehavior};
 pub use error::CtxpackError;
@@ -62,6 +63,9 @@ pub use item::{Budget, Item};
 pub use knapsack::{KnapsackSlice, DEFAULT_BUCKET_SIZE, DEFAULT_MAX_TABLE_BYTES, SCORE_SCALE};
 pub use packer::{GreedyPacker, LazySelection, DEFAULT_MAX_CONSECUTIVE_SKIPS};
 pub use selection::{Decision, ExclusionReason, InclusionReason, Selection, Shortfall};
+pub use simulation::{
+    BudgetSimulation, MinBudget, SlackDiff, Strategy, DEFAULT_MAX_SIMULATION_CELLS,
+};
 
 /// A selection strategy: picks items under a budget and explains each
 /// decision.

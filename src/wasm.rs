@@ -7,23 +7,31 @@
 //!   score?, kind? }`, of which only those four properties are read (a
 //!   fragment's `content` is never copied into wasm).
 //!
+//! `budgetCurve` and `minBudgetFor` answer the budget simulation
+//! ([`BudgetSimulation`]) on columns, for the strategies that are
+//! monotonic in the budget.
+//!
 //! A third, `packLazy`, runs the packer with the counts asked for one at a
 //! time through a JS callback, only for the items the walk reaches
 //! ([`GreedyPacker::slice_lazy`]); errors the callback throws come back
 //! unchanged.
 //!
-//! All return a plain object (`selected` as `Uint32Array`, `reasons` as
-//! `Uint8Array` of [`Decision::id`]s, totals, shortfalls); nothing returned
-//! holds wasm memory, so nothing needs `.free()`. Every error becomes a JS
+//! The slices return a plain object (`selected` as `Uint32Array`, `reasons`
+//! as `Uint8Array` of [`Decision::id`]s, totals, shortfalls, and `exact`:
+//! the [`ExactReport`] of `'exact'` and `'exact-count'`, `null` for the
+//! seed slicers); `budgetCurve` a `Float64Array`. Nothing returned holds
+//! wasm memory, so nothing needs `.free()`. Every error becomes a JS
 //! `Error` with `name = "CtxpackError"`, `code`, `field` and `index`, in
 //! [`to_js_error`] only.
 
-use js_sys::{Array, Object, Reflect, Uint32Array, Uint8Array};
+use js_sys::{Array, Float64Array, Object, Reflect, Uint32Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use crate::{
-    Budget, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError, Decision, GreedyPacker,
-    GreedySlice, Item, KnapsackSlice, ScarcityBehavior, Selection, Slicer,
+    Budget, BudgetSimulation, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError,
+    Decision, ExactCountConstrainedSlice, ExactKnapsackSlice, ExactReport, FallbackReason,
+    GreedyPacker, GreedySlice, Item, KnapsackSlice, MinBudget, ScarcityBehavior, Selection, Slicer,
+    Solver, Strategy,
 };
 
 /// Largest integer a JS number holds exactly.
@@ -64,17 +72,29 @@ fn i64_f64(i: i64) -> f64 {
     i as f64
 }
 
-/// The options of both entry points, read property by property so that
+/// The options of every entry point, read property by property so that
 /// every refusal names its option, and unknown keys are refused.
 struct Options {
-    budget: Budget,
+    /// The budget (`targetTokens`, `maxTokens`); `None` for the
+    /// simulation entry points, which take `maxBudget` instead.
+    budget: Option<Budget>,
+    /// `maxBudget` of the simulation entry points.
+    max_budget: Option<i64>,
     knapsack: KnapsackSlice,
+    /// `bucketSize` as given (the exact count-constrained slice's fixed
+    /// bucket when set).
+    bucket_size: Option<i64>,
+    max_table_bytes: Option<u64>,
     entries: Vec<CountQuotaEntry>,
     scarcity: ScarcityBehavior,
     max_consecutive_skips: u32,
+    max_states: Option<usize>,
+    max_work: Option<u64>,
+    max_cells: Option<u64>,
+    compare_heuristic: bool,
 }
 
-const OPTION_KEYS: [&str; 7] = [
+const OPTION_KEYS: [&str; 11] = [
     "targetTokens",
     "maxTokens",
     "bucketSize",
@@ -82,8 +102,34 @@ const OPTION_KEYS: [&str; 7] = [
     "entries",
     "scarcity",
     "maxConsecutiveSkips",
+    "maxStates",
+    "maxWork",
+    "maxCells",
+    "compareHeuristic",
+];
+/// The simulation entry points: no budget (they span budgets), no count
+/// options (count-constrained strategies are refused).
+const SIMULATION_KEYS: [&str; 7] = [
+    "maxBudget",
+    "bucketSize",
+    "maxTableBytes",
+    "maxConsecutiveSkips",
+    "maxStates",
+    "maxWork",
+    "maxCells",
 ];
 const ENTRY_KEYS: [&str; 3] = ["kind", "requireCount", "capCount"];
+
+/// Which entry point the options belong to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// A slice: `targetTokens` required.
+    Slice,
+    /// `budgetCurve`: `maxBudget` required.
+    Curve,
+    /// `minBudgetFor`: `maxBudget` optional.
+    MinBudget,
+}
 
 fn invalid_option(option: &str, reason: String) -> CtxpackError {
     CtxpackError::InvalidOption {
@@ -154,8 +200,19 @@ fn whole(
     }
 }
 
-fn parse_options(options: &JsValue) -> Result<Options, CtxpackError> {
-    known_keys(options, &OPTION_KEYS, "")?;
+/// `targetTokens` and `maxTokens` of a slice, or `maxBudget` of a
+/// simulation.
+fn parse_budget(
+    options: &JsValue,
+    mode: Mode,
+) -> Result<(Option<Budget>, Option<i64>), CtxpackError> {
+    if mode != Mode::Slice {
+        let m = whole(options, "maxBudget", "maxBudget", 0.0, MAX_SAFE_INTEGER)?;
+        if mode == Mode::Curve && m.is_none() {
+            return Err(invalid_option("maxBudget", "is required".into()));
+        }
+        return Ok((None, m));
+    }
     let target = whole(
         options,
         "targetTokens",
@@ -174,13 +231,42 @@ fn parse_options(options: &JsValue) -> Result<Options, CtxpackError> {
         }
         Some(max) => Budget::with_max(target, max)?,
     };
+    Ok((Some(budget), None))
+}
+
+fn parse_scarcity(options: &JsValue) -> Result<ScarcityBehavior, CtxpackError> {
+    let scarcity_raw = property(options, "scarcity");
+    match scarcity_raw.as_string().as_deref() {
+        _ if scarcity_raw.is_undefined() => Ok(ScarcityBehavior::Degrade),
+        Some("degrade") => Ok(ScarcityBehavior::Degrade),
+        Some("throw") => Ok(ScarcityBehavior::Throw),
+        _ => Err(invalid_option(
+            "scarcity",
+            format!(
+                "must be 'degrade' or 'throw', got {}",
+                match scarcity_raw.as_string() {
+                    Some(text) if text.len() <= 32 => format!("'{text}'"),
+                    _ => describe(&scarcity_raw),
+                }
+            ),
+        )),
+    }
+}
+
+fn parse_options(options: &JsValue, mode: Mode) -> Result<Options, CtxpackError> {
+    if mode == Mode::Slice {
+        known_keys(options, &OPTION_KEYS, "")?;
+    } else {
+        known_keys(options, &SIMULATION_KEYS, "")?;
+    }
+    let (budget, max_budget) = parse_budget(options, mode)?;
     let bucket_raw = property(options, "bucketSize");
-    let mut knapsack = match bucket_raw.as_f64() {
-        _ if bucket_raw.is_undefined() => KnapsackSlice::default(),
+    let (mut knapsack, bucket_size) = match bucket_raw.as_f64() {
+        _ if bucket_raw.is_undefined() => (KnapsackSlice::default(), None),
         Some(b) if b.fract() == 0.0 && b.abs() <= MAX_SAFE_INTEGER => {
             #[allow(clippy::cast_possible_truncation)] // a safe integer
             let b = b as i64;
-            KnapsackSlice::new(b)?
+            (KnapsackSlice::new(b)?, Some(b))
         }
         _ => {
             return Err(invalid_option(
@@ -189,34 +275,19 @@ fn parse_options(options: &JsValue) -> Result<Options, CtxpackError> {
             ))
         }
     };
-    if let Some(limit) = whole(
+    let max_table_bytes = whole(
         options,
         "maxTableBytes",
         "maxTableBytes",
         0.0,
         MAX_SAFE_INTEGER,
-    )? {
-        knapsack = knapsack.with_max_table_bytes(limit.unsigned_abs());
+    )?
+    .map(i64::unsigned_abs);
+    if let Some(limit) = max_table_bytes {
+        knapsack = knapsack.with_max_table_bytes(limit);
     }
     let entries = parse_entries(&property(options, "entries"))?;
-    let scarcity_raw = property(options, "scarcity");
-    let scarcity = match scarcity_raw.as_string().as_deref() {
-        _ if scarcity_raw.is_undefined() => ScarcityBehavior::Degrade,
-        Some("degrade") => ScarcityBehavior::Degrade,
-        Some("throw") => ScarcityBehavior::Throw,
-        _ => {
-            return Err(invalid_option(
-                "scarcity",
-                format!(
-                    "must be 'degrade' or 'throw', got {}",
-                    match scarcity_raw.as_string() {
-                        Some(text) if text.len() <= 32 => format!("'{text}'"),
-                        _ => describe(&scarcity_raw),
-                    }
-                ),
-            ))
-        }
-    };
+    let scarcity = parse_scarcity(options)?;
     let max_consecutive_skips = match whole(
         options,
         "maxConsecutiveSkips",
@@ -227,12 +298,36 @@ fn parse_options(options: &JsValue) -> Result<Options, CtxpackError> {
         None => crate::DEFAULT_MAX_CONSECUTIVE_SKIPS,
         Some(v) => u32::try_from(v).unwrap_or(u32::MAX),
     };
+    let limit = |key: &str| -> Result<Option<u64>, CtxpackError> {
+        Ok(whole(options, key, key, 0.0, MAX_SAFE_INTEGER)?.map(i64::unsigned_abs))
+    };
+    let max_states = limit("maxStates")?.map(|v| usize::try_from(v).unwrap_or(usize::MAX));
+    let max_work = limit("maxWork")?;
+    let max_cells = limit("maxCells")?;
+    let heuristic_raw = property(options, "compareHeuristic");
+    let compare_heuristic = if heuristic_raw.is_undefined() {
+        true
+    } else {
+        heuristic_raw.as_bool().ok_or_else(|| {
+            invalid_option(
+                "compareHeuristic",
+                format!("must be a boolean, got {}", describe(&heuristic_raw)),
+            )
+        })?
+    };
     Ok(Options {
         budget,
+        max_budget,
         knapsack,
+        bucket_size,
+        max_table_bytes,
         entries,
         scarcity,
         max_consecutive_skips,
+        max_states,
+        max_work,
+        max_cells,
+        compare_heuristic,
     })
 }
 
@@ -278,6 +373,29 @@ fn parse_entries(value: &JsValue) -> Result<Vec<CountQuotaEntry>, CtxpackError> 
         .collect()
 }
 
+const SLICER_NAMES: &str =
+    "'greedy', 'knapsack', 'count-knapsack', 'packer', 'exact' or 'exact-count'";
+
+fn unknown_slicer(name: &str) -> CtxpackError {
+    CtxpackError::InvalidInput {
+        reason: format!("slicer must be {SLICER_NAMES}, got '{name}'"),
+    }
+}
+
+fn exact_of(o: &Options) -> ExactKnapsackSlice {
+    let mut e = ExactKnapsackSlice::new();
+    if let Some(v) = o.max_states {
+        e = e.with_max_states(v);
+    }
+    if let Some(v) = o.max_work {
+        e = e.with_max_work(v);
+    }
+    if let Some(v) = o.max_table_bytes {
+        e = e.with_max_table_bytes(v);
+    }
+    e
+}
+
 fn slicer_of(name: &str, o: &Options) -> Result<Box<dyn Slicer>, CtxpackError> {
     Ok(match name {
         "greedy" => Box::new(GreedySlice),
@@ -288,19 +406,101 @@ fn slicer_of(name: &str, o: &Options) -> Result<Box<dyn Slicer>, CtxpackError> {
             o.scarcity,
         )?),
         "packer" => Box::new(GreedyPacker::new(o.max_consecutive_skips)),
-        other => {
-            return Err(CtxpackError::InvalidInput {
-                reason: format!(
-                "slicer must be 'greedy', 'knapsack', 'count-knapsack' or 'packer', got '{other}'"
-            ),
-            })
+        "exact" => Box::new(exact_of(o)),
+        "exact-count" => {
+            let mut s = ExactCountConstrainedSlice::new(o.entries.clone(), o.scarcity)?;
+            if let Some(b) = o.bucket_size {
+                s = s.with_bucket_size(b)?;
+            }
+            if let Some(v) = o.max_cells {
+                s = s.with_max_cells(v);
+            }
+            if let Some(v) = o.max_table_bytes {
+                s = s.with_max_table_bytes(v);
+            }
+            if !o.compare_heuristic {
+                s = s.without_heuristic();
+            }
+            Box::new(s)
         }
+        other => return Err(unknown_slicer(other)),
     })
 }
 
+/// The simulated strategy of a slicer name; the count-constrained ones are
+/// not monotonic in the budget.
+fn simulation_of(name: &str, o: &Options) -> Result<BudgetSimulation, CtxpackError> {
+    let strategy = match name {
+        "greedy" => Strategy::Greedy,
+        "knapsack" => Strategy::Knapsack(o.knapsack),
+        "exact" => Strategy::Exact(exact_of(o)),
+        "packer" => Strategy::Packer(GreedyPacker::new(o.max_consecutive_skips)),
+        "count-knapsack" | "exact-count" => {
+            return Err(CtxpackError::NotMonotonic {
+                slicer: name.to_owned(),
+            })
+        }
+        other => return Err(unknown_slicer(other)),
+    };
+    let mut sim = BudgetSimulation::new(strategy);
+    if let Some(v) = o.max_cells {
+        sim = sim.with_max_cells(v);
+    }
+    if let Some(v) = o.max_table_bytes {
+        sim = sim.with_max_table_bytes(v);
+    }
+    Ok(sim)
+}
+
 fn run(slicer: &str, items: &[Item<'_>], options: &Options) -> Result<JsValue, CtxpackError> {
-    let selection = slicer_of(slicer, options)?.slice(items, &options.budget)?;
+    let budget = options.budget.unwrap_or(Budget::new(0));
+    let selection = slicer_of(slicer, options)?.slice(items, &budget)?;
     Ok(result_object(&selection))
+}
+
+/// The exact report as a plain object; `null` for the seed slicers.
+fn exact_object(report: Option<&ExactReport>) -> JsValue {
+    let Some(r) = report else {
+        return JsValue::NULL;
+    };
+    let obj: JsValue = Object::new().into();
+    let (solver, bucket, reason) = match r.solver {
+        Solver::Exact => ("exact", None, None),
+        Solver::Bucketed { bucket_size } => ("bucketed", Some(bucket_size), None),
+        Solver::BucketedFallback {
+            bucket_size,
+            reason,
+        } => ("bucketed-fallback", Some(bucket_size), Some(reason)),
+    };
+    set(&obj, "solver", &JsValue::from_str(solver));
+    if let Some(b) = bucket {
+        set(&obj, "bucketSize", &JsValue::from(i64_f64(b)));
+    }
+    if let Some(reason) = reason {
+        let reason = match reason {
+            FallbackReason::StateLimit => "state-limit",
+            FallbackReason::WorkLimit => "work-limit",
+            FallbackReason::ValueRange => "value-range",
+        };
+        set(&obj, "fallbackReason", &JsValue::from_str(reason));
+    }
+    set(&obj, "value", &JsValue::from(i64_f64(r.value)));
+    set(
+        &obj,
+        "heuristicValue",
+        &r.heuristic_value
+            .map_or(JsValue::NULL, |v| JsValue::from(i64_f64(v))),
+    );
+    set(
+        &obj,
+        "heuristicOverBudget",
+        &JsValue::from(r.heuristic_over_budget),
+    );
+    #[allow(clippy::cast_precision_loss)] // a work counter; exact below 2^53
+    let work = r.work as f64;
+    set(&obj, "work", &JsValue::from(work));
+    set(&obj, "peakStates", &JsValue::from(index_f64(r.peak_states)));
+    obj
 }
 
 fn result_object(s: &Selection) -> JsValue {
@@ -344,6 +544,7 @@ fn result_object(s: &Selection) -> JsValue {
         shortfalls.push(&o);
     }
     set(&obj, "shortfalls", &shortfalls.into());
+    set(&obj, "exact", &exact_object(s.exact.as_ref()));
     obj
 }
 
@@ -379,7 +580,7 @@ fn columnar(
     kind_names: &[String],
     options: &JsValue,
 ) -> Result<JsValue, CtxpackError> {
-    let options = parse_options(options)?;
+    let options = parse_options(options, Mode::Slice)?;
     if scores.len() != tokens.len() || !(kinds.is_empty() || kinds.len() == tokens.len()) {
         return Err(CtxpackError::InvalidInput {
             reason: format!(
@@ -434,7 +635,7 @@ struct Decoded {
 }
 
 fn objects(slicer: &str, items: &JsValue, options: &JsValue) -> Result<JsValue, CtxpackError> {
-    let options = parse_options(options)?;
+    let options = parse_options(options, Mode::Slice)?;
     if !Array::is_array(items) {
         return Err(CtxpackError::InvalidInput {
             reason: "items must be an array".into(),
@@ -588,9 +789,10 @@ pub fn pack_lazy(
 }
 
 fn lazy(scores: &[f64], options: &JsValue, count: &js_sys::Function) -> Result<JsValue, LazyError> {
-    let options = parse_options(options)?;
+    let options = parse_options(options, Mode::Slice)?;
     let packer = GreedyPacker::new(options.max_consecutive_skips);
-    let result = packer.slice_lazy(scores, &options.budget, |i| {
+    let budget = options.budget.unwrap_or(Budget::new(0));
+    let result = packer.slice_lazy(scores, &budget, |i| {
         let v = count
             .call1(&JsValue::UNDEFINED, &JsValue::from(index_f64(i)))
             .map_err(LazyError::Thrown)?;
@@ -612,5 +814,142 @@ fn lazy(scores: &[f64], options: &JsValue, count: &js_sys::Function) -> Result<J
     })?;
     let obj = result_object(&result.selection);
     set(&obj, "counted", &JsValue::from(index_f64(result.counted)));
+    Ok(obj)
+}
+
+/// The items of the simulation entry points (columnar, no kinds), and the
+/// walks' per-item values when given (`values` empty: read from the
+/// scores).
+fn simulation_items(
+    tokens: &[u32],
+    scores: &[f64],
+    values: &[f64],
+) -> Result<(Vec<Item<'static>>, Option<Vec<i64>>), CtxpackError> {
+    if scores.len() != tokens.len() || !(values.is_empty() || values.len() == tokens.len()) {
+        return Err(CtxpackError::InvalidInput {
+            reason: format!(
+                "tokens, scores and values must have the same length, got {}, {} and {}",
+                tokens.len(),
+                scores.len(),
+                values.len()
+            ),
+        });
+    }
+    let items = tokens
+        .iter()
+        .zip(scores)
+        .map(|(&t, &s)| Item::new(i64::from(t), s))
+        .collect();
+    if values.is_empty() {
+        return Ok((items, None));
+    }
+    let values = values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| match v {
+            v if v.fract() == 0.0 && (0.0..=MAX_SAFE_INTEGER).contains(&v) => {
+                #[allow(clippy::cast_possible_truncation)] // a safe integer
+                let v = v as i64;
+                Ok(v)
+            }
+            _ => Err(field_error(
+                "value",
+                i,
+                format!(
+                    "must be an integer from 0 to 2^53 - 1, got {}",
+                    js_number(v)
+                ),
+            )),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((items, Some(values)))
+}
+
+/// Budget simulation: the total scaled value the strategy selects at every
+/// budget `0..=options.maxBudget` (`BudgetSimulation::curve`), as a
+/// `Float64Array` of integers. `values` (empty, or one non-negative
+/// integer per item) gives the walks' values when they are not the
+/// scores' (merged groups). Options: `maxBudget` (required) and the
+/// strategy's own (`bucketSize`, `maxTableBytes`, `maxStates`, `maxWork`,
+/// `maxConsecutiveSkips`), and `maxCells`, the simulation's cell limit.
+///
+/// # Errors
+/// A `CtxpackError` JS error: `NOT_MONOTONIC` for `count-knapsack` and
+/// `exact-count`, `TABLE_TOO_LARGE` past the guards, `INVALID_SCORE`, or a
+/// bad option.
+#[wasm_bindgen(js_name = budgetCurve)]
+#[allow(clippy::needless_pass_by_value)] // the JS calling convention hands over ownership
+pub fn budget_curve(
+    slicer: &str,
+    tokens: &[u32],
+    scores: &[f64],
+    values: &[f64],
+    options: JsValue,
+) -> Result<Float64Array, JsValue> {
+    curve(slicer, tokens, scores, values, &options).map_err(|e| to_js_error(&e))
+}
+
+fn curve(
+    slicer: &str,
+    tokens: &[u32],
+    scores: &[f64],
+    values: &[f64],
+    options: &JsValue,
+) -> Result<Float64Array, CtxpackError> {
+    let options = parse_options(options, Mode::Curve)?;
+    let sim = simulation_of(slicer, &options)?;
+    let (items, values) = simulation_items(tokens, scores, values)?;
+    let max_budget = options.max_budget.unwrap_or(0);
+    let curve = match values {
+        Some(v) => sim.curve_valued(&items, &v, max_budget)?,
+        None => sim.curve(&items, max_budget)?,
+    };
+    let points: Vec<f64> = curve.into_iter().map(i64_f64).collect();
+    Ok(Float64Array::from(&points[..]))
+}
+
+/// Budget simulation: where, between 0 and `options.maxBudget` (default:
+/// the saturation budget), the strategy selects item `index`
+/// (`BudgetSimulation::min_budget_for`): `{ first, stableFrom, ceiling,
+/// saturation }`, `first` and `stableFrom` `null` when there is none.
+/// Arguments as [`budget_curve`].
+///
+/// # Errors
+/// As [`budget_curve`], and `INVALID_INPUT` for an index out of range.
+#[wasm_bindgen(js_name = minBudgetFor)]
+#[allow(clippy::needless_pass_by_value)] // the JS calling convention hands over ownership
+pub fn min_budget_for(
+    slicer: &str,
+    tokens: &[u32],
+    scores: &[f64],
+    values: &[f64],
+    index: u32,
+    options: JsValue,
+) -> Result<JsValue, JsValue> {
+    min_budget(slicer, tokens, scores, values, index, &options).map_err(|e| to_js_error(&e))
+}
+
+fn min_budget(
+    slicer: &str,
+    tokens: &[u32],
+    scores: &[f64],
+    values: &[f64],
+    index: u32,
+    options: &JsValue,
+) -> Result<JsValue, CtxpackError> {
+    let options = parse_options(options, Mode::MinBudget)?;
+    let sim = simulation_of(slicer, &options)?;
+    let (items, values) = simulation_items(tokens, scores, values)?;
+    let index = usize::try_from(index).unwrap_or(usize::MAX);
+    let m: MinBudget = match values {
+        Some(v) => sim.min_budget_valued(&items, &v, index, options.max_budget)?,
+        None => sim.min_budget_for(&items, index, options.max_budget)?,
+    };
+    let obj: JsValue = Object::new().into();
+    let opt = |v: Option<i64>| v.map_or(JsValue::NULL, |v| JsValue::from(i64_f64(v)));
+    set(&obj, "first", &opt(m.first));
+    set(&obj, "stableFrom", &opt(m.stable_from));
+    set(&obj, "ceiling", &JsValue::from(i64_f64(m.ceiling)));
+    set(&obj, "saturation", &JsValue::from(i64_f64(m.saturation)));
     Ok(obj)
 }

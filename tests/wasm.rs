@@ -13,12 +13,13 @@
 //! Run with
 //! `CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner cargo test --target wasm32-unknown-unknown --test wasm`.
 
-use ctxpack::wasm::{decision_codes, slice_columnar, slice_objects};
+use ctxpack::wasm::{budget_curve, decision_codes, min_budget_for, slice_columnar, slice_objects};
 use ctxpack::{
-    Budget, CountConstrainedKnapsackSlice, CountQuotaEntry, Decision, GreedyPacker, GreedySlice,
-    Item, KnapsackSlice, ScarcityBehavior, Selection, Slicer,
+    Budget, BudgetSimulation, CountConstrainedKnapsackSlice, CountQuotaEntry, Decision,
+    ExactCountConstrainedSlice, ExactKnapsackSlice, ExactReport, GreedyPacker, GreedySlice, Item,
+    KnapsackSlice, ScarcityBehavior, Selection, Slicer, Solver, Strategy,
 };
-use js_sys::{Array, Object, Reflect, Uint32Array, Uint8Array};
+use js_sys::{Array, Float64Array, Object, Reflect, Uint32Array, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -1092,7 +1093,7 @@ fn invalid_option_unknown_slicer_name() {
                 None,
                 None,
                 &format!(
-                    "slicer must be 'greedy', 'knapsack', 'count-knapsack' or 'packer', got '{name}'"
+                    "slicer must be 'greedy', 'knapsack', 'count-knapsack', 'packer', 'exact' or 'exact-count', got '{name}'"
                 ),
             )
         );
@@ -1819,4 +1820,462 @@ mod lazy {
         assert_eq!(as_u32(&get(&r, "counted"), "counted"), 0);
         assert!(asked.borrow().is_empty());
     }
+}
+
+// ---------------------------------------------------------------------------
+// The exact strategies: 'exact' and 'exact-count'
+// ---------------------------------------------------------------------------
+
+/// The `exact` property of a result, as the native report would give it.
+#[allow(clippy::float_cmp)] // whole numbers, compared exactly
+fn exact_js_matches(result: &JsValue, report: Option<&ExactReport>, label: &str) {
+    let e = get(result, "exact");
+    let Some(r) = report else {
+        assert!(e.is_null(), "{label}: exact is not null");
+        return;
+    };
+    let (solver, bucket, reason) = match r.solver {
+        Solver::Exact => ("exact", None, None),
+        Solver::Bucketed { bucket_size } => ("bucketed", Some(bucket_size), None),
+        Solver::BucketedFallback {
+            bucket_size,
+            reason,
+        } => (
+            "bucketed-fallback",
+            Some(bucket_size),
+            Some(match reason {
+                ctxpack::FallbackReason::StateLimit => "state-limit",
+                ctxpack::FallbackReason::WorkLimit => "work-limit",
+                ctxpack::FallbackReason::ValueRange => "value-range",
+            }),
+        ),
+    };
+    assert_eq!(
+        get(&e, "solver").as_string().as_deref(),
+        Some(solver),
+        "{label}"
+    );
+    assert_eq!(
+        get(&e, "bucketSize").as_f64(),
+        bucket.map(i64_f64),
+        "{label}: bucketSize"
+    );
+    assert_eq!(
+        get(&e, "fallbackReason").as_string().as_deref(),
+        reason,
+        "{label}: fallbackReason"
+    );
+    assert_eq!(number(&e, "value"), i64_f64(r.value), "{label}: value");
+    let h = get(&e, "heuristicValue");
+    assert_eq!(
+        h.as_f64(),
+        r.heuristic_value.map(i64_f64),
+        "{label}: heuristicValue"
+    );
+    assert!(r.heuristic_value.is_some() || h.is_null(), "{label}");
+    assert_eq!(
+        boolean(&e, "heuristicOverBudget"),
+        r.heuristic_over_budget,
+        "{label}"
+    );
+    #[allow(clippy::cast_precision_loss)] // small counters
+    let work = r.work as f64;
+    assert_eq!(number(&e, "work"), work, "{label}: work");
+    assert_eq!(
+        number(&e, "peakStates"),
+        usize_f64(r.peak_states),
+        "{label}"
+    );
+}
+
+/// Runs `slicer` with `options` on both paths and `native` on the items,
+/// asserts that all three agree, report included.
+fn exact_agree(
+    fixture: &Fixture,
+    slicer: &str,
+    options: &JsValue,
+    native: &dyn Slicer,
+    budget: Budget,
+) -> Outcome {
+    let label = format!("{slicer} {budget:?}");
+    let items = fixture.items();
+    let n = native
+        .slice(&items, &budget)
+        .unwrap_or_else(|e| panic!("{label}: native refused: {e}"));
+    let col = fixture
+        .columnar(slicer, options)
+        .unwrap_or_else(|e| panic!("{label}: columnar refused: {e:?}"));
+    let objs = fixture
+        .objects(slicer, options)
+        .unwrap_or_else(|e| panic!("{label}: objects refused: {e:?}"));
+    let native_outcome = Outcome::from_native(&n);
+    assert_eq!(Outcome::from_js(&col), native_outcome, "{label}: columnar");
+    assert_eq!(Outcome::from_js(&objs), native_outcome, "{label}: objects");
+    exact_js_matches(&col, n.exact.as_ref(), &label);
+    exact_js_matches(&objs, n.exact.as_ref(), &label);
+    native_outcome
+}
+
+#[wasm_bindgen_test]
+fn exact_paths_agree_with_native_report_included() {
+    let fixture = main_fixture();
+    for &(target, max) in &BUDGETS {
+        let budget = max.map_or(Budget::new(target), |m| {
+            Budget::with_max(target, m).expect("valid")
+        });
+        let options = obj(&[("targetTokens", int(target))]);
+        if let Some(m) = max {
+            set(&options, "maxTokens", &int(m));
+        }
+        exact_agree(
+            &fixture,
+            "exact",
+            &options,
+            &ExactKnapsackSlice::new(),
+            budget,
+        );
+        // Tiny guards: the bucketed fallback, reported as such.
+        set(&options, "maxStates", &num(1.0));
+        set(&options, "maxWork", &num(5.0));
+        set(&options, "maxTableBytes", &num(f64::from(1u32 << 20)));
+        let native = ExactKnapsackSlice::new()
+            .with_max_states(1)
+            .with_max_work(5)
+            .with_max_table_bytes(1 << 20);
+        exact_agree(&fixture, "exact", &options, &native, budget);
+    }
+    // The seed slicers report null.
+    let r = fixture
+        .columnar("greedy", &target(100.0))
+        .expect("valid call");
+    assert!(get(&r, "exact").is_null());
+}
+
+#[wasm_bindgen_test]
+fn exact_count_paths_agree_with_native_report_included() {
+    let fixture = main_fixture();
+    let entries = [("tool", 1, 2), ("doc", 0, 1), ("msg", 1, 3)];
+    for &(target, max) in &BUDGETS {
+        let budget = max.map_or(Budget::new(target), |m| {
+            Budget::with_max(target, m).expect("valid")
+        });
+        let base = || {
+            let o = obj(&[
+                ("targetTokens", int(target)),
+                ("entries", entries_js(&entries)),
+            ]);
+            if let Some(m) = max {
+                set(&o, "maxTokens", &int(m));
+            }
+            o
+        };
+        let quota = || {
+            entries
+                .iter()
+                .map(|&(k, r, c)| CountQuotaEntry::new(k, r, c))
+                .collect::<Vec<_>>()
+        };
+        let native = ExactCountConstrainedSlice::new(quota(), ScarcityBehavior::Degrade)
+            .expect("valid entries");
+        exact_agree(&fixture, "exact-count", &base(), &native, budget);
+        // Fixed bucket, no heuristic, tight cells.
+        let o = base();
+        set(&o, "bucketSize", &num(10.0));
+        set(&o, "compareHeuristic", &JsValue::FALSE);
+        set(&o, "maxCells", &num(1e9));
+        let native = ExactCountConstrainedSlice::new(quota(), ScarcityBehavior::Degrade)
+            .expect("valid")
+            .with_bucket_size(10)
+            .expect("positive")
+            .without_heuristic()
+            .with_max_cells(1_000_000_000);
+        exact_agree(&fixture, "exact-count", &o, &native, budget);
+    }
+}
+
+#[wasm_bindgen_test]
+fn exact_count_over_budget_throw_is_its_own_code() {
+    let fixture = Fixture::new(
+        &[(300, 0.9, 0), (300, 0.8, 0), (10, 0.5, 1)],
+        &["doc", "msg"],
+    );
+    let options = obj(&[
+        ("targetTokens", num(500.0)),
+        ("entries", entries_js(&[("doc", 2, 2)])),
+        ("scarcity", string("throw")),
+    ]);
+    let r = refused(fixture.columnar("exact-count", &options));
+    assert_eq!(r.code, "COUNT_REQUIREMENT_OVER_BUDGET", "{}", r.message);
+    assert_eq!(
+        r.message,
+        "the required items need at least 600 tokens, over the budget of 500"
+    );
+}
+
+#[wasm_bindgen_test]
+fn exact_options_are_checked_and_named() {
+    let fixture = main_fixture();
+    for (key, value, message) in [
+        (
+            "maxStates",
+            num(1.5),
+            "options.maxStates must be an integer from 0 to 2^53 - 1, got 1.5",
+        ),
+        (
+            "maxWork",
+            num(-1.0),
+            "options.maxWork must be an integer from 0 to 2^53 - 1, got -1",
+        ),
+        (
+            "maxCells",
+            string(SECRET),
+            "options.maxCells must be an integer from 0 to 2^53 - 1, got a string",
+        ),
+        (
+            "compareHeuristic",
+            num(1.0),
+            "options.compareHeuristic must be a boolean, got 1",
+        ),
+    ] {
+        let options = obj(&[("targetTokens", num(100.0)), (key, value)]);
+        for slicer in ["exact", "exact-count"] {
+            assert_eq!(
+                refused(fixture.columnar(slicer, &options)),
+                refusal("INVALID_OPTION", Some(key), None, message),
+                "{slicer} {key}"
+            );
+        }
+    }
+    // exact-count's bucket must be positive, as the knapsack's.
+    let options = obj(&[("targetTokens", num(100.0)), ("bucketSize", num(0.0))]);
+    assert_eq!(
+        refused(fixture.columnar("exact-count", &options)).code,
+        "INVALID_BUCKET_SIZE"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Budget simulation: budgetCurve and minBudgetFor
+// ---------------------------------------------------------------------------
+
+fn sim_options(pairs: &[(&str, JsValue)]) -> JsValue {
+    obj(pairs)
+}
+
+fn strategies() -> Vec<(&'static str, JsValue, Strategy)> {
+    vec![
+        ("greedy", sim_options(&[]), Strategy::Greedy),
+        (
+            "knapsack",
+            sim_options(&[("bucketSize", num(7.0))]),
+            Strategy::Knapsack(KnapsackSlice::new(7).expect("positive")),
+        ),
+        (
+            "exact",
+            sim_options(&[]),
+            Strategy::Exact(ExactKnapsackSlice::new()),
+        ),
+        (
+            "packer",
+            sim_options(&[("maxConsecutiveSkips", num(2.0))]),
+            Strategy::Packer(GreedyPacker::new(2)),
+        ),
+    ]
+}
+
+#[wasm_bindgen_test]
+#[allow(clippy::float_cmp)] // whole numbers, compared exactly
+fn budget_curve_equals_the_native_simulation() {
+    let f = main_fixture();
+    let items: Vec<Item<'_>> = f
+        .items()
+        .iter()
+        .map(|it| Item::new(it.tokens, it.score))
+        .collect();
+    for (name, options, strategy) in strategies() {
+        set(&options, "maxBudget", &num(1500.0));
+        let curve = budget_curve(name, &f.tokens, &f.scores, &[], options.clone())
+            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let native = BudgetSimulation::new(strategy)
+            .curve(&items, 1500)
+            .expect("native");
+        let native: Vec<f64> = native.into_iter().map(i64_f64).collect();
+        assert_eq!(curve.to_vec(), native, "{name}");
+        // Every point is the value of a slice at that budget.
+        for t in [0u32, 1, 44, 45, 100, 777, 1500] {
+            let o = obj(&[("targetTokens", num(f64::from(t)))]);
+            if name == "knapsack" {
+                set(&o, "bucketSize", &num(7.0));
+            }
+            if name == "packer" {
+                set(&o, "maxConsecutiveSkips", &num(2.0));
+            }
+            let s = strategy
+                .slicer()
+                .slice(&items, &Budget::new(i64::from(t)))
+                .expect("native");
+            let value = s.selected.iter().fold(0i64, |a, &i| {
+                #[allow(clippy::cast_possible_truncation)]
+                let v = ((items[i].score * 10_000.0).floor() as i64).max(0);
+                a + v
+            });
+            assert_eq!(curve.get_index(t), i64_f64(value), "{name} at {t}");
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+fn budget_curve_values_override_the_walks_values() {
+    let f = main_fixture();
+    let doubled: Vec<f64> = f
+        .scores
+        .iter()
+        .map(|&s| {
+            #[allow(clippy::cast_possible_truncation)]
+            let v = ((s * 10_000.0).floor() as i64).max(0);
+            i64_f64(2 * v)
+        })
+        .collect();
+    for name in ["greedy", "packer"] {
+        let options = sim_options(&[("maxBudget", num(900.0))]);
+        let plain = budget_curve(name, &f.tokens, &f.scores, &[], options.clone()).expect("plain");
+        let twice = budget_curve(name, &f.tokens, &f.scores, &doubled, options).expect("values");
+        let expected: Vec<f64> = plain.to_vec().iter().map(|v| 2.0 * v).collect();
+        assert_eq!(twice.to_vec(), expected, "{name}");
+    }
+    let options = sim_options(&[("maxBudget", num(10.0))]);
+    let r = refused(
+        budget_curve("greedy", &[1, 2], &[0.5, 0.5], &[1.0, 0.5], options.clone()).map(Into::into),
+    );
+    assert_eq!(
+        r,
+        refusal(
+            "INVALID_FIELD",
+            Some("value"),
+            Some(1),
+            "items[1].value must be an integer from 0 to 2^53 - 1, got 0.5"
+        )
+    );
+    let r = refused(budget_curve("greedy", &[1, 2], &[0.5, 0.5], &[1.0], options).map(Into::into));
+    assert_eq!(r.code, "INVALID_INPUT");
+}
+
+#[wasm_bindgen_test]
+#[allow(clippy::float_cmp)] // whole numbers, compared exactly
+fn min_budget_for_equals_the_native_simulation() {
+    let f = main_fixture();
+    let items: Vec<Item<'_>> = f
+        .items()
+        .iter()
+        .map(|it| Item::new(it.tokens, it.score))
+        .collect();
+    for (name, options, strategy) in strategies() {
+        for index in 0..items.len() {
+            for max in [None, Some(700)] {
+                let o = options.clone();
+                let o = Object::assign(&Object::new(), o.unchecked_ref());
+                if let Some(m) = max {
+                    set(&o, "maxBudget", &int(m));
+                }
+                let index_u32 = u32::try_from(index).expect("small");
+                let js = min_budget_for(name, &f.tokens, &f.scores, &[], index_u32, o.into())
+                    .unwrap_or_else(|e| panic!("{name} {index}: {e:?}"));
+                let m = BudgetSimulation::new(strategy)
+                    .min_budget_for(&items, index, max)
+                    .expect("native");
+                let opt = |v: Option<i64>| v.map(i64_f64);
+                assert_eq!(get(&js, "first").as_f64(), opt(m.first), "{name} {index}");
+                assert_eq!(
+                    get(&js, "stableFrom").as_f64(),
+                    opt(m.stable_from),
+                    "{name} {index}"
+                );
+                assert!(m.first.is_some() || get(&js, "first").is_null());
+                assert_eq!(number(&js, "ceiling"), i64_f64(m.ceiling));
+                assert_eq!(number(&js, "saturation"), i64_f64(m.saturation));
+            }
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+fn simulation_refuses_count_strategies_as_not_monotonic() {
+    let f = main_fixture();
+    for name in ["count-knapsack", "exact-count"] {
+        let options = sim_options(&[("maxBudget", num(100.0))]);
+        let expected = refusal(
+            "NOT_MONOTONIC",
+            Some("slicer"),
+            None,
+            &format!("budget simulation is not defined for '{name}': its selection is not monotonic in the budget (required items can exceed it, and its value can fall as the budget grows), so a curve, a minimum budget or a slack would mislead; run the slicer at each budget instead"),
+        );
+        let r =
+            refused(budget_curve(name, &f.tokens, &f.scores, &[], options.clone()).map(Into::into));
+        assert_eq!(r, expected);
+        let r = refused(min_budget_for(name, &f.tokens, &f.scores, &[], 0, options));
+        assert_eq!(r, expected);
+    }
+}
+
+#[wasm_bindgen_test]
+fn simulation_options_are_checked() {
+    let f = main_fixture();
+    let curve = |options: JsValue| {
+        refused(budget_curve("greedy", &f.tokens, &f.scores, &[], options).map(Into::into))
+    };
+    assert_eq!(
+        curve(obj(&[])),
+        refusal(
+            "INVALID_OPTION",
+            Some("maxBudget"),
+            None,
+            "options.maxBudget is required"
+        )
+    );
+    // A slice's budget or count options are not simulation options.
+    for key in ["targetTokens", "entries", "compareHeuristic"] {
+        let r = curve(obj(&[("maxBudget", num(10.0)), (key, num(1.0))]));
+        assert_eq!(
+            (r.code.as_str(), r.field.as_deref()),
+            ("INVALID_OPTION", Some(key))
+        );
+    }
+    let r = curve(obj(&[("maxBudget", num(-1.0))]));
+    assert_eq!(
+        r.message,
+        "options.maxBudget must be an integer from 0 to 2^53 - 1, got -1"
+    );
+    // Guards: a curve of more budgets than the byte limit allows.
+    let r = curve(obj(&[
+        ("maxBudget", num(1e6)),
+        ("maxTableBytes", num(1000.0)),
+    ]));
+    assert_eq!(r.code, "TABLE_TOO_LARGE");
+    let r = refused(min_budget_for(
+        "greedy",
+        &f.tokens,
+        &f.scores,
+        &[],
+        17,
+        obj(&[]),
+    ));
+    assert_eq!(
+        r,
+        refusal(
+            "INVALID_INPUT",
+            None,
+            None,
+            "index 17 is out of range for 17 items"
+        )
+    );
+    let r = refused(min_budget_for(
+        "nope",
+        &f.tokens,
+        &f.scores,
+        &[],
+        0,
+        obj(&[]),
+    ));
+    assert_eq!(r.code, "INVALID_INPUT");
+    let _ = Float64Array::new_with_length(0);
 }

@@ -11,7 +11,7 @@ import { CtxpackError, type CtxpackErrorCode } from './errors.js';
 import { defaultWasmInput, loadWasmSync } from './loaders/browser.js';
 
 /** A slicer of the Rust core, by its wasm name. */
-export type SlicerName = 'greedy' | 'knapsack' | 'count-knapsack' | 'packer';
+export type SlicerName = 'greedy' | 'knapsack' | 'count-knapsack' | 'packer' | 'exact' | 'exact-count';
 
 /** Count constraints of one kind (count-constrained-knapsack-slice.md's `CountQuotaEntry`). */
 export interface CountEntry {
@@ -47,6 +47,44 @@ export interface ColumnarRequest {
   scarcity?: 'degrade' | 'throw';
   /** The packer's stop after this many misses in a row (default 3; 0 never stops). */
   maxConsecutiveSkips?: number;
+  /** exact: DP states alive at once before the bucketed fallback (default 2^18). */
+  maxStates?: number;
+  /** exact: the work counter's limit before the bucketed fallback (default 2^26). */
+  maxWork?: number;
+  /** exact-count: DP cells before a coarser bucket (default 2^27); simulation: its cell limit (default 2^28). */
+  maxCells?: number;
+  /** exact-count: also run the three-phase heuristic and report its value (default true). */
+  compareHeuristic?: boolean;
+}
+
+/**
+ * What the exact strategies (`'exact'`, `'exact-count'`) report beside their selection.
+ *
+ * `value` is the selection's total scaled value `Σ max(0, floor(score × 10000))`, the quantity
+ * the knapsack strategies maximise (a JS number: exact below 2^53).
+ */
+export interface ExactReport {
+  /**
+   * `'exact'`: the optimum at token precision; `'bucketed'`: the optimum over token counts rounded
+   * up to `bucketSize` (exact-count past its cell limit, or with a fixed `bucketSize`);
+   * `'bucketed-fallback'`: the exact search gave up (`fallbackReason`) and the bucketed knapsack
+   * answered: within the budget, maybe not optimal.
+   */
+  solver: 'exact' | 'bucketed' | 'bucketed-fallback';
+  /** The bucket size, for `'bucketed'` and `'bucketed-fallback'`. */
+  bucketSize?: number;
+  /** Which guard stopped the exact search (`'bucketed-fallback'` only). */
+  fallbackReason?: 'state-limit' | 'work-limit' | 'value-range';
+  /** The selection's total scaled value. */
+  value: number;
+  /** exact-count: the three-phase heuristic's value on the same input; `null` when not run or it failed. */
+  heuristicValue: number | null;
+  /** exact-count: whether the heuristic's selection exceeds the budget (then its value is not comparable). */
+  heuristicOverBudget: boolean;
+  /** The deterministic work counter (state operations, or DP cells). */
+  work: number;
+  /** The most DP states alive at once (0 for exact-count). */
+  peakStates: number;
 }
 
 /** Why an item is in or out, in the core's words. */
@@ -84,6 +122,8 @@ export interface ColumnarResult {
   skippedCount: number;
   /** Whether any item was left out for lack of budget. */
   budgetReached: boolean;
+  /** The exact strategies' report; `null` for the seed slicers. */
+  exact: ExactReport | null;
 }
 
 interface RawResult extends Omit<ColumnarResult, 'reasons'> {
@@ -173,6 +213,8 @@ const KNOWN_CODES: ReadonlySet<string> = new Set<CtxpackErrorCode>([
   'INVALID_COUNT_ENTRY',
   'TABLE_TOO_LARGE',
   'COUNT_REQUIREMENT_SHORTFALL',
+  'COUNT_REQUIREMENT_OVER_BUDGET',
+  'NOT_MONOTONIC',
 ]);
 
 /** Turns what the wasm boundary threw into a CtxpackError. The only place this happens. */
@@ -198,6 +240,10 @@ function options(req: ColumnarRequest): Record<string, unknown> {
   if (req.entries !== undefined) o['entries'] = req.entries;
   if (req.scarcity !== undefined) o['scarcity'] = req.scarcity;
   if (req.maxConsecutiveSkips !== undefined) o['maxConsecutiveSkips'] = req.maxConsecutiveSkips;
+  if (req.maxStates !== undefined) o['maxStates'] = req.maxStates;
+  if (req.maxWork !== undefined) o['maxWork'] = req.maxWork;
+  if (req.maxCells !== undefined) o['maxCells'] = req.maxCells;
+  if (req.compareHeuristic !== undefined) o['compareHeuristic'] = req.compareHeuristic;
   return o;
 }
 
@@ -291,4 +337,63 @@ export function packLazy(
     throw fromWasm(err);
   }
   return { ...decode(raw), counted: raw.counted };
+}
+
+/** A strategy the budget simulation accepts (the count-constrained ones are refused with `NOT_MONOTONIC`). */
+export type SimulationSlicerName = 'greedy' | 'knapsack' | 'exact' | 'packer';
+
+/** What the simulation entry points take besides the columns. */
+export interface SimulationRequest {
+  tokens: Uint32Array;
+  scores: Float64Array;
+  /** Per-item values for the walks (merged groups); empty or absent: read from the scores. */
+  values?: Float64Array;
+  /** The last budget (`budgetCurve`: required; `minBudgetFor`: default the saturation budget). */
+  maxBudget?: number;
+  bucketSize?: number;
+  maxTableBytes?: number;
+  maxConsecutiveSkips?: number;
+  maxStates?: number;
+  maxWork?: number;
+  maxCells?: number;
+}
+
+/** `minBudgetFor`'s answer, as the core gives it. */
+export interface MinBudgetResult {
+  /** The smallest budget in `0..=ceiling` at which the item is selected; `null`: none. */
+  first: number | null;
+  /** The smallest budget from which it is selected at every budget up to `ceiling`; `null`: not selected at `ceiling`. */
+  stableFrom: number | null;
+  /** The last budget examined. */
+  ceiling: number;
+  /** A budget from which the selection no longer changes (everything that can be selected fits). */
+  saturation: number;
+}
+
+function simulationOptions(req: SimulationRequest): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  for (const key of ['maxBudget', 'bucketSize', 'maxTableBytes', 'maxConsecutiveSkips', 'maxStates', 'maxWork', 'maxCells'] as const) {
+    if (req[key] !== undefined) o[key] = req[key];
+  }
+  return o;
+}
+
+/** The core's budget curve (`BudgetSimulation::curve`): the total scaled value at every budget `0..=maxBudget`. */
+export function budgetCurveColumnar(slicer: SlicerName, req: SimulationRequest): Float64Array {
+  ensureReady();
+  try {
+    return glue.budgetCurve(slicer, req.tokens, req.scores, req.values ?? new Float64Array(0), simulationOptions(req));
+  } catch (err) {
+    throw fromWasm(err);
+  }
+}
+
+/** The core's `BudgetSimulation::min_budget_for` for item `index`. */
+export function minBudgetColumnar(slicer: SlicerName, req: SimulationRequest, index: number): MinBudgetResult {
+  ensureReady();
+  try {
+    return glue.minBudgetFor(slicer, req.tokens, req.scores, req.values ?? new Float64Array(0), index, simulationOptions(req)) as MinBudgetResult;
+  } catch (err) {
+    throw fromWasm(err);
+  }
 }

@@ -27,6 +27,12 @@
  * - `TABLE_TOO_LARGE`: the knapsack DP table would exceed `maxTableBytes` (raised by the core).
  * - `COUNT_REQUIREMENT_SHORTFALL`: a count requirement cannot be met and scarcity is `'throw'`
  *   (raised by the core).
+ * - `COUNT_REQUIREMENT_OVER_BUDGET`: the exact count-constrained slice with scarcity `'throw'`:
+ *   every kind has enough candidates, but the lightest way to meet every requirement does not fit
+ *   the budget (raised by the core).
+ * - `NOT_MONOTONIC`: budget simulation (`budgetCurve`, `minBudgetFor`, `droppedUnderSlack`) asked
+ *   of a count-constrained strategy, whose selection is not monotonic in the budget (`field` is
+ *   `'slicer'`).
  * - `TOKEN_COUNT_FAILED`: `options.countTokens` threw, or returned something other than an integer
  *   from 0 to 4294967295, for a fragment's `content` (`field` is `'content'`, `index` the
  *   candidate; a thrown error is kept as `cause`; the message never contains the text).
@@ -45,6 +51,8 @@ export type CtxpackErrorCode =
   | 'INVALID_COUNT_ENTRY'
   | 'TABLE_TOO_LARGE'
   | 'COUNT_REQUIREMENT_SHORTFALL'
+  | 'COUNT_REQUIREMENT_OVER_BUDGET'
+  | 'NOT_MONOTONIC'
   | 'TOKEN_COUNT_FAILED'
   | 'NOT_INITIALIZED'
   | 'INTERNAL';

@@ -83,17 +83,36 @@ export {
 } from './planner.js';
 
 export { init, isInitialized, wasmMemoryBytes } from './core.js';
-export type { InitInput, ColumnarResult, CountEntry, ObjectItem, ReasonCode, Shortfall, SlicerName } from './core.js';
+export type { InitInput, ColumnarResult, CountEntry, ExactReport, ObjectItem, ReasonCode, Shortfall, SlicerName } from './core.js';
 
-export { countConstrainedKnapsackSlice, greedySlice, knapsackSlice, packGreedy, sliceColumns, sliceFragments } from './slicers.js';
+export {
+  countConstrainedKnapsackSlice,
+  exactCountConstrainedSlice,
+  exactKnapsackSlice,
+  greedySlice,
+  knapsackSlice,
+  packGreedy,
+  sliceColumns,
+  sliceFragments,
+} from './slicers.js';
 export type {
   CountConstrainedKnapsackOptions,
   CoreSliceOptions,
+  DependencyMode,
+  ExactCountConstrainedOptions,
+  ExactKnapsackOptions,
+  ExactSliceResult,
+  GreedyOptions,
+  GroupOptions,
   SliceColumns,
   KnapsackOptions,
   PackerOptions,
   SliceBudget,
   SliceDecision,
   SliceItem,
+  SliceReason,
   SliceResult,
 } from './slicers.js';
+
+export { budgetCurve, droppedUnderSlack, minBudgetFor } from './simulation.js';
+export type { MinBudgetOptions, MinBudgetResult, SimulationOptions, SimulationSlicerName, SlackResult } from './simulation.js';

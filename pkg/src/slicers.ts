@@ -12,6 +12,7 @@ import {
   type ColumnarRequest,
   type ColumnarResult,
   type CountEntry,
+  type ExactReport,
   type ObjectItem,
   type ReasonCode,
   type SlicerName,
@@ -19,8 +20,11 @@ import {
 } from './core.js';
 import { CtxpackError, describeValue } from './errors.js';
 import { isRecord, MAX_COST_TOKENS } from './fields.js';
+import { buildUnits, sliceUnits, type DependencyMode, type GroupInput, type SliceReason } from './groups.js';
 
-/** An item to slice: your id, its token count and score, and optionally its kind. */
+export type { DependencyMode, SliceReason } from './groups.js';
+
+/** An item to slice: your id, its token count and score, and optionally its kind, group and dependencies. */
 export interface SliceItem {
   /** Your identifier; unique within the call. */
   id: string;
@@ -30,6 +34,16 @@ export interface SliceItem {
   score: number;
   /** Kind, for count constraints (compared ASCII case-insensitively). Default `''`. */
   kind?: string;
+  /**
+   * Items that share a group are selected all together or not at all, by every strategy (a tool
+   * call and its result, a message and its attachments). A non-empty string.
+   */
+  group?: string;
+  /**
+   * Ids of items this one needs: with `options.dependencies: 'require'` it goes in only with all
+   * of them (transitively). Ids that name no item of the call are ignored. Ignored by default.
+   */
+  dependencies?: string[];
 }
 
 /** The budget of a slice (the specs' `ContextBudget`). */
@@ -53,8 +67,13 @@ export interface SliceDecision {
    * (committed for a kind's `requireCount`); or `no_budget` (target 0), `budget_exceeded`
    * (did not fit), `not_in_optimal_set` (fits alone, not in the knapsack optimum),
    * `count_cap_exceeded`, `negative_tokens`, `skip_limit_reached` (the packer stopped first).
+   * With groups and dependencies also `group_excluded` (the item fits the budget alone, but its
+   * group was left out: `groupReason` says why) and `dependency_excluded` (it needs an item that
+   * is not selected).
    */
-  reason: ReasonCode;
+  reason: SliceReason;
+  /** For `group_excluded`: why the group as a whole was left out. */
+  groupReason?: ReasonCode;
 }
 
 /** What every slicer returns. */
@@ -75,10 +94,38 @@ export interface SliceResult {
   overrunTokens: number;
   /** Whether any item was left out for lack of budget (the packer's `was_budget_reached`). */
   budgetReached: boolean;
+  /**
+   * Only for the knapsack strategies with `options.dependencies: 'require'`: whether their first
+   * selection had to drop items whose dependencies it left out. When `false`, the result is optimal
+   * under the dependencies too.
+   */
+  repaired?: boolean;
 }
 
+/** What the exact strategies return: the selection and how it was reached. */
+export interface ExactSliceResult extends SliceResult {
+  /** The solver, the selection's total scaled value, the heuristic's value (exact-count), the work done. */
+  exact: ExactReport;
+}
+
+/** Options every slicer function takes: how `dependencies` are treated. */
+export interface GroupOptions {
+  /**
+   * `'ignore'` (default) or `'require'`: an item goes in only with every item it depends on
+   * (items that depend on each other go in together, as a group). Greedy and the packer take an
+   * item together with the dependencies it still lacks when all of them fit; the knapsack
+   * strategies run in rounds (select; drop what lacks a dependency; select again among the items
+   * whose dependencies are in, with the budget left), and `repaired` says whether the first round
+   * had to drop anything. Every result honours every dependency and fits the budget.
+   */
+  dependencies?: DependencyMode;
+}
+
+/** Greedy options. */
+export type GreedyOptions = GroupOptions;
+
 /** Knapsack options. */
-export interface KnapsackOptions {
+export interface KnapsackOptions extends GroupOptions {
   /** Tokens per DP bucket: a positive integer (default 100). Smaller is more exact and slower. */
   bucketSize?: number;
   /** Refuse DP tables larger than this many bytes (default 64 MiB) with `TABLE_TOO_LARGE`. */
@@ -94,9 +141,41 @@ export interface CountConstrainedKnapsackOptions extends KnapsackOptions {
 }
 
 /** Packer options. */
-export interface PackerOptions {
+export interface PackerOptions extends GroupOptions {
   /** Stop after this many consecutive items that do not fit (default 3; 0 never stops). */
   maxConsecutiveSkips?: number;
+}
+
+/** ExactKnapsackSlice options: its guards. */
+export interface ExactKnapsackOptions extends GroupOptions {
+  /** DP states alive at once before the bucketed fallback (default 2^18, about 16 MiB). */
+  maxStates?: number;
+  /** State operations before the bucketed fallback (default 2^26): a work counter, not a clock, so results are reproducible. */
+  maxWork?: number;
+  /** The fallback knapsack's table limit in bytes (default 64 MiB). */
+  maxTableBytes?: number;
+}
+
+/** ExactCountConstrainedSlice options. */
+export interface ExactCountConstrainedOptions extends GroupOptions {
+  /** Per-kind constraints, as count-knapsack's; at most one entry per kind (case-insensitively). */
+  entries: CountEntry[];
+  /**
+   * When requirements cannot be met: `'degrade'` (default) minimises the total shortfall, then
+   * maximises the value, and reports each short kind; `'throw'` fails with
+   * `COUNT_REQUIREMENT_SHORTFALL` (too few items of a kind) or `COUNT_REQUIREMENT_OVER_BUDGET`
+   * (enough items, but the lightest way to meet every requirement does not fit). The budget holds
+   * either way.
+   */
+  scarcity?: 'degrade' | 'throw';
+  /** Fix the precision: token counts rounded up to multiples of this. Default: 1 (exact) when the DP fits `maxCells`, else the smallest bucket that fits. */
+  bucketSize?: number;
+  /** DP cells (items × counts × capacity) before a coarser bucket (default 2^27). */
+  maxCells?: number;
+  /** Limit on the DP's keep bits and value rows, in bytes (default 64 MiB). */
+  maxTableBytes?: number;
+  /** Also run the three-phase count-knapsack on the same input and report its value as `exact.heuristicValue` (default true). */
+  compareHeuristic?: boolean;
 }
 
 function fieldError(index: number, field: string, requirement: string, value: unknown): CtxpackError {
@@ -106,12 +185,14 @@ function fieldError(index: number, field: string, requirement: string, value: un
   });
 }
 
-interface Columns {
-  ids: string[];
-  tokens: Uint32Array;
-  scores: Float64Array;
-  kinds: Uint32Array;
-  kindNames: string[];
+interface Columns extends GroupInput {
+  /** Whether any item has a group or dependencies (the rest of the call then goes through groups.ts). */
+  grouping: boolean;
+}
+
+/** Validates items as every slicer function does (ids, tokens, scores, kinds, groups, dependencies). @internal */
+export function readSliceItems(items: unknown): GroupInput {
+  return columns(items);
 }
 
 function columns(items: unknown): Columns {
@@ -125,6 +206,9 @@ function columns(items: unknown): Columns {
     scores: new Float64Array(n),
     kinds: new Uint32Array(n),
     kindNames: [],
+    groups: [],
+    dependencies: [],
+    grouping: false,
   };
   const kindIds = new Map<string, number>();
   const firstIndex = new Map<string, number>();
@@ -133,7 +217,7 @@ function columns(items: unknown): Columns {
     if (!isRecord(item)) {
       throw new CtxpackError('INVALID_FIELD', `items[${i}] must be an object, got ${describeValue(item)}`, { field: 'items', index: i });
     }
-    const { id, tokens, score, kind } = item;
+    const { id, tokens, score, kind, group, dependencies } = item;
     if (typeof id !== 'string' || id.length === 0) throw fieldError(i, 'id', 'a non-empty string', id);
     const first = firstIndex.get(id);
     if (first !== undefined) {
@@ -154,6 +238,19 @@ function columns(items: unknown): Columns {
       k = out.kindNames.length;
       kindIds.set(kindName, k);
       out.kindNames.push(kindName);
+    }
+    if (group !== undefined) {
+      if (typeof group !== 'string' || group.length === 0) throw fieldError(i, 'group', 'a non-empty string or absent', group);
+      out.groups[i] = group;
+      out.grouping = true;
+    }
+    if (dependencies !== undefined) {
+      if (!Array.isArray(dependencies)) throw fieldError(i, 'dependencies', 'an array of strings or absent', dependencies);
+      dependencies.forEach((d: unknown, k: number) => {
+        if (typeof d !== 'string') throw fieldError(i, `dependencies[${k}]`, 'a string', d);
+      });
+      out.dependencies[i] = dependencies as string[];
+      out.grouping = true;
     }
     out.ids[i] = id;
     out.tokens[i] = tokens;
@@ -208,16 +305,53 @@ function onlyKnown(o: Record<string, unknown>, known: readonly string[]): void {
   }
 }
 
-function run(slicer: SlicerName, items: unknown, budget: unknown, options: Record<string, unknown>): SliceResult {
+/** Reads `options.dependencies` and removes it from the options handed to the core. @internal */
+export function dependencyMode(o: Record<string, unknown>): DependencyMode {
+  const v = o['dependencies'];
+  delete o['dependencies'];
+  if (v === undefined || v === 'ignore') return 'ignore';
+  if (v === 'require') return 'require';
+  throw new CtxpackError('INVALID_OPTION', `options.dependencies must be 'ignore' or 'require', got ${describeValue(v)}`, { field: 'dependencies' });
+}
+
+const INCLUDED: ReadonlySet<string> = new Set(['scored', 'zero_tokens', 'required']);
+
+function run(slicer: SlicerName, items: unknown, budget: unknown, options: Record<string, unknown>): SliceResult & { exact: ExactReport | null } {
+  const mode = dependencyMode(options);
   const cols = columns(items);
-  const raw: ColumnarResult = sliceColumnar(slicer, { ...options, ...budgetOf(budget), ...cols });
+  const b = budgetOf(budget);
   const { ids } = cols;
-  return {
+  if (cols.grouping) {
+    const units = buildUnits(cols, mode);
+    if (units.grouped || (mode === 'require' && units.hasEdges)) {
+      const g = sliceUnits(cols, units, slicer, b, options, mode);
+      const result: SliceResult & { exact: ExactReport | null } = {
+        selected: g.selected.map((i) => ids[i]!),
+        decisions: g.reasons.map((reason, index) => {
+          const d: SliceDecision = { id: ids[index]!, index, included: INCLUDED.has(reason), reason };
+          const why = g.groupReasons[index];
+          if (why !== undefined) d.groupReason = why;
+          return d;
+        }),
+        totalTokens: g.totalTokens,
+        totalScore: g.totalScore,
+        shortfalls: g.shortfalls,
+        overBudget: g.overBudget,
+        overrunTokens: g.overrunTokens,
+        budgetReached: g.budgetReached,
+        exact: g.exact,
+      };
+      if (g.repaired !== undefined) result.repaired = g.repaired;
+      return result;
+    }
+  }
+  const raw: ColumnarResult = sliceColumnar(slicer, { ...options, ...b, tokens: cols.tokens, scores: cols.scores, kinds: cols.kinds, kindNames: cols.kindNames });
+  const result: SliceResult & { exact: ExactReport | null } = {
     selected: Array.from(raw.selected, (i) => ids[i]!),
     decisions: raw.reasons.map((reason, index) => ({
       id: ids[index]!,
       index,
-      included: reason === 'scored' || reason === 'zero_tokens' || reason === 'required',
+      included: INCLUDED.has(reason),
       reason,
     })),
     totalTokens: raw.totalTokens,
@@ -226,7 +360,22 @@ function run(slicer: SlicerName, items: unknown, budget: unknown, options: Recor
     overBudget: raw.overBudget,
     overrunTokens: raw.overrunTokens,
     budgetReached: raw.budgetReached,
+    exact: raw.exact,
   };
+  if (mode === 'require' && slicer !== 'greedy' && slicer !== 'packer') result.repaired = false;
+  return result;
+}
+
+/** A seed slicer's result: without the (null) exact report, as before. */
+function seed(r: SliceResult & { exact: ExactReport | null }): SliceResult {
+  const { exact: _exact, ...rest } = r;
+  return rest;
+}
+
+/** An exact slicer's result. */
+function exactResult(r: SliceResult & { exact: ExactReport | null }): ExactSliceResult {
+  if (r.exact === null) throw new CtxpackError('INTERNAL', 'the core returned no exact report');
+  return r as ExactSliceResult;
 }
 
 /**
@@ -238,8 +387,10 @@ function run(slicer: SlicerName, items: unknown, budget: unknown, options: Recor
  * greedySlice([{ id: 'a', tokens: 100, score: 0.9 }, { id: 'b', tokens: 10, score: 0.5 }], { targetTokens: 100 })
  * // → selected ['b'] ('b' is denser; then 'a' no longer fits)
  */
-export function greedySlice(items: readonly SliceItem[], budget: SliceBudget): SliceResult {
-  return run('greedy', items, budget, {});
+export function greedySlice(items: readonly SliceItem[], budget: SliceBudget, options?: GreedyOptions): SliceResult {
+  const o = optionBag(options);
+  onlyKnown(o, ['dependencies']);
+  return seed(run('greedy', items, budget, o));
 }
 
 /**
@@ -252,13 +403,17 @@ export function greedySlice(items: readonly SliceItem[], budget: SliceBudget): S
  */
 export function knapsackSlice(items: readonly SliceItem[], budget: SliceBudget, options?: KnapsackOptions): SliceResult {
   const o = optionBag(options);
-  onlyKnown(o, ['bucketSize', 'maxTableBytes']);
+  onlyKnown(o, ['bucketSize', 'maxTableBytes', 'dependencies']);
+  checkBucketSize(o);
+  return seed(run('knapsack', items, budget, o));
+}
+
+function checkBucketSize(o: Record<string, unknown>): void {
   if (o['bucketSize'] !== undefined && (typeof o['bucketSize'] !== 'number' || !Number.isInteger(o['bucketSize']) || o['bucketSize'] <= 0)) {
     throw new CtxpackError('INVALID_BUCKET_SIZE', `options.bucketSize must be a positive integer, got ${describeValue(o['bucketSize'])}`, {
       field: 'bucketSize',
     });
   }
-  return run('knapsack', items, budget, o);
 }
 
 /**
@@ -276,9 +431,9 @@ export function countConstrainedKnapsackSlice(
   options: CountConstrainedKnapsackOptions,
 ): SliceResult {
   const o = optionBag(options);
-  onlyKnown(o, ['entries', 'scarcity', 'bucketSize', 'maxTableBytes']);
+  onlyKnown(o, ['entries', 'scarcity', 'bucketSize', 'maxTableBytes', 'dependencies']);
   o['entries'] = countEntries(o['entries'], 'entries');
-  return run('count-knapsack', items, budget, o);
+  return seed(run('count-knapsack', items, budget, o));
 }
 
 /** Validates count entries; `name` is the option's name in messages. @internal */
@@ -311,16 +466,76 @@ export function countEntries(value: unknown, name: string): CountEntry[] {
  */
 export function packGreedy(items: readonly SliceItem[], budget: SliceBudget, options?: PackerOptions): SliceResult {
   const o = optionBag(options);
-  onlyKnown(o, ['maxConsecutiveSkips']);
-  return run('packer', items, budget, o);
+  onlyKnown(o, ['maxConsecutiveSkips', 'dependencies']);
+  return seed(run('packer', items, budget, o));
+}
+
+/**
+ * ExactKnapsackSlice: the subset with the highest total `floor(score × 10000)` (the knapsack's
+ * value) whose real token counts fit `targetTokens`: no buckets. An expanding-core search after
+ * Pisinger's minknap; guarded by `maxStates` and `maxWork` (a work counter, so results are
+ * reproducible), past which it falls back to the bucketed knapsack with the smallest bucket that
+ * fits and says so in `exact.solver`. Zero-token items are always included. `selected` is the
+ * zero-token items, then the others, each in input order. It never loses to `knapsackSlice` or
+ * `greedySlice` on the same input while it solves exactly.
+ *
+ * @example
+ * exactKnapsackSlice([{ id: 'a', tokens: 101, score: 0.5 }, { id: 'b', tokens: 101, score: 0.5 },
+ *   { id: 'c', tokens: 101, score: 0.5 }, { id: 'd', tokens: 300, score: 0.9 }], { targetTokens: 303 })
+ * // → selected ['a', 'b', 'c'], exact.value 15000 (knapsackSlice, bucket 100: ['d'], 9000)
+ *
+ * @throws {CtxpackError} `INVALID_OPTION` for a bad guard, `TABLE_TOO_LARGE` when even the fallback does not fit.
+ */
+export function exactKnapsackSlice(items: readonly SliceItem[], budget: SliceBudget, options?: ExactKnapsackOptions): ExactSliceResult {
+  const o = optionBag(options);
+  onlyKnown(o, ['maxStates', 'maxWork', 'maxTableBytes', 'dependencies']);
+  return exactResult(run('exact', items, budget, o));
+}
+
+/**
+ * ExactCountConstrainedSlice: count-knapsack's per-kind `requireCount` and `capCount`, solved to
+ * optimality (a DP over count and capacity per constrained kind, with dominance pruning) instead of
+ * in three greedy phases, and always within the budget. Token precision when the DP fits
+ * `maxCells`, else the smallest bucket that does (`exact.solver` says which). Unless
+ * `compareHeuristic: false`, `exact.heuristicValue` is the three-phase heuristic's value on the
+ * same input, so the gap is visible. `selected` is the zero-token items, then the others, each in
+ * input order; selected items of a required kind are `required` up to its count.
+ *
+ * @throws {CtxpackError} `INVALID_COUNT_ENTRY`, `COUNT_REQUIREMENT_SHORTFALL` and
+ * `COUNT_REQUIREMENT_OVER_BUDGET` (with `scarcity: 'throw'`), `INVALID_BUCKET_SIZE`, `TABLE_TOO_LARGE`.
+ */
+export function exactCountConstrainedSlice(
+  items: readonly SliceItem[],
+  budget: SliceBudget,
+  options: ExactCountConstrainedOptions,
+): ExactSliceResult {
+  const o = optionBag(options);
+  onlyKnown(o, ['entries', 'scarcity', 'bucketSize', 'maxCells', 'maxTableBytes', 'compareHeuristic', 'dependencies']);
+  checkBucketSize(o);
+  o['entries'] = countEntries(o['entries'], 'entries');
+  return exactResult(run('exact-count', items, budget, o));
 }
 
 /** Options of {@link sliceColumns} and {@link sliceFragments}: those of the chosen slicer. */
-export interface CoreSliceOptions extends KnapsackOptions, PackerOptions {
-  /** count-knapsack: per-kind constraints. */
+export interface CoreSliceOptions {
+  /** knapsack, count-knapsack, exact-count: the bucket size. */
+  bucketSize?: number;
+  /** knapsack, count-knapsack, exact, exact-count: the table limit in bytes. */
+  maxTableBytes?: number;
+  /** packer: stop after this many misses in a row. */
+  maxConsecutiveSkips?: number;
+  /** count-knapsack, exact-count: per-kind constraints. */
   entries?: CountEntry[];
-  /** count-knapsack: `'degrade'` (default) or `'throw'`. */
+  /** count-knapsack, exact-count: `'degrade'` (default) or `'throw'`. */
   scarcity?: 'degrade' | 'throw';
+  /** exact: DP states alive at once before the fallback. */
+  maxStates?: number;
+  /** exact: the work counter's limit before the fallback. */
+  maxWork?: number;
+  /** exact-count: DP cells before a coarser bucket. */
+  maxCells?: number;
+  /** exact-count: also run the heuristic and report its value (default true). */
+  compareHeuristic?: boolean;
 }
 
 /** Parallel typed arrays: the columnar fast path's input. */
@@ -335,8 +550,18 @@ export interface SliceColumns {
   kindNames?: string[];
 }
 
-const CORE_SLICERS: readonly SlicerName[] = ['greedy', 'knapsack', 'count-knapsack', 'packer'];
-const CORE_OPTIONS = ['bucketSize', 'maxTableBytes', 'entries', 'scarcity', 'maxConsecutiveSkips'] as const;
+const CORE_SLICERS: readonly SlicerName[] = ['greedy', 'knapsack', 'count-knapsack', 'packer', 'exact', 'exact-count'];
+const CORE_OPTIONS = [
+  'bucketSize',
+  'maxTableBytes',
+  'entries',
+  'scarcity',
+  'maxConsecutiveSkips',
+  'maxStates',
+  'maxWork',
+  'maxCells',
+  'compareHeuristic',
+] as const;
 
 function coreRequest(slicer: unknown, budget: unknown, options: unknown): [SlicerName, Record<string, unknown>] {
   if (typeof slicer !== 'string' || !(CORE_SLICERS as readonly string[]).includes(slicer)) {
@@ -354,7 +579,8 @@ function coreRequest(slicer: unknown, budget: unknown, options: unknown): [Slice
  * The columnar fast path, for callers who keep their candidates as typed arrays: runs a Rust
  * slicer on parallel `Uint32Array` / `Float64Array` columns and answers with item indexes
  * (`selected`, in the slicer's output order) and one reason per item. Nothing is copied but the
- * arrays themselves; no ids are needed.
+ * arrays themselves; no ids are needed. `exact` carries the exact strategies' report (`null` for
+ * the seed slicers). Groups and dependencies need ids: use the slicer functions.
  *
  * @example
  * const r = sliceColumns('knapsack', { tokens: Uint32Array.of(60, 40, 10), scores: Float64Array.of(0.6, 0.4, 0.2) },
