@@ -10,7 +10,7 @@
  */
 
 import { CtxpackError, describeValue } from './errors.js';
-import { parseTimeInput } from './time.js';
+import { MAX_EPOCH_MS, parseTimeInput } from './time.js';
 
 /** Largest accepted `cost_tokens` (the core counts tokens in u32). */
 export const MAX_COST_TOKENS = 0xffff_ffff;
@@ -83,9 +83,7 @@ export function readId(f: Unchecked, where?: Where): string {
 /** `cost_tokens`: an integer in `[0, 2^32 - 1]`. */
 export function readCost(f: Unchecked, where?: Where): number {
   const cost = f['cost_tokens'];
-  if (typeof cost !== 'number' || !Number.isInteger(cost) || cost < 0 || cost > MAX_COST_TOKENS) {
-    throw invalid('cost_tokens', where, 'a non-negative integer no greater than 4294967295', cost);
-  }
+  if (!isCost(cost)) throw invalid('cost_tokens', where, 'a non-negative integer no greater than 4294967295', cost);
   return cost;
 }
 
@@ -106,6 +104,24 @@ export function readOptionalCost(f: Unchecked, where?: Where): number | undefine
   }
   if (typeof content !== 'string') throw invalid('content', where, 'a string when cost_tokens is absent', content);
   return undefined;
+}
+
+/** Whether `value` is an array of strings: what `entities` and `dependencies` accept when present. */
+export function isStringArray(value: unknown): value is readonly string[] {
+  if (!Array.isArray(value)) return false;
+  for (let i = 0; i < value.length; i++) if (typeof value[i] !== 'string') return false;
+  return true;
+}
+
+/** Whether `value` is a number that {@link readTime} accepts as it is (the fast path for epoch ms). */
+export function isEpochMs(value: unknown): value is number {
+  // Also false for NaN and ±Infinity.
+  return typeof value === 'number' && value >= -MAX_EPOCH_MS && value <= MAX_EPOCH_MS;
+}
+
+/** Whether `value` is what {@link readCost} accepts. */
+export function isCost(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_COST_TOKENS;
 }
 
 function readStringArray(f: Unchecked, field: string, where: Where): readonly string[] {

@@ -9,6 +9,7 @@ import { log } from './detmath.js';
 import { CtxpackError, describeValue } from './errors.js';
 import { assertFragmentObject, isRecord, readBenefit, readCost, readDependencies, readId, readOptionalString, readTime } from './fields.js';
 import { optionsRecord, readCount, readNow } from './options.js';
+import { identity, mergeSort, orderedBits, radixSort } from './sort.js';
 import { parseTimeInput } from './time.js';
 import type { CacheEntry, EvictionOptions, FragmentFields, KVPolicy, KVPolicyOptions } from './types.js';
 
@@ -166,31 +167,108 @@ export interface KVInput {
   readonly dependencies: readonly string[];
 }
 
-/** {@link generateKVPolicy} over validated inputs. @internal */
+/** The first rule that a selected fragment meets (see {@link generateKVPolicy}). */
+const enum Rule {
+  None,
+  Pin,
+  Compress,
+  Evict,
+}
+
+function ruleOf(f: KVInput, previousById: ReadonlyMap<string, CheckedCacheEntry>, now: number): Rule {
+  const benefit = f.benefit;
+  if (f.lod === 'macro') return Rule.Pin;
+  if (f.cost > COMPRESS_MIN_TOKENS && benefit !== undefined && benefit >= 0.3 && benefit <= 0.6) return Rule.Compress;
+  if (benefit !== undefined && benefit < 0.2) {
+    const lastAccess = f.lastAccessMs ?? previousById.get(f.id)?.lastAccessMs;
+    if (lastAccess !== undefined && lastAccess < now - STALE_AFTER_MS) return Rule.Evict;
+  }
+  return Rule.None;
+}
+
+/**
+ * The soft backoff's order over `unlisted`: new keys (absent from the previous cache) first, then
+ * lowest benefit (missing = 0), then id in code-unit order. Radix passes over the benefit's bits
+ * and the cache flag, then ids order the runs of equal benefit: no comparator call per comparison.
+ */
+function backoffOrder(unlisted: readonly KVInput[], previousById: ReadonlyMap<string, CheckedCacheEntry>): Uint32Array {
+  const m = unlisted.length;
+  const cached = new Uint32Array(m);
+  const hi = new Uint32Array(m);
+  const lo = new Uint32Array(m);
+  const benefit = new Float64Array(m);
+  for (let i = 0; i < m; i++) {
+    const k = unlisted[i]!;
+    cached[i] = previousById.has(k.id) ? 1 : 0;
+    benefit[i] = (k.benefit ?? 0) + 0; // -0 and +0 are one benefit
+    orderedBits(benefit[i]!, hi, lo, i);
+  }
+  const order = radixSort(identity(m), new Uint32Array(m), [lo, hi, cached], [32, 32, 1]);
+  const tmp = new Uint32Array(m);
+  for (let start = 0; start < m; ) {
+    let end = start + 1;
+    while (end < m && cached[order[end]!] === cached[order[start]!] && benefit[order[end]!] === benefit[order[start]!]) end++;
+    if (end - start > 1) {
+      mergeSort(order, start, end, tmp, (a, b) => {
+        const ida = unlisted[a]!.id;
+        const idb = unlisted[b]!.id;
+        return ida < idb ? -1 : ida > idb ? 1 : 0;
+      });
+    }
+    start = end;
+  }
+  return order;
+}
+
+/**
+ * Capacity eviction of previously cached keys: returns the ids to append to `evict`. `selectedIds`
+ * are the distinct selected ids; `evict` holds the ids evicted so far.
+ */
+function capacityEvictions(
+  previous: readonly CheckedCacheEntry[],
+  previousById: ReadonlyMap<string, CheckedCacheEntry>,
+  selectedIds: ReadonlySet<string>,
+  pin: ReadonlySet<string>,
+  evict: ReadonlySet<string>,
+  now: number,
+  maxKvSize: number,
+): string[] {
+  if (previous.length === 0) return [];
+  const resident = new Set<string>([...previousById.keys(), ...selectedIds]);
+  for (const id of evict) resident.delete(id);
+  const over = resident.size - maxKvSize;
+  if (over <= 0) return [];
+  const evictable = previous.filter((e) => !selectedIds.has(e.id) && !pin.has(e.id) && !evict.has(e.id));
+  return rankForEviction(evictable, Math.max(0, evictable.length - over), now);
+}
+
+/**
+ * {@link generateKVPolicy} over validated inputs. `distinctIds`: the caller knows that no id
+ * repeats in `selected` (the planner's ids are unique), which allows a faster path with the same
+ * result.
+ * @internal
+ */
 export function buildKVPolicy(
   selected: readonly KVInput[],
   previous: readonly CheckedCacheEntry[],
   now: number,
   maxKvSize: number,
+  distinctIds = false,
 ): KVPolicy {
   const previousById = new Map(previous.map((e) => [e.id, e]));
+  if (distinctIds) return policyOfDistinct(selected, previous, previousById, now, maxKvSize);
   const pin = new Set<string>();
   const compress = new Set<string>();
   const evict = new Set<string>();
   const keys = new Map<string, KVInput>();
 
   for (const f of selected) {
-    const { id, benefit } = f;
-    const lastAccess = f.lastAccessMs ?? previousById.get(id)?.lastAccessMs;
-    if (f.lod === 'macro') {
-      pin.add(id);
-    } else if (f.cost > COMPRESS_MIN_TOKENS && benefit !== undefined && benefit >= 0.3 && benefit <= 0.6) {
-      compress.add(id);
-    } else if (benefit !== undefined && benefit < 0.2 && lastAccess !== undefined && lastAccess < now - STALE_AFTER_MS) {
-      evict.add(id);
-    }
+    const rule = ruleOf(f, previousById, now);
+    if (rule === Rule.Pin) pin.add(f.id);
+    else if (rule === Rule.Compress) compress.add(f.id);
+    else if (rule === Rule.Evict) evict.add(f.id);
     for (const dep of f.dependencies) pin.add(dep);
-    if (!keys.has(id)) keys.set(id, f);
+    if (!keys.has(f.id)) keys.set(f.id, f);
   }
   for (const id of pin) {
     compress.delete(id);
@@ -202,27 +280,66 @@ export function buildKVPolicy(
   const unlisted = [...keys.values()].filter((k) => !pin.has(k.id) && !compress.has(k.id) && !evict.has(k.id));
   const excess = pin.size + unlisted.length - maxKvSize;
   if (excess > 0) {
-    const cachedRank = (id: string): number => (previousById.has(id) ? 1 : 0); // new keys (0) first
-    unlisted
-      .sort(
-        (a, b) => cachedRank(a.id) - cachedRank(b.id) || (a.benefit ?? 0) - (b.benefit ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-      )
-      .slice(0, excess)
-      .forEach((k) => compress.add(k.id));
+    const order = backoffOrder(unlisted, previousById);
+    for (let i = 0; i < Math.min(excess, unlisted.length); i++) compress.add(unlisted[order[i]!]!.id);
   }
 
-  // Capacity eviction of previously cached keys.
-  if (previous.length > 0) {
-    const resident = new Set<string>([...previousById.keys(), ...keys.keys()]);
-    for (const id of evict) resident.delete(id);
-    const over = resident.size - maxKvSize;
-    if (over > 0) {
-      const evictable = previous.filter((e) => !keys.has(e.id) && !pin.has(e.id) && !evict.has(e.id));
-      for (const id of rankForEviction(evictable, Math.max(0, evictable.length - over), now)) evict.add(id);
+  for (const id of capacityEvictions(previous, previousById, new Set(keys.keys()), pin, evict, now, maxKvSize)) evict.add(id);
+  return { pin: [...pin], compress: [...compress], evict: [...evict] };
+}
+
+/**
+ * {@link buildKVPolicy} when every selected id is distinct. Each selected fragment then meets at
+ * most one rule, so `compress` and `evict` are the fragments of their rule that end up unpinned,
+ * in order, and sets are only needed for the pins (and, with a previous cache, for capacity
+ * eviction). A fragment is pinned by its own rule or, when some fragment has dependencies, as
+ * one of them.
+ */
+function policyOfDistinct(
+  selected: readonly KVInput[],
+  previous: readonly CheckedCacheEntry[],
+  previousById: ReadonlyMap<string, CheckedCacheEntry>,
+  now: number,
+  maxKvSize: number,
+): KVPolicy {
+  const m = selected.length;
+  const pin = new Set<string>();
+  const rules = new Uint8Array(m);
+  let dependencies = false;
+  for (let j = 0; j < m; j++) {
+    const f = selected[j]!;
+    const rule = ruleOf(f, previousById, now);
+    rules[j] = rule;
+    if (rule === Rule.Pin) pin.add(f.id);
+    if (f.dependencies.length > 0) {
+      dependencies = true;
+      for (const dep of f.dependencies) pin.add(dep);
     }
   }
+  const compress: string[] = [];
+  const evict: string[] = [];
+  const unlisted: KVInput[] = [];
+  for (let j = 0; j < m; j++) {
+    const f = selected[j]!;
+    const rule = rules[j]!;
+    if (rule === Rule.Pin || (dependencies && pin.has(f.id))) continue;
+    if (rule === Rule.Compress) compress.push(f.id);
+    else if (rule === Rule.Evict) evict.push(f.id);
+    else unlisted.push(f);
+  }
 
-  return { pin: [...pin], compress: [...compress], evict: [...evict] };
+  // Soft backoff: demote full-size keys beyond maxKvSize to compress.
+  const excess = pin.size + unlisted.length - maxKvSize;
+  if (excess > 0) {
+    const order = backoffOrder(unlisted, previousById);
+    for (let i = 0; i < Math.min(excess, unlisted.length); i++) compress.push(unlisted[order[i]!]!.id);
+  }
+
+  if (previous.length > 0) {
+    const selectedIds = new Set(selected.map((f) => f.id));
+    evict.push(...capacityEvictions(previous, previousById, selectedIds, pin, new Set(evict), now, maxKvSize));
+  }
+  return { pin: [...pin], compress, evict };
 }
 
 /**

@@ -6,9 +6,8 @@
 
 import { CtxpackError, describeValue } from './errors.js';
 import { assertFragmentObject, readEntities, readId, readOptionalString } from './fields.js';
-import { fnv1a64 } from './hash.js';
 import { readCache, type CheckedCacheEntry } from './kvpolicy.js';
-import { createScoringContext, readGaze, scoreComponents } from './scoring.js';
+import { bitCount, createScoringContext, readGaze, scoreComponents } from './scoring.js';
 import type { CacheEntry, FragmentFields, Gaze, KVPolicy, PlannerMetrics, ScoringOptions } from './types.js';
 
 /** `{ hits, misses, evictions }` of {@link PlannerMetrics.kv_cache_stats}. */
@@ -18,6 +17,14 @@ function requireArray(value: unknown, name: string): asserts value is readonly u
   if (!Array.isArray(value)) {
     throw new CtxpackError('INVALID_INPUT', `${name} must be an array, got ${describeValue(value)}`, { field: name });
   }
+}
+
+/** Coverage from the selection's entity masks (`EntityMatcher`, scoring.ts). @internal */
+export function coverageOfMasks(masks: readonly number[], gazeSize: number): number {
+  if (gazeSize === 0) return 0;
+  let union = 0;
+  for (const m of masks) union |= m;
+  return bitCount(union) / gazeSize;
 }
 
 /** Coverage over already-validated inputs. @internal */
@@ -47,12 +54,19 @@ export function calculateCoverage<T extends FragmentFields>(selected: readonly T
   );
 }
 
-/** Diversity over already-validated `(id, source)` pairs. @internal */
-export function diversityOf(keys: readonly { readonly id: string; readonly source: string | undefined }[]): number {
-  if (keys.length === 0) return 0;
-  // Sources and sourceless ids live in separate namespaces so that a source named like an id cannot collide.
-  const distinct = new Set(keys.map((k) => (k.source === undefined ? `id:${k.id}` : `src:${k.source}`)));
-  return distinct.size / keys.length;
+/** Diversity over already-validated ids and sources (parallel arrays). @internal */
+export function diversityOf(ids: readonly string[], sources: readonly (string | undefined)[]): number {
+  if (ids.length === 0) return 0;
+  // Sources and sourceless ids are separate namespaces, so that a source named like an id cannot
+  // collide: the distinct "sources" are the distinct sources plus the distinct sourceless ids.
+  const distinctSources = new Set<string>();
+  const sourcelessIds = new Set<string>();
+  for (let i = 0; i < ids.length; i++) {
+    const source = sources[i];
+    if (source === undefined) sourcelessIds.add(ids[i]!);
+    else distinctSources.add(source);
+  }
+  return (distinctSources.size + sourcelessIds.size) / ids.length;
 }
 
 /**
@@ -67,13 +81,15 @@ export function diversityOf(keys: readonly { readonly id: string; readonly sourc
  */
 export function calculateDiversityScore<T extends FragmentFields>(selected: readonly T[]): number {
   requireArray(selected, 'selected');
-  return diversityOf(
-    selected.map((f: unknown, index) => {
-      const at = { collection: 'selected', index };
-      assertFragmentObject(f, at);
-      return { id: readId(f, at), source: readOptionalString(f, 'source', at) };
-    }),
-  );
+  const ids: string[] = [];
+  const sources: (string | undefined)[] = [];
+  selected.forEach((f: unknown, index) => {
+    const at = { collection: 'selected', index };
+    assertFragmentObject(f, at);
+    ids.push(readId(f, at));
+    sources.push(readOptionalString(f, 'source', at));
+  });
+  return diversityOf(ids, sources);
 }
 
 /** Arithmetic mean; 0 for an empty list. @internal */
@@ -102,16 +118,24 @@ export function calculateMeanBenefit<T extends FragmentFields>(selected: readonl
   );
 }
 
-/** KV statistics over already-validated inputs. @internal */
-export function kvStatsOf(selectedIds: readonly string[], policy: KVPolicy, previous: readonly CheckedCacheEntry[]): KVCacheStats {
-  const cached = new Set(previous.map((e) => e.id));
+/**
+ * KV statistics over already-validated inputs. `distinctIds`: the caller knows `selectedIds` has
+ * no repeats (the planner's ids are unique), so they need not be collected into a set.
+ * @internal
+ */
+export function kvStatsOf(
+  selectedIds: readonly string[],
+  policy: KVPolicy,
+  previous: readonly CheckedCacheEntry[],
+  distinctIds = false,
+): KVCacheStats {
+  const ids = distinctIds ? selectedIds : [...new Set(selectedIds)];
   let hits = 0;
-  let misses = 0;
-  for (const id of new Set(selectedIds)) {
-    if (cached.has(id)) hits++;
-    else misses++;
+  if (previous.length > 0) {
+    const cached = new Set(previous.map((e) => e.id));
+    for (const id of ids) if (cached.has(id)) hits++;
   }
-  return { hits, misses, evictions: policy.evict.length };
+  return { hits, misses: ids.length - hits, evictions: policy.evict.length };
 }
 
 /**
@@ -150,12 +174,121 @@ export function calculateCacheHitRate(stats: Pick<KVCacheStats, 'hits' | 'misses
  * Default request id: `acs-` + FNV-1a 64 of `now`, `tokens_max`, the candidate ids and the selected
  * ids. Deterministic (no `Math.random`, no crypto), so a replay with the same inputs and `now`
  * reproduces it; pass `options.requestId` when ids must be unique across identical requests.
+ *
+ * The hashed text is `${now}\0${tokensMax}\0${candidateIds.join('\0')}\u0001${selectedIds.join('\0')}`,
+ * hashed piece by piece as `fnv1a64` (hash.ts) would hash it whole (no piece boundary can split a
+ * surrogate pair: the separators are not surrogates), without building it.
  * @internal
  */
 export function defaultRequestId(now: number, tokensMax: number, candidateIds: readonly string[], selectedIds: readonly string[]): string {
-  const sep = '\u0000';
-  const text = `${now}${sep}${tokensMax}${sep}${candidateIds.join(sep)}\u0001${selectedIds.join(sep)}`;
-  return `acs-${fnv1a64(text)}`;
+  const h = new RequestIdHash(now, tokensMax);
+  for (const id of candidateIds) h.candidate(id);
+  return h.finish(selectedIds);
+}
+
+/**
+ * {@link defaultRequestId} in steps, so that the planner can hash the candidate ids while it
+ * validates them: `candidate(id)` for each in order, then `finish(selectedIds)`.
+ * @internal
+ */
+export class RequestIdHash {
+  private readonly h = new Fnv1a64();
+  /** Candidate ids hashed so far. */
+  count = 0;
+
+  constructor(
+    readonly now: number,
+    readonly tokensMax: number,
+  ) {
+    this.h.update(`${now}\u0000${tokensMax}\u0000`);
+  }
+
+  candidate(id: string): void {
+    this.h.update(id, this.count++ > 0);
+  }
+
+  finish(selectedIds: readonly string[]): string {
+    this.h.update('\u0001');
+    for (let i = 0; i < selectedIds.length; i++) this.h.update(selectedIds[i]!, i > 0);
+    return `acs-${this.h.digest()}`;
+  }
+}
+
+/** The high 32 bits of `x * 0x1b3` for `x` read as unsigned: `x`'s 16-bit halves times 0x1b3. */
+function carryOf(x: number): number {
+  return ((x >>> 16) * 0x1b3 + (((x & 0xffff) * 0x1b3) >>> 16)) >>> 16;
+}
+
+/**
+ * FNV-1a 64 over UTF-8, fed a piece at a time: the same bits as `fnv1a64` (hash.ts) of the pieces
+ * joined, when no piece ends inside a surrogate pair that the next one completes. The 64-bit state
+ * is two 32-bit halves in int32 arithmetic: the low half of the product is `Math.imul`, and the
+ * carry into the high half comes from 16-bit limbs off that critical path. Engines compile it to
+ * integer instructions; `fnv1a64` uses doubles and is several times slower per byte.
+ */
+class Fnv1a64 {
+  private hi = 0xcbf29ce4 | 0;
+  private lo = 0x84222325 | 0;
+
+  /** Hashes `text`, after a NUL byte with `separated`. */
+  update(text: string, separated = false): void {
+    let hi = this.hi;
+    let lo = this.lo;
+    if (separated) {
+      const x = lo; // lo ^ 0
+      lo = Math.imul(x, 0x1b3);
+      hi = (Math.imul(hi, 0x1b3) + carryOf(x) + (x << 8)) | 0;
+    }
+    for (let i = 0; i < text.length; i++) {
+      let cp = text.charCodeAt(i);
+      if (cp < 0x80) {
+        // One round, inlined: xor the byte into the low half, multiply by 2^40 + 0x1b3 mod 2^64.
+        const x = lo ^ cp;
+        lo = Math.imul(x, 0x1b3);
+        hi = (Math.imul(hi, 0x1b3) + carryOf(x) + (x << 8)) | 0;
+        continue;
+      }
+      if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < text.length) {
+        const next = text.charCodeAt(i + 1);
+        if (next >= 0xdc00 && next <= 0xdfff) {
+          cp = 0x10000 + ((cp - 0xd800) << 10) + (next - 0xdc00);
+          i++;
+        }
+      }
+      if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd; // lone surrogate
+      this.hi = hi;
+      this.lo = lo;
+      if (cp < 0x800) {
+        this.byte(0xc0 | (cp >> 6));
+        this.byte(0x80 | (cp & 0x3f));
+      } else if (cp < 0x10000) {
+        this.byte(0xe0 | (cp >> 12));
+        this.byte(0x80 | ((cp >> 6) & 0x3f));
+        this.byte(0x80 | (cp & 0x3f));
+      } else {
+        this.byte(0xf0 | (cp >> 18));
+        this.byte(0x80 | ((cp >> 12) & 0x3f));
+        this.byte(0x80 | ((cp >> 6) & 0x3f));
+        this.byte(0x80 | (cp & 0x3f));
+      }
+      hi = this.hi;
+      lo = this.lo;
+    }
+    this.hi = hi;
+    this.lo = lo;
+  }
+
+  /** One round (see `update`). */
+  private byte(b: number): void {
+    const x = this.lo ^ b;
+    this.lo = Math.imul(x, 0x1b3);
+    this.hi = (Math.imul(this.hi, 0x1b3) + carryOf(x) + (x << 8)) | 0;
+  }
+
+  /** The hash as 16 lowercase hex digits. */
+  digest(): string {
+    return (this.hi >>> 0).toString(16).padStart(8, '0') + (this.lo >>> 0).toString(16).padStart(8, '0');
+  }
 }
 
 /**
@@ -173,15 +306,15 @@ export interface MetricsInput {
   readonly requestId: string;
   readonly plannerMs: number;
   readonly candidateCount: number;
-  /** Selected fragments in rank order, with their validated fields. */
-  readonly selected: readonly {
-    readonly id: string;
-    readonly cost: number;
-    readonly source: string | undefined;
-    readonly entities: readonly string[];
-    readonly score: number;
-    readonly benefit: number;
-  }[];
+  /** The selected fragments in rank order, as parallel arrays of their validated fields; ids unique. */
+  readonly ids: readonly string[];
+  readonly costs: readonly number[];
+  readonly sources: readonly (string | undefined)[];
+  readonly entities: readonly (readonly string[])[];
+  /** The entity masks of the selection (`EntityMatcher`, scoring.ts), when the gaze is small enough. */
+  readonly entityMasks: readonly number[] | undefined;
+  readonly scores: readonly number[];
+  readonly benefits: readonly number[];
   readonly gaze: ReadonlySet<string>;
   readonly kvPolicy: KVPolicy;
   readonly previousCache: readonly CheckedCacheEntry[];
@@ -191,30 +324,23 @@ export interface MetricsInput {
 export function buildMetrics(
   input: MetricsInput,
 ): Omit<PlannerMetrics, 'fragments_counted' | 'effective_budget' | 'budget_used' | 'prompt_tokens'> {
-  const { selected } = input;
+  const { ids, costs } = input;
   let tokens = 0;
-  for (const s of selected) tokens += s.cost;
-  const top3 = selected.slice(0, 3);
-  const kv = kvStatsOf(
-    selected.map((s) => s.id),
-    input.kvPolicy,
-    input.previousCache,
-  );
+  for (const cost of costs) tokens += cost;
+  const kv = kvStatsOf(ids, input.kvPolicy, input.previousCache, true);
   return {
     request_id: input.requestId,
     planner_ms: input.plannerMs,
     candidate_count: input.candidateCount,
     tokens_selected: tokens,
-    coverage_entities: coverageOf(
-      selected.map((s) => s.entities),
-      input.gaze,
-    ),
-    diversity_score: diversityOf(selected),
-    top3_fragment_ids: top3.map((s) => s.id),
-    top3_scores: top3.map((s) => s.score),
+    coverage_entities:
+      input.entityMasks === undefined ? coverageOf(input.entities, input.gaze) : coverageOfMasks(input.entityMasks, input.gaze.size),
+    diversity_score: diversityOf(ids, input.sources),
+    top3_fragment_ids: ids.slice(0, 3),
+    top3_scores: input.scores.slice(0, 3),
     kv_cache_stats: kv,
     total_cost_tokens: tokens,
-    mean_benefit: meanOf(selected.map((s) => s.benefit)),
+    mean_benefit: meanOf(input.benefits),
     cache_hit_rate: calculateCacheHitRate(kv),
   };
 }

@@ -34,10 +34,10 @@ export function optionsRecord(options: unknown): Unchecked {
   return options;
 }
 
-/** `now`: finite epoch milliseconds; default `Date.now()`. */
-export function readNow(o: Unchecked): number {
+/** `now`: finite epoch milliseconds; default `fallback`, else `Date.now()`. */
+export function readNow(o: Unchecked, fallback?: number): number {
   const now = o['now'];
-  if (now === undefined) return Date.now();
+  if (now === undefined) return fallback ?? Date.now();
   if (typeof now !== 'number' || !Number.isFinite(now)) throw invalidOption('now', 'a finite number of epoch milliseconds', now);
   return now;
 }

@@ -2,27 +2,21 @@
  * The ACS planner (spec: "Greedy Selection Algorithm", "Edge Cases & Error Handling",
  * "Budget Overshoot Policy", "Observability Implementation").
  *
+ * The candidates are read once, into columns (typed arrays where the values are numbers), and
+ * every later phase works on those columns and on permutations of candidate indexes: no object
+ * per candidate is made until the decisions are.
+ *
  * @module
  */
 
 import { readBudgets, type CheckedBudgets } from './budgets.js';
 import { packLazy, sliceColumnar, type ColumnarRequest, type ColumnarResult, type SlicerName } from './core.js';
+import { NO_STRINGS, validateCandidates, type Candidates } from './candidates.js';
 import { CtxpackError, describeValue } from './errors.js';
-import {
-  MAX_COST_TOKENS,
-  assertFragmentObject,
-  readCitationCount,
-  readDependencies,
-  readEntities,
-  readId,
-  readOptionalCost,
-  readOptionalString,
-  readTime,
-  type Unchecked,
-} from './fields.js';
+import { MAX_COST_TOKENS, isRecord, readOptionalString, type Unchecked } from './fields.js';
 import { hashId } from './hash.js';
-import { DEFAULT_MAX_KV_SIZE, buildKVPolicy, readCache, type CheckedCacheEntry } from './kvpolicy.js';
-import { buildMetrics, defaultRequestId, monotonicMs } from './metrics.js';
+import { DEFAULT_MAX_KV_SIZE, buildKVPolicy, readCache, type CheckedCacheEntry, type KVInput } from './kvpolicy.js';
+import { RequestIdHash, buildMetrics, defaultRequestId, monotonicMs } from './metrics.js';
 import {
   invalidOption,
   optionsRecord,
@@ -35,16 +29,16 @@ import {
   readWeights,
   rejectUnknownOptions,
 } from './options.js';
-import { readGaze, scoreComponents, type ScoringContext } from './scoring.js';
+import { EntityMatcher, peekGaze, readGaze, scoreColumns, type ScoringContext } from './scoring.js';
 import { countEntries } from './slicers.js';
-import { DEFAULT_DIVERSITY_WINDOW, applyTieBreaking } from './tiebreak.js';
+import { acquireScratch, releaseScratch, type Scratch } from './scratch.js';
+import { DEFAULT_DIVERSITY_WINDOW, countUnresolved, rankColumns } from './tiebreak.js';
 import { CallCounts, type TokenCounter } from './tokens.js';
 import type {
   Budgets,
   CountEntryOption,
   Decision,
   DecisionReason,
-  FragmentFields,
   Gaze,
   KVPolicy,
   PlannerFragmentFields,
@@ -68,33 +62,6 @@ export const DEFAULT_KIND = 'default';
 /** `maxConsecutiveSkips` value that the core reads as "no limit": the seed's walk never stops early. */
 const UNLIMITED_SKIPS = 0;
 
-/** A validated candidate with everything later phases need. */
-interface Candidate<T extends PlannerFragmentFields> {
-  readonly fragment: T;
-  /** The same object, as validated input. */
-  readonly raw: Unchecked;
-  readonly index: number;
-  readonly id: string;
-  /** `cost_tokens` as given; `undefined` when `content` is to be counted. */
-  readonly given: number | undefined;
-  /** `content`, kept only when it is to be counted. */
-  readonly content: string | undefined;
-  readonly entities: readonly string[];
-  readonly source: string | undefined;
-  readonly lod: string | undefined;
-  readonly kind: string;
-  readonly lastAccessMs: number | undefined;
-  readonly dependencies: readonly string[];
-}
-
-/** A scored candidate as ranked by `applyTieBreaking`. */
-interface Scored<T extends PlannerFragmentFields> {
-  readonly fragment: T;
-  readonly score: number;
-  readonly benefit: number;
-  readonly candidate: Candidate<T>;
-}
-
 /** Validated options. */
 interface Settings {
   readonly now: number;
@@ -117,43 +84,10 @@ interface Settings {
   readonly ignoredOptions: readonly string[];
 }
 
-function validateCandidates<T extends PlannerFragmentFields>(candidates: unknown): Candidate<T>[] {
-  if (!Array.isArray(candidates)) {
-    throw new CtxpackError('INVALID_INPUT', `candidates must be an array, got ${describeValue(candidates)}`, { field: 'candidates' });
-  }
-  const firstIndex = new Map<string, number>();
-  return candidates.map((f: unknown, index): Candidate<T> => {
-    assertFragmentObject(f, index);
-    const id = readId(f, index);
-    const given = readOptionalCost(f, index);
-    const other = firstIndex.get(id);
-    if (other !== undefined) {
-      throw new CtxpackError('DUPLICATE_ID', `candidates[${index}].id duplicates candidates[${other}].id`, {
-        field: 'id',
-        index,
-        otherIndex: other,
-      });
-    }
-    firstIndex.set(id, index);
-    // Validated now so that every input error surfaces before any work; scoring reads them again.
-    readTime(f, 'timestamp', index);
-    readCitationCount(f, index);
-    const lod = readOptionalString(f, 'lod', index);
-    return {
-      fragment: f as unknown as T,
-      raw: f,
-      index,
-      id,
-      given,
-      content: given === undefined ? (f['content'] as string) : undefined,
-      entities: readEntities(f, index),
-      source: readOptionalString(f, 'source', index),
-      lod,
-      kind: readOptionalString(f, 'kind', index) ?? lod ?? DEFAULT_KIND,
-      lastAccessMs: readTime(f, 'lastAccessTime', index),
-      dependencies: readDependencies(f, index),
-    };
-  });
+/** A candidate's kind for the count-constrained knapsack: its `kind`, else its `lod`, else `'default'`. */
+function kindOf(c: Candidates, index: number): string {
+  // Validated by validateCandidates, and not kept there: only this slicer needs it.
+  return readOptionalString(c.fragments[index]!, 'kind', index) ?? c.lods[index] ?? DEFAULT_KIND;
 }
 
 /** `bucketSize`: like `knapsackSlice`, any invalid value is `INVALID_BUCKET_SIZE`. */
@@ -200,7 +134,7 @@ const KNOWN_OPTIONS: readonly (keyof PlannerOptions)[] = [
   'model',
 ];
 
-function validateOptions(options: unknown): Settings {
+function validateOptions(options: unknown, defaultNow: number): Settings {
   const o = optionsRecord(options);
   rejectUnknownOptions(o, KNOWN_OPTIONS);
   const slicer = readEnum(o, 'slicer', PLANNER_SLICERS, 'acs');
@@ -219,7 +153,7 @@ function validateOptions(options: unknown): Settings {
   const model = readNonEmptyString(o, 'model');
   const ignoredOptions = SLICER_OPTIONS.filter(([name, usedBy]) => o[name] !== undefined && !usedBy.includes(slicer)).map(([name]) => name);
   return {
-    now: readNow(o),
+    now: readNow(o, defaultNow),
     weights: readWeights(o),
     slicer,
     maxConsecutiveSkips: readCount(o, 'maxConsecutiveSkips', DEFAULT_MAX_CONSECUTIVE_SKIPS, MAX_COST_TOKENS),
@@ -240,16 +174,19 @@ function validateOptions(options: unknown): Settings {
   };
 }
 
-/** `charges[i]`: what rank position `i` takes of the budget (its count plus the per-fragment overhead). */
-function buildRequest<T extends PlannerFragmentFields>(
-  ranked: readonly Scored<T>[],
+/**
+ * The slicer's request over the ranking: `scores[i]` and `charges[i]` are those of rank position
+ * `i` (`charges`: its count plus the per-fragment overhead); `kindAt(i)` its kind.
+ */
+function buildRequest(
+  scores: Float64Array,
   charges: Uint32Array,
+  kindAt: (rank: number) => string,
   tokensMax: number,
   s: Settings,
 ): [SlicerName, ColumnarRequest] {
-  const n = ranked.length;
+  const n = scores.length;
   const tokens = charges;
-  const scores = Float64Array.from(ranked, (r) => r.score);
   const base: ColumnarRequest = { tokens, scores, targetTokens: tokensMax, maxTokens: tokensMax };
   switch (s.slicer) {
     case 'acs':
@@ -264,15 +201,16 @@ function buildRequest<T extends PlannerFragmentFields>(
       const kindNames: string[] = [];
       const kindIndex = new Map<string, number>();
       const kinds = new Uint32Array(n);
-      ranked.forEach((r, i) => {
-        let k = kindIndex.get(r.candidate.kind);
+      for (let i = 0; i < n; i++) {
+        const kind = kindAt(i);
+        let k = kindIndex.get(kind);
         if (k === undefined) {
           k = kindNames.length;
-          kindNames.push(r.candidate.kind);
-          kindIndex.set(r.candidate.kind, k);
+          kindNames.push(kind);
+          kindIndex.set(kind, k);
         }
         kinds[i] = k;
-      });
+      }
       return [
         'count-knapsack',
         {
@@ -293,15 +231,23 @@ function withTable(base: ColumnarRequest, s: Settings): ColumnarRequest {
     : { ...base, bucketSize: s.bucketSize, maxTableBytes: s.maxTableBytes };
 }
 
-function checkResult(result: ColumnarResult, n: number): void {
-  const ok =
+function checkResult(result: ColumnarResult, n: number, scratch: Scratch): void {
+  let ok =
     result !== null &&
     typeof result === 'object' &&
     Array.isArray(result.reasons) &&
     result.reasons.length === n &&
-    result.selected instanceof Uint32Array &&
-    result.selected.every((i) => i < n) &&
-    new Set(result.selected).size === result.selected.length;
+    result.selected instanceof Uint32Array;
+  if (ok) {
+    const seen = scratch.u8(n, true);
+    for (const i of result.selected) {
+      if (i >= n || seen[i] === 1) {
+        ok = false;
+        break;
+      }
+      seen[i] = 1;
+    }
+  }
   if (!ok) throw new CtxpackError('INTERNAL', 'the core returned a malformed slicer result');
 }
 
@@ -387,20 +333,37 @@ export function selectFragments<T extends PlannerFragmentFields>(
   budgets: Budgets,
   options?: PlannerOptions,
 ): SelectionResult<T> {
+  // The call's temporary typed arrays come from a pool (see scratch.ts), given back on the way out.
+  const scratch = acquireScratch();
+  try {
+    return plan(candidates, gaze, budgets, options, scratch);
+  } finally {
+    releaseScratch(scratch);
+  }
+}
+
+function plan<T extends PlannerFragmentFields>(
+  candidates: readonly T[],
+  gaze: Gaze,
+  budgets: Budgets,
+  options: PlannerOptions | undefined,
+  scratch: Scratch,
+): SelectionResult<T> {
   const t0 = monotonicMs();
+  const defaultNow = Date.now();
 
   // 1. Validate.
-  const items = validateCandidates<T>(candidates);
-  const gazeSet = readGaze(gaze);
+  const gazeAhead = peekGaze(gaze);
+  const idHash = hashAhead(options, budgets, defaultNow);
+  // A token counter is a callback that could change the array; the plan keeps the validated objects.
+  const copy = isRecord(options) && options['countTokens'] !== undefined;
+  const c = validateCandidates(candidates, gazeAhead === undefined ? undefined : new EntityMatcher(gazeAhead), idHash, copy, scratch);
+  const n = c.ids.length;
+  const gazeSet = gazeAhead ?? readGaze(gaze);
   const budget = readBudgets(budgets);
-  const s = validateOptions(options);
-  const counts = new CallCounts(
-    items.map((c) => c.given),
-    items.map((c) => c.content),
-    s.countTokens,
-    s.model,
-  );
-  checkCounts(items, s, budget);
+  const s = validateOptions(options, defaultNow);
+  const counts = new CallCounts(c.given, c.contents, s.countTokens, s.model);
+  checkCounts(c, s, budget);
   const warnings = s.ignoredOptions.map((name) => `options.${name} is ignored by slicer '${s.slicer}'`);
   if (s.model !== undefined && s.countTokens === undefined) warnings.push('options.model is ignored without options.countTokens');
   if (budget.tokensMax > 0 && budget.effective === 0) {
@@ -412,50 +375,62 @@ export function selectFragments<T extends PlannerFragmentFields>(
   const lazy = s.slicer === 'packer';
   const t1 = monotonicMs();
 
-  // 2. Count (all but the packer), 3. score.
-  if (!lazy) for (const c of items) counts.get(c.index);
+  // 2. Count (all but the packer), in input order, 3. score.
+  if (!lazy && counts.needsCounting) for (let i = 0; i < n; i++) counts.get(i);
+  // The packer ranks by benefit: a cost of 0 makes the score the benefit exactly.
+  const rankCosts = lazy ? scratch.u32(n, true) : counts.costs;
   const ctx: ScoringContext = { gaze: gazeSet, weights: s.weights, now: s.now };
-  const scored = items.map((c): Scored<T> => {
-    // The packer ranks by benefit: a cost of 0 makes the score the benefit exactly.
-    const cost = lazy ? 0 : counts.get(c.index);
-    const view = !lazy && c.given !== undefined ? c.raw : withCost(c.raw, ['entities', 'timestamp', 'citations'], cost);
-    const { benefit, score } = scoreComponents(view, ctx, c.index);
-    return { fragment: c.fragment, score, benefit, candidate: c };
-  });
+  const benefits = scratch.f64(n);
+  const scores = scratch.f64(n);
+  scoreColumns(c.overlaps, c.timestamps, c.citations, lazy ? undefined : rankCosts, ctx, benefits, scores);
   const t2 = monotonicMs();
 
   // 3. Rank. The tie-break reads the size (rule 5): the count, or 0 for the packer, which ranks before counting.
-  const ranked = applyTieBreaking(
-    scored.map((r) => ({
-      fragment: (!lazy && r.candidate.given !== undefined
-        ? r.candidate.raw
-        : withCost(r.candidate.raw, ['id', 'timestamp', 'citations', 'dependencies', 'source'], lazy ? 0 : counts.get(r.candidate.index))) as unknown as FragmentFields,
-      score: r.score,
-      r,
-    })),
-    { diversityWindow: s.diversityWindow },
-  ).map((e) => e.r);
+  const unresolved = scratch.u32(n, true);
+  const dependencies = c.dependencies;
+  if (dependencies !== undefined) {
+    for (let i = 0; i < n; i++) if (dependencies[i] !== undefined) unresolved[i] = countUnresolved(dependencies[i]!, c.idIndex);
+  }
+  const order = rankColumns(
+    { scores, freshness: c.timestamps, citations: c.citations, unresolved, sources: c.sources, costs: rankCosts, ids: c.ids },
+    s.diversityWindow,
+    scratch,
+  ); // rank → candidate index
   const t3 = monotonicMs();
 
-  // 4. Select.
-  const n = ranked.length;
+  // 4. Select. The slicer sees the ranking: item i is rank position i.
   const effective = budget.effective;
-  const charge = (rank: number): number => chargeOf(ranked[rank]!.candidate.index, counts.get(ranked[rank]!.candidate.index), budget);
-  const reasons: DecisionReason[] = new Array<DecisionReason>(n).fill('no_budget');
-  let chosen: number[] = []; // rank positions
+  const charge = (rank: number): number => chargeOf(order[rank]!, counts.get(order[rank]!), budget);
+  let reasons: DecisionReason[] | undefined; // by rank; all 'no_budget' when the slicer does not run
+  let chosen: Uint32Array = new Uint32Array(0); // rank positions, ascending
   if (n > 0 && effective > 0) {
+    const rankScores = scratch.f64(n);
     let result: ColumnarResult;
+    let charges: Uint32Array | undefined;
     if (lazy && counts.needsCounting) {
-      result = packLazy(Float64Array.from(ranked, (r) => r.score), { targetTokens: effective, maxConsecutiveSkips: s.maxConsecutiveSkips }, charge);
+      for (let r = 0; r < n; r++) rankScores[r] = scores[order[r]!]!;
+      result = packLazy(rankScores, { targetTokens: effective, maxConsecutiveSkips: s.maxConsecutiveSkips }, charge);
     } else {
-      const charges = new Uint32Array(n);
-      for (let i = 0; i < n; i++) charges[i] = charge(i);
-      const [slicer, request] = buildRequest(ranked, charges, effective, s);
+      charges = scratch.u32(n);
+      if (budget.perFragmentOverhead === 0) {
+        const costs = counts.costs; // every count is at most 2^32 - 1: nothing to check
+        for (let r = 0; r < n; r++) {
+          const i = order[r]!;
+          rankScores[r] = scores[i]!;
+          charges[r] = costs[i]!;
+        }
+      } else {
+        for (let r = 0; r < n; r++) {
+          rankScores[r] = scores[order[r]!]!;
+          charges[r] = charge(r);
+        }
+      }
+      const [slicer, request] = buildRequest(rankScores, charges, (rank) => kindOf(c, order[rank]!), effective, s);
       result = sliceColumnar(slicer, request);
     }
-    checkResult(result, n);
-    result.reasons.forEach((r, i) => (reasons[i] = r));
-    chosen = Array.from(result.selected).sort((a, b) => a - b);
+    checkResult(result, n, scratch);
+    reasons = result.reasons;
+    chosen = ascending(result.selected, n, scratch);
     for (const sf of result.shortfalls) {
       warnings.push(
         `count requirement for kind ${JSON.stringify(sf.kind)} not met: required ${sf.requiredCount}, satisfied ${sf.satisfiedCount}`,
@@ -466,74 +441,73 @@ export function selectFragments<T extends PlannerFragmentFields>(
     }
     // The packer's misses before its first pick are exactly "every candidate it reached is too
     // large"; it reached a prefix of the ranking, and the overshoot may only pick from that.
-    if (chosen.length === 0 && (lazy || ranked.every((_, i) => charge(i) > effective))) {
+    if (chosen.length === 0 && (lazy || charges!.every((ch) => ch > effective))) {
       const stop = lazy ? reasons.indexOf('skip_limit_reached') : -1;
       const reached = stop === -1 ? n : stop;
-      chosen = handleOvershoot(ranked.slice(0, reached), (rank) => counts.get(ranked[rank]!.candidate.index), effective, lazy, s.allowOvershoot, reasons, warnings);
+      const best = handleOvershoot(order, reached, benefits, (rank) => counts.get(order[rank]!), effective, lazy, s.allowOvershoot, reasons, warnings);
+      if (best !== undefined) chosen = Uint32Array.of(best);
     }
   }
   const t4 = monotonicMs();
 
   // 5. KV policy and metrics.
-  const selected = chosen.map((r) => ranked[r]!);
-  const costOf = (r: Scored<T>): number => counts.get(r.candidate.index);
-  const kvPolicy: KVPolicy = buildKVPolicy(
-    selected.map((r) => ({
-      id: r.candidate.id,
-      cost: costOf(r),
-      lod: r.candidate.lod,
-      benefit: r.benefit,
-      lastAccessMs: r.candidate.lastAccessMs,
-      dependencies: r.candidate.dependencies,
-    })),
-    s.previousCache,
-    s.now,
-    s.maxKvSize,
-  );
-  const included = new Set(chosen);
-  const rankOf = new Uint32Array(n); // input index → rank
-  ranked.forEach((r, rank) => (rankOf[r.candidate.index] = rank));
-  const decisions = items.map((c): Decision => {
-    const rank = rankOf[c.index]!;
-    const r = ranked[rank]!;
-    return {
-      id: c.id,
-      index: c.index,
-      score: r.score,
-      benefit: r.benefit,
-      included: included.has(rank),
-      reason: reasons[rank]!,
-      rank,
-      cost_tokens: counts.known(c.index) ?? null,
+  const k = chosen.length;
+  const selectedIds = new Array<string>(k);
+  const selectedCosts = new Array<number>(k);
+  const kvInputs = new Array<KVInput>(k);
+  for (let j = 0; j < k; j++) {
+    const i = order[chosen[j]!]!;
+    selectedIds[j] = c.ids[i]!;
+    selectedCosts[j] = counts.get(i);
+    const lastAccess = c.lastAccess[i]!;
+    kvInputs[j] = {
+      id: c.ids[i]!,
+      cost: selectedCosts[j]!,
+      lod: c.lods[i],
+      benefit: benefits[i]!,
+      lastAccessMs: Number.isNaN(lastAccess) ? undefined : lastAccess,
+      dependencies: c.dependencies?.[i] ?? NO_STRINGS,
     };
-  });
-  const selectedIds = selected.map((r) => r.candidate.id);
-  const requestId =
-    s.requestId ??
-    defaultRequestId(
-      s.now,
-      budget.tokensMax,
-      items.map((c) => c.id),
-      selectedIds,
-    );
+  }
+  const kvPolicy: KVPolicy = buildKVPolicy(kvInputs, s.previousCache, s.now, s.maxKvSize, true);
+  const decisions = decisionsOf(c.ids, order, chosen, reasons, scores, benefits, counts, scratch);
+  let requestId = s.requestId;
+  if (requestId === undefined) {
+    const hashed = idHash !== undefined && idHash.now === s.now && idHash.tokensMax === budget.tokensMax && idHash.count === n;
+    requestId = hashed ? idHash.finish(selectedIds) : defaultRequestId(s.now, budget.tokensMax, c.ids, selectedIds);
+  }
   const t5 = monotonicMs();
+  const selectedScores = new Array<number>(k);
+  const selectedBenefits = new Array<number>(k);
+  const selectedSources = new Array<string | undefined>(k);
+  const selectedEntities = new Array<readonly string[]>(k);
+  const selectedMasks = c.entityMasks === undefined ? undefined : new Array<number>(k);
+  const fragments = new Array<T>(k);
+  for (let j = 0; j < k; j++) {
+    const i = order[chosen[j]!]!;
+    selectedScores[j] = scores[i]!;
+    selectedBenefits[j] = benefits[i]!;
+    selectedSources[j] = c.sources[i];
+    if (c.entities !== undefined) selectedEntities[j] = c.entities[i]!;
+    if (selectedMasks !== undefined) selectedMasks[j] = c.entityMasks![i]!;
+    fragments[j] = c.fragments[i] as unknown as T;
+  }
   const base = buildMetrics({
     requestId,
     plannerMs: t5 - t0,
     candidateCount: n,
-    selected: selected.map((r) => ({
-      id: r.candidate.id,
-      cost: costOf(r),
-      source: r.candidate.source,
-      entities: r.candidate.entities,
-      score: r.score,
-      benefit: r.benefit,
-    })),
+    ids: selectedIds,
+    costs: selectedCosts,
+    sources: selectedSources,
+    entities: selectedEntities,
+    entityMasks: selectedMasks,
+    scores: selectedScores,
+    benefits: selectedBenefits,
     gaze: gazeSet,
     kvPolicy,
     previousCache: s.previousCache,
   });
-  const budgetUsed = base.tokens_selected + budget.perFragmentOverhead * selected.length;
+  const budgetUsed = base.tokens_selected + budget.perFragmentOverhead * k;
   const metrics = {
     ...base,
     fragments_counted: counts.counted,
@@ -546,7 +520,7 @@ export function selectFragments<T extends PlannerFragmentFields>(
     const hash = s.hashIds ? hashId : (id: string): string => id;
     s.logger({
       request_id: metrics.request_id,
-      k_selected: selected.length,
+      k_selected: k,
       total_cost_tokens: metrics.total_cost_tokens,
       top3_ids: metrics.top3_fragment_ids.map(hash),
       top3_scores: [...metrics.top3_scores],
@@ -555,32 +529,104 @@ export function selectFragments<T extends PlannerFragmentFields>(
     });
   }
 
-  return { fragments: selected.map((r) => r.fragment), metrics, kvPolicy, decisions, warnings };
+  return { fragments, metrics, kvPolicy, decisions, warnings };
 }
 
-/** A minimal stand-in for a fragment: the `keys` the reader needs, and `cost_tokens` set to `cost`. */
-function withCost(raw: Unchecked, keys: readonly string[], cost: number): Unchecked {
-  const view: Record<string, unknown> = { cost_tokens: cost };
-  for (const k of keys) view[k] = raw[k];
-  return view;
+/**
+ * One decision per candidate, in input order. `order` is the ranking (rank → candidate), `chosen`
+ * the selected rank positions, `reasons` the slicer's reason per rank position (`undefined`: all
+ * `'no_budget'`).
+ */
+function decisionsOf(
+  ids: readonly string[],
+  order: Uint32Array,
+  chosen: Uint32Array,
+  reasons: readonly DecisionReason[] | undefined,
+  scores: Float64Array,
+  benefits: Float64Array,
+  counts: CallCounts,
+  scratch: Scratch,
+): Decision[] {
+  const n = ids.length;
+  // Each candidate's rank, reason and inclusion, gathered in one pass over the ranking, so that the
+  // loop that makes the decisions reads everything in order.
+  const rankOf = scratch.u32(n);
+  const reasonOf = scratch.u8(n, true); // positions in reasonNames: a handful of distinct reasons
+  const reasonNames: DecisionReason[] = ['no_budget'];
+  for (let r = 0, code = 0; r < n; r++) {
+    const i = order[r]!;
+    rankOf[i] = r;
+    if (reasons === undefined) continue;
+    if (reasons[r] !== reasonNames[code]) {
+      code = reasonNames.indexOf(reasons[r]!);
+      if (code < 0) code = reasonNames.push(reasons[r]!) - 1;
+    }
+    reasonOf[i] = code;
+  }
+  const included = scratch.u8(n, true);
+  for (const rank of chosen) included[order[rank]!] = 1;
+  const decisions = new Array<Decision>(n);
+  for (let i = 0; i < n; i++) {
+    decisions[i] = {
+      id: ids[i]!,
+      index: i,
+      score: scores[i]!,
+      benefit: benefits[i]!,
+      included: included[i] === 1,
+      reason: reasonNames[reasonOf[i]!]!,
+      rank: rankOf[i]!,
+      cost_tokens: counts.known(i) ?? null,
+    };
+  }
+  return decisions;
+}
+
+/** The distinct positions below `n` in `positions`, ascending: marks, then one pass. */
+function ascending(positions: Uint32Array, n: number, scratch: Scratch): Uint32Array {
+  const marked = scratch.u8(n, true);
+  for (const p of positions) marked[p] = 1;
+  const out = new Uint32Array(positions.length);
+  for (let p = 0, k = 0; p < n; p++) if (marked[p] === 1) out[k++] = p;
+  return out;
+}
+
+/**
+ * The default request id hashes `now`, `tokens_max`, then every candidate id (see
+ * `defaultRequestId`). To hash the ids during the validation pass, which reads them anyway, the
+ * first two are read ahead here, without checks and without throwing: when the options or the
+ * budgets are invalid the call fails anyway, and when the validated values differ (they cannot,
+ * short of getters) the planner hashes the ids again.
+ */
+function hashAhead(options: unknown, budgets: unknown, defaultNow: number): RequestIdHash | undefined {
+  if (options !== undefined && !isRecord(options)) return undefined;
+  if (options?.['requestId'] !== undefined || !isRecord(budgets)) return undefined;
+  const now = options?.['now'] ?? defaultNow;
+  const tokensMax = budgets['tokens_max'];
+  if (typeof now !== 'number' || !Number.isFinite(now) || typeof tokensMax !== 'number' || !Number.isSafeInteger(tokensMax)) {
+    return undefined;
+  }
+  return new RequestIdHash(now, tokensMax);
 }
 
 /**
  * The checks of step 1 that need the options and the budgets: a candidate without `cost_tokens`
  * needs a counter, and no candidate's charge may exceed what the core counts in (u32).
  */
-function checkCounts(items: readonly Candidate<PlannerFragmentFields>[], s: Settings, budget: CheckedBudgets): void {
-  for (const c of items) {
-    if (c.given === undefined) {
+function checkCounts(c: Candidates, s: Settings, budget: CheckedBudgets): void {
+  const { given, contents } = c;
+  // Without contents to count and without overhead, no check can fail.
+  if (contents === undefined && budget.perFragmentOverhead === 0) return;
+  for (let i = 0; i < given.length; i++) {
+    if (contents !== undefined && contents[i] !== undefined) {
       if (s.countTokens === undefined) {
         throw new CtxpackError(
           'INVALID_FIELD',
-          `candidates[${c.index}].cost_tokens is missing: pass options.countTokens (or estimateTokens) to count its content, or give cost_tokens`,
-          { field: 'cost_tokens', index: c.index },
+          `candidates[${i}].cost_tokens is missing: pass options.countTokens (or estimateTokens) to count its content, or give cost_tokens`,
+          { field: 'cost_tokens', index: i },
         );
       }
     } else {
-      chargeOf(c.index, c.given, budget);
+      chargeOf(i, given[i]!, budget);
     }
   }
 }
@@ -599,35 +645,36 @@ function chargeOf(index: number, cost: number, budget: CheckedBudgets): number {
 }
 
 /**
- * Spec: "Budget Overshoot Policy". Called when every candidate in `ranked` (for the packer: the
- * ranks it reached, a prefix of the ranking) exceeds the effective budget. Returns the rank
- * positions to select and records reasons and warnings. Warnings name candidates by input index,
- * never by id or content.
+ * Spec: "Budget Overshoot Policy". Called when every candidate among the first `reached` rank
+ * positions (for the packer: the ranks it reached, a prefix of the ranking; else all) exceeds the
+ * effective budget. Returns the rank position to select, if any, and records reasons and
+ * warnings. Warnings name candidates by input index, never by id or content.
  */
-function handleOvershoot<T extends PlannerFragmentFields>(
-  ranked: readonly Scored<T>[],
+function handleOvershoot(
+  order: Uint32Array,
+  reached: number,
+  benefits: Float64Array,
   costAt: (rank: number) => number,
   effective: number,
   packer: boolean,
   allowOvershoot: boolean,
   reasons: DecisionReason[],
   warnings: string[],
-): number[] {
-  let best = 0;
-  ranked.forEach((r, i) => {
-    if (r.benefit > ranked[best]!.benefit) best = i;
-  });
-  const b = ranked[best]!;
+): number | undefined {
+  let best = 0; // the first of the highest benefits
+  for (let r = 1; r < reached; r++) if (benefits[order[r]!]! > benefits[order[best]!]!) best = r;
+  const index = order[best]!;
+  const benefit = benefits[index]!;
   const every = packer ? 'every candidate the packer reached' : 'every candidate';
-  if (allowOvershoot && b.benefit > OVERSHOOT_MIN_BENEFIT) {
+  if (allowOvershoot && benefit > OVERSHOOT_MIN_BENEFIT) {
     reasons[best] = 'overshoot';
     warnings.push(
-      `budget overshoot: ${every} exceeds the effective budget ${effective}; selected candidates[${b.candidate.index}] ` +
-        `(cost_tokens ${costAt(best)}, benefit ${b.benefit}) because allow_overshoot is set and its benefit exceeds ${OVERSHOOT_MIN_BENEFIT}`,
+      `budget overshoot: ${every} exceeds the effective budget ${effective}; selected candidates[${index}] ` +
+        `(cost_tokens ${costAt(best)}, benefit ${benefit}) because allow_overshoot is set and its benefit exceeds ${OVERSHOOT_MIN_BENEFIT}`,
     );
-    return [best];
+    return best;
   }
-  const why = allowOvershoot ? `the best benefit ${b.benefit} does not exceed ${OVERSHOOT_MIN_BENEFIT}` : 'allow_overshoot is not set';
+  const why = allowOvershoot ? `the best benefit ${benefit} does not exceed ${OVERSHOOT_MIN_BENEFIT}` : 'allow_overshoot is not set';
   warnings.push(`${every} exceeds the effective budget ${effective}; returning an empty plan because ${why}`);
-  return [];
+  return undefined;
 }

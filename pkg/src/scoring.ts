@@ -68,6 +68,15 @@ export function readGaze(gaze: unknown): ReadonlySet<string> {
   return readEntitySet(gaze['entities'], 'gaze.entities');
 }
 
+/** The gaze's distinct entities if {@link readGaze} accepts it, else `undefined`. @internal */
+export function peekGaze(gaze: unknown): ReadonlySet<string> | undefined {
+  try {
+    return readGaze(gaze);
+  } catch {
+    return undefined;
+  }
+}
+
 function readEntitySet(entities: unknown, field: string): ReadonlySet<string> {
   if (!Array.isArray(entities)) {
     throw new CtxpackError('INVALID_FIELD', `${field} must be an array of strings, got ${describeValue(entities)}`, { field });
@@ -89,17 +98,116 @@ export function createScoringContext(gaze: unknown, options: ScoringOptions | un
   return { gaze: readGaze(gaze), weights, now };
 }
 
+/** Up to this many entities, duplicates are found by scanning instead of with a `Set`. */
+const SCAN_ENTITIES_MAX = 16;
+
 function overlapWithSet(fragmentEntities: readonly string[], gaze: ReadonlySet<string>): number {
   if (gaze.size === 0) return 0;
-  const seen = new Set<string>();
-  for (const e of fragmentEntities) if (gaze.has(e)) seen.add(e);
-  return seen.size / gaze.size;
+  const n = fragmentEntities.length;
+  if (n > SCAN_ENTITIES_MAX) {
+    const seen = new Set<string>();
+    for (const e of fragmentEntities) if (gaze.has(e)) seen.add(e);
+    return seen.size / gaze.size;
+  }
+  // Distinct entities in the gaze: an entity counts unless an earlier one equals it.
+  let matched = 0;
+  for (let i = 0; i < n; i++) {
+    const e = fragmentEntities[i]!;
+    if (!gaze.has(e)) continue;
+    let repeated = false;
+    for (let j = 0; j < i && !repeated; j++) repeated = fragmentEntities[j] === e;
+    if (!repeated) matched++;
+  }
+  return matched / gaze.size;
 }
 
 function recencyFromMs(timestampMs: number | undefined, now: number): number {
   if (timestampMs === undefined) return 0;
   const ageHours = Math.max(0, (now - timestampMs) / (1000 * 60 * 60));
   return exp(-ageHours / RECENCY_DECAY_HOURS);
+}
+
+/** Up to this many gaze entities, the planner matches entities through bit masks. */
+const MASK_BITS = 32;
+
+/**
+ * The planner's entity matching. With a gaze of at most 32 entities each is given a bit, and a
+ * fragment's matches are a mask (the overlap is its bit count over the gaze size, the same number
+ * as `overlapWithSet`; the selection's coverage is the bit count of the masks' union). With a
+ * larger gaze, masks are 0 and the overlap is computed with sets.
+ * @internal
+ */
+export class EntityMatcher {
+  private readonly bits: Map<string, number> | undefined;
+
+  constructor(readonly gaze: ReadonlySet<string>) {
+    if (gaze.size <= MASK_BITS) {
+      this.bits = new Map();
+      for (const e of gaze) this.bits.set(e, this.bits.size);
+    }
+  }
+
+  /** Whether {@link EntityMatcher.mask} answers masks. */
+  get masks(): boolean {
+    return this.bits !== undefined;
+  }
+
+  /** The bits of the gaze entities among `entities`; 0 when the gaze is too large for masks. */
+  mask(entities: readonly string[]): number {
+    const bits = this.bits;
+    if (bits === undefined || bits.size === 0) return 0;
+    let mask = 0;
+    for (let i = 0; i < entities.length; i++) {
+      const b = bits.get(entities[i]!);
+      if (b !== undefined) mask |= 1 << b;
+    }
+    return mask;
+  }
+
+  /** Entity overlap of `entities`, whose {@link EntityMatcher.mask} is `mask`. */
+  overlap(entities: readonly string[], mask: number): number {
+    if (this.gaze.size === 0) return 0;
+    return this.bits === undefined ? overlapWithSet(entities, this.gaze) : bitCount(mask) / this.gaze.size;
+  }
+}
+
+/** The number of bits set in a 32-bit integer. @internal */
+export function bitCount(x: number): number {
+  x -= (x >>> 1) & 0x5555_5555;
+  x = (x & 0x3333_3333) + ((x >>> 2) & 0x3333_3333);
+  x = (x + (x >>> 4)) & 0x0f0f_0f0f;
+  return Math.imul(x, 0x0101_0101) >>> 24;
+}
+
+/**
+ * Benefit and score of every candidate at once, from validated columns (the planner's path), with
+ * exactly the arithmetic of {@link scoreComponents}.
+ *
+ * @param overlaps Entity overlap of each (see {@link EntityMatcher}).
+ * @param timestamps Epoch ms; `-Infinity` for none.
+ * @param costs The `cost_tokens` of each; `undefined` for 0 (the score is then the benefit).
+ * @internal
+ */
+export function scoreColumns(
+  overlaps: Float64Array,
+  timestamps: Float64Array,
+  citations: Uint32Array,
+  costs: Uint32Array | undefined,
+  ctx: ScoringContext,
+  benefits: Float64Array,
+  scores: Float64Array,
+): void {
+  const { alpha, beta, gamma } = ctx.weights;
+  const now = ctx.now;
+  for (let i = 0; i < benefits.length; i++) {
+    const entity_overlap = overlaps[i]!;
+    const t = timestamps[i]!;
+    const recency = recencyFromMs(t === Number.NEGATIVE_INFINITY ? undefined : t, now);
+    const citation_availability = citations[i]! > 0 ? 1.0 : 0.5;
+    const benefit = alpha * entity_overlap + beta * recency + gamma * citation_availability;
+    benefits[i] = benefit;
+    scores[i] = benefit / (1 + (costs === undefined ? 0 : costs[i]!) / 1000);
+  }
 }
 
 /** Computes every component for a validated context; `where` locates field errors. @internal */

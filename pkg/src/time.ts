@@ -11,8 +11,8 @@
 
 import { CtxpackError, describeValue } from './errors.js';
 
-/** Largest absolute epoch-ms value a `Date` can hold (ECMA-262 TimeClip). */
-const MAX_EPOCH_MS = 8.64e15;
+/** Largest absolute epoch-ms value a `Date` can hold (ECMA-262 TimeClip). @internal */
+export const MAX_EPOCH_MS = 8.64e15;
 
 const MS_PER_MINUTE = 60_000;
 const MS_PER_DAY = 86_400_000;

@@ -75,31 +75,35 @@ export function createEstimator(charsPerToken: number): TokenCounter {
  * @internal
  */
 export class CallCounts {
-  private readonly counts: (number | undefined)[];
   /** How many contents were counted (calls of the counter) in this call. */
   counted = 0;
+  /** Candidates whose content is still to be counted. */
+  private remaining = 0;
 
   /**
-   * @param given Per candidate: its `cost_tokens`, or `undefined` when its content must be counted.
-   * @param contents Per candidate: its content (only read where `given` is `undefined`).
+   * @param costs Per candidate: its `cost_tokens`, or 0 while its content is to be counted. Taken
+   *   over: counts are written into it as they are made (see {@link CallCounts.costs}).
+   * @param contents Per candidate: the content to count when it has no `cost_tokens`, else
+   *   `undefined`; or `undefined` when every candidate has `cost_tokens`. Taken over too.
    */
   constructor(
-    given: readonly (number | undefined)[],
-    private readonly contents: readonly (string | undefined)[],
+    /** Per candidate: its count when known (given, or counted already), else 0. */
+    readonly costs: Uint32Array,
+    private readonly contents: (string | undefined)[] | undefined,
     private readonly counter: TokenCounter | undefined,
     private readonly model: string | undefined,
   ) {
-    this.counts = [...given];
+    if (contents !== undefined) for (const text of contents) if (text !== undefined) this.remaining++;
   }
 
   /** The count of candidate `index` if it is known without counting. */
   known(index: number): number | undefined {
-    return this.counts[index];
+    return this.contents !== undefined && this.contents[index] !== undefined ? undefined : this.costs[index];
   }
 
   /** Whether some candidate's content has to be counted. */
   get needsCounting(): boolean {
-    return this.counts.some((c) => c === undefined);
+    return this.remaining > 0;
   }
 
   /**
@@ -108,10 +112,9 @@ export class CallCounts {
    *   integer from 0 to 4294967295; `INTERNAL` if there is no counter (validation prevents it).
    */
   get(index: number): number {
-    const known = this.counts[index];
-    if (known !== undefined) return known;
-    const text = this.contents[index];
-    if (this.counter === undefined || text === undefined) {
+    const text = this.contents === undefined ? undefined : this.contents[index];
+    if (text === undefined) return this.costs[index]!;
+    if (this.counter === undefined) {
       throw new CtxpackError('INTERNAL', `candidates[${index}] has neither a count nor a counter`);
     }
     let n: unknown;
@@ -132,7 +135,9 @@ export class CallCounts {
       );
     }
     this.counted++;
-    this.counts[index] = n;
+    this.remaining--;
+    this.costs[index] = n;
+    this.contents![index] = undefined;
     return n;
   }
 }

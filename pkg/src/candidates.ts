@@ -1,0 +1,255 @@
+/**
+ * The planner's step 1 for the candidates: one pass that validates every field, in the documented
+ * order, and reads it into columns (typed arrays where the values are numbers), so that the later
+ * phases never go back to the fragment objects; and the index of their ids.
+ *
+ * @internal
+ * @module
+ */
+
+import { CtxpackError, describeValue } from './errors.js';
+import {
+  assertFragmentObject,
+  isCost,
+  isEpochMs,
+  isRecord,
+  isStringArray,
+  readCitationCount,
+  readDependencies,
+  readEntities,
+  readId,
+  readOptionalCost,
+  readOptionalString,
+  readTime,
+  type Unchecked,
+} from './fields.js';
+import type { RequestIdHash } from './metrics.js';
+import type { Scratch } from './scratch.js';
+import type { EntityMatcher } from './scoring.js';
+import { identity, radixSort } from './sort.js';
+
+/** The validated candidates as columns: entry `i` is `candidates[i]`. */
+export interface Candidates {
+  /**
+   * The caller's objects: `candidates` itself, or a copy of it when a token counter (a callback
+   * that could change the array) runs before the plan is built.
+   */
+  readonly fragments: readonly Unchecked[];
+  readonly ids: string[];
+  readonly idIndex: IdIndex;
+  /** `cost_tokens`; 0 where `content` is to be counted. */
+  readonly given: Uint32Array;
+  /** The `content` to count where there is no `cost_tokens`; `undefined` when all have one. */
+  readonly contents: (string | undefined)[] | undefined;
+  /** `timestamp` in epoch ms; `-Infinity` when absent. */
+  readonly timestamps: Float64Array;
+  readonly citations: Uint32Array;
+  readonly lods: (string | undefined)[];
+  /** `entities`; kept only when there are no {@link Candidates.entityMasks} to stand for them. */
+  readonly entities: (readonly string[])[] | undefined;
+  /** Entity overlap with the gaze (when the gaze is valid). */
+  readonly overlaps: Float64Array;
+  /** {@link EntityMatcher} masks (when the gaze is valid and small enough). */
+  readonly entityMasks: Uint32Array | undefined;
+  readonly sources: (string | undefined)[];
+  /** `lastAccessTime` in epoch ms; NaN when absent. */
+  readonly lastAccess: Float64Array;
+  /** `dependencies`, where not empty (the array is allocated at the first). */
+  readonly dependencies: (readonly string[] | undefined)[] | undefined;
+}
+
+/** An empty list, shared. */
+export const NO_STRINGS: readonly string[] = Object.freeze([]);
+
+/**
+ * Step 1 for the candidates: checks every field in the documented order and reads it into the
+ * columns, in one pass. Each field has a fast test for the common valid forms; anything else goes
+ * to the field's reader in fields.ts, which throws the error (or, for the forms it also accepts,
+ * such as a `Date` or an ISO string, returns the value).
+ *
+ * The pass also does the work that needs the fragments' own memory (which, for 100k fragments,
+ * costs more to reach than to compute with): the entity overlap with the gaze, when `matcher` is
+ * given, and the request id's hash of the ids, when `idHash` is given.
+ */
+export function validateCandidates(
+  candidates: unknown,
+  matcher: EntityMatcher | undefined,
+  idHash: RequestIdHash | undefined,
+  copy: boolean,
+  scratch: Scratch,
+): Candidates {
+  if (!Array.isArray(candidates)) {
+    throw new CtxpackError('INVALID_INPUT', `candidates must be an array, got ${describeValue(candidates)}`, { field: 'candidates' });
+  }
+  const n = candidates.length;
+  const c = {
+    fragments: (copy ? candidates.slice() : candidates) as readonly Unchecked[],
+    ids: new Array<string>(n),
+    idIndex: undefined as unknown as IdIndex,
+    given: scratch.u32(n),
+    contents: undefined as (string | undefined)[] | undefined,
+    timestamps: scratch.f64(n),
+    citations: scratch.u32(n),
+    lods: new Array<string | undefined>(n),
+    entities: matcher?.masks === true ? undefined : new Array<readonly string[]>(n),
+    overlaps: scratch.f64(n),
+    entityMasks: matcher?.masks === true ? scratch.u32(n) : undefined,
+    sources: new Array<string | undefined>(n),
+    lastAccess: scratch.f64(n),
+    dependencies: undefined as (readonly string[] | undefined)[] | undefined,
+  };
+  const hashes = scratch.u32(n);
+  // Duplicate ids are looked for after the pass, over all the ids at once. Candidates
+  // 0 .. checked-1 have passed the point of the documented order where the duplicate check
+  // belongs (right after the count): when the pass fails, a duplicate among them is the error.
+  let checked = 0;
+  try {
+    for (let i = 0; i < n; i++) {
+      const f: unknown = candidates[i];
+      if (!isRecord(f)) assertFragmentObject(f, i);
+      let id = f['id'];
+      if (typeof id !== 'string' || id.length === 0) id = readId(f, i);
+      const cost = f['cost_tokens'];
+      if (isCost(cost)) {
+        c.given[i] = cost;
+      } else {
+        readOptionalCost(f, i); // throws, unless cost_tokens is absent and content a string
+        (c.contents ??= new Array<string | undefined>(n))[i] = f['content'] as string;
+        c.given[i] = 0;
+      }
+      c.ids[i] = id as string;
+      hashes[i] = hashOf(id as string);
+      checked = i + 1;
+      idHash?.candidate(id as string);
+      const timestamp = f['timestamp'];
+      if (timestamp === undefined) c.timestamps[i] = Number.NEGATIVE_INFINITY;
+      else c.timestamps[i] = isEpochMs(timestamp) ? timestamp : readTime(f, 'timestamp', i)!;
+      const citations = f['citations'];
+      if (citations === undefined) c.citations[i] = 0;
+      else c.citations[i] = Array.isArray(citations) ? citations.length : readCitationCount(f, i);
+      const lod = f['lod'];
+      c.lods[i] = lod === undefined || typeof lod === 'string' ? lod : readOptionalString(f, 'lod', i);
+      const entities = f['entities'];
+      const list = entities === undefined ? NO_STRINGS : isStringArray(entities) ? entities : readEntities(f, i);
+      if (c.entities !== undefined) c.entities[i] = list;
+      if (matcher !== undefined) {
+        const mask = matcher.mask(list);
+        if (c.entityMasks !== undefined) c.entityMasks[i] = mask;
+        c.overlaps[i] = matcher.overlap(list, mask);
+      }
+      const source = f['source'];
+      c.sources[i] = source === undefined || typeof source === 'string' ? source : readOptionalString(f, 'source', i);
+      const kind = f['kind'];
+      if (kind !== undefined && typeof kind !== 'string') readOptionalString(f, 'kind', i); // read again by kindOf
+      const lastAccess = f['lastAccessTime'];
+      if (lastAccess === undefined) c.lastAccess[i] = Number.NaN;
+      else c.lastAccess[i] = isEpochMs(lastAccess) ? lastAccess : readTime(f, 'lastAccessTime', i)!;
+      const dependencies = f['dependencies'];
+      if (dependencies !== undefined) {
+        const deps = isStringArray(dependencies) ? dependencies : readDependencies(f, i);
+        if (deps.length > 0) (c.dependencies ??= new Array<readonly string[] | undefined>(n))[i] = deps;
+      }
+    }
+  } catch (err) {
+    const dup = firstRepeat(c.ids.slice(0, checked), identity(checked));
+    throw dup === undefined ? err : duplicateError(dup);
+  }
+  c.idIndex = new IdIndex(c.ids, hashes, scratch);
+  const dup = c.idIndex.firstDuplicate();
+  if (dup !== undefined) throw duplicateError(dup);
+  return c;
+}
+
+/**
+ * The candidates' ids, indexed for the duplicate check and rule 3's lookups: a 26-bit hash of each
+ * id, and the candidates sorted by it. For 100k ids, two radix passes over the hashes cost a
+ * fraction of what a hash table or a `Set` does (a cache miss per id, and for a `Set` rehashing as
+ * it grows); ids are compared as strings only when their hashes are equal.
+ */
+export class IdIndex {
+  /** Candidate indexes in ascending hash order, ascending index among equal hashes. */
+  private readonly byHash: Uint32Array;
+
+  constructor(
+    private readonly ids: readonly string[],
+    private readonly hashes: Uint32Array,
+    scratch: Scratch,
+  ) {
+    const n = ids.length;
+    this.byHash = radixSort(identity(n, scratch.u32(n)), scratch.u32(n), [hashes], [ID_HASH_BITS]);
+  }
+
+  /**
+   * The duplicate that the documented check reports: the first candidate whose id an earlier one
+   * has, and the first candidate with that id; or `undefined`.
+   */
+  firstDuplicate(): { index: number; otherIndex: number } | undefined {
+    const { byHash, hashes, ids } = this;
+    let found: { index: number; otherIndex: number } | undefined;
+    for (let start = 0; start < byHash.length; ) {
+      let end = start + 1;
+      while (end < byHash.length && hashes[byHash[end]!] === hashes[byHash[start]!]) end++;
+      if (end - start > 1) {
+        // Equal hashes: rarely more than one id, so the first repeat is found by comparisons.
+        const dup = firstRepeat(Array.from(byHash.subarray(start, end), (i) => ids[i]!), byHash.subarray(start, end));
+        if (dup !== undefined && (found === undefined || dup.index < found.index)) found = dup;
+      }
+      start = end;
+    }
+    return found;
+  }
+
+  has(id: string): boolean {
+    const { byHash, hashes, ids } = this;
+    const hash = hashOf(id);
+    let lo = 0;
+    let hi = byHash.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (hashes[byHash[mid]!]! < hash) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let p = lo; p < byHash.length && hashes[byHash[p]!] === hash; p++) if (ids[byHash[p]!] === id) return true;
+    return false;
+  }
+}
+
+/**
+ * The first position whose id occurs earlier in `ids`, as the candidate indexes `indexes[·]` of it
+ * and of the first occurrence; `undefined` when the ids are distinct.
+ */
+function firstRepeat(ids: readonly string[], indexes: ArrayLike<number>): { index: number; otherIndex: number } | undefined {
+  if (ids.length <= 8) {
+    for (let p = 1; p < ids.length; p++) {
+      for (let q = 0; q < p; q++) if (ids[q] === ids[p]) return { index: indexes[p]!, otherIndex: indexes[q]! };
+    }
+    return undefined;
+  }
+  const first = new Map<string, number>();
+  for (let p = 0; p < ids.length; p++) {
+    const other = first.get(ids[p]!);
+    if (other !== undefined) return { index: indexes[p]!, otherIndex: indexes[other]! };
+    first.set(ids[p]!, p);
+  }
+  return undefined;
+}
+
+function duplicateError({ index, otherIndex }: { index: number; otherIndex: number }): CtxpackError {
+  return new CtxpackError('DUPLICATE_ID', `candidates[${index}].id duplicates candidates[${otherIndex}].id`, {
+    field: 'id',
+    index,
+    otherIndex,
+  });
+}
+
+/** Bits of {@link hashOf}: two radix passes. */
+const ID_HASH_BITS = 26;
+
+/** FNV-1a over UTF-16 code units, mixed, keeping its top 26 bits. */
+function hashOf(text: string): number {
+  let h = 0x811c9dc5 | 0;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x0100_0193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85eb_ca6b);
+  return (h ^ (h >>> 13)) >>> (32 - ID_HASH_BITS);
+}

@@ -1,0 +1,95 @@
+/**
+ * Reusable typed arrays for the planner's temporaries.
+ *
+ * Planning 100k candidates takes some 15 MB of typed arrays that never outlive the call. Engines
+ * count typed-array memory as external memory, and allocating that much afresh on every call
+ * brings on frequent full garbage collections, each of which marks everything the caller keeps
+ * alive (their fragments, typically far more than the plan itself). So the arrays of one call are
+ * kept for the next: a {@link Scratch} hands out views of pooled buffers, and the pool is reused by
+ * the next call once this one releases it.
+ *
+ * - Only up to {@link POOLED_MAX_LENGTH} items: larger calls allocate afresh (so the pool holds at
+ *   most a few MB).
+ * - Not reentrant: a call made while the pool is in use (from a token counter or a logger) gets a
+ *   scratch of its own.
+ * - Views may hold data from an earlier call unless asked for `zeroed`.
+ *
+ * @internal
+ * @module
+ */
+
+/** Longest array the pool keeps (2^17 = 131072 items). */
+export const POOLED_MAX_LENGTH = 1 << 17;
+
+/** Typed arrays handed out by one call, in order; the pool's buffers are reused in the same order. */
+export class Scratch {
+  private readonly u8s: Uint8Array[] = [];
+  private readonly u32s: Uint32Array[] = [];
+  private readonly f64s: Float64Array[] = [];
+  private nextU8 = 0;
+  private nextU32 = 0;
+  private nextF64 = 0;
+
+  constructor(private readonly pooled: boolean) {}
+
+  u8(n: number, zeroed = false): Uint8Array {
+    return take(this.u8s, this.nextU8++, n, zeroed, this.pooled, Uint8Array);
+  }
+
+  u32(n: number, zeroed = false): Uint32Array {
+    return take(this.u32s, this.nextU32++, n, zeroed, this.pooled, Uint32Array);
+  }
+
+  f64(n: number, zeroed = false): Float64Array {
+    return take(this.f64s, this.nextF64++, n, zeroed, this.pooled, Float64Array);
+  }
+
+  /** Makes every buffer available again (the views handed out must no longer be used). */
+  reset(): void {
+    this.nextU8 = 0;
+    this.nextU32 = 0;
+    this.nextF64 = 0;
+  }
+}
+
+type TypedArray = Uint8Array | Uint32Array | Float64Array;
+
+function take<A extends TypedArray>(
+  buffers: A[],
+  slot: number,
+  n: number,
+  zeroed: boolean,
+  pooled: boolean,
+  Kind: new (n: number) => A,
+): A {
+  if (!pooled || n > POOLED_MAX_LENGTH) return new Kind(n);
+  let buffer = buffers[slot];
+  if (buffer === undefined || buffer.length < n) {
+    // Grown to the next power of two, so that slightly larger calls reuse it too.
+    let size = 1024;
+    while (size < n) size *= 2;
+    buffer = new Kind(size);
+    buffers[slot] = buffer;
+    return buffer.subarray(0, n) as A;
+  }
+  const view = buffer.subarray(0, n) as A;
+  if (zeroed) view.fill(0);
+  return view;
+}
+
+let pool: Scratch | undefined;
+let inUse = false;
+
+/** The pool, or a fresh scratch when the pool is in use (a call from inside a call). */
+export function acquireScratch(): Scratch {
+  if (inUse) return new Scratch(false);
+  inUse = true;
+  return (pool ??= new Scratch(true));
+}
+
+/** Gives back what {@link acquireScratch} returned. */
+export function releaseScratch(scratch: Scratch): void {
+  if (scratch !== pool) return;
+  scratch.reset();
+  inUse = false;
+}
