@@ -10,7 +10,7 @@ The input is a JSON array of fragments, or an object { fragments, gaze?, budgets
 
 options:
   --budget N            token budget (tokens_max); overrides the file's budgets
-  --slicer S            acs (default) | greedy | knapsack | count-knapsack | packer
+  --slicer S            acs (default) | greedy | knapsack | count-knapsack | packer | exact | exact-count
   --gaze a,b,c          gaze entities; overrides the file's gaze
   --now ISO|ms          the clock for recency (default: the file's "now", else the current time)
   --bucket-size N       knapsack bucket size (default 100)

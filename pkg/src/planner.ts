@@ -49,7 +49,7 @@ import type {
 } from './types.js';
 
 /** Slicers accepted by `options.slicer`. */
-export const PLANNER_SLICERS: readonly PlannerSlicer[] = Object.freeze(['acs', 'greedy', 'knapsack', 'count-knapsack', 'packer']);
+export const PLANNER_SLICERS: readonly PlannerSlicer[] = Object.freeze(['acs', 'greedy', 'knapsack', 'count-knapsack', 'packer', 'exact', 'exact-count']);
 /** Default `options.maxConsecutiveSkips` of the `'packer'` slicer (the packer spec's `MAX_CONSECUTIVE_SKIPS`). */
 export const DEFAULT_MAX_CONSECUTIVE_SKIPS = 3;
 /** Default `options.bucketSize` of the knapsack slicers. */
@@ -69,6 +69,8 @@ interface Settings {
   readonly slicer: PlannerSlicer;
   readonly maxConsecutiveSkips: number;
   readonly bucketSize: number;
+  /** Whether the caller set `bucketSize` (exact-count otherwise picks its own). */
+  readonly bucketSizeGiven: boolean;
   readonly maxTableBytes: number | undefined;
   readonly countEntries: readonly CountEntryOption[] | undefined;
   readonly scarcity: 'degrade' | 'throw';
@@ -108,10 +110,10 @@ function readBucketSize(o: Unchecked): number {
 
 const SLICER_OPTIONS: readonly (readonly [name: string, usedBy: readonly PlannerSlicer[]])[] = [
   ['maxConsecutiveSkips', ['packer']],
-  ['bucketSize', ['knapsack', 'count-knapsack']],
-  ['maxTableBytes', ['knapsack', 'count-knapsack']],
-  ['countEntries', ['count-knapsack']],
-  ['scarcity', ['count-knapsack']],
+  ['bucketSize', ['knapsack', 'count-knapsack', 'exact-count']],
+  ['maxTableBytes', ['knapsack', 'count-knapsack', 'exact', 'exact-count']],
+  ['countEntries', ['count-knapsack', 'exact-count']],
+  ['scarcity', ['count-knapsack', 'exact-count']],
 ];
 
 const KNOWN_OPTIONS: readonly (keyof PlannerOptions)[] = [
@@ -158,6 +160,7 @@ function validateOptions(options: unknown, defaultNow: number): Settings {
     slicer,
     maxConsecutiveSkips: readCount(o, 'maxConsecutiveSkips', DEFAULT_MAX_CONSECUTIVE_SKIPS, MAX_COST_TOKENS),
     bucketSize: readBucketSize(o),
+    bucketSizeGiven: o['bucketSize'] !== undefined,
     maxTableBytes,
     countEntries: o['countEntries'] === undefined ? undefined : countEntries(o['countEntries'], 'countEntries'),
     scarcity: readEnum(o, 'scarcity', ['degrade', 'throw'] as const, 'degrade'),
@@ -197,7 +200,10 @@ function buildRequest(
       return ['greedy', base];
     case 'knapsack':
       return ['knapsack', withTable(base, s)];
-    case 'count-knapsack': {
+    case 'exact':
+      return ['exact', s.maxTableBytes === undefined ? base : { ...base, maxTableBytes: s.maxTableBytes }];
+    case 'count-knapsack':
+    case 'exact-count': {
       const kindNames: string[] = [];
       const kindIndex = new Map<string, number>();
       const kinds = new Uint32Array(n);
@@ -211,10 +217,12 @@ function buildRequest(
         }
         kinds[i] = k;
       }
+      // exact-count chooses its own bucket (token precision when it fits) unless one is given.
+      const table = s.slicer === 'exact-count' && !s.bucketSizeGiven ? withoutBucket(withTable(base, s)) : withTable(base, s);
       return [
-        'count-knapsack',
+        s.slicer,
         {
-          ...withTable(base, s),
+          ...table,
           kinds,
           kindNames,
           entries: (s.countEntries ?? []).map((e) => ({ ...e })),
@@ -223,6 +231,11 @@ function buildRequest(
       ];
     }
   }
+}
+
+function withoutBucket(req: ColumnarRequest): ColumnarRequest {
+  const { bucketSize: _default, ...rest } = req;
+  return rest;
 }
 
 function withTable(base: ColumnarRequest, s: Settings): ColumnarRequest {
@@ -293,6 +306,8 @@ function checkResult(result: ColumnarResult, n: number, scratch: Scratch): void 
  *      the same whether counts come as `cost_tokens` or from `countTokens`.
  *    - `'greedy'`: by score per token (GreedySlice spec); ties keep rank order.
  *    - `'knapsack'`: 0/1 knapsack DP with `bucketSize` (default 100) and `maxTableBytes`.
+ *    - `'exact'`: the knapsack optimum over real token counts (ExactKnapsackSlice; `maxTableBytes` for its fallback).
+ *    - `'exact-count'`: per-kind `countEntries` solved to optimality within the budget (ExactCountConstrainedSlice).
  *    - `'count-knapsack'`: knapsack with per-kind `countEntries` and `scarcity`. A fragment's kind
  *      is its `kind`, else its `lod`, else `'default'`.
  *    Options that the chosen slicer does not use are reported in `warnings`, not silently dropped

@@ -223,7 +223,7 @@ export interface ScoredFragment<T extends FragmentFields = Fragment> {
 }
 
 /** Selection strategies of `selectFragments`. */
-export type PlannerSlicer = 'acs' | 'greedy' | 'knapsack' | 'count-knapsack' | 'packer';
+export type PlannerSlicer = 'acs' | 'greedy' | 'knapsack' | 'count-knapsack' | 'packer' | 'exact' | 'exact-count';
 
 /** Per-kind count constraint for the `'count-knapsack'` slicer. */
 export interface CountEntryOption {
@@ -274,11 +274,11 @@ export interface PlannerOptions extends ScoringOptions, TieBreakOptions, KVPolic
   slicer?: PlannerSlicer;
   /** `'packer'` only: stop after this many consecutive items that do not fit. Default 3. */
   maxConsecutiveSkips?: number;
-  /** `'knapsack'` / `'count-knapsack'`: token bucket size of the DP. Default 100. */
+  /** `'knapsack'` / `'count-knapsack'`: token bucket size of the DP. Default 100. `'exact-count'`: default automatic (1, token precision, when the problem fits its limits). */
   bucketSize?: number;
   /** `'knapsack'` / `'count-knapsack'`: cap on the DP table size in bytes (default chosen by the core). */
   maxTableBytes?: number;
-  /** `'count-knapsack'` only: per-kind count constraints. */
+  /** `'count-knapsack'` and `'exact-count'`: per-kind count constraints. */
   countEntries?: readonly CountEntryOption[];
   /** `'count-knapsack'` only: what to do when a kind has fewer candidates than required. Default `'degrade'`. */
   scarcity?: 'degrade' | 'throw';
