@@ -74,6 +74,28 @@ pub struct MinBudget {
     pub saturation: i64,
 }
 
+impl MinBudget {
+    /// No budget found yet, over `0..=ceiling`.
+    const fn unanswered(ceiling: i64, saturation: i64) -> Self {
+        MinBudget {
+            first: None,
+            stable_from: None,
+            ceiling,
+            saturation,
+        }
+    }
+
+    /// A zero-token item is in at every positive budget (and out at 0, the
+    /// specs' edge case), for every strategy.
+    const fn zero_tokens(mut self) -> Self {
+        if self.ceiling >= 1 {
+            self.first = Some(1);
+            self.stable_from = Some(1);
+        }
+        self
+    }
+}
+
 /// The answer of [`BudgetSimulation::dropped_under_slack`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SlackDiff {
@@ -734,18 +756,9 @@ fn knapsack_membership(
         .max(1);
     let ceiling = max_budget.unwrap_or(saturation);
     let it = items[index];
-    let mut answer = MinBudget {
-        first: None,
-        stable_from: None,
-        ceiling,
-        saturation,
-    };
+    let mut answer = MinBudget::unanswered(ceiling, saturation);
     if it.tokens == 0 {
-        if ceiling >= 1 {
-            answer.first = Some(1);
-            answer.stable_from = Some(1);
-        }
-        return Ok(answer);
+        return Ok(answer.zero_tokens());
     }
     let capacity = ceiling / b;
     if it.tokens < 0 || scaled_value(it.score) == 0 || weight(it.tokens) > capacity {
@@ -839,18 +852,9 @@ fn exact_membership(
         .max(1);
     let ceiling = max_budget.unwrap_or(saturation);
     let it = items[index];
-    let mut answer = MinBudget {
-        first: None,
-        stable_from: None,
-        ceiling,
-        saturation,
-    };
+    let mut answer = MinBudget::unanswered(ceiling, saturation);
     if it.tokens == 0 {
-        if ceiling >= 1 {
-            answer.first = Some(1);
-            answer.stable_from = Some(1);
-        }
-        return Ok(answer);
+        return Ok(answer.zero_tokens());
     }
     let own = scaled_value(it.score);
     if it.tokens < 0 || own == 0 || it.tokens > ceiling {
