@@ -56,6 +56,8 @@ export interface Candidates {
   readonly lastAccess: Float64Array;
   /** `dependencies`, where not empty (the array is allocated at the first). */
   readonly dependencies: (readonly string[] | undefined)[] | undefined;
+  /** `group`, per candidate (the array is allocated at the first group). */
+  readonly groups: (string | undefined)[] | undefined;
 }
 
 /** An empty list, shared. */
@@ -97,6 +99,7 @@ export function validateCandidates(
     sources: new Array<string | undefined>(n),
     lastAccess: scratch.f64(n),
     dependencies: undefined as (readonly string[] | undefined)[] | undefined,
+    groups: undefined as (string | undefined)[] | undefined,
   };
   const hashes = scratch.u32(n);
   // Duplicate ids are looked for after the pass, over all the ids at once. Candidates
@@ -148,6 +151,16 @@ export function validateCandidates(
       if (dependencies !== undefined) {
         const deps = isStringArray(dependencies) ? dependencies : readDependencies(f, i);
         if (deps.length > 0) (c.dependencies ??= new Array<readonly string[] | undefined>(n))[i] = deps;
+      }
+      const group = f['group'];
+      if (group !== undefined) {
+        if (typeof group !== 'string' || group.length === 0) {
+          throw new CtxpackError('INVALID_FIELD', `candidates[${i}].group must be a non-empty string or absent, got ${describeValue(group)}`, {
+            field: 'group',
+            index: i,
+          });
+        }
+        (c.groups ??= new Array<string | undefined>(n))[i] = group;
       }
     }
   } catch (err) {

@@ -62,6 +62,10 @@ export interface GroupInput {
   groups: (string | undefined)[];
   /** Per item, the ids it depends on or `undefined`. */
   dependencies: (readonly string[] | undefined)[];
+  /** How errors name the items: `noun[origin[i]]` (default `items[i]`). */
+  noun?: string;
+  /** Per item, its index in the caller's list (default: `i`). */
+  origin?: ArrayLike<number>;
 }
 
 /** The units: items merged into groups. Unit `u`'s members are in input order; units are ordered by their first member. */
@@ -267,6 +271,11 @@ function asciiLower(s: string): string {
   return s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 }
 
+/** Item `i`'s index in the caller's list, for errors (which name a group's first such member in the caller's order). */
+function originOf(input: GroupInput, i: number): number {
+  return input.origin === undefined ? i : input.origin[i]!;
+}
+
 /** The units as columns for the core: tokens, the strategy's scores, kinds (and the walks' values). */
 export interface UnitColumns {
   tokens: Uint32Array;
@@ -293,18 +302,21 @@ export function unitColumns(input: GroupInput, units: Units, slicer: SlicerName,
     const m = units.members[u]!;
     const first = m[0]!;
     if (units.tokens[u]! > MAX_U32) {
-      throw new CtxpackError('INVALID_FIELD', `items[${first}] is in a group of ${m.length} items totalling ${units.tokens[u]} tokens, over 4294967295`, {
-        field: 'group',
-        index: first,
-      });
+      const at = Math.min(...m.map((i) => originOf(input, i)));
+      throw new CtxpackError(
+        'INVALID_FIELD',
+        `${input.noun ?? 'items'}[${at}] is in a group of ${m.length} items totalling ${units.tokens[u]} tokens, over 4294967295`,
+        { field: 'group', index: at },
+      );
     }
     if (constrained !== undefined && m.length > 1) {
-      const counted = m.find((i) => constrained.has(asciiLower(input.kindNames[input.kinds[i]!]!)));
-      if (counted !== undefined) {
+      const counted = m.filter((i) => constrained.has(asciiLower(input.kindNames[input.kinds[i]!]!)));
+      if (counted.length > 0) {
+        const at = Math.min(...counted.map((i) => originOf(input, i)));
         throw new CtxpackError(
           'INVALID_OPTION',
-          `items[${counted}] is in a group of ${m.length} items and its kind has a count entry: count-constrained strategies count items, not groups`,
-          { field: 'group', index: counted },
+          `${input.noun ?? 'items'}[${at}] is in a group of ${m.length} items and its kind has a count entry: count-constrained strategies count items, not groups`,
+          { field: 'group', index: at },
         );
       }
     }
@@ -314,6 +326,25 @@ export function unitColumns(input: GroupInput, units: Units, slicer: SlicerName,
     out.values[u] = Math.min(units.value[u]!, Number.MAX_SAFE_INTEGER);
   }
   return out;
+}
+
+/**
+ * What `slicer` refuses of the units, before any slicing: required dependencies for the
+ * count-constrained strategies, and what {@link unitColumns} refuses. Returns the columns.
+ */
+export function checkUnits(
+  input: GroupInput,
+  units: Units,
+  slicer: SlicerName,
+  entries: readonly { kind: string }[] | undefined,
+  mode: DependencyMode,
+): UnitColumns {
+  if (mode === 'require' && units.hasEdges && COUNTED.includes(slicer)) {
+    throw new CtxpackError('INVALID_OPTION', `options.dependencies 'require' is not supported by the count-constrained strategies`, {
+      field: 'dependencies',
+    });
+  }
+  return unitColumns(input, units, slicer, entries);
 }
 
 /** The outcome of a grouped slice, per item. */
@@ -348,12 +379,7 @@ export function sliceUnits(
   core: Record<string, unknown>,
   mode: DependencyMode,
 ): GroupedOutcome {
-  if (mode === 'require' && units.hasEdges && COUNTED.includes(slicer)) {
-    throw new CtxpackError('INVALID_OPTION', `options.dependencies 'require' is not supported by the count-constrained strategies`, {
-      field: 'dependencies',
-    });
-  }
-  const cols = unitColumns(input, units, slicer, core['entries'] as { kind: string }[] | undefined);
+  const cols = checkUnits(input, units, slicer, core['entries'] as { kind: string }[] | undefined, mode);
   if (mode === 'require' && units.hasEdges && WALKS.includes(slicer)) {
     return expand(input, units, budget, walkUnits(units, cols, slicer, budget.targetTokens, core), null, [], undefined);
   }

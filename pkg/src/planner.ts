@@ -12,6 +12,7 @@
 import { readBudgets, type CheckedBudgets } from './budgets.js';
 import { packLazy, sliceColumnar, type ColumnarRequest, type ColumnarResult, type SlicerName } from './core.js';
 import { NO_STRINGS, validateCandidates, type Candidates } from './candidates.js';
+import { buildUnits, checkUnits, sliceUnits, type DependencyMode, type GroupInput, type Units } from './groups.js';
 import { CtxpackError, describeValue } from './errors.js';
 import { MAX_COST_TOKENS, isRecord, readOptionalString, type Unchecked } from './fields.js';
 import { hashId } from './hash.js';
@@ -32,6 +33,7 @@ import {
 import { EntityMatcher, peekGaze, readGaze, scoreColumns, type ScoringContext } from './scoring.js';
 import { countEntries } from './slicers.js';
 import { acquireScratch, releaseScratch, type Scratch } from './scratch.js';
+import { identity } from './sort.js';
 import { DEFAULT_DIVERSITY_WINDOW, countUnresolved, rankColumns } from './tiebreak.js';
 import { CallCounts, type TokenCounter } from './tokens.js';
 import type {
@@ -74,6 +76,7 @@ interface Settings {
   readonly maxTableBytes: number | undefined;
   readonly countEntries: readonly CountEntryOption[] | undefined;
   readonly scarcity: 'degrade' | 'throw';
+  readonly dependencies: DependencyMode;
   readonly allowOvershoot: boolean;
   readonly diversityWindow: number;
   readonly maxKvSize: number;
@@ -128,6 +131,7 @@ const KNOWN_OPTIONS: readonly (keyof PlannerOptions)[] = [
   'maxTableBytes',
   'countEntries',
   'scarcity',
+  'dependencies',
   'allow_overshoot',
   'requestId',
   'logger',
@@ -164,6 +168,7 @@ function validateOptions(options: unknown, defaultNow: number): Settings {
     maxTableBytes,
     countEntries: o['countEntries'] === undefined ? undefined : countEntries(o['countEntries'], 'countEntries'),
     scarcity: readEnum(o, 'scarcity', ['degrade', 'throw'] as const, 'degrade'),
+    dependencies: readEnum(o, 'dependencies', ['ignore', 'require'] as const, 'ignore'),
     allowOvershoot: readBoolean(o, 'allow_overshoot', false),
     diversityWindow: readCount(o, 'diversityWindow', DEFAULT_DIVERSITY_WINDOW, MAX_COST_TOKENS),
     maxKvSize: readCount(o, 'maxKvSize', DEFAULT_MAX_KV_SIZE),
@@ -204,19 +209,7 @@ function buildRequest(
       return ['exact', s.maxTableBytes === undefined ? base : { ...base, maxTableBytes: s.maxTableBytes }];
     case 'count-knapsack':
     case 'exact-count': {
-      const kindNames: string[] = [];
-      const kindIndex = new Map<string, number>();
-      const kinds = new Uint32Array(n);
-      for (let i = 0; i < n; i++) {
-        const kind = kindAt(i);
-        let k = kindIndex.get(kind);
-        if (k === undefined) {
-          k = kindNames.length;
-          kindNames.push(kind);
-          kindIndex.set(kind, k);
-        }
-        kinds[i] = k;
-      }
+      const [kinds, kindNames] = kindColumns(n, kindAt);
       // exact-count chooses its own bucket (token precision when it fits) unless one is given.
       const table = s.slicer === 'exact-count' && !s.bucketSizeGiven ? withoutBucket(withTable(base, s)) : withTable(base, s);
       return [
@@ -244,7 +237,7 @@ function withTable(base: ColumnarRequest, s: Settings): ColumnarRequest {
     : { ...base, bucketSize: s.bucketSize, maxTableBytes: s.maxTableBytes };
 }
 
-function checkResult(result: ColumnarResult, n: number, scratch: Scratch): void {
+function checkResult(result: PlannerSlice, n: number, scratch: Scratch): void {
   let ok =
     result !== null &&
     typeof result === 'object' &&
@@ -274,19 +267,21 @@ function checkResult(result: ColumnarResult, n: number, scratch: Scratch): void 
  *    `[0, 2^32-1]`, or absent without a string `content` to count, an id already used by an
  *    earlier candidate → `DUPLICATE_ID` with `index` and `otherIndex`, then the optional fields
  *    `timestamp`, `citations`, `lod`, `entities`, `source`, `kind`, `lastAccessTime`,
- *    `dependencies` → `INVALID_FIELD`), then `gaze` (`INVALID_FIELD`), then `budgets`
+ *    `dependencies`, `group` → `INVALID_FIELD`), then `gaze` (`INVALID_FIELD`), then `budgets`
  *    (`INVALID_BUDGET` naming the field, also for an unknown one), then `options`
  *    (`INVALID_OPTION` naming the option, also for an unknown option name;
  *    `INVALID_BUCKET_SIZE`; `INVALID_COUNT_ENTRY`; `DUPLICATE_ID` in `previousCache`), then the
  *    first candidate without `cost_tokens` when there is no `options.countTokens`, and the first
  *    whose `cost_tokens + per_fragment_overhead` exceeds 2^32-1 (`INVALID_FIELD`, field
- *    `cost_tokens`). Count entries' relational rules (`requireCount ≤ capCount`, one entry per
+ *    `cost_tokens`), then what the strategy refuses of groups and dependencies
+ *    (step 4; `INVALID_OPTION` naming the candidate). Count entries' relational rules (`requireCount ≤ capCount`, one entry per
  *    kind) are checked by the core, also as `INVALID_COUNT_ENTRY`.
  *    A failed call leaves no state behind: the next call works normally.
  * 2. **Count**: a candidate without `cost_tokens` is counted with
  *    `options.countTokens(content, options.model)`, once. Every strategy but `'packer'` needs
  *    every count to score, so those are counted first, in input order. `'packer'` counts lazily
- *    (step 4). A counter that throws or answers anything but an integer in `[0, 2^32-1]` fails
+ *    (step 4), except when groups or required dependencies apply: it then needs every count to
+ *    size the groups, and counts them all first too. A counter that throws or answers anything but an integer in `[0, 2^32-1]` fails
  *    the call with `TOKEN_COUNT_FAILED` (`field: 'content'` and the candidate's `index`).
  * 3. **Score** every candidate with the ACS formula (`calculateScore`, at one `now` for the whole
  *    call), then **rank** with `applyTieBreaking` (`options.diversityWindow`). A fragment's own
@@ -312,13 +307,33 @@ function checkResult(result: ColumnarResult, n: number, scratch: Scratch): void 
  *      is its `kind`, else its `lod`, else `'default'`.
  *    Options that the chosen slicer does not use are reported in `warnings`, not silently dropped
  *    (also `model` without `countTokens`).
+ *
+ *    **Groups and dependencies.** Candidates that share a `group` are selected all together or not
+ *    at all, by every strategy: they become one unit whose size is the sum of their charges, placed
+ *    in the ranking at its best-ranked member (so `'acs'` and `'packer'` reach it there), with the
+ *    sum of the members' scores as its score (greedy orders units by that sum per token; the
+ *    knapsack strategies add the members' scaled values exactly, so `'knapsack'`, `'exact'` and
+ *    `'exact-count'` stay optimal over the grouped problem). With `options.dependencies:
+ *    'require'`, a candidate goes in only with every candidate it depends on (transitively;
+ *    candidates that depend on each other form one unit; ids naming no candidate are ignored):
+ *    `'acs'`, `'packer'` and `'greedy'` take a unit together with the dependencies it still lacks
+ *    when all of them fit, the knapsack strategies select, drop what lacks a dependency and select
+ *    again with the budget left (a warning says when the first selection had to be repaired: the
+ *    plan then honours every dependency but is not claimed optimal). The count-constrained
+ *    strategies count fragments, not units: they refuse a group of two or more that holds a kind
+ *    with a count entry, and refuse required dependencies between candidates (`INVALID_OPTION`).
+ *    Decisions say `'group_excluded'` (with `group_reason`, the group's own reason) for a member
+ *    that would fit alone but whose group was left out, and `'dependency_excluded'` when a
+ *    dependency is not selected. The selected fragments are still returned in rank order.
  * 5. **Edge cases** (spec: "Edge Cases"): no candidates → empty plan; an effective budget of 0
  *    (`tokens_max` 0, or reserves that leave nothing, with a warning) → empty plan and every
  *    decision's reason is `'no_budget'`. When the slicer selects nothing because every candidate
  *    (for `'packer'`: every candidate it reached) is larger than the effective budget: with
  *    `allow_overshoot` and a best benefit above 0.9, that one candidate is selected (reason
  *    `'overshoot'`, ties to the better rank) with a warning; otherwise the plan is empty with a
- *    warning.
+ *    warning. With groups or required dependencies, "every candidate" means every unit, and the
+ *    overshoot picks only among candidates that go in alone (in no group of two or more, needing
+ *    no other candidate): it admits a single fragment, never a partial group.
  * 6. **KV policy**: `generateKVPolicy` over the selection, with each fragment's computed benefit
  *    and count, `options.now`, `maxKvSize` and `previousCache`. A fragment without
  *    `lastAccessTime` takes the one recorded for its id in `previousCache`, if any.
@@ -387,17 +402,21 @@ function plan<T extends PlannerFragmentFields>(
         `overhead_tokens ${budget.overheadTokens}, safety_margin_percent ${budget.safetyMarginPercent}): nothing can be selected`,
     );
   }
-  const lazy = s.slicer === 'packer';
+  // Groups and required dependencies: checked here, before anything is counted.
+  const grouping = checkGrouping(c, s);
+  // The packer ranks by benefit, and counts lazily unless groups need every count first.
+  const packer = s.slicer === 'packer';
+  const lazy = packer && !grouping;
   const t1 = monotonicMs();
 
   // 2. Count (all but the packer), in input order, 3. score.
   if (!lazy && counts.needsCounting) for (let i = 0; i < n; i++) counts.get(i);
   // The packer ranks by benefit: a cost of 0 makes the score the benefit exactly.
-  const rankCosts = lazy ? scratch.u32(n, true) : counts.costs;
+  const rankCosts = packer ? scratch.u32(n, true) : counts.costs;
   const ctx: ScoringContext = { gaze: gazeSet, weights: s.weights, now: s.now };
   const benefits = scratch.f64(n);
   const scores = scratch.f64(n);
-  scoreColumns(c.overlaps, c.timestamps, c.citations, lazy ? undefined : rankCosts, ctx, benefits, scores);
+  scoreColumns(c.overlaps, c.timestamps, c.citations, packer ? undefined : rankCosts, ctx, benefits, scores);
   const t2 = monotonicMs();
 
   // 3. Rank. The tie-break reads the size (rule 5): the count, or 0 for the packer, which ranks before counting.
@@ -417,16 +436,18 @@ function plan<T extends PlannerFragmentFields>(
   const effective = budget.effective;
   const charge = (rank: number): number => chargeOf(order[rank]!, counts.get(order[rank]!), budget);
   let reasons: DecisionReason[] | undefined; // by rank; all 'no_budget' when the slicer does not run
+  let groupReasons: (DecisionReason | undefined)[] | undefined; // by rank, with groups
   let chosen: Uint32Array = new Uint32Array(0); // rank positions, ascending
   if (n > 0 && effective > 0) {
     const rankScores = scratch.f64(n);
-    let result: ColumnarResult;
-    let charges: Uint32Array | undefined;
+    let result: PlannerSlice;
+    let tooLarge: (rank: number) => boolean = () => true; // the packer's misses before a pick are too large
+    let eligible: (rank: number) => boolean = () => true; // what the overshoot may pick
     if (lazy && counts.needsCounting) {
       for (let r = 0; r < n; r++) rankScores[r] = scores[order[r]!]!;
       result = packLazy(rankScores, { targetTokens: effective, maxConsecutiveSkips: s.maxConsecutiveSkips }, charge);
     } else {
-      charges = scratch.u32(n);
+      const charges = scratch.u32(n);
       if (budget.perFragmentOverhead === 0) {
         const costs = counts.costs; // every count is at most 2^32 - 1: nothing to check
         for (let r = 0; r < n; r++) {
@@ -441,7 +462,23 @@ function plan<T extends PlannerFragmentFields>(
         }
       }
       const [slicer, request] = buildRequest(rankScores, charges, (rank) => kindOf(c, order[rank]!), effective, s);
-      result = sliceColumnar(slicer, request);
+      if (grouping) {
+        const g = sliceGrouped(c, s, order, slicer, request);
+        result = g;
+        groupReasons = g.groupReasons;
+        if (g.repaired === true) {
+          warnings.push(
+            `options.dependencies 'require': the ${s.slicer} selection left out dependencies of what it chose, so it was repaired in rounds; ` +
+              'the plan honours every dependency but is not claimed optimal',
+          );
+        }
+        const { units } = g;
+        tooLarge = (rank) => units.tokens[units.unitOf[rank]!]! > effective;
+        eligible = (rank) => units.members[units.unitOf[rank]!]!.length === 1 && units.needs[units.unitOf[rank]!]!.length === 0;
+      } else {
+        result = sliceColumnar(slicer, request);
+        if (!packer) tooLarge = (rank) => charges[rank]! > effective;
+      }
     }
     checkResult(result, n, scratch);
     reasons = result.reasons;
@@ -454,13 +491,33 @@ function plan<T extends PlannerFragmentFields>(
     if (result.overBudget) {
       warnings.push(`selection exceeds the effective budget ${effective} by ${result.overrunTokens} tokens to satisfy count requirements`);
     }
-    // The packer's misses before its first pick are exactly "every candidate it reached is too
-    // large"; it reached a prefix of the ranking, and the overshoot may only pick from that.
-    if (chosen.length === 0 && (lazy || charges!.every((ch) => ch > effective))) {
-      const stop = lazy ? reasons.indexOf('skip_limit_reached') : -1;
-      const reached = stop === -1 ? n : stop;
-      const best = handleOvershoot(order, reached, benefits, (rank) => counts.get(order[rank]!), effective, lazy, s.allowOvershoot, reasons, warnings);
-      if (best !== undefined) chosen = Uint32Array.of(best);
+    // The overshoot considers what the slicer reached (the packer: what it reached before its
+    // skip limit stopped it, a prefix of the ranking without groups; the others: everything), and
+    // only when all of that is too large.
+    if (chosen.length === 0) {
+      const r0 = reasons;
+      const gr = groupReasons;
+      const reached = (rank: number): boolean => r0[rank] !== 'skip_limit_reached' && gr?.[rank] !== 'skip_limit_reached';
+      let all = true;
+      for (let r = 0; r < n && all; r++) if (reached(r) && !tooLarge(r)) all = false;
+      if (all) {
+        const best = handleOvershoot(
+          order,
+          (rank) => reached(rank) && eligible(rank),
+          benefits,
+          (rank) => counts.get(order[rank]!),
+          effective,
+          packer,
+          grouping,
+          s.allowOvershoot,
+          reasons,
+          warnings,
+        );
+        if (best !== undefined) {
+          chosen = Uint32Array.of(best);
+          if (groupReasons !== undefined) groupReasons[best] = undefined;
+        }
+      }
     }
   }
   const t4 = monotonicMs();
@@ -485,7 +542,7 @@ function plan<T extends PlannerFragmentFields>(
     };
   }
   const kvPolicy: KVPolicy = buildKVPolicy(kvInputs, s.previousCache, s.now, s.maxKvSize, true);
-  const decisions = decisionsOf(c.ids, order, chosen, reasons, scores, benefits, counts, scratch);
+  const decisions = decisionsOf(c.ids, order, chosen, reasons, groupReasons, scores, benefits, counts, scratch);
   let requestId = s.requestId;
   if (requestId === undefined) {
     const hashed = idHash !== undefined && idHash.now === s.now && idHash.tokensMax === budget.tokensMax && idHash.count === n;
@@ -557,6 +614,7 @@ function decisionsOf(
   order: Uint32Array,
   chosen: Uint32Array,
   reasons: readonly DecisionReason[] | undefined,
+  groupReasons: readonly (DecisionReason | undefined)[] | undefined,
   scores: Float64Array,
   benefits: Float64Array,
   counts: CallCounts,
@@ -592,6 +650,8 @@ function decisionsOf(
       rank: rankOf[i]!,
       cost_tokens: counts.known(i) ?? null,
     };
+    const why = groupReasons?.[rankOf[i]!];
+    if (why !== undefined) decisions[i]!.group_reason = why;
   }
   return decisions;
 }
@@ -660,27 +720,38 @@ function chargeOf(index: number, cost: number, budget: CheckedBudgets): number {
 }
 
 /**
- * Spec: "Budget Overshoot Policy". Called when every candidate among the first `reached` rank
- * positions (for the packer: the ranks it reached, a prefix of the ranking; else all) exceeds the
- * effective budget. Returns the rank position to select, if any, and records reasons and
- * warnings. Warnings name candidates by input index, never by id or content.
+ * Spec: "Budget Overshoot Policy". Called when every candidate the slicer reached (the packer:
+ * those before its skip limit stopped it; else all) exceeds the effective budget. `candidate(rank)`
+ * says which rank positions the overshoot may pick: those reached, and with groups or required
+ * dependencies only a fragment that goes in alone (in no group of two or more, needing no other
+ * candidate), since the policy admits a single candidate. Returns the rank position to select, if
+ * any, and records reasons and warnings. Warnings name candidates by input index, never by id or
+ * content.
  */
 function handleOvershoot(
   order: Uint32Array,
-  reached: number,
+  candidate: (rank: number) => boolean,
   benefits: Float64Array,
   costAt: (rank: number) => number,
   effective: number,
   packer: boolean,
+  grouping: boolean,
   allowOvershoot: boolean,
   reasons: DecisionReason[],
   warnings: string[],
 ): number | undefined {
-  let best = 0; // the first of the highest benefits
-  for (let r = 1; r < reached; r++) if (benefits[order[r]!]! > benefits[order[best]!]!) best = r;
+  let best = -1; // the first of the highest benefits
+  for (let r = 0; r < order.length; r++) {
+    if (candidate(r) && (best === -1 || benefits[order[r]!]! > benefits[order[best]!]!)) best = r;
+  }
+  const every = packer ? 'every candidate the packer reached' : 'every candidate';
+  if (best === -1) {
+    warnings.push(`${every} exceeds the effective budget ${effective}; returning an empty plan because none of them goes in alone (groups or dependencies)`);
+    return undefined;
+  }
   const index = order[best]!;
   const benefit = benefits[index]!;
-  const every = packer ? 'every candidate the packer reached' : 'every candidate';
+  const alone = grouping ? ' among those that go in alone' : '';
   if (allowOvershoot && benefit > OVERSHOOT_MIN_BENEFIT) {
     reasons[best] = 'overshoot';
     warnings.push(
@@ -689,7 +760,106 @@ function handleOvershoot(
     );
     return best;
   }
-  const why = allowOvershoot ? `the best benefit ${benefit} does not exceed ${OVERSHOOT_MIN_BENEFIT}` : 'allow_overshoot is not set';
+  const why = allowOvershoot ? `the best benefit${alone} ${benefit} does not exceed ${OVERSHOOT_MIN_BENEFIT}` : 'allow_overshoot is not set';
   warnings.push(`${every} exceeds the effective budget ${effective}; returning an empty plan because ${why}`);
   return undefined;
+}
+
+/** What a slicer answered the planner: the core's result, or the grouped one (reasons may then name groups). */
+interface PlannerSlice {
+  selected: Uint32Array;
+  reasons: DecisionReason[];
+  shortfalls: ColumnarResult['shortfalls'];
+  overBudget: boolean;
+  overrunTokens: number;
+}
+
+/** The core's name of a planner strategy. */
+function coreSlicer(slicer: PlannerSlicer): SlicerName {
+  return slicer === 'acs' ? 'packer' : slicer;
+}
+
+/** Kind ids by first appearance (`kindAt(i)` for `i < n`), and the kind names they point into. */
+function kindColumns(n: number, kindAt: (i: number) => string): [Uint32Array, string[]] {
+  const kindNames: string[] = [];
+  const kindIndex = new Map<string, number>();
+  const kinds = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    const kind = kindAt(i);
+    let k = kindIndex.get(kind);
+    if (k === undefined) {
+      k = kindNames.length;
+      kindNames.push(kind);
+      kindIndex.set(kind, k);
+    }
+    kinds[i] = k;
+  }
+  return [kinds, kindNames];
+}
+
+/** The candidates in `order` (position → candidate index) as groups.ts takes them; errors name `candidates[index]`. */
+function groupInputOf(
+  c: Candidates,
+  s: Settings,
+  order: Uint32Array,
+  tokens: Uint32Array,
+  scores: Float64Array,
+  kinds: Uint32Array,
+  kindNames: string[],
+): GroupInput {
+  const n = order.length;
+  const ids = new Array<string>(n);
+  const groups = new Array<string | undefined>(n);
+  const dependencies = new Array<readonly string[] | undefined>(n);
+  const deps = s.dependencies === 'require' ? c.dependencies : undefined;
+  for (let p = 0; p < n; p++) {
+    const i = order[p]!;
+    ids[p] = c.ids[i]!;
+    groups[p] = c.groups?.[i];
+    dependencies[p] = deps?.[i];
+  }
+  return { ids, tokens, scores, kinds, kindNames, groups, dependencies, noun: 'candidates', origin: order };
+}
+
+/**
+ * Whether groups or required dependencies change this call: a group of two or more candidates,
+ * or, with `dependencies: 'require'`, a candidate that depends on another. Then checks, before
+ * anything is counted, what the strategy refuses of them (see groups.ts: the count-constrained
+ * strategies refuse required dependencies, and groups holding a kind with a count entry).
+ */
+function checkGrouping(c: Candidates, s: Settings): boolean {
+  if (c.groups === undefined && (s.dependencies === 'ignore' || c.dependencies === undefined)) return false;
+  const n = c.ids.length;
+  const counted = s.slicer === 'count-knapsack' || s.slicer === 'exact-count';
+  const [kinds, kindNames] = counted ? kindColumns(n, (i) => kindOf(c, i)) : [new Uint32Array(n), [DEFAULT_KIND]];
+  const input = groupInputOf(c, s, identity(n), new Uint32Array(n), new Float64Array(n), kinds, kindNames);
+  const units = buildUnits(input, s.dependencies);
+  const applies = units.grouped || (s.dependencies === 'require' && units.hasEdges);
+  if (applies) checkUnits(input, units, coreSlicer(s.slicer), s.countEntries, s.dependencies);
+  return applies;
+}
+
+/** The slice with groups (and required dependencies): groups.ts over the ranking. */
+function sliceGrouped(
+  c: Candidates,
+  s: Settings,
+  order: Uint32Array,
+  slicer: SlicerName,
+  request: ColumnarRequest,
+): PlannerSlice & { groupReasons: (DecisionReason | undefined)[]; units: Units; repaired: boolean | undefined } {
+  const { tokens, scores, kinds, kindNames, targetTokens, maxTokens, ...core } = request;
+  const n = tokens.length;
+  const input = groupInputOf(c, s, order, tokens, scores, kinds ?? new Uint32Array(n), kindNames ?? [DEFAULT_KIND]);
+  const units = buildUnits(input, s.dependencies);
+  const g = sliceUnits(input, units, slicer, maxTokens === undefined ? { targetTokens } : { targetTokens, maxTokens }, core, s.dependencies);
+  return {
+    selected: Uint32Array.from(g.selected),
+    reasons: g.reasons,
+    groupReasons: g.groupReasons,
+    shortfalls: g.shortfalls,
+    overBudget: g.overBudget,
+    overrunTokens: g.overrunTokens,
+    units,
+    repaired: g.repaired,
+  };
 }

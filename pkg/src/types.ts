@@ -41,8 +41,18 @@ export interface FragmentFields {
   kind?: string;
   /** Where the fragment came from; used by the diversity tie-break and `diversity_score`. */
   source?: string;
-  /** Ids of keys this fragment needs; drives the cohesion tie-break and KV pinning. */
+  /**
+   * Ids of keys this fragment needs; drives the cohesion tie-break and KV pinning. With
+   * `selectFragments`' `dependencies: 'require'`, also the selection: the fragment goes in only
+   * with every candidate it names (ids that name no candidate are ignored: context outside the call).
+   */
   dependencies?: string[];
+  /**
+   * An atomic group: `selectFragments` selects the candidates that share a group id all together
+   * or not at all, whatever the strategy (a tool call with its result, a message with its
+   * attachments). A non-empty string; absent means the fragment stands alone.
+   */
+  group?: string;
   /**
    * Benefit in `[0, 1]`, read by {@link KVPolicy} generation when calling `generateKVPolicy`
    * directly. `selectFragments` ignores it and computes the benefit from the spec's formula.
@@ -283,6 +293,14 @@ export interface PlannerOptions extends ScoringOptions, TieBreakOptions, KVPolic
   /** `'count-knapsack'` only: what to do when a kind has fewer candidates than required. Default `'degrade'`. */
   scarcity?: 'degrade' | 'throw';
   /**
+   * Whether a fragment's `dependencies` bind the selection. `'ignore'` (default): they only feed the
+   * cohesion tie-break and the KV policy, as the ACS spec has it. `'require'`: a fragment goes in
+   * only with every candidate it depends on, transitively (see `selectFragments`, step 4). Not
+   * supported by `'count-knapsack'` and `'exact-count'` when a dependency names another candidate
+   * (`INVALID_OPTION`).
+   */
+  dependencies?: 'ignore' | 'require';
+  /**
    * When every candidate exceeds `tokens_max`, return the single highest-benefit candidate if
    * its benefit is above 0.9 (spec: "Budget Overshoot Policy"). Default `false`.
    */
@@ -368,7 +386,10 @@ export interface PlannerMetrics {
  * (admitted by the overshoot policy). Excluded: `'no_budget'` (the effective budget is 0),
  * `'budget_exceeded'` (did not fit), `'not_in_optimal_set'` (fits alone, not in the knapsack
  * optimum), `'count_cap_exceeded'`, `'skip_limit_reached'` (the packer stopped first),
- * `'negative_tokens'` (never produced by the planner, whose costs are validated).
+ * `'negative_tokens'` (never produced by the planner, whose costs are validated), and with groups
+ * or required dependencies `'group_excluded'` (the fragment would fit alone, but its group was left
+ * out: {@link Decision.group_reason} says why) and `'dependency_excluded'` (a candidate it depends
+ * on is not selected).
  */
 export type DecisionReason =
   | 'scored'
@@ -380,7 +401,9 @@ export type DecisionReason =
   | 'not_in_optimal_set'
   | 'count_cap_exceeded'
   | 'skip_limit_reached'
-  | 'negative_tokens';
+  | 'negative_tokens'
+  | 'group_excluded'
+  | 'dependency_excluded';
 
 /** Why each candidate was or was not included. */
 export interface Decision {
@@ -407,6 +430,8 @@ export interface Decision {
    * Without `per_fragment_overhead`.
    */
   cost_tokens: number | null;
+  /** Only with `reason: 'group_excluded'`: why the group as a whole was left out (e.g. `'budget_exceeded'`). */
+  group_reason?: DecisionReason;
 }
 
 /** Result of `selectFragments`. */

@@ -15,7 +15,8 @@ test("slicer 'exact' selects what exactKnapsackSlice selects on the ranked score
     const knapsack = selectFragments(sample.fragments, sample.gaze, { tokens_max: budget }, { slicer: 'knapsack', now, bucketSize: 1 });
     assert.ok(exact.metrics.tokens_selected <= budget);
     assert.ok(value(exact) >= value(knapsack), `budget ${budget}`);
-    const items = exact.decisions.map((d) => ({ id: d.id, tokens: d.cost_tokens, score: d.score }));
+    // The sample's tool calls share a group with their results: exactKnapsackSlice takes the groups too.
+    const items = exact.decisions.map((d) => ({ id: d.id, tokens: d.cost_tokens, score: d.score, group: sample.fragments[d.index].group }));
     const direct = exactKnapsackSlice(items, { targetTokens: budget });
     assert.deepEqual(new Set(direct.selected), new Set(exact.fragments.map((f) => f.id)));
   }
