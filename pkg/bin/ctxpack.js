@@ -17,6 +17,9 @@ options:
   --max-skips N         packer: stop after N consecutive misses (default 3; 0 never stops)
   --count KIND:REQ:CAP  count-knapsack constraint, repeatable (e.g. --count system:2:2)
   --allow-overshoot     allow one fragment over budget when its benefit exceeds 0.9
+  --require-dependencies
+                        a fragment goes in only with the fragments it depends on
+                        (fragments sharing a "group" always go in together)
   --estimate-tokens     count fragments that have content but no cost_tokens with the built-in
                         estimator (ceil(characters / 4); approximate)
   --json                print the whole plan as JSON
@@ -42,6 +45,7 @@ function main(argv) {
         'max-skips': { type: 'string' },
         count: { type: 'string', multiple: true },
         'allow-overshoot': { type: 'boolean' },
+        'require-dependencies': { type: 'boolean' },
         'estimate-tokens': { type: 'boolean' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -89,6 +93,7 @@ function main(argv) {
   if (values['bucket-size'] !== undefined) options.bucketSize = integer('bucket-size');
   if (values['max-skips'] !== undefined) options.maxConsecutiveSkips = integer('max-skips');
   if (values['allow-overshoot']) options.allow_overshoot = true;
+  if (values['require-dependencies']) options.dependencies = 'require';
   if (values['estimate-tokens']) options.countTokens = estimateTokens;
   if (values.count) {
     options.countEntries = values.count.map((spec) => {
@@ -124,7 +129,7 @@ function render(plan, fragments, budget, slicer) {
     lines.push(`  ${pad('rank', 5)}${pad('id', 30)}${pad('kind', 13)}${pad('tokens', 8)}${pad('score', 8)}${pad('benefit', 9)}reason`);
     for (const d of decisions) {
       const f = byId.get(d.id);
-      lines.push(`  ${pad(d.rank + 1, 5)}${pad(d.id, 30)}${pad(f?.kind ?? '', 13)}${pad(d.cost_tokens ?? '-', 8)}${pad(num(d.score), 8)}${pad(num(d.benefit), 9)}${d.reason}`);
+      lines.push(`  ${pad(d.rank + 1, 5)}${pad(d.id, 30)}${pad(f?.kind ?? '', 13)}${pad(d.cost_tokens ?? '-', 8)}${pad(num(d.score), 8)}${pad(num(d.benefit), 9)}${d.reason}${d.group_reason ? ` (group: ${d.group_reason})` : ''}`);
     }
   };
   const byRank = [...plan.decisions].sort((a, b) => a.rank - b.rank);

@@ -32,6 +32,25 @@ test('flags reach the planner: slicer, gaze, count constraints, bucket size', ()
   assert.ok(out.fragments.some((f) => f.id === 'sys-prompt'));
 });
 
+test('--require-dependencies reaches the planner; the report says why a group was left out', () => {
+  const frags = [
+    { id: 'call', cost_tokens: 10, group: 't' },
+    { id: 'result', cost_tokens: 500, group: 't' },
+    { id: 'doc', cost_tokens: 10, dependencies: ['call'] },
+    { id: 'note', cost_tokens: 10 },
+  ];
+  const json = JSON.parse(run(['plan', '-', '--budget', '100', '--require-dependencies', '--json', '--now', '0'], JSON.stringify(frags)).stdout);
+  const want = selectFragments(frags, { entities: [] }, { tokens_max: 100 }, { slicer: 'acs', now: 0, dependencies: 'require' });
+  assert.deepEqual(strip(json), JSON.parse(JSON.stringify(strip(want))));
+  assert.deepEqual(json.fragments.map((f) => f.id), ['note']);
+  const text = run(['plan', '-', '--budget', '100', '--require-dependencies', '--now', '0'], JSON.stringify(frags)).stdout;
+  assert.match(text, / call .*group_excluded \(group: budget_exceeded\)/);
+  assert.match(text, / doc .*dependency_excluded/);
+  // Without the flag the dependency does not bind.
+  const loose = JSON.parse(run(['plan', '-', '--budget', '100', '--json', '--now', '0'], JSON.stringify(frags)).stdout);
+  assert.deepEqual(new Set(loose.fragments.map((f) => f.id)), new Set(['doc', 'note']));
+});
+
 test('the text report lists every fragment once with its reason', () => {
   const r = run(['plan', samplePath, '--budget', '6000']);
   assert.equal(r.status, 0, r.stderr);
