@@ -20,7 +20,8 @@ export function makeCases(count, seed) {
   const pick = (xs) => xs[Math.floor(rand() * xs.length)];
   const NOW = Date.parse('2026-11-20T12:00:00Z');
   const ENTITIES = ['auth', 'db', 'cache', 'deploy', 'billing', 'ui', 'search'];
-  const SLICERS = ['acs', 'greedy', 'knapsack', 'count-knapsack', 'packer'];
+  const SLICERS = ['acs', 'greedy', 'knapsack', 'count-knapsack', 'packer', 'exact', 'exact-count'];
+  const COUNTED = ['count-knapsack', 'exact-count'];
   const cases = [];
   for (let c = 0; c < count; c++) {
     const n = Math.floor(rand() ** 1.5 * 120);
@@ -39,6 +40,8 @@ export function makeCases(count, seed) {
         source: pick(['chat', 'tools', 'docs', 'web', undefined]),
       };
       if (rand() < 0.2 && i > 0) f.dependencies = [`c${c}-${Math.floor(rand() * i)}`];
+      // Groups (tool calls with their results); never on the kinds the count entries constrain.
+      if (rand() < 0.25 && (f.kind === 'message' || f.kind === 'memory')) f.group = `g${Math.floor(rand() * (n / 3 + 1))}`;
       if (rand() < 0.3) f.lastAccessTime = NOW - Math.floor(rand() * 3 * 86_400_000);
       if (rand() < 0.1) f.benefit = rand();
       fragments.push(f);
@@ -47,7 +50,8 @@ export function makeCases(count, seed) {
     const slicer = SLICERS[c % SLICERS.length];
     const options = { slicer, now: NOW, allow_overshoot: rand() < 0.3 };
     if (slicer === 'knapsack' || slicer === 'count-knapsack') options.bucketSize = pick([1, 10, 100]);
-    if (slicer === 'count-knapsack') options.countEntries = [{ kind: 'tool', requireCount: 1, capCount: 2 }, { kind: 'DOC', requireCount: 0, capCount: 1 }];
+    if (!COUNTED.includes(slicer) && rand() < 0.4) options.dependencies = 'require';
+    if (COUNTED.includes(slicer)) options.countEntries = [{ kind: 'tool', requireCount: 1, capCount: 2 }, { kind: 'DOC', requireCount: 0, capCount: 1 }];
     if (slicer === 'packer') options.maxConsecutiveSkips = Math.floor(rand() * 4);
     if (rand() < 0.3) options.previousCache = fragments.slice(0, 5).map((f) => ({ id: f.id, lastAccessTime: NOW - 3_600_000, sizeTokens: f.cost_tokens }));
     cases.push({ fragments, gaze: { entities: ENTITIES.filter(() => rand() < 0.4) }, budgets: { tokens_max: Math.floor(rand() * total * 0.8) }, options });
