@@ -682,6 +682,22 @@ fn describe(v: &JsValue) -> String {
     }
 }
 
+#[wasm_bindgen]
+extern "C" {
+    /// A fragment object as the object path reads it: four plain property
+    /// reads (`obj.id`, …), compiled into the glue with their names, so no
+    /// key crosses the boundary.
+    type Fragment;
+    #[wasm_bindgen(method, structural, getter, catch)]
+    fn id(this: &Fragment) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, structural, getter, catch)]
+    fn cost_tokens(this: &Fragment) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, structural, getter, catch)]
+    fn score(this: &Fragment) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, structural, getter, catch)]
+    fn kind(this: &Fragment) -> Result<JsValue, JsValue>;
+}
+
 fn decode_fragment(i: usize, v: &JsValue) -> Result<Decoded, CtxpackError> {
     if !v.is_object() || v.is_null() {
         return Err(CtxpackError::InvalidField {
@@ -690,16 +706,16 @@ fn decode_fragment(i: usize, v: &JsValue) -> Result<Decoded, CtxpackError> {
             reason: format!("must be an object, got {}", describe(v)),
         });
     }
-    let get = |key: &str| Reflect::get(v, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED);
-    let id = get("id");
-    if id.as_string().is_none() {
+    let f: &Fragment = v.unchecked_ref();
+    let id = f.id().unwrap_or(JsValue::UNDEFINED);
+    if !id.is_string() {
         return Err(field_error(
             "id",
             i,
             format!("must be a string, got {}", describe(&id)),
         ));
     }
-    let raw_tokens = get("cost_tokens");
+    let raw_tokens = f.cost_tokens().unwrap_or(JsValue::UNDEFINED);
     let tokens = match raw_tokens.as_f64() {
         Some(t) if t.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&t) => {
             #[allow(clippy::cast_possible_truncation)] // checked above
@@ -717,7 +733,7 @@ fn decode_fragment(i: usize, v: &JsValue) -> Result<Decoded, CtxpackError> {
             ))
         }
     };
-    let raw_score = get("score");
+    let raw_score = f.score().unwrap_or(JsValue::UNDEFINED);
     let score = if raw_score.is_undefined() {
         0.0
     } else {
@@ -729,7 +745,7 @@ fn decode_fragment(i: usize, v: &JsValue) -> Result<Decoded, CtxpackError> {
             )
         })?
     };
-    let raw_kind = get("kind");
+    let raw_kind = f.kind().unwrap_or(JsValue::UNDEFINED);
     let kind = if raw_kind.is_undefined() {
         String::new()
     } else {
