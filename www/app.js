@@ -4,21 +4,22 @@
 import { CtxpackError, init, selectFragments, toEpochMs } from '/pkg/dist/index.js';
 import { ScoreChart } from './src/chart.js';
 import { Controls } from './src/controls.js';
-import { describeCurve, kindOf, rankedColumns } from './src/curve.js';
-import { CurveClient } from './src/curve-client.js';
+import { SAMPLED_POINTS, VALUE_SCALE, describeCurve, kindOf, plotPoints, rankedItems, scaledValue } from './src/curve.js';
+import { WorkerClient } from './src/curve-client.js';
 import { byId, showMessage } from './src/dom.js';
 import * as fmt from './src/format.js';
 import { FragmentTables } from './src/fragment-table.js';
 import { InputError, MAX_INPUT_CHARS, parseDocument } from './src/input.js';
 import { plannerOptions } from './src/strategy.js';
-import { kindColors, renderBar, renderKvPolicy, renderMetrics, renderSummary, renderWarnings } from './src/views.js';
+import { kindColors, renderAnswer, renderBar, renderKvPolicy, renderMetrics, renderSummary, renderWarnings, whyNotSimulated } from './src/views.js';
 
 /**
  * What tests and curious people can read: `lastRenderMs` is the time from the last input event
- * to the updated page (DOM written), `lastPaintMs` to the next frame after it; `plot` is the data
- * the plot shows.
+ * to the updated page (DOM written), `lastPaintMs` to the next frame after it; `plan` counts the
+ * plans shown; `plot` is the data the plot shows (`plan`: the plan it belongs to; `values`: the
+ * scaled value at each budget, see curve.js) and `answer` the fragment answer shown.
  */
-const probe = { updates: 0, lastRenderMs: NaN, lastPaintMs: NaN, plot: null };
+const probe = { updates: 0, plan: 0, lastRenderMs: NaN, lastPaintMs: NaN, plot: null, answer: null };
 window.__ctxpack = probe;
 
 const $ = {
@@ -34,6 +35,9 @@ const $ = {
   metrics: byId('metrics'),
   plotFigure: byId('plot-figure'),
   plotSummary: byId('plot-summary'),
+  plotNote: byId('plot-note'),
+  detail: byId('detail'),
+  detailText: byId('detail-text'),
   selectedTitle: byId('selected-title'),
   excludedTitle: byId('excluded-title'),
 };
@@ -41,10 +45,15 @@ const $ = {
 /** The loaded fragments: `{ fragments, now, colors }`, or null before the first load. */
 let data = null;
 let loads = 0;
+/** What the budget questions need of the plan shown: `{ id, items, strategy, budget }`. */
+let shown = null;
+/** The fragment whose budgets are shown (its id), or null. */
+let chosen = null;
 
-const tables = new FragmentTables(byId('selected-table'), byId('excluded-table'));
+const tables = new FragmentTables(byId('selected-table'), byId('excluded-table'), choose);
 const chart = new ScoreChart(byId('plot'));
-const curves = new CurveClient(showCurve, (message) => showMessage($.plotSummary, `The plot is unavailable: ${message}`));
+const curves = new WorkerClient(showCurve, (message) => showMessage($.plotSummary, `The plot is unavailable: ${message}`));
+const answers = new WorkerClient(showAnswer, (message) => showMessage($.detailText, `No answer: ${message}`));
 const controls = new Controls(timedUpdate);
 
 /** A message that names what is wrong and never quotes the input. */
@@ -62,6 +71,7 @@ function load(text, sourceName) {
     // Validates every fragment (the package names the field and index of the first problem).
     selectFragments(doc.fragments, { entities: doc.gaze ?? [] }, { tokens_max: 0 }, { now });
     data = { fragments: doc.fragments, now, colors: kindColors(doc.fragments.map(kindOf)) };
+    choose(null);
     controls.setData(doc.fragments, doc);
     showMessage($.inputError, '');
     $.source.textContent =
@@ -123,6 +133,9 @@ function update() {
   } catch (err) {
     showMessage($.planError, `No plan for these settings: ${describeError(err)}`);
     $.plan.hidden = true;
+    shown = null;
+    curves.cancelWaiting();
+    answers.cancelWaiting();
     return;
   }
   showMessage($.planError, '');
@@ -130,10 +143,23 @@ function update() {
 
   tables.show(data.fragments, plan.decisions, kindOf);
 
-  const totalScore = plan.decisions.reduce((sum, d) => (d.included ? sum + d.score : sum), 0);
+  let totalScore = 0;
+  let value = 0; // the plot's measure: each score rounded down to 4 decimals, added exactly
+  for (const d of plan.decisions) {
+    if (!d.included) continue;
+    totalScore += d.score;
+    value += scaledValue(d.score);
+  }
   const byKind = new Map();
   for (const f of plan.fragments) byKind.set(kindOf(f), (byKind.get(kindOf(f)) ?? 0) + f.cost_tokens);
-  const summary = { selected: plan.fragments.length, candidates: data.fragments.length, tokens: plan.metrics.tokens_selected, budget: settings.budget, totalScore };
+  const summary = {
+    selected: plan.fragments.length,
+    candidates: data.fragments.length,
+    tokens: plan.metrics.tokens_selected,
+    budget: settings.budget,
+    totalScore,
+    value: value / VALUE_SCALE,
+  };
   renderSummary($.summary, summary);
   renderWarnings($.warnings, plan.warnings);
   renderBar($.bar, $.legend, { budget: settings.budget, byKind, colors: data.colors });
@@ -142,28 +168,83 @@ function update() {
   $.selectedTitle.textContent = `Selected (${fmt.tokens(summary.selected)})`;
   $.excludedTitle.textContent = `Left out (${fmt.tokens(summary.candidates - summary.selected)})`;
 
-  // The plot re-runs only the slicer, over this plan's ranking (which may depend on the strategy).
-  curves.request({ columns: rankedColumns(data.fragments, plan.decisions), strategy: settings.strategy, budget: settings.budget });
+  // The plot and the fragment answers come from the budget simulation over this plan's ranking
+  // (which may depend on the strategy), in workers.
+  shown = { id: ++probe.plan, items: rankedItems(data.fragments, plan.decisions), strategy: settings.strategy, budget: settings.budget };
+  curves.request({ type: 'curve', plan: shown.id, items: shown.items, strategy: shown.strategy, budget: shown.budget });
+  askAnswer();
 }
 
-function showCurve(result) {
+function showCurve(result, job) {
   if (result.error !== undefined) {
     chart.clear();
     probe.plot = null;
     showMessage($.plotSummary, `The plot could not be computed: ${result.error}`);
+    showMessage($.plotNote, '');
     return;
   }
-  chart.draw(result);
-  probe.plot = { budget: result.budget, budgets: result.budgets, totals: result.totals };
-  $.plotFigure.dataset.budget = String(result.budget);
-  const c = describeCurve(result.budgets, result.totals, result.budget);
-  $.plotSummary.textContent =
-    `At the chosen ${fmt.tokens(result.budget)} tokens the total score is ${fmt.score(c.atBudget ?? 0)}. ` +
-    `From 0 to ${fmt.tokens(c.end)} tokens it peaks at ${fmt.score(c.peak)} (from ${fmt.tokens(c.peakAt)} tokens); ` +
-    `99% of that peak is reached at ${fmt.tokens(c.enoughAt)} tokens.`;
+  const { curve } = result;
+  chart.draw({ ...plotPoints(curve), budget: curve.budget });
+  if (result.partial) {
+    showMessage($.plotNote, `Sampling ${job.strategy.slicer} at ${fmt.tokens(SAMPLED_POINTS)} budgets: ${fmt.tokens(curve.values.length)} so far…`);
+    return;
+  }
+  probe.plot = { plan: job.plan, slicer: job.strategy.slicer, ...curve };
+  $.plotFigure.dataset.budget = String(curve.budget);
+  $.plotFigure.dataset.plan = String(job.plan);
+  const c = describeCurve(curve);
+  const v = (x) => fmt.score(x / VALUE_SCALE);
+  showMessage(
+    $.plotSummary,
+    `At the chosen ${fmt.tokens(curve.budget)} tokens the value is ${v(c.atBudget ?? 0)}. ` +
+      `From 0 to ${fmt.tokens(c.end)} tokens it peaks at ${v(c.peak)} (from ${fmt.tokens(c.peakAt)} tokens); ` +
+      `99% of that peak is reached at ${fmt.tokens(c.enoughAt)} tokens.`,
+  );
+  showMessage(
+    $.plotNote,
+    curve.sampled === null
+      ? ''
+      : `This curve is sampled: ${job.strategy.slicer} ran separately at ${fmt.tokens(curve.values.length)} budgets, and between them the value may differ. ` +
+          whyNotSimulated(curve.sampled, job.strategy.slicer),
+  );
+}
+
+/** Shows (or, with null, hides) one fragment's budgets. */
+function choose(id) {
+  chosen = id;
+  tables.choose(id);
+  $.detail.hidden = id === null;
+  probe.answer = null;
+  if (id !== null) {
+    $.detailText.textContent = `${id}: working out its budgets…`;
+    askAnswer();
+  }
+}
+
+function askAnswer() {
+  if (chosen === null || shown === null) return;
+  if (!shown.items.ids.includes(chosen)) {
+    choose(null);
+    return;
+  }
+  answers.request({ type: 'fragment', plan: shown.id, items: shown.items, strategy: shown.strategy, budget: shown.budget, fragmentId: chosen });
+}
+
+function showAnswer(result, job) {
+  if (job.fragmentId !== chosen) return; // another fragment was chosen meanwhile
+  if (result.error !== undefined) {
+    showMessage($.detailText, `${job.fragmentId}: no answer: ${result.error}`);
+    return;
+  }
+  const group = data.fragments.find((f) => f.id === chosen)?.group;
+  const groupMembers = group === undefined ? [] : data.fragments.filter((f) => f.group === group).map((f) => f.id);
+  renderAnswer($.detailText, result.answer, { slicer: job.strategy.slicer, group, groupMembers });
+  $.detailText.dataset.plan = String(job.plan);
+  probe.answer = { plan: job.plan, ...result.answer };
 }
 
 function wireInputs() {
+  byId('detail-close').addEventListener('click', () => choose(null));
   const sample = byId('sample');
   sample.addEventListener('change', () => loadSample(sample.value));
   byId('paste-load').addEventListener('click', () => load(byId('paste').value, 'The pasted JSON'));

@@ -1,15 +1,21 @@
 // The page's logic that needs no browser: reading input, locating JSON errors, the strategy
-// mapping and the plot's data, checked against the package in Node.
+// mapping, the plot's data and the fragment answers, checked against the package in Node: every
+// figure the page derives from the budget simulation must equal what selectFragments itself
+// selects when rerun at that budget.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { selectFragments, sliceColumns, toEpochMs } from '../../pkg/dist/node.js';
+import * as ctxpack from '../../pkg/dist/node.js';
 import { parseGaze } from '../../www/src/controls.js';
-import { curveBudgets, describeCurve, rankedColumns, totalScores } from '../../www/src/curve.js';
+import { curveBudgets, describeCurve, planCurve, plotPoints, rankedItems } from '../../www/src/curve.js';
+import { fragmentAnswer } from '../../www/src/fragment-answer.js';
 import { InputError, parseDocument } from '../../www/src/input.js';
 import { locateJsonError } from '../../www/src/json-error.js';
 import { SLICERS, plannerOptions } from '../../www/src/strategy.js';
+import { SMALL } from './small-sample.mjs';
+
+const { selectFragments, toEpochMs } = ctxpack;
 
 const session = JSON.parse(readFileSync(new URL('../../www/samples/agent-session.json', import.meta.url), 'utf8'));
 const NOW = toEpochMs(session.now, 'now');
@@ -88,26 +94,53 @@ test('parseGaze trims, drops empties and repeats', () => {
   assert.deepEqual(parseGaze(''), []);
 });
 
+
 const strategy = (slicer, extra = {}) => ({
   slicer,
   bucketSize: 50,
   maxConsecutiveSkips: 2,
   countEntries: [
-    { kind: 'memory', requireCount: 2, capCount: 3 },
-    { kind: 'document', requireCount: 0, capCount: 2 },
+    { kind: 'memory', requireCount: 1, capCount: 2 },
+    { kind: 'document', requireCount: 0, capCount: 1 },
   ],
   allowOvershoot: false,
+  requireDependencies: false,
   ...extra,
 });
 
-/** The total score of selectFragments' plan, the way the page's table adds it up. */
-function plannedTotal(fragments, gaze, budget, s, now = NOW) {
-  return selectFragments(fragments, gaze, { tokens_max: budget }, plannerOptions(s, now))
-    .decisions.filter((d) => d.included)
-    .reduce((sum, d) => sum + d.score, 0);
+/** The strategies the package simulates, and the count-constrained ones it refuses (NOT_MONOTONIC). */
+const SIMULATED = ['acs', 'greedy', 'knapsack', 'exact', 'packer'];
+const COUNTED = ['count-knapsack', 'exact-count'];
+
+/**
+ * The value independently of the page's code: the knapsack spec's scaled score, Σ max(0,
+ * floor(score × 10000)), of what selectFragments includes at `budget`.
+ */
+function rerun(doc, budget, s) {
+  const plan = selectFragments(doc.fragments, doc.gaze, { tokens_max: budget }, plannerOptions(s, doc.nowMs));
+  const included = plan.decisions.filter((d) => d.included);
+  return { ids: new Set(included.map((d) => d.id)), value: included.reduce((sum, d) => sum + Math.max(0, Math.floor(d.score * 10000)), 0), plan };
 }
 
-describe('the plot data', () => {
+/** The page's curve for `doc` at `budget`, from the plan it shows there. */
+function pageCurve(doc, budget, s) {
+  const shown = selectFragments(doc.fragments, doc.gaze, { tokens_max: budget }, plannerOptions(s, doc.nowMs));
+  const items = rankedItems(doc.fragments, shown.decisions);
+  return { items, curve: planCurve(ctxpack, items, s, budget) };
+}
+
+function withNow(doc) {
+  return { ...doc, nowMs: toEpochMs(doc.now, 'now') };
+}
+
+const SESSION = withNow(session);
+const SMALL_DOC = withNow(SMALL);
+
+describe('the strategies', () => {
+  test('the page offers every strategy of selectFragments', () => {
+    assert.deepEqual([...SLICERS].sort(), [...ctxpack.PLANNER_SLICERS].sort());
+  });
+
   test('plannerOptions passes each slicer only the options it reads', () => {
     for (const slicer of SLICERS) {
       const plan = selectFragments(session.fragments, session.gaze, session.budgets, plannerOptions(strategy(slicer), NOW));
@@ -115,6 +148,21 @@ describe('the plot data', () => {
     }
   });
 
+  test('exact-count picks its own bucket: its plan is that of selectFragments without a bucketSize', () => {
+    const s = strategy('exact-count', { bucketSize: 100 });
+    const withoutBucket = { now: NOW, slicer: 'exact-count', allow_overshoot: false, countEntries: s.countEntries };
+    const a = selectFragments(session.fragments, session.gaze, session.budgets, plannerOptions(s, NOW));
+    const b = selectFragments(session.fragments, session.gaze, session.budgets, withoutBucket);
+    assert.deepEqual(a.decisions, b.decisions);
+    assert.notDeepEqual(
+      a.fragments.map((f) => f.id),
+      selectFragments(session.fragments, session.gaze, session.budgets, { ...withoutBucket, bucketSize: 100 }).fragments.map((f) => f.id),
+      'a bucket of 100 would change the plan: the check above can fail',
+    );
+  });
+});
+
+describe('the plot data', () => {
   test('curveBudgets spans 0 to twice the budget, with the budget in the middle', () => {
     const b = curveBudgets(6000);
     assert.equal(b.length, 121);
@@ -125,16 +173,84 @@ describe('the plot data', () => {
     assert.deepEqual(curveBudgets(0, 5), [0, 1, 1, 2, 2]);
   });
 
-  test('at every budget, the total score is that of selectFragments, for every strategy', () => {
-    const budgets = [...curveBudgets(session.budgets.tokens_max, 25), 1, 35, 90, 100_000];
+  /** Checks the curve at every budget it gives against a rerun; returns the reruns by budget. */
+  function checkCurve(doc, budget, s, label) {
+    const { curve } = pageCurve(doc, budget, s);
+    const budgets = curve.budgets ?? Array.from(curve.values, (_, b) => b);
+    assert.equal(curve.ceiling, 2 * Math.max(budget, 1), label);
+    assert.equal(budgets.at(-1), curve.ceiling, `${label}: the curve ends at twice the budget`);
+    const reruns = new Map();
+    budgets.forEach((b, i) => {
+      const r = rerun(doc, b, s);
+      reruns.set(b, r);
+      assert.equal(curve.values[i], r.value, `${label} at budget ${b}`);
+    });
+    return { curve, reruns };
+  }
+
+  test('on a small sample, at every budget from 0 to twice the chosen one, the value is that of selectFragments, for every strategy', () => {
+    let nothingFits = 0;
+    let overshoots = 0;
     for (const slicer of SLICERS) {
-      const s = strategy(slicer);
-      const ranked = selectFragments(session.fragments, session.gaze, session.budgets, plannerOptions(s, NOW));
-      const totals = totalScores(sliceColumns, rankedColumns(session.fragments, ranked.decisions), s, budgets);
-      budgets.forEach((b, i) => {
-        const want = plannedTotal(session.fragments, session.gaze, b, s);
-        assert.ok(Math.abs(totals[i] - want) < 1e-9, `${slicer} at ${b}: ${totals[i]} vs ${want}`);
-      });
+      for (const extra of [{}, { allowOvershoot: true }, { maxConsecutiveSkips: 1, allowOvershoot: true }, { maxConsecutiveSkips: 0 }]) {
+        const s = strategy(slicer, { countEntries: SMALL.countEntries, ...extra });
+        const label = `${slicer} ${JSON.stringify(extra)}`;
+        const { curve, reruns } = checkCurve(SMALL_DOC, SMALL.budgets.tokens_max, s, label);
+        if (SIMULATED.includes(slicer)) {
+          assert.equal(curve.sampled, null, `${label}: simulated, not sampled`);
+          assert.equal(curve.values.length, curve.ceiling + 1, `${label}: a value at every budget`);
+        } else {
+          assert.equal(curve.sampled, 'NOT_MONOTONIC', label);
+          assert.equal(curve.values.length, 121, label);
+        }
+        for (const r of reruns.values()) {
+          if (r.plan.warnings.some((w) => /exceeds the effective budget/.test(w))) nothingFits++;
+          if (r.plan.decisions.some((d) => d.reason === 'overshoot')) overshoots++;
+        }
+      }
+    }
+    assert.ok(nothingFits > 0 && overshoots > 0, `the sample covers budgets where nothing fits (${nothingFits}), and overshoots (${overshoots})`);
+  });
+
+  test('with required dependencies the plot is sampled (the simulation refuses them), and still the plan at each budget', () => {
+    for (const slicer of SIMULATED) {
+      const s = strategy(slicer, { requireDependencies: true, allowOvershoot: true });
+      const { curve, reruns } = checkCurve(SMALL_DOC, SMALL.budgets.tokens_max, s, `${slicer} require`);
+      assert.equal(curve.sampled, 'DEPENDENCIES', slicer);
+      assert.ok([...reruns.values()].some((r) => r.plan.decisions.some((d) => d.reason === 'dependency_excluded')), `${slicer}: dependencies bind somewhere`);
+    }
+  });
+
+  test('required dependencies that bind nothing leave the plot simulated, and right', () => {
+    const doc = { ...SMALL_DOC, fragments: SMALL_DOC.fragments.map(({ dependencies: _d, ...f }) => f) };
+    for (const slicer of SIMULATED) {
+      const { curve } = checkCurve(doc, 300, strategy(slicer, { requireDependencies: true }), `${slicer} require, no dependencies`);
+      assert.equal(curve.sampled, null, slicer);
+    }
+  });
+
+  test('past the saturation budget (everything fits) the curve stays right', () => {
+    // The knapsack's buckets (50 tokens) make its saturation budget the largest.
+    const saturation = SMALL.fragments.reduce((t, f) => t + Math.ceil(f.cost_tokens / 50) * 50, 0);
+    for (const slicer of SIMULATED) {
+      const { curve } = checkCurve(SMALL_DOC, saturation + 137, strategy(slicer), `${slicer} beyond saturation`);
+      assert.equal(curve.values.at(-1), curve.values[saturation], `${slicer}: flat once everything fits`);
+      assert.ok(curve.values[saturation] > 0, slicer);
+    }
+  });
+
+  test('on the agent session, the value agrees with selectFragments at the chosen budget and across the range, for every strategy', () => {
+    const budget = session.budgets.tokens_max;
+    for (const slicer of SLICERS) {
+      const s = strategy(slicer, { countEntries: [], allowOvershoot: true });
+      const { curve } = pageCurve(SESSION, budget, s);
+      const check = curve.budgets ?? [...Array.from({ length: 60 }, (_, i) => i * 199 + 7), budget - 1, budget, budget + 1, curve.ceiling];
+      for (const b of check) {
+        const i = curve.budgets === null ? b : curve.budgets.indexOf(b);
+        assert.equal(curve.values[i], rerun(SESSION, b, s).value, `${slicer} at ${b}`);
+      }
+      const plan = rerun(SESSION, budget, s);
+      assert.equal(describeCurve(curve).atBudget, plan.value, `${slicer}: the value printed at the chosen budget`);
     }
   });
 
@@ -146,39 +262,88 @@ describe('the plot data', () => {
       { id: 'd', cost_tokens: 40, kind: 'tool', lod: 'macro' },
       { id: 'e', cost_tokens: 10 },
     ];
-    const s = strategy('count-knapsack', {
-      bucketSize: 1,
-      countEntries: [
-        { kind: 'macro', requireCount: 0, capCount: 1 },
-        { kind: 'default', requireCount: 2, capCount: 2 },
-        { kind: 'tool', requireCount: 1, capCount: 1 },
-      ],
-    });
-    const gaze = { entities: ['x'] };
-    const ranked = selectFragments(fragments, gaze, { tokens_max: 100 }, plannerOptions(s, NOW));
-    const budgets = [0, 10, 40, 50, 80, 100, 130, 170];
-    const totals = totalScores(sliceColumns, rankedColumns(fragments, ranked.decisions), s, budgets);
-    budgets.forEach((b, i) => assert.ok(Math.abs(totals[i] - plannedTotal(fragments, gaze, b, s)) < 1e-9, `at ${b}`));
-  });
-
-  test('follows the overshoot policy when nothing fits', () => {
-    const fragments = [
-      { id: 'big', cost_tokens: 5000, entities: ['x'], timestamp: NOW, citations: ['c'] },
-      { id: 'bigger', cost_tokens: 9000, entities: [] },
-    ];
-    const gaze = { entities: ['x'] };
-    for (const allowOvershoot of [false, true]) {
-      const s = strategy('acs', { allowOvershoot });
-      const ranked = selectFragments(fragments, gaze, { tokens_max: 100 }, plannerOptions(s, NOW));
-      const budgets = [0, 100, 4999, 5000, 9000];
-      const totals = totalScores(sliceColumns, rankedColumns(fragments, ranked.decisions), s, budgets);
-      budgets.forEach((b, i) => assert.ok(Math.abs(totals[i] - plannedTotal(fragments, gaze, b, s)) < 1e-12, `${allowOvershoot} at ${b}`));
-      assert.equal(totals[1] > 0, allowOvershoot);
+    const doc = { fragments, gaze: { entities: ['x'] }, nowMs: NOW };
+    for (const slicer of COUNTED) {
+      const s = strategy(slicer, {
+        bucketSize: 1,
+        countEntries: [
+          { kind: 'macro', requireCount: 0, capCount: 1 },
+          { kind: 'default', requireCount: 2, capCount: 2 },
+          { kind: 'tool', requireCount: 1, capCount: 1 },
+        ],
+      });
+      checkCurve(doc, 85, s, slicer);
     }
   });
 
-  test('describeCurve reads the score at the budget, the peak, and where 99% of it is reached', () => {
-    assert.deepEqual(describeCurve([0, 10, 20, 30, 40], [0, 5, 9.95, 10, 10], 20), { atBudget: 9.95, peak: 10, peakAt: 30, enoughAt: 20, end: 40 });
-    assert.deepEqual(describeCurve([0, 1, 2], [0, 0, 0], 1), { atBudget: 0, peak: 0, peakAt: 0, enoughAt: 0, end: 2 });
+  test('describeCurve reads the value at the budget, the peak, and where 99% of it is reached', () => {
+    assert.deepEqual(describeCurve({ budget: 20, budgets: [0, 10, 20, 30, 40], values: [0, 5, 9.95, 10, 10] }), { atBudget: 9.95, peak: 10, peakAt: 30, enoughAt: 20, end: 40 });
+    assert.deepEqual(describeCurve({ budget: 1, budgets: [0, 1, 2], values: [0, 0, 0] }), { atBudget: 0, peak: 0, peakAt: 0, enoughAt: 0, end: 2 });
+    assert.deepEqual(describeCurve({ budget: 3, budgets: null, values: Float64Array.of(0, 4, 4, 9, 10, 10) }), { atBudget: 9, peak: 10, peakAt: 4, enoughAt: 4, end: 5 });
+  });
+
+  test('the points drawn as steps give the value at every budget', () => {
+    const { curve } = pageCurve(SESSION, 1500, strategy('exact'));
+    const { xs, ys, steps } = plotPoints(curve);
+    assert.ok(steps && xs.length < curve.values.length / 4, 'only the budgets where the value changes');
+    for (let b = 0, i = 0; b <= curve.ceiling; b++) {
+      while (i + 1 < xs.length && xs[i + 1] <= b) i++;
+      assert.equal(Math.round(ys[i] * 10000), curve.values[b], `at ${b}`);
+    }
+  });
+});
+
+describe('the fragment answers', () => {
+  /** Which fragments selectFragments includes at every budget from 0 to `ceiling`. */
+  function inclusion(doc, s, ceiling) {
+    return Array.from({ length: ceiling + 1 }, (_, b) => rerun(doc, b, s).ids);
+  }
+
+  function checkAnswers(doc, budget, s, label) {
+    const { items } = pageCurve(doc, budget, s);
+    const ceiling = 2 * Math.max(budget, 1);
+    const at = inclusion(doc, s, ceiling);
+    let selected = 0;
+    let left = 0;
+    for (const id of items.ids) {
+      const a = fragmentAnswer(ctxpack, items, s, budget, id);
+      const where = `${label}, ${id}: ${JSON.stringify(a)}`;
+      assert.equal(a.unavailable, null, where);
+      assert.equal(a.selected, at[budget].has(id), where);
+      if (a.selected) {
+        selected++;
+        assert.ok(a.slack >= 1 && a.slack <= budget, where);
+        for (let b = budget - a.slack + 1; b <= budget; b++) assert.ok(at[b].has(id), `${where}: selected at ${b}`);
+        assert.ok(!at[budget - a.slack].has(id), `${where}: dropped at ${budget - a.slack}`);
+        assert.deepEqual(new Set(a.dropped), new Set([...at[budget]].filter((x) => !at[a.shrunkBudget].has(x))), `${where}: what leaves`);
+        assert.deepEqual(new Set(a.added), new Set([...at[a.shrunkBudget]].filter((x) => !at[budget].has(x))), `${where}: what comes in`);
+      } else {
+        left++;
+        const first = at.findIndex((ids) => ids.has(id));
+        assert.equal(a.first, first === -1 ? null : first, `${where}: first`);
+        let stable = null;
+        for (let b = ceiling; b >= 0 && at[b].has(id); b--) stable = b;
+        assert.equal(a.stableFrom, stable, `${where}: stableFrom`);
+      }
+    }
+    return { selected, left };
+  }
+
+  test('for every simulated strategy and every fragment of a small sample, the budgets shown are those of reruns', () => {
+    for (const slicer of SIMULATED) {
+      for (const extra of [{}, { allowOvershoot: true }]) {
+        const { selected, left } = checkAnswers(SMALL_DOC, SMALL.budgets.tokens_max, strategy(slicer, extra), `${slicer} ${JSON.stringify(extra)}`);
+        assert.ok(selected > 0 && left > 0, slicer);
+      }
+      // A budget where nothing fits: the overshoot candidate is the only fragment selected.
+      checkAnswers(SMALL_DOC, 20, strategy(slicer, { allowOvershoot: true }), `${slicer} at 20`);
+    }
+  });
+
+  test('the count-constrained strategies and required dependencies get no answer, with the reason', () => {
+    const { items } = pageCurve(SMALL_DOC, 300, strategy('count-knapsack'));
+    assert.equal(fragmentAnswer(ctxpack, items, strategy('count-knapsack'), 300, items.ids[0]).unavailable, 'NOT_MONOTONIC');
+    const req = strategy('greedy', { requireDependencies: true });
+    assert.equal(fragmentAnswer(ctxpack, pageCurve(SMALL_DOC, 300, req).items, req, 300, items.ids[0]).unavailable, 'DEPENDENCIES');
   });
 });

@@ -25,6 +25,7 @@ export class Controls {
     this.bucketSize = byId('bucket-size');
     this.skipLimit = byId('skip-limit');
     this.overshoot = byId('overshoot');
+    this.requireDependencies = byId('require-dependencies');
     this.counts = byId('counts');
     this.entitiesHint = byId('entities-hint');
 
@@ -42,6 +43,7 @@ export class Controls {
     });
     for (const input of [this.gaze, this.bucketSize, this.skipLimit, this.counts]) input.addEventListener('input', onChange);
     this.overshoot.addEventListener('change', onChange);
+    this.requireDependencies.addEventListener('change', onChange);
     this.showStrategyOptions();
   }
 
@@ -54,12 +56,19 @@ export class Controls {
         slicer: this.strategy.value,
         bucketSize: this.bucketSize.valueAsNumber,
         maxConsecutiveSkips: this.skipLimit.valueAsNumber,
-        countEntries: [...this.counts.rows].map((row) => ({
-          kind: row.dataset.kind,
-          requireCount: row.querySelector('.require').valueAsNumber,
-          capCount: row.querySelector('.cap').valueAsNumber,
-        })),
+        countEntries: [...this.counts.rows]
+          .map((row) => ({
+            kind: row.dataset.kind,
+            requireCount: row.querySelector('.require').valueAsNumber,
+            capCount: row.querySelector('.cap').valueAsNumber,
+            all: Number(row.dataset.count),
+          }))
+          // Only the kinds that are constrained: an entry also makes the count strategies refuse
+          // groups that hold its kind, and require 0 with a cap of all constrains nothing.
+          .filter((e) => !(e.requireCount === 0 && e.capCount >= e.all))
+          .map(({ all: _all, ...entry }) => entry),
         allowOvershoot: this.overshoot.checked,
+        requireDependencies: this.requireDependencies.checked,
       },
     };
   }
@@ -98,7 +107,7 @@ export class Controls {
         .map(({ kind, count }) =>
           el(
             'tr',
-            { dataset: { kind } },
+            { dataset: { kind, count } },
             el('th', { scope: 'row' }, kind),
             el('td', {}, number('require', 0, `Require at least this many of kind ${kind}`)),
             el('td', {}, number('cap', count, `Cap on kind ${kind}`)),

@@ -18,30 +18,41 @@ export const REASONS = {
   count_cap_exceeded: 'kind cap reached',
   skip_limit_reached: 'packer stopped',
   negative_tokens: 'negative tokens',
+  group_excluded: 'its group was left out',
+  dependency_excluded: 'needs a fragment left out',
 };
+
+/** A decision's reason in words; for a group member left out, also why its group was. */
+export function reasonText(reason, groupReason) {
+  const text = REASONS[reason] ?? reason;
+  return reason === 'group_excluded' && groupReason !== undefined ? `${text} (${REASONS[groupReason] ?? groupReason})` : text;
+}
 
 /** Row height in rem; style.css gives `table.fragments tbody tr` the same height. */
 const ROW_REM = 1.75;
 /** Rows rendered above and below the visible ones. */
 const OVERSCAN = 10;
-const COLUMNS = 7;
+const COLUMNS = 8;
 
 /**
  * @typedef {object} Row  One candidate, as the tables show it.
  * @property {string} id
  * @property {number} rank  0 = best
  * @property {string} kind
+ * @property {string | undefined} group  The fragment's `group`, when it has one.
  * @property {number} tokens
  * @property {number} score
  * @property {number} benefit
  * @property {string} reason
+ * @property {string | undefined} groupReason  For `group_excluded`: why the group was left out.
  * @property {boolean} included
  */
 
 class VirtualTable {
   /** @param {HTMLTableElement} table  inside a scrolling container */
-  constructor(table, emptyText) {
+  constructor(table, emptyText, onChoose) {
     this.table = table;
+    this.chosen = null;
     this.body = table.tBodies[0];
     this.scroller = table.parentElement;
     this.emptyText = emptyText;
@@ -49,6 +60,11 @@ class VirtualTable {
     this.rows = [];
     this.span = '';
     this.pending = false;
+    // One listener for every row's id button, rendered or not yet.
+    this.body.addEventListener('click', (e) => {
+      const button = e.target.closest?.('button.pick');
+      if (button) onChoose(button.closest('tr').dataset.id);
+    });
     this.scroller.addEventListener('scroll', () => {
       if (this.pending) return;
       this.pending = true;
@@ -82,7 +98,7 @@ class VirtualTable {
     this.span = span;
     this.body.replaceChildren(
       spacer(first),
-      ...this.rows.slice(first, end).map((r, i) => rowElement(r, first + i)),
+      ...this.rows.slice(first, end).map((r, i) => rowElement(r, first + i, r.id === this.chosen)),
       spacer(this.rows.length - end),
     );
   }
@@ -95,27 +111,45 @@ function spacer(rows) {
   return tr;
 }
 
-function rowElement(r, position) {
+function rowElement(r, position, chosen) {
+  const text = reasonText(r.reason, r.groupReason);
+  const reason = el('td', { className: 'reason', title: text, dataset: { reason: r.reason } }, text);
+  if (r.groupReason !== undefined) reason.dataset.groupReason = r.groupReason;
+  const pick = el('button', { type: 'button', className: 'pick', title: `${r.id}: from which budget it gets in, or drops` }, r.id);
+  pick.setAttribute('aria-pressed', String(chosen));
   const tr = el(
     'tr',
-    { dataset: { id: r.id } },
+    { dataset: { id: r.id }, className: chosen ? 'chosen' : '' },
     el('td', { className: 'num' }, r.rank + 1),
-    el('th', { scope: 'row', className: 'id', title: r.id }, r.id),
+    el('th', { scope: 'row', className: 'id' }, pick),
     el('td', {}, r.kind),
+    el('td', { className: 'group', title: r.group ?? '' }, r.group ?? ''),
     el('td', { className: 'num' }, fmt.tokens(r.tokens)),
     el('td', { className: 'num' }, fmt.score(r.score)),
     el('td', { className: 'num' }, fmt.score(r.benefit)),
-    el('td', { className: 'reason', dataset: { reason: r.reason } }, REASONS[r.reason] ?? r.reason),
+    reason,
   );
   tr.setAttribute('aria-rowindex', String(position + 2)); // row 1 is the header
   return tr;
 }
 
 export class FragmentTables {
-  /** @param {HTMLTableElement} selected @param {HTMLTableElement} excluded */
-  constructor(selected, excluded) {
-    this.selected = new VirtualTable(selected, 'Nothing is selected.');
-    this.excluded = new VirtualTable(excluded, 'Nothing is left out.');
+  /**
+   * @param {HTMLTableElement} selected
+   * @param {HTMLTableElement} excluded
+   * @param {(id: string) => void} onChoose  A fragment's id button was pressed.
+   */
+  constructor(selected, excluded, onChoose) {
+    this.selected = new VirtualTable(selected, 'Nothing is selected.', onChoose);
+    this.excluded = new VirtualTable(excluded, 'Nothing is left out.', onChoose);
+  }
+
+  /** Marks the chosen fragment's row (null: none). */
+  choose(id) {
+    for (const t of [this.selected, this.excluded]) {
+      t.chosen = id;
+      t.render(true);
+    }
   }
 
   /**
@@ -129,7 +163,18 @@ export class FragmentTables {
     const rows = new Array(decisions.length);
     for (const d of decisions) {
       const f = fragments[d.index];
-      rows[d.rank] = { id: d.id, rank: d.rank, kind: kindOf(f), tokens: f.cost_tokens, score: d.score, benefit: d.benefit, reason: d.reason, included: d.included };
+      rows[d.rank] = {
+        id: d.id,
+        rank: d.rank,
+        kind: kindOf(f),
+        group: f.group,
+        tokens: f.cost_tokens,
+        score: d.score,
+        benefit: d.benefit,
+        reason: d.reason,
+        groupReason: d.group_reason,
+        included: d.included,
+      };
     }
     this.selected.setRows(rows.filter((r) => r.included));
     this.excluded.setRows(rows.filter((r) => !r.included));

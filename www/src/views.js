@@ -14,13 +14,14 @@ export function kindColors(kinds) {
 
 /**
  * @param {HTMLElement} node
- * @param {{ selected: number, candidates: number, tokens: number, budget: number, totalScore: number }} s
+ * @param {{ selected: number, candidates: number, tokens: number, budget: number, totalScore: number, value: number }} s
+ *   `value`: the plot's measure, in score units.
  */
 export function renderSummary(node, s) {
   const share = s.budget > 0 ? ` (${fmt.percent(s.tokens / s.budget)})` : '';
   node.textContent =
     `${fmt.tokens(s.selected)} of ${fmt.tokens(s.candidates)} fragments selected: ` +
-    `${fmt.tokens(s.tokens)} of ${fmt.tokens(s.budget)} tokens${share}, total score ${fmt.score(s.totalScore)}.`;
+    `${fmt.tokens(s.tokens)} of ${fmt.tokens(s.budget)} tokens${share}, total score ${fmt.score(s.totalScore)}, value ${fmt.score(s.value)}.`;
 }
 
 /** @param {HTMLUListElement} list @param {readonly string[]} warnings */
@@ -98,4 +99,78 @@ export function renderMetrics(dl, m) {
     ['planner time', fmt.ms(m.planner_ms)],
     ['request id', m.request_id],
   ]);
+}
+
+/** A list of ids in words: "a", "a and b", "a, b and 3 more". */
+function idList(ids, max = 4) {
+  if (ids.length <= 1) return ids.join('');
+  if (ids.length <= max) return `${ids.slice(0, -1).join(', ')} and ${ids.at(-1)}`;
+  return `${ids.slice(0, max - 1).join(', ')} and ${ids.length - max + 1} more`;
+}
+
+/** Why the simulation gives no answer for a strategy, in plain words. */
+export function whyNotSimulated(code, slicer) {
+  switch (code) {
+    case 'NOT_MONOTONIC':
+      return `${slicer} is count-constrained, and the count-constrained strategies are not monotonic in the budget (more budget can lower their value, and count-knapsack's required fragments can exceed the budget), so the package's budget simulation refuses them.`;
+    case 'DEPENDENCIES':
+      return "With required dependencies the strategy selects, repairs and extends in rounds, which the package's one-pass budget simulation does not model.";
+    case 'TABLE_TOO_LARGE':
+      return 'Simulating every budget up to this one would take more memory than the simulation allows.';
+    default:
+      return code;
+  }
+}
+
+/**
+ * One fragment's budgets (see fragment-answer.js), in words.
+ * @param {HTMLElement} node
+ * @param {import('./fragment-answer.js').FragmentAnswer} a
+ * @param {{ slicer: string, group?: string, groupMembers: string[] }} context  The strategy, and the fragment's group.
+ */
+export function renderAnswer(node, a, context) {
+  const parts = [];
+  const others = context.groupMembers.filter((id) => id !== a.id);
+  if (context.group !== undefined && others.length > 0) {
+    parts.push(`It is in group ${context.group} with ${idList(others)}: they go in together or not at all, so what follows holds for all of them.`);
+  }
+  if (a.unavailable !== null) {
+    parts.unshift(`${a.id}: no budget answer. ${whyNotSimulated(a.unavailable, context.slicer)}`);
+  } else if (a.selected) {
+    const shrunk = a.shrunkBudget === 0 ? '0, where nothing is selected' : `${fmt.tokens(a.shrunkBudget)} tokens`;
+    const leave = a.dropped.filter((id) => id !== a.id);
+    let text =
+      `${a.id} is selected at ${fmt.tokens(a.budget)} tokens and at every budget down to ${fmt.tokens(a.budget - a.slack + 1)}: ` +
+      `it drops if the budget shrinks by ${fmt.tokens(a.slack)} tokens, to ${shrunk}`;
+    if (leave.length > 0) text += `; ${idList(leave)} ${leave.length === 1 ? 'leaves' : 'leave'} with it`;
+    if (a.added.length > 0) text += `; ${idList(a.added)} ${a.added.length === 1 ? 'comes' : 'come'} in instead`;
+    parts.unshift(`${text}.`);
+  } else {
+    const end = `${fmt.tokens(a.ceiling)} tokens, the end of the plot`;
+    let text;
+    if (a.stableFrom !== null) {
+      text = `${a.id} is left out at ${fmt.tokens(a.budget)} tokens. It gets in from ${fmt.tokens(a.stableFrom)} tokens, and stays in up to ${end}.`;
+      if (a.first !== null && a.first < a.stableFrom) {
+        text +=
+          a.first < a.budget
+            ? ` It is also selected at ${fmt.tokens(a.first)} tokens, below the chosen budget: a larger budget lets in fragments that push it out.`
+            : ` It is first selected at ${fmt.tokens(a.first)} tokens, but not at every budget between.`;
+      }
+    } else if (a.first !== null) {
+      text = `${a.id} is left out at ${fmt.tokens(a.budget)} tokens. It is selected at ${fmt.tokens(a.first)} tokens, but not at every budget from there up to ${end}.`;
+    } else {
+      text = `${a.id} is left out at ${fmt.tokens(a.budget)} tokens, and at every budget up to ${end}.`;
+    }
+    parts.unshift(text);
+  }
+  node.textContent = parts.join(' ');
+  Object.assign(node.dataset, {
+    id: a.id,
+    budget: String(a.budget),
+    selected: String(a.selected),
+    unavailable: a.unavailable ?? '',
+    slack: String(a.slack ?? ''),
+    first: String(a.first ?? ''),
+    stableFrom: String(a.stableFrom ?? ''),
+  });
 }
