@@ -1,7 +1,9 @@
 // The preview page in a real browser: Debian's Chromium, driven by playwright-core, against the
 // page as `make serve` serves it. Checks what a person would: the plan shown is the package's
-// plan, the budget moves the selection and the plot, bad input gets a message that names what is
-// wrong, and nothing is logged as an error. Leaves screenshots in tests/e2e/artifacts/.
+// plan, the plot's value at every budget is that of selectFragments rerun there, a fragment's
+// budgets are those reruns show, the budget moves the selection and the plot, bad input gets a
+// message that names what is wrong, and nothing is logged as an error. Leaves screenshots in
+// tests/e2e/artifacts/.
 //
 // Run: node --test tests/e2e/   (after make build, cd www && npm ci, apt-get install chromium)
 // CHROMIUM=/path/to/chromium overrides /usr/bin/chromium.
@@ -12,6 +14,7 @@ import { join } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { selectFragments, toEpochMs } from '../../pkg/dist/node.js';
 import { launchChromium, ROOT, startServer } from './harness.mjs';
+import { SMALL } from './small-sample.mjs';
 
 const ARTIFACTS = join(ROOT, 'tests', 'e2e', 'artifacts');
 
@@ -21,7 +24,23 @@ function sample(name) {
   return { ...doc, options: { now: toEpochMs(doc.now, 'now'), slicer: 'acs', allow_overshoot: false } };
 }
 
-describe('the preview page', { timeout: 90_000 }, () => {
+/** The plot's measure, computed here from a plan: Σ max(0, floor(score × 10000)) of what is included. */
+function valueOf(plan) {
+  return plan.decisions.filter((d) => d.included).reduce((sum, d) => sum + Math.max(0, Math.floor(d.score * 10000)), 0);
+}
+
+const SCORE = new Intl.NumberFormat('en-US', { minimumFractionDigits: 4, maximumFractionDigits: 4 });
+const TOKENS = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+/** The options the page's controls give for `slicer` with their defaults (bucket 100, skip limit 3). */
+function optionsFor(doc, slicer, extra = {}) {
+  const o = { ...doc.options, slicer, ...extra };
+  if (slicer === 'knapsack' || slicer === 'count-knapsack') o.bucketSize = 100;
+  if (slicer === 'packer') o.maxConsecutiveSkips = 3;
+  return o;
+}
+
+describe('the preview page', { timeout: 300_000 }, () => {
   let server;
   let browser;
   let page;
@@ -46,24 +65,34 @@ describe('the preview page', { timeout: 90_000 }, () => {
 
   afterEach(() => assert.deepEqual(errors.splice(0), [], 'the page logged errors'));
 
-  /** Waits until the page shows the plot for the budget in its budget field; returns what it shows. */
+  /** Waits until the page shows the plot for the plan it shows, at the budget in its budget field; returns what it shows. */
   async function settled() {
-    await page.waitForFunction(() => {
-      const budget = document.getElementById('budget').value;
-      return window.__ctxpack?.plot?.budget === Number(budget) && document.getElementById('plot-figure').dataset.budget === budget;
-    });
+    await page.waitForFunction(
+      () => {
+        const p = window.__ctxpack;
+        const budget = document.getElementById('budget').value;
+        return p?.plan > 0 && p.plot?.plan === p.plan && p.plot.budget === Number(budget) && document.getElementById('plot-figure').dataset.plan === String(p.plan);
+      },
+      undefined,
+      { timeout: 60_000 },
+    );
     return {
-      ...(await page.evaluate(() => ({
-        budget: Number(document.getElementById('budget').value),
-        summary: document.getElementById('summary').textContent,
-        plot: window.__ctxpack.plot,
-      }))),
+      ...(await page.evaluate(() => {
+        const { plot } = window.__ctxpack;
+        return {
+          budget: Number(document.getElementById('budget').value),
+          summary: document.getElementById('summary').textContent,
+          plotSummary: document.getElementById('plot-summary').textContent,
+          plotNote: document.getElementById('plot-note').hidden ? '' : document.getElementById('plot-note').textContent,
+          plot: { ...plot, values: Array.from(plot.values) },
+        };
+      })),
       selected: (await readTable('#selected-table')).map(([id]) => id),
       excluded: await readTable('#excluded-table'),
     };
   }
 
-  /** Every row of a table as [id, reason], scrolling it through: the page renders only the rows in view. */
+  /** Every row of a table as [id, reason, group reason, group], scrolling it through: the page renders only the rows in view. */
   function readTable(selector) {
     return page.evaluate(async (sel) => {
       const table = document.querySelector(sel);
@@ -74,7 +103,8 @@ describe('the preview page', { timeout: 90_000 }, () => {
         scroller.scrollTop = top;
         await frame();
         for (const tr of table.querySelectorAll('tr[aria-rowindex]')) {
-          rows[Number(tr.getAttribute('aria-rowindex')) - 2] = [tr.dataset.id, tr.querySelector('.reason').dataset.reason];
+          const reason = tr.querySelector('.reason');
+          rows[Number(tr.getAttribute('aria-rowindex')) - 2] = [tr.dataset.id, reason.dataset.reason, reason.dataset.groupReason ?? '', tr.querySelector('.group').textContent];
         }
         if (top + scroller.clientHeight >= scroller.scrollHeight) break;
       }
@@ -85,21 +115,30 @@ describe('the preview page', { timeout: 90_000 }, () => {
   }
 
   /** What the page must show for `doc` at `budget`, from the package in Node. */
-  function expected(doc, budget) {
-    const plan = selectFragments(doc.fragments, doc.gaze, { tokens_max: budget }, doc.options);
+  function expected(doc, budget, options = doc.options) {
+    const plan = selectFragments(doc.fragments, doc.gaze, { tokens_max: budget }, options);
     const byRank = [...plan.decisions].sort((a, b) => a.rank - b.rank);
+    const groupOf = new Map(doc.fragments.map((f) => [f.id, f.group ?? '']));
     return {
       selected: plan.fragments.map((f) => f.id),
-      excluded: byRank.filter((d) => !d.included).map((d) => [d.id, d.reason]),
-      totalScore: byRank.filter((d) => d.included).reduce((sum, d) => sum + d.score, 0),
+      excluded: byRank.filter((d) => !d.included).map((d) => [d.id, d.reason, d.group_reason ?? '', groupOf.get(d.id)]),
+      value: valueOf(plan),
     };
   }
 
+  /** The plot's value at `budget`, as the page holds it. */
+  function plotValueAt(plot, budget) {
+    const i = plot.budgets === null ? budget : plot.budgets.indexOf(budget);
+    assert.ok(i >= 0 && i < plot.values.length, `the plot has a value at ${budget}`);
+    return plot.values[i];
+  }
+
   function assertPlotAgrees(shown, want) {
-    const mid = shown.plot.budgets.indexOf(shown.budget);
-    assert.equal(shown.plot.budgets.at(-1), 2 * shown.budget, 'the plot spans 0 to twice the budget');
-    assert.ok(mid > 0, 'the chosen budget is one of the plotted budgets');
-    assert.ok(Math.abs(shown.plot.totals[mid] - want.totalScore) < 1e-9, `plot ${shown.plot.totals[mid]} vs plan ${want.totalScore}`);
+    assert.equal(shown.plot.ceiling, 2 * shown.budget, 'the plot spans 0 to twice the budget');
+    assert.equal(plotValueAt(shown.plot, shown.budget), want.value, 'the plot at the chosen budget is the plan');
+    const value = SCORE.format(want.value / 10000);
+    assert.match(shown.summary, new RegExp(`, value ${value}\\.$`), 'the summary prints the value');
+    assert.ok(shown.plotSummary.startsWith(`At the chosen ${TOKENS.format(shown.budget)} tokens the value is ${value}.`), shown.plotSummary);
   }
 
   /** Clicks the budget slider at `fraction` of its width, as a person would. */
@@ -133,8 +172,8 @@ describe('the preview page', { timeout: 90_000 }, () => {
     assert.deepEqual(shown.selected, want.selected);
     assert.deepEqual(shown.excluded, want.excluded);
     assert.notDeepEqual(shown.selected, before.selected, 'the selection changed');
-    assert.notDeepEqual(shown.plot.budgets, before.plot.budgets, 'the plot moved to the new budget');
-    assert.notDeepEqual(shown.plot.totals, before.plot.totals, "the plot's scores changed");
+    assert.notEqual(shown.plot.ceiling, before.plot.ceiling, 'the plot moved to the new budget');
+    assert.notDeepEqual(shown.plot.values, before.plot.values, "the plot's values changed");
     assertPlotAgrees(shown, want);
     assert.ok(!plotBefore.equals(await page.locator('#plot canvas').screenshot()), 'the plot was redrawn');
   });
@@ -189,7 +228,7 @@ describe('the preview page', { timeout: 90_000 }, () => {
     // Speed is not asserted by timed tests here (the machine is shared): the figures are printed,
     // and only a generous bound that catches a page gone badly wrong is checked.
     const fractions = [0.04, 0.08, 0.12, 0.06, 0.1, 0.16, 0.05, 0.09, 0.14, 0.07];
-    for (const slicer of ['acs', 'knapsack', 'greedy', 'count-knapsack', 'packer']) {
+    for (const slicer of ['acs', 'knapsack', 'greedy', 'exact', 'count-knapsack', 'exact-count', 'packer']) {
       await page.selectOption('#strategy', slicer);
       const render = [];
       const paint = [];
@@ -208,10 +247,148 @@ describe('the preview page', { timeout: 90_000 }, () => {
       );
       assert.ok(Math.max(...render) < 500, 'a slider move updates the page well within half a second');
       shown = await settled();
-      const want = expected({ ...doc, options: { ...doc.options, slicer } }, shown.budget);
+      const want = expected(doc, shown.budget, optionsFor(doc, slicer));
       assert.deepEqual(shown.selected, want.selected, slicer);
       assert.deepEqual(shown.excluded, want.excluded, slicer);
       assertPlotAgrees(shown, want);
     }
+    await page.selectOption('#strategy', 'acs');
+  });
+
+  /** Loads the small sample by pasting it, as a person would. */
+  async function loadSmall() {
+    await page.fill('#paste', JSON.stringify(SMALL));
+    await page.click('#paste-load');
+    await page.waitForFunction(() => document.getElementById('source').textContent.startsWith('The pasted JSON: 12 fragments'));
+    return { ...SMALL, options: { now: toEpochMs(SMALL.now, 'now'), slicer: 'acs', allow_overshoot: false } };
+  }
+
+  /** Sets the per-kind counts of the small sample's count entries in the controls. */
+  async function setCounts(entries) {
+    for (const e of entries) {
+      await page.fill(`#counts tr[data-kind="${e.kind}"] .require`, String(e.requireCount));
+      await page.fill(`#counts tr[data-kind="${e.kind}"] .cap`, String(e.capCount));
+    }
+  }
+
+  test('on a small sample, the plot shows at every budget the value selectFragments gives there, for every strategy', async (t) => {
+    const doc = await loadSmall();
+    await page.selectOption('#strategy', 'count-knapsack'); // shows the per-kind counts
+    await setCounts(SMALL.countEntries);
+    await page.check('#overshoot');
+    let nothingFits = 0;
+    for (const slicer of ['acs', 'greedy', 'knapsack', 'exact', 'count-knapsack', 'exact-count', 'packer']) {
+      await page.selectOption('#strategy', slicer);
+      const shown = await settled();
+      const options = optionsFor(doc, slicer, { allow_overshoot: true });
+      if (slicer.includes('count')) options.countEntries = SMALL.countEntries;
+      const want = expected(doc, shown.budget, options);
+      assert.deepEqual(shown.selected, want.selected, slicer);
+      assert.deepEqual(shown.excluded, want.excluded, slicer);
+      assertPlotAgrees(shown, want);
+      const budgets = shown.plot.budgets ?? shown.plot.values.map((_, b) => b);
+      if (slicer.includes('count')) {
+        assert.equal(budgets.length, 121, `${slicer}: sampled`);
+        assert.match(shown.plotNote, /This curve is sampled: .*not monotonic in the budget/, slicer);
+      } else {
+        assert.equal(budgets.length, shown.plot.ceiling + 1, `${slicer}: a value at every budget`);
+        assert.equal(shown.plotNote, '', `${slicer}: no note`);
+      }
+      budgets.forEach((b, i) => {
+        const plan = selectFragments(doc.fragments, doc.gaze, { tokens_max: b }, options);
+        if (plan.warnings.some((w) => /exceeds the effective budget/.test(w))) nothingFits++;
+        assert.equal(shown.plot.values[i], valueOf(plan), `${slicer} at budget ${b}`);
+      });
+      t.diagnostic(`${slicer}: ${budgets.length} budgets checked`);
+    }
+    assert.ok(nothingFits > 0, 'some budgets have nothing that fits');
+    await page.uncheck('#overshoot');
+    await page.screenshot({ path: join(ARTIFACTS, 'preview-small-sample.png'), fullPage: true });
+  });
+
+  /** Presses a fragment's id in its table and returns the answer shown, once it is for the plan shown. */
+  async function answerFor(id) {
+    const table = (await page.locator(`#selected-table tr[data-id="${id}"]`).count()) > 0 ? '#selected-table' : '#excluded-table';
+    await page.click(`${table} tr[data-id="${id}"] button.pick`);
+    await page.waitForFunction((x) => {
+      const p = window.__ctxpack;
+      const node = document.getElementById('detail-text');
+      return !document.getElementById('detail').hidden && node.dataset.id === x && node.dataset.plan === String(p.plan) && p.answer?.id === x;
+    }, id);
+    return page.evaluate(() => ({ text: document.getElementById('detail-text').textContent, ...document.getElementById('detail-text').dataset }));
+  }
+
+  test("a fragment's budgets, from the simulation, are those of reruns of selectFragments", async () => {
+    const doc = await loadSmall();
+    for (const slicer of ['greedy', 'exact', 'acs']) {
+      await page.selectOption('#strategy', slicer);
+      const shown = await settled();
+      const options = optionsFor(doc, slicer);
+      const budget = shown.budget;
+      const ceiling = 2 * budget;
+      const at = Array.from({ length: ceiling + 1 }, (_, b) => new Set(selectFragments(doc.fragments, doc.gaze, { tokens_max: b }, options).fragments.map((f) => f.id)));
+      for (const id of [shown.selected[1], ...shown.excluded.map(([x]) => x)]) {
+        const a = await answerFor(id);
+        const where = `${slicer}, ${id}: ${a.text}`;
+        if (at[budget].has(id)) {
+          const slack = Number(a.slack);
+          assert.ok(slack >= 1, where);
+          for (let b = budget - slack + 1; b <= budget; b++) assert.ok(at[b].has(id), `${where}: in at ${b}`);
+          assert.ok(!at[budget - slack].has(id), `${where}: out at ${budget - slack}`);
+          assert.match(a.text, new RegExp(`drops if the budget shrinks by ${TOKENS.format(slack)} tokens`), where);
+        } else {
+          const first = at.findIndex((ids) => ids.has(id));
+          let stable = null;
+          for (let b = ceiling; b >= 0 && at[b].has(id); b--) stable = b;
+          assert.equal(a.first, first === -1 ? '' : String(first), `${where}: first`);
+          assert.equal(a.stableFrom, stable === null ? '' : String(stable), `${where}: stays in from`);
+          if (stable !== null) assert.match(a.text, new RegExp(`gets in from ${TOKENS.format(stable)} tokens`), where);
+          else assert.match(a.text, /left out at .* tokens/, where);
+        }
+        const f = SMALL.fragments.find((x) => x.id === id);
+        if (f.group !== undefined) assert.match(a.text, new RegExp(`in group ${f.group} with`), where);
+      }
+    }
+    await page.selectOption('#strategy', 'count-knapsack');
+    await settled();
+    const a = await answerFor(SMALL.fragments[0].id);
+    assert.match(a.text, /no budget answer.*not monotonic in the budget/, 'the count-constrained strategies say why there is no answer');
+    await page.click('#detail-close');
+    assert.ok(await page.locator('#detail').isHidden());
+    await page.selectOption('#strategy', 'acs');
+  });
+
+  test('the exact strategies are offered, and show the plan selectFragments gives, groups and their reasons included', async () => {
+    await page.selectOption('#sample', 'samples/agent-session.json');
+    await page.waitForFunction(() => document.getElementById('summary').textContent.includes('of 66 fragments'));
+    const doc = sample('agent-session.json');
+    const offered = await page.$$eval('#strategy option', (options) => options.map((o) => o.value));
+    assert.ok(offered.includes('exact') && offered.includes('exact-count'), offered.join());
+    let grouped = 0;
+    for (const slicer of ['exact', 'exact-count']) {
+      await page.selectOption('#strategy', slicer);
+      const shown = await settled();
+      const want = expected(doc, shown.budget, optionsFor(doc, slicer));
+      assert.deepEqual(shown.selected, want.selected, slicer);
+      assert.deepEqual(shown.excluded, want.excluded, slicer);
+      assertPlotAgrees(shown, want);
+      grouped += shown.excluded.filter(([, reason, why, group]) => reason === 'group_excluded' && why !== '' && group !== '').length;
+    }
+    assert.ok(grouped > 0, 'members of groups left out say so, with their group and why');
+    await page.selectOption('#strategy', 'acs');
+  });
+
+  test('with required dependencies the plan is that of selectFragments, and the plot says it is sampled', async () => {
+    const doc = sample('agent-session.json');
+    await page.check('#require-dependencies');
+    const shown = await settled();
+    const want = expected(doc, shown.budget, { ...doc.options, dependencies: 'require' });
+    assert.deepEqual(shown.selected, want.selected);
+    assert.deepEqual(shown.excluded, want.excluded);
+    assert.ok(shown.excluded.some(([, reason]) => reason === 'dependency_excluded'), 'some fragment waits for a dependency');
+    assertPlotAgrees(shown, want);
+    assert.match(shown.plotNote, /This curve is sampled: .*required dependencies/);
+    await page.uncheck('#require-dependencies');
+    await settled();
   });
 });
