@@ -6,8 +6,8 @@
 // CtxpackError) by name: neither is ever bundled into them.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -15,6 +15,33 @@ rmSync(join(root, 'dist'), { recursive: true, force: true });
 
 // Types first: tsc checks everything and writes the declarations.
 execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', root, '--emitDeclarationOnly'], { stdio: 'inherit' });
+
+// The same declarations for require(): in a "type": "module" package a .d.ts declares an ES
+// module, so TypeScript (node16/nodenext) would take `require('ctxpack')` for a require of ESM
+// (TS1479) though Node loads dist/node.cjs. Each .cjs entry gets CommonJS declarations of its own,
+// as TypeScript's modules reference asks of dual packages: dist/cjs/**/*.d.cts, copies of the
+// .d.ts files whose relative `./x.js` specifiers become `./x.cjs` (resolved to `./x.d.cts`).
+// The adapters' type-only imports from their tokenizer become `import type … with
+// { 'resolution-mode': 'import' }`: js-tiktoken declares only ES types (TS1541 from a CommonJS
+// file otherwise), and these are types, which the ES declarations give alike (TypeScript ≥ 5.3).
+const dts = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+  e.isDirectory() ? dts(join(dir, e.name)) : e.name.endsWith('.d.ts') ? [join(dir, e.name)] : []);
+/** `import { type A, type B } from 'pkg';` or `import type { A, B } from 'pkg';`, for a bare 'pkg'. */
+const typeOnlyImport = /^import (type )?\{([^}]*)\} from '([^.'][^']*)';$/gm;
+const esmTypes = (line, typeKeyword, names, from) => {
+  const list = names.split(',').map((n) => n.trim()).filter(Boolean);
+  if (!typeKeyword && !list.every((n) => n.startsWith('type '))) return line;
+  const bare = list.map((n) => n.replace(/^type /, '')).join(', ');
+  return `import type { ${bare} } from '${from}' with { 'resolution-mode': 'import' };`;
+};
+for (const file of dts(join(root, 'dist'))) {
+  const out = join(root, 'dist', 'cjs', relative(join(root, 'dist'), file).replace(/\.d\.ts$/, '.d.cts'));
+  const text = readFileSync(file, 'utf8')
+    .replace(/(['"])(\.\.?\/[^'"\n]*?)\.js\1/g, '$1$2.cjs$1')
+    .replace(typeOnlyImport, esmTypes);
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, text);
+}
 
 /** Swaps the default (browser) loader for a runtime's own. */
 const loader = (name) => ({

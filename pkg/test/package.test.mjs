@@ -2,7 +2,7 @@
 // CommonJS), the browser build's init(), the slicer functions, and errors that leave the module
 // working.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
 import * as esm from 'ctxpack';
@@ -33,6 +33,19 @@ test('package.json carries the runtime conditions, exports the .wasm and declare
   assert.equal(pkg.exports['./ctxpack_bg.wasm'], './wasm/ctxpack_bg.wasm');
   assert.equal(pkg.sideEffects, false);
   assert.ok(require.resolve('ctxpack/ctxpack_bg.wasm').endsWith('ctxpack_bg.wasm'));
+});
+
+test('require() has CommonJS declarations of its own (dist/cjs/*.d.cts), import() the ES ones', () => {
+  const entries = { '.': 'index', './tokenizers/js-tiktoken': 'tokenizers/js-tiktoken', './tokenizers/gpt-tokenizer': 'tokenizers/gpt-tokenizer' };
+  for (const [subpath, name] of Object.entries(entries)) {
+    const types = pkg.exports[subpath].types;
+    assert.deepEqual(types, { require: `./dist/cjs/${name}.d.cts`, default: `./dist/${name}.d.ts` }, subpath);
+    assert.equal(Object.keys(pkg.exports[subpath])[0], 'types', `${subpath}: types first`);
+    const cts = readFileSync(new URL(`../${types.require}`, import.meta.url), 'utf8');
+    // Relative specifiers name the .cjs siblings (./x.d.cts), never an ES .js.
+    assert.doesNotMatch(cts, /from '\.\.?\/[^']*\.js'/, subpath);
+    assert.ok(existsSync(new URL(`../${types.default}`, import.meta.url)), subpath);
+  }
 });
 
 test('init() in Node is optional, idempotent and returns one promise', async () => {
