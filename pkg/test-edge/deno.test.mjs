@@ -3,7 +3,8 @@
 // resolved by Deno through package.json. Deno takes the `node` → `import` condition
 // (dist/node.js), which reads the .wasm next to it: the only permission the program needs is
 // --allow-read of that one file. Deno fetches nothing: --cached-only and --no-remote, DENO_DIR in a
-// temp dir, and every proxy variable pointing at a closed local port.
+// temp dir, and every proxy variable pointing at a closed local port. `deno check` type-checks a
+// TypeScript user of the package too.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readdirSync } from 'node:fs';
@@ -21,7 +22,7 @@ let wasmPath;
 
 before(() => {
   installed = installPacked({ prefix: 'ctxpack-deno-', type: 'module' });
-  for (const f of ['main.js']) copyFileSync(new URL(`./deno-app/${f}`, import.meta.url), join(installed.app, f));
+  for (const f of ['main.js', 'typed.ts']) copyFileSync(new URL(`./deno-app/${f}`, import.meta.url), join(installed.app, f));
   copyFileSync(new URL('./canonical.mjs', import.meta.url), join(installed.app, 'canonical.mjs'));
   wasmPath = join(installed.app, 'node_modules', 'ctxpack', 'wasm', 'ctxpack_bg.wasm');
   assert.ok(existsSync(wasmPath), 'the tarball carries the .wasm');
@@ -31,12 +32,11 @@ after(() => installed?.cleanup());
 
 const closed = 'http://127.0.0.1:9';
 
-/** `deno run` of the program in the installed project; stdin is the JSON input. */
-function denoRun(permissions, input) {
-  const args = [denoBin, 'run', '--cached-only', '--no-remote', '--no-prompt', '--no-lock', ...permissions, 'main.js'];
-  return spawnSync(process.execPath, args, {
+/** Runs deno in the installed project, offline; stdin is `input` as JSON. */
+function deno(args, input = null) {
+  return spawnSync(process.execPath, [denoBin, ...args], {
     cwd: installed.app,
-    input: JSON.stringify(input),
+    input: input === null ? '' : JSON.stringify(input),
     encoding: 'utf8',
     timeout: 120_000,
     env: {
@@ -51,6 +51,9 @@ function denoRun(permissions, input) {
     },
   });
 }
+
+/** `deno run` of the program with the given permissions. */
+const denoRun = (permissions, input) => deno(['run', '--cached-only', '--no-remote', '--no-prompt', '--no-lock', ...permissions, 'main.js'], input);
 
 const input = { cases, bad: bad.map(({ expect: _e, ...c }) => c) };
 
@@ -79,5 +82,10 @@ test('Deno plans like Node, byte for byte, and raises CtxpackError with code, fi
   assert.equal(out.afterErrors, out.plans[0]);
   assert.deepEqual(out.errors, bad.map((b) => ({ threw: true, isCtxpackError: true, name: 'CtxpackError', ...b.expect })));
   // Nothing was written into the project (no deno.lock), and DENO_DIR stayed in the temp dir.
-  assert.deepEqual(readdirSync(installed.app).sort(), ['canonical.mjs', 'main.js', 'node_modules', 'package.json']);
+  assert.deepEqual(readdirSync(installed.app).sort(), ['canonical.mjs', 'main.js', 'node_modules', 'package.json', 'typed.ts']);
+});
+
+test('deno check type-checks a TypeScript user of the package against its declarations', () => {
+  const r = deno(['check', '--no-remote', '--no-lock', 'typed.ts']);
+  assert.equal(r.status, 0, `deno check failed:\n${r.stdout}${r.stderr}`);
 });
