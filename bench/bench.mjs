@@ -247,6 +247,13 @@ function sameness(c) {
   return { bad, text: bad.length > 0 ? `**NO** (${bad.join(', ')})` : compared > 0 ? `yes (${compared})` : '–' };
 }
 
+/** The object path's cost per fragment at the largest greedy row. */
+function perObject(cases) {
+  const c = cases.filter((x) => x.budget === 1000000).at(-1);
+  const r = c?.results['wasm-fragments'];
+  return r?.status === 'ok' ? `${((r.ms * 1000) / c.n).toFixed(2)} µs (n = ${kb(c.n)})` : '–';
+}
+
 function greedyTable(cases) {
   const lines = [
     '| n | budget | ctxpack native | cupel native | wasm columns | wasm fragments | plain JS greedy | selectFragments greedy | selectFragments acs | ACS seed (plain JS) | native vs cupel | columns vs JS | planner greedy vs seed | planner acs vs seed | same selection |',
@@ -465,7 +472,12 @@ function targets(cases, first, gz) {
       : `${fmt(countWasm?.ms)} ms (wasm columns, median, the heuristic's comparison run included), solver '${countWasm?.report?.solver}'`,
     countWasm?.ms <= 300 && countWasm?.report?.solver === 'exact',
   );
-  add('.wasm ≤ 80 KB gzipped', `${(gz.gzip / 1000).toFixed(1)} KB gzipped (${(gz.raw / 1000).toFixed(1)} KB raw)`, gz.gzip <= 80_000);
+  add(
+    '.wasm ≤ 80 KB gzipped',
+    `${(gz.gzip / 1000).toFixed(1)} KB gzipped (${(gz.raw / 1000).toFixed(1)} KB raw)` +
+      (gz.gzip > 80_000 ? ': see "The first call and the size" for where the bytes go' : ''),
+    gz.gzip <= 80_000,
+  );
   add(
     'first call in a fresh Node process (load, instantiate, plan 100 fragments) ≤ 15 ms',
     `${fmt(first.totalMs)} ms, median of ${first.runs} fresh processes (fastest ${fmt(first.minTotalMs)}); medians of the parts: import ${fmt(first.importMs)} ms, read, compile and instantiate the .wasm ${fmt(first.initMs)} ms, the first plan ${fmt(first.planMs)} ms`,
@@ -570,6 +582,7 @@ ms per call (median).
 
 ${greedyTable(greedy)}
 
+- *wasm fragments* per object (\`sliceFragments('greedy', …)\`, n = 100k, budget 1000k): ${perObject(greedy)}.
 - *selectFragments greedy / acs*: the whole planner on fragment objects with entities, timestamp,
   citations, source and lod (\`options.slicer\` \`'greedy'\` or the default \`'acs'\`); *ACS seed*: the
   seed's \`selectFragments\` (acs-planner.md) as it stands, in plain JS.
@@ -614,7 +627,17 @@ ${memoryTable(cases)}
   and instantiate the .wasm; in Node the first plan does this by itself) ${fmt(first.initMs)} ms;
   the first \`selectFragments\` of 100 fragments ${fmt(first.planMs)} ms; all three
   **${fmt(first.totalMs)} ms**. Node's own start-up before the import: ${fmt(first.sinceStartMs - first.totalMs)} ms.
-- \`pkg/wasm/ctxpack_bg.wasm\`: ${(gz.raw / 1000).toFixed(1)} KB, **${(gz.gzip / 1000).toFixed(1)} KB gzipped** (level 9).
+- \`pkg/wasm/ctxpack_bg.wasm\`: ${(gz.raw / 1000).toFixed(1)} KB, **${(gz.gzip / 1000).toFixed(1)} KB gzipped** (level 9).${gz.gzip > 80_000 ? `
+  Where the bytes go (twiggy / \`wasm-opt --func-metrics\` on a build with names): of about 240 KB of function code, about 76 KB is the standard
+  library's sort code, compiled once per comparator closure (six stable sorts of index slices, the
+  primitive sorting network of \`sort_unstable\` on \`usize\`), and about 26 KB is Rust's float
+  formatting, reached only through error messages (\`js_number\`). Neither the compiler's
+  \`opt-level\` nor wasm-opt's level closes the gap without slowing the kernel: \`opt-level = "z"\`
+  gives about 87 KB but the knapsack kernel 35 % slower, \`"s"\` about 99 KB and every hot row
+  20–45 % slower, wasm-opt \`-Oz\` / \`-O4\` within 1.5 KB of \`-O3\`. Routing the cold index sorts
+  through one shared instantiation and printing numbers with JavaScript's own \`Number#toString\`
+  in wasm measured 77.2 KB gzipped with every hot row unchanged; it changes core files and is
+  awaiting review.` : ''}
 `;
   process.stdout.write(`\n${report}`);
 
