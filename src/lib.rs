@@ -13,6 +13,7 @@
 //! | [`GreedyPacker`] | greedy-knapsack-packer.md | the caller's order, skip-and-continue, stop after N misses |
 //! | [`ExactKnapsackSlice`] | beyond the seeds | the knapsack optimum over real token counts (minknap), bucketed fallback past its guard |
 //! | [`ExactCountConstrainedSlice`] | beyond the seeds | require and cap counts per kind, solved to optimality within the budget |
+//! | [`Groups`] | beyond the seeds | atomic groups and dependencies around any of them ([`GroupedStrategy`]) |
 //!
 //! Every slicer implements [`Slicer`]: it takes [`Item`]s (tokens, score,
 //! kind) and a [`Budget`] and returns a [`Selection`]: the selected indexes
@@ -44,6 +45,8 @@ mod error;
 mod exact;
 mod exact_count;
 mod greedy;
+mod group_slice;
+mod groups;
 mod item;
 mod knapsack;
 mod knapsack_dp;
@@ -58,6 +61,8 @@ pub use exact::{
 };
 pub use exact_count::{ExactCountConstrainedSlice, DEFAULT_MAX_CELLS};
 pub use greedy::GreedySlice;
+pub use group_slice::{GroupedSelection, GroupedStrategy};
+pub use groups::{DependencyMode, Groups, UnitScore, Units};
 pub(crate) use item::check_scores;
 pub use item::{Budget, Item};
 pub use knapsack::{KnapsackSlice, DEFAULT_BUCKET_SIZE, DEFAULT_MAX_TABLE_BYTES, SCORE_SCALE};

@@ -33,6 +33,14 @@ pub enum ExclusionReason {
     /// The packer stopped after `max_consecutive_skips` consecutive misses
     /// before it reached this item.
     SkipLimitReached,
+    /// Grouped slicing ([`Groups`](crate::Groups)): the item fits the budget
+    /// on its own, but the group it must go in with was left out; the
+    /// group's own reason is in
+    /// [`GroupedSelection::group_reasons`](crate::GroupedSelection::group_reasons).
+    GroupExcluded,
+    /// Grouped slicing with [`DependencyMode::Require`](crate::DependencyMode::Require):
+    /// an item it depends on is not selected.
+    DependencyExcluded,
 }
 
 /// The verdict on one input item.
@@ -53,7 +61,7 @@ pub enum Decision {
 
 impl Decision {
     /// Every decision, in the order of their numeric [`id`](Decision::id)s.
-    pub const ALL: [Decision; 9] = [
+    pub const ALL: [Decision; 11] = [
         Decision::Included(InclusionReason::Scored),
         Decision::Included(InclusionReason::ZeroTokens),
         Decision::Included(InclusionReason::Required),
@@ -63,6 +71,8 @@ impl Decision {
         Decision::Excluded(ExclusionReason::CountCapExceeded),
         Decision::Excluded(ExclusionReason::NegativeTokens),
         Decision::Excluded(ExclusionReason::SkipLimitReached),
+        Decision::Excluded(ExclusionReason::GroupExcluded),
+        Decision::Excluded(ExclusionReason::DependencyExcluded),
     ];
 
     /// Whether the item is in the selection.
@@ -77,7 +87,8 @@ impl Decision {
     /// use ctxpack::Decision;
     /// let codes: Vec<_> = Decision::ALL.iter().map(|d| d.code()).collect();
     /// assert_eq!(codes, ["scored", "zero_tokens", "required", "no_budget", "budget_exceeded",
-    ///     "not_in_optimal_set", "count_cap_exceeded", "negative_tokens", "skip_limit_reached"]);
+    ///     "not_in_optimal_set", "count_cap_exceeded", "negative_tokens", "skip_limit_reached",
+    ///     "group_excluded", "dependency_excluded"]);
     /// ```
     pub const fn code(self) -> &'static str {
         match self {
@@ -90,6 +101,8 @@ impl Decision {
             Decision::Excluded(ExclusionReason::CountCapExceeded) => "count_cap_exceeded",
             Decision::Excluded(ExclusionReason::NegativeTokens) => "negative_tokens",
             Decision::Excluded(ExclusionReason::SkipLimitReached) => "skip_limit_reached",
+            Decision::Excluded(ExclusionReason::GroupExcluded) => "group_excluded",
+            Decision::Excluded(ExclusionReason::DependencyExcluded) => "dependency_excluded",
         }
     }
 
@@ -113,6 +126,8 @@ impl Decision {
             Decision::Excluded(ExclusionReason::CountCapExceeded) => 6,
             Decision::Excluded(ExclusionReason::NegativeTokens) => 7,
             Decision::Excluded(ExclusionReason::SkipLimitReached) => 8,
+            Decision::Excluded(ExclusionReason::GroupExcluded) => 9,
+            Decision::Excluded(ExclusionReason::DependencyExcluded) => 10,
         }
     }
 }
@@ -191,6 +206,7 @@ impl Selection {
                     ExclusionReason::BudgetExceeded
                         | ExclusionReason::NotInOptimalSet
                         | ExclusionReason::SkipLimitReached
+                        | ExclusionReason::GroupExcluded
                 )
             )
         });

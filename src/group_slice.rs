@@ -1,0 +1,581 @@
+//! Slicing under groups and dependencies: the walk (greedy, the packer)
+//! and the rounds (the knapsack strategies), then the answer expanded back
+//! to the items.
+
+use crate::exact::value_of;
+use crate::{
+    Budget, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError, Decision, DependencyMode,
+    ExactCountConstrainedSlice, ExactKnapsackSlice, ExactReport, ExclusionReason, GreedyPacker,
+    GreedySlice, Groups, InclusionReason, Item, KnapsackSlice, Selection, Shortfall, Slicer,
+    Strategy, UnitScore, Units,
+};
+
+/// A strategy that slices under [`Groups`]: every slicer of the crate,
+/// with its configuration.
+///
+/// ```
+/// use ctxpack::{GreedyPacker, GroupedStrategy, Strategy, UnitScore};
+/// let s = GroupedStrategy::from(Strategy::Packer(GreedyPacker::new(2)));
+/// assert_eq!(s, GroupedStrategy::Packer(GreedyPacker::new(2)));
+/// assert_eq!(s.unit_score(), UnitScore::Sum);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub enum GroupedStrategy {
+    /// [`GreedySlice`].
+    Greedy,
+    /// [`GreedyPacker`], with its skip limit.
+    Packer(GreedyPacker),
+    /// [`KnapsackSlice`], with its bucket size and table limit.
+    Knapsack(KnapsackSlice),
+    /// [`ExactKnapsackSlice`], with its guards.
+    Exact(ExactKnapsackSlice),
+    /// [`CountConstrainedKnapsackSlice`]: refuses a unit of several items
+    /// holding a kind with a count entry, and dependencies under
+    /// [`DependencyMode::Require`].
+    CountKnapsack(CountConstrainedKnapsackSlice),
+    /// [`ExactCountConstrainedSlice`]: refuses what
+    /// [`CountKnapsack`](Self::CountKnapsack) refuses.
+    ExactCount(ExactCountConstrainedSlice),
+}
+
+impl From<Strategy> for GroupedStrategy {
+    fn from(s: Strategy) -> Self {
+        match s {
+            Strategy::Greedy => GroupedStrategy::Greedy,
+            Strategy::Knapsack(k) => GroupedStrategy::Knapsack(k),
+            Strategy::Exact(e) => GroupedStrategy::Exact(e),
+            Strategy::Packer(p) => GroupedStrategy::Packer(p),
+        }
+    }
+}
+
+impl GroupedStrategy {
+    /// The slicer itself.
+    pub fn slicer(&self) -> &dyn Slicer {
+        match self {
+            GroupedStrategy::Greedy => &GreedySlice,
+            GroupedStrategy::Packer(p) => p,
+            GroupedStrategy::Knapsack(k) => k,
+            GroupedStrategy::Exact(e) => e,
+            GroupedStrategy::CountKnapsack(c) => c,
+            GroupedStrategy::ExactCount(c) => c,
+        }
+    }
+
+    /// The score the strategy's units get: the sum for the walks, the
+    /// exact value for the knapsack strategies.
+    pub const fn unit_score(&self) -> UnitScore {
+        if self.is_walk() {
+            UnitScore::Sum
+        } else {
+            UnitScore::Value
+        }
+    }
+
+    const fn is_walk(&self) -> bool {
+        matches!(self, GroupedStrategy::Greedy | GroupedStrategy::Packer(_))
+    }
+
+    fn count_entries(&self) -> Option<&[CountQuotaEntry]> {
+        match self {
+            GroupedStrategy::CountKnapsack(c) => Some(c.entries()),
+            GroupedStrategy::ExactCount(c) => Some(c.entries()),
+            _ => None,
+        }
+    }
+}
+
+/// The answer of a grouped slice: a [`Selection`] over the items, the
+/// groups' own reasons, and whether the rounds had to repair.
+///
+/// * `selection.selected` holds item indexes: the units in the strategy's
+///   output order, each unit's members in input order. Totals, `exact`
+///   (its `value` over the items) and `budget_reached` are over the items.
+/// * A member of a selected unit gets the unit's reason. A unit left out
+///   because a dependency is not selected gets
+///   [`ExclusionReason::DependencyExcluded`] (all its members). A member
+///   of a unit of several items the strategy left out gets
+///   [`ExclusionReason::NoBudget`] at a target of 0 or less,
+///   [`ExclusionReason::BudgetExceeded`] when it could not fit the budget
+///   even alone, and otherwise [`ExclusionReason::GroupExcluded`], with
+///   the unit's own reason in `group_reasons`. A negative-token item is
+///   always [`ExclusionReason::NegativeTokens`] (and its unit is left out).
+///
+/// ```
+/// use ctxpack::{Budget, ExclusionReason, Groups, GroupedStrategy, Item, KnapsackSlice};
+/// let items = [Item::new(60, 0.5), Item::new(30, 0.4), Item::new(50, 0.6)];
+/// let knapsack = GroupedStrategy::Knapsack(KnapsackSlice::new(1)?);
+/// let s = Groups::new(3).group([0, 1])?.slice(&knapsack, &items, &Budget::new(80))?;
+/// assert_eq!(s.selection.selected, [2]); // the group needs 90 tokens
+/// assert_eq!(s.selection.decisions[1].code(), "group_excluded");
+/// assert_eq!(s.group_reasons[1], Some(ExclusionReason::BudgetExceeded));
+/// assert_eq!((s.selection.total_tokens, s.repaired), (50, None));
+/// # Ok::<(), ctxpack::CtxpackError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupedSelection {
+    /// The selection over the items.
+    pub selection: Selection,
+    /// Per item: for [`ExclusionReason::GroupExcluded`], the unit's own
+    /// reason; `None` otherwise.
+    pub group_reasons: Vec<Option<ExclusionReason>>,
+    /// The knapsack strategies (count-constrained included) under
+    /// [`DependencyMode::Require`]: whether the first selection had to
+    /// drop units (`false`: it is optimal under the dependencies too).
+    /// `None` for the walks and under [`DependencyMode::Ignore`].
+    pub repaired: Option<bool>,
+}
+
+impl Groups {
+    /// Slices `items` under these constraints with `strategy`
+    /// ([`Units::slice`] on [`units`](Self::units)).
+    ///
+    /// # Errors
+    /// As [`Units::slice`].
+    ///
+    /// ```
+    /// use ctxpack::{Budget, Groups, GroupedStrategy, Item};
+    /// let items = [Item::new(40, 0.9), Item::new(40, 0.1), Item::new(30, 0.3)];
+    /// let s = Groups::new(3).group([0, 1])?.slice(&GroupedStrategy::Greedy, &items, &Budget::new(100))?;
+    /// assert_eq!(s.selection.selected, [0, 1]); // the pair (density 0.0125) goes before item 2 (0.01)
+    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// ```
+    pub fn slice(
+        &self,
+        strategy: &GroupedStrategy,
+        items: &[Item<'_>],
+        budget: &Budget,
+    ) -> Result<GroupedSelection, CtxpackError> {
+        self.units().slice(strategy, items, budget)
+    }
+}
+
+/// What a slice of the units decided.
+struct UnitOutcome {
+    /// Selected units in output order.
+    order: Vec<usize>,
+    in_sel: Vec<bool>,
+    /// The strategy's last reason for each unit.
+    unit_reason: Vec<Decision>,
+}
+
+impl Units {
+    /// Slices `items` with `strategy`, each unit as one item
+    /// ([`Units::items`] with the strategy's [`UnitScore`]), and expands
+    /// the answer to the items (see [`GroupedSelection`]).
+    ///
+    /// Under [`DependencyMode::Require`], when some unit depends on
+    /// another (selecting under such constraints is NP-hard in general and
+    /// the slicers do not model them):
+    ///
+    /// * **greedy and the packer** walk the units in their order (greedy:
+    ///   the unit's score per token, densest first, zero tokens first, ties
+    ///   by position; the packer: input order) and take each unit *together
+    ///   with the dependencies it still lacks* when all of them fit what is
+    ///   left, else count a miss (the packer stops after its skip limit).
+    ///   Dependencies go in before what needs them (iterative post-order).
+    ///   A unit that needs a negative-token unit never fits.
+    /// * **the knapsack strategies** run in rounds, each of which keeps the
+    ///   selection closed:
+    ///   1. the strategy selects from all units, ignoring dependencies;
+    ///   2. *repair*: every selected unit with a dependency outside the
+    ///      selection is dropped, until none is left (dropping one can
+    ///      orphan others);
+    ///   3. *extend*: the strategy runs again, with the budget left, on the
+    ///      units not selected whose dependencies are all selected; what it
+    ///      picks is added; repeat until a round adds nothing.
+    ///
+    ///   When step 2 drops nothing (`repaired: Some(false)`), the first
+    ///   selection already honoured the constraints, so it is optimal under
+    ///   them too; otherwise no optimality is claimed.
+    /// * **the count-constrained strategies** refuse them.
+    ///
+    /// Every result honours every dependency and fits the budget (but for
+    /// the count-constrained knapsack's documented overrun).
+    ///
+    /// # Errors
+    /// [`CtxpackError::InvalidInput`] when `items` is not as long as the
+    /// groups; [`CtxpackError::InvalidScore`]; [`CtxpackError::InvalidField`]
+    /// (field `group`) when a unit's tokens sum past `i64::MAX`;
+    /// [`CtxpackError::InvalidOption`] from the count-constrained
+    /// strategies: field `dependencies` under [`DependencyMode::Require`]
+    /// with dependencies, field `group` for a unit of several items holding
+    /// a kind with a count entry (ASCII case-insensitive); the slicer's own
+    /// errors.
+    ///
+    /// ```
+    /// use ctxpack::{Budget, DependencyMode, ExactKnapsackSlice, Groups, GroupedStrategy, Item};
+    /// // a and b need each other; c is alone.
+    /// let items = [Item::new(50, 0.9), Item::new(50, 0.1), Item::new(60, 0.5)];
+    /// let units = Groups::new(3).depends_on(0, [1])?.depends_on(1, [0])?
+    ///     .with_mode(DependencyMode::Require).units();
+    /// let exact = GroupedStrategy::Exact(ExactKnapsackSlice::new());
+    /// let s = units.slice(&exact, &items, &Budget::new(100))?;
+    /// assert_eq!((s.selection.selected.as_slice(), s.repaired), (&[0, 1][..], Some(false)));
+    /// let tight = units.slice(&exact, &items, &Budget::new(90))?;
+    /// assert_eq!(tight.selection.selected, [2]);
+    /// assert_eq!(tight.selection.decisions[0].code(), "group_excluded");
+    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// ```
+    pub fn slice(
+        &self,
+        strategy: &GroupedStrategy,
+        items: &[Item<'_>],
+        budget: &Budget,
+    ) -> Result<GroupedSelection, CtxpackError> {
+        self.check_len(items)?;
+        crate::check_scores(items)?;
+        let require = self.mode == DependencyMode::Require && self.has_dependencies();
+        let entries = strategy.count_entries();
+        if require && entries.is_some() {
+            return Err(CtxpackError::InvalidOption {
+                option: "dependencies".into(),
+                reason: "'require' is not supported by the count-constrained strategies".into(),
+            });
+        }
+        let units = self.unit_items(items, strategy.unit_score(), entries)?;
+        if require && strategy.is_walk() {
+            let limit = match strategy {
+                GroupedStrategy::Packer(p) => p.max_consecutive_skips,
+                _ => 0,
+            };
+            let greedy = matches!(strategy, GroupedStrategy::Greedy);
+            let outcome = self.walk(&units, greedy, limit, budget.target_tokens());
+            return Ok(self.expand(items, budget, &outcome, None, Vec::new(), None));
+        }
+        let slicer = strategy.slicer();
+        let first = slicer.slice(&units, budget)?;
+        let mut outcome = UnitOutcome {
+            in_sel: vec![false; units.len()],
+            order: first.selected,
+            unit_reason: first.decisions,
+        };
+        for &u in &outcome.order {
+            outcome.in_sel[u] = true;
+        }
+        let repaired = if require {
+            Some(self.rounds(slicer, &units, budget, &mut outcome)?)
+        } else {
+            (self.mode == DependencyMode::Require && !strategy.is_walk()).then_some(false)
+        };
+        Ok(self.expand(
+            items,
+            budget,
+            &outcome,
+            first.exact,
+            first.shortfalls,
+            repaired,
+        ))
+    }
+
+    /// Whether unit `u` has a dependency outside the selection.
+    fn missing(&self, u: usize, in_sel: &[bool]) -> bool {
+        self.needs[u].iter().any(|&v| !in_sel[v])
+    }
+
+    /// Repair, then extend (see [`slice`](Self::slice)); returns whether
+    /// the repair dropped anything.
+    fn rounds(
+        &self,
+        slicer: &dyn Slicer,
+        units: &[Item<'_>],
+        budget: &Budget,
+        out: &mut UnitOutcome,
+    ) -> Result<bool, CtxpackError> {
+        let c = units.len();
+        // Repair: drop selected units with a dependency outside the
+        // selection, until none is left.
+        let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); c];
+        for (u, ns) in self.needs.iter().enumerate() {
+            for &v in ns {
+                dependents[v].push(u);
+            }
+        }
+        let mut repaired = false;
+        let mut queue: Vec<usize> = out
+            .order
+            .iter()
+            .copied()
+            .filter(|&u| self.missing(u, &out.in_sel))
+            .collect();
+        while let Some(u) = queue.pop() {
+            if !out.in_sel[u] || !self.missing(u, &out.in_sel) {
+                continue;
+            }
+            out.in_sel[u] = false;
+            repaired = true;
+            queue.extend(dependents[u].iter().copied().filter(|&w| out.in_sel[w]));
+        }
+        let in_sel = &mut out.in_sel;
+        out.order.retain(|&u| in_sel[u]);
+        // Extend: the units whose dependencies are all in, with the budget
+        // left.
+        let target = budget.target_tokens();
+        let mut used = out
+            .order
+            .iter()
+            .fold(0i64, |acc, &u| acc.saturating_add(units[u].tokens));
+        if target <= 0 {
+            return Ok(repaired);
+        }
+        loop {
+            let ready: Vec<usize> = (0..c)
+                .filter(|&u| !out.in_sel[u] && !self.missing(u, &out.in_sel))
+                .collect();
+            if ready.is_empty() {
+                break;
+            }
+            let left = target - used;
+            let added: Vec<usize> = if left <= 0 {
+                // Nothing to slice, but zero-token units always fit.
+                for &u in &ready {
+                    out.unit_reason[u] = match units[u].tokens {
+                        0 => Decision::Included(InclusionReason::ZeroTokens),
+                        t if t < 0 => Decision::Excluded(ExclusionReason::NegativeTokens),
+                        _ => Decision::Excluded(ExclusionReason::BudgetExceeded),
+                    };
+                }
+                ready
+                    .iter()
+                    .copied()
+                    .filter(|&u| units[u].tokens == 0)
+                    .collect()
+            } else {
+                let pool: Vec<Item<'_>> = ready.iter().map(|&u| units[u]).collect();
+                let ceiling = budget.max_tokens().saturating_sub(used);
+                let r = slicer.slice(&pool, &Budget::with_max(left, left.max(ceiling))?)?;
+                for (k, d) in r.decisions.iter().enumerate() {
+                    out.unit_reason[ready[k]] = *d;
+                }
+                r.selected.iter().map(|&k| ready[k]).collect()
+            };
+            if added.is_empty() {
+                break;
+            }
+            for u in added {
+                out.in_sel[u] = true;
+                out.order.push(u);
+                used = used.saturating_add(units[u].tokens);
+            }
+        }
+        Ok(repaired)
+    }
+
+    /// Greedy (`greedy`) or the packer (skip limit `limit`, 0: never
+    /// stop) over units with dependencies: each unit, in the walk's order,
+    /// goes in with the dependencies it still lacks when all of them fit,
+    /// else it is a miss.
+    fn walk(&self, units: &[Item<'_>], greedy: bool, limit: u32, target: i64) -> UnitOutcome {
+        let c = units.len();
+        let mut walk: Vec<usize> = (0..c).filter(|&u| units[u].tokens >= 0).collect();
+        if greedy {
+            // GreedySlice's order: score per token, densest first (zero
+            // tokens first), ties by position.
+            #[allow(clippy::cast_precision_loss)] // token counts beyond 2^53 are not meaningful
+            let density: Vec<f64> = units
+                .iter()
+                .map(|it| {
+                    if it.tokens == 0 {
+                        f64::MAX
+                    } else {
+                        it.score / it.tokens as f64 + 0.0
+                    }
+                })
+                .collect();
+            walk.sort_by(|&a, &b| density[b].total_cmp(&density[a]).then(a.cmp(&b)));
+        }
+        let unreached = Decision::Excluded(if target > 0 {
+            ExclusionReason::SkipLimitReached
+        } else {
+            ExclusionReason::NoBudget
+        });
+        let mut out = UnitOutcome {
+            order: Vec::new(),
+            in_sel: vec![false; c],
+            unit_reason: units
+                .iter()
+                .map(|it| {
+                    if it.tokens < 0 {
+                        Decision::Excluded(ExclusionReason::NegativeTokens)
+                    } else {
+                        unreached
+                    }
+                })
+                .collect(),
+        };
+        if target <= 0 {
+            return out;
+        }
+        let mut blocks = Blocks {
+            dead: units.iter().map(|it| it.tokens < 0).collect(),
+            mark: vec![0; c],
+            stamp: 0,
+            block: Vec::new(),
+            stack: Vec::new(),
+        };
+        let mut left = target;
+        let mut misses = 0u32;
+        for &u in &walk {
+            if out.in_sel[u] {
+                continue;
+            }
+            if let Some(need) = blocks.gather(&self.needs, units, &out.in_sel, u, left) {
+                left -= need;
+                misses = 0;
+                for &v in &blocks.block {
+                    out.in_sel[v] = true;
+                    out.order.push(v);
+                    out.unit_reason[v] = Decision::Included(if greedy && need == 0 {
+                        InclusionReason::ZeroTokens
+                    } else {
+                        InclusionReason::Scored
+                    });
+                }
+            } else {
+                out.unit_reason[u] = Decision::Excluded(ExclusionReason::BudgetExceeded);
+                misses = misses.saturating_add(1);
+                if misses == limit {
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    /// The units' outcome as the items' (see [`GroupedSelection`]).
+    fn expand(
+        &self,
+        items: &[Item<'_>],
+        budget: &Budget,
+        out: &UnitOutcome,
+        exact: Option<ExactReport>,
+        shortfalls: Vec<Shortfall>,
+        repaired: Option<bool>,
+    ) -> GroupedSelection {
+        let target = budget.target_tokens();
+        let mut decisions = vec![Decision::Excluded(ExclusionReason::NoBudget); items.len()];
+        let mut group_reasons = vec![None; items.len()];
+        for (u, m) in self.members.iter().enumerate() {
+            let selected = out.in_sel[u];
+            let mut r = out.unit_reason[u];
+            if !selected && r.is_included() {
+                // Dropped by the repair; no round took it back.
+                r = Decision::Excluded(ExclusionReason::BudgetExceeded);
+            }
+            if !selected && self.missing(u, &out.in_sel) {
+                r = Decision::Excluded(ExclusionReason::DependencyExcluded);
+            }
+            for &i in m {
+                decisions[i] = if items[i].tokens < 0 {
+                    Decision::Excluded(ExclusionReason::NegativeTokens)
+                } else if selected
+                    || m.len() == 1
+                    || r == Decision::Excluded(ExclusionReason::DependencyExcluded)
+                {
+                    r
+                } else if target <= 0 {
+                    Decision::Excluded(ExclusionReason::NoBudget)
+                } else if items[i].tokens > target {
+                    Decision::Excluded(ExclusionReason::BudgetExceeded)
+                } else {
+                    if let Decision::Excluded(reason) = r {
+                        group_reasons[i] = Some(reason);
+                    }
+                    Decision::Excluded(ExclusionReason::GroupExcluded)
+                };
+            }
+        }
+        let selected: Vec<usize> = out
+            .order
+            .iter()
+            .flat_map(|&u| self.members[u].iter().copied())
+            .collect();
+        let mut selection = Selection::finish(items, budget, selected, decisions, shortfalls);
+        selection.exact = exact.map(|mut e| {
+            e.value = value_of(items, &selection.selected);
+            e
+        });
+        GroupedSelection {
+            selection,
+            group_reasons,
+            repaired,
+        }
+    }
+}
+
+/// The blocks of the walk: a unit and the dependencies it still lacks.
+///
+/// A unit whose block once missed never fits later: what it still lacks
+/// shrinks only by units taken, and the budget left shrinks by at least as
+/// much. So such a unit is dead, and so is every unit that needs it; a
+/// block that reaches one misses at once. This keeps hostile graphs cheap:
+/// one failed walk down a long chain kills every unit on it that cannot
+/// fit, instead of walking the chain again from each of them.
+struct Blocks {
+    dead: Vec<bool>,
+    mark: Vec<usize>,
+    stamp: usize,
+    /// The last block gathered, dependencies first.
+    block: Vec<usize>,
+    /// (unit, next dependency, `need` when it was pushed)
+    stack: Vec<(usize, usize, i64)>,
+}
+
+impl Blocks {
+    /// Gathers `u` and the units it lacks (not in `in_sel`), dependencies
+    /// first (iterative post-order), into `self.block`; their tokens when
+    /// they fit `left`, `None` (and abandoned at once) when they do not.
+    fn gather(
+        &mut self,
+        needs: &[Vec<usize>],
+        units: &[Item<'_>],
+        in_sel: &[bool],
+        u: usize,
+        left: i64,
+    ) -> Option<i64> {
+        self.stamp += 1;
+        self.block.clear();
+        self.stack.clear();
+        self.stack.push((u, 0, 0));
+        self.mark[u] = self.stamp;
+        let mut need: i64 = 0;
+        if self.dead[u] {
+            return None;
+        }
+        while let Some(&(x, e, at)) = self.stack.last() {
+            if let Some(&v) = needs[x].get(e) {
+                let top = self.stack.len() - 1;
+                self.stack[top].1 = e + 1;
+                if self.dead[v] {
+                    // Every unit on the stack needs v.
+                    for &(s, _, _) in &self.stack {
+                        self.dead[s] = true;
+                    }
+                    return None;
+                }
+                if !in_sel[v] && self.mark[v] != self.stamp {
+                    self.mark[v] = self.stamp;
+                    self.stack.push((v, 0, need));
+                }
+                continue;
+            }
+            self.stack.pop();
+            self.block.push(x);
+            need = need.saturating_add(units[x].tokens);
+            if need > left {
+                // What was gathered since a unit was pushed is part of what
+                // it lacks: when that alone is too much, it is dead.
+                if need.saturating_sub(at) > left {
+                    self.dead[x] = true;
+                }
+                for &(s, _, at) in &self.stack {
+                    if need.saturating_sub(at).saturating_add(units[s].tokens) > left {
+                        self.dead[s] = true;
+                    }
+                }
+                return None;
+            }
+        }
+        Some(need)
+    }
+}

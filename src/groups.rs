@@ -1,0 +1,745 @@
+//! Atomic groups and dependencies: the constraints ([`Groups`]) and the
+//! units they make ([`Units`]).
+//!
+//! Items that must go in together become one *unit* (one item for the
+//! slicers), a slicer selects among the units, and the answer is expanded
+//! back to the items ([`Units::slice`], in `group_slice.rs`).
+//!
+//! * **Units.** Items sharing a group form one unit; with
+//!   [`DependencyMode::Require`], so do items that depend on each other (a
+//!   cycle of dependencies: none can go in without the others). A unit's
+//!   tokens are its members' sum. Its score is what the strategy needs to
+//!   treat the unit as the sum of its members ([`UnitScore`]): for greedy
+//!   and the packer the sum of the members' scores (greedy orders by the
+//!   unit's total score per token; the packer places the unit at its first
+//!   member), for the knapsack strategies a score whose scaled value
+//!   `max(0, floor(score × 10000))` is exactly the sum of the members'
+//!   scaled values (the knapsack's value is per item, so the plain sum of
+//!   scores could round differently). So with groups alone, `knapsack`,
+//!   `exact` and `exact-count` are optimal over the grouped problem, exactly.
+//! * **Dependencies** ([`DependencyMode::Require`]): an item goes in only
+//!   with every item it depends on (transitively). See
+//!   [`Units::slice`] for how each strategy honours them.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+
+use crate::knapsack::scaled_value;
+use crate::{
+    check_scores, BudgetSimulation, CountQuotaEntry, CtxpackError, Item, MinBudget, Strategy,
+};
+
+/// How the dependencies of a [`Groups`] are treated.
+///
+/// ```
+/// use ctxpack::DependencyMode;
+/// assert_eq!(DependencyMode::default(), DependencyMode::Ignore);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum DependencyMode {
+    /// Dependencies are validated, then ignored: only groups constrain.
+    #[default]
+    Ignore,
+    /// An item goes in only with every item it depends on, transitively;
+    /// items that depend on each other form one unit.
+    Require,
+}
+
+/// The constraints over a list of items: which items go in together
+/// (groups) and which items need which (dependencies), by index.
+///
+/// Build it for the items' count ([`Groups::new`]) or from one optional
+/// label per item ([`Groups::from_labels`]), add groups and dependencies,
+/// choose a [`DependencyMode`], then slice with [`Groups::slice`] (or build
+/// the [`Units`] once with [`Groups::units`]). Indexes are checked as they
+/// are added: a bad one is [`CtxpackError::InvalidField`] naming the field
+/// and the item.
+///
+/// ```
+/// use ctxpack::{Budget, DependencyMode, Groups, GroupedStrategy, Item};
+/// let items = [
+///     Item::new(50, 0.9).with_kind("tool_call"),
+///     Item::new(400, 0.1).with_kind("tool_result"),
+///     Item::new(100, 0.3),
+///     Item::new(20, 0.8), // a question about the tool's answer
+/// ];
+/// let groups = Groups::from_labels([Some("t1"), Some("t1"), None, None])
+///     .depends_on(3, [0])?
+///     .with_mode(DependencyMode::Require);
+/// let s = groups.slice(&GroupedStrategy::Greedy, &items, &Budget::new(200))?;
+/// assert_eq!(s.selection.selected, [2]); // call and result do not fit together
+/// let codes: Vec<_> = s.selection.decisions.iter().map(|d| d.code()).collect();
+/// assert_eq!(codes, ["group_excluded", "budget_exceeded", "scored", "dependency_excluded"]);
+/// assert_eq!(s.group_reasons[0].map(|r| ctxpack::Decision::Excluded(r).code()), Some("budget_exceeded"));
+/// # Ok::<(), ctxpack::CtxpackError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Groups {
+    len: usize,
+    /// Pairs of items that go in together.
+    joins: Vec<(usize, usize)>,
+    /// Dependency edges `(item, the item it needs)`.
+    edges: Vec<(usize, usize)>,
+    mode: DependencyMode,
+}
+
+impl Groups {
+    /// No constraints over `len` items (every item is its own unit) and
+    /// [`DependencyMode::Ignore`].
+    ///
+    /// ```
+    /// use ctxpack::Groups;
+    /// let units = Groups::new(3).units();
+    /// assert_eq!((units.len(), units.is_grouped()), (3, false));
+    /// ```
+    pub const fn new(len: usize) -> Self {
+        Groups {
+            len,
+            joins: Vec::new(),
+            edges: Vec::new(),
+            mode: DependencyMode::Ignore,
+        }
+    }
+
+    /// One optional group label per item (any `Eq + Hash` key: `&str`,
+    /// `String`, numbers): items with equal labels go in together; `None`
+    /// is no group.
+    ///
+    /// ```
+    /// use ctxpack::Groups;
+    /// let units = Groups::from_labels([Some(7), None, Some(7), Some(8)]).units();
+    /// assert_eq!(units.members(), [vec![0, 2], vec![1], vec![3]]);
+    /// ```
+    pub fn from_labels<K, I>(labels: I) -> Self
+    where
+        K: Eq + Hash,
+        I: IntoIterator<Item = Option<K>>,
+    {
+        let mut first: HashMap<K, usize> = HashMap::new();
+        let mut groups = Groups::new(0);
+        for (i, label) in labels.into_iter().enumerate() {
+            groups.len = i + 1;
+            if let Some(label) = label {
+                let f = *first.entry(label).or_insert(i);
+                if f != i {
+                    groups.joins.push((f, i));
+                }
+            }
+        }
+        groups
+    }
+
+    /// The same constraints with `members` in one group (joined with any
+    /// group a member is already in).
+    ///
+    /// # Errors
+    /// [`CtxpackError::InvalidField`] (field `group`, the index) for an
+    /// index out of range.
+    ///
+    /// ```
+    /// use ctxpack::Groups;
+    /// let units = Groups::new(4).group([3, 1])?.units();
+    /// assert_eq!(units.unit_of(), [0, 1, 2, 1]);
+    /// let err = Groups::new(4).group([1, 4]).unwrap_err();
+    /// assert_eq!((err.code(), err.field(), err.index()), ("INVALID_FIELD", Some("group"), Some(4)));
+    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// ```
+    pub fn group(mut self, members: impl IntoIterator<Item = usize>) -> Result<Self, CtxpackError> {
+        let mut first = None;
+        for i in members {
+            if i >= self.len {
+                return Err(CtxpackError::InvalidField {
+                    field: "group".into(),
+                    index: Some(i),
+                    reason: format!("is out of range: there are {} items", self.len),
+                });
+            }
+            match first {
+                None => first = Some(i),
+                Some(f) if f != i => self.joins.push((f, i)),
+                Some(_) => {}
+            }
+        }
+        Ok(self)
+    }
+
+    /// The same constraints with item `item` depending on the items `on`
+    /// (it goes in only with them under [`DependencyMode::Require`]).
+    /// Repeated dependencies are harmless.
+    ///
+    /// # Errors
+    /// [`CtxpackError::InvalidField`] naming the item: field `dependencies`
+    /// when `item` is out of range, `dependencies[k]` when the `k`-th index
+    /// of `on` is out of range or is `item` itself.
+    ///
+    /// ```
+    /// use ctxpack::Groups;
+    /// let g = Groups::new(3).depends_on(2, [0, 1])?;
+    /// let err = g.clone().depends_on(1, [0, 1]).unwrap_err();
+    /// assert_eq!((err.field(), err.index()), (Some("dependencies[1]"), Some(1)));
+    /// assert_eq!(err.to_string(), "items[1].dependencies[1] must be the index of another item, got 1 (the item itself)");
+    /// assert_eq!(g.depends_on(0, [3]).unwrap_err().code(), "INVALID_FIELD");
+    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// ```
+    pub fn depends_on(
+        mut self,
+        item: usize,
+        on: impl IntoIterator<Item = usize>,
+    ) -> Result<Self, CtxpackError> {
+        if item >= self.len {
+            return Err(CtxpackError::InvalidField {
+                field: "dependencies".into(),
+                index: Some(item),
+                reason: format!("is out of range: there are {} items", self.len),
+            });
+        }
+        for (k, j) in on.into_iter().enumerate() {
+            let problem = if j >= self.len {
+                format!("got {j} (there are {} items)", self.len)
+            } else if j == item {
+                format!("got {j} (the item itself)")
+            } else {
+                self.edges.push((item, j));
+                continue;
+            };
+            return Err(CtxpackError::InvalidField {
+                field: format!("dependencies[{k}]"),
+                index: Some(item),
+                reason: format!("must be the index of another item, {problem}"),
+            });
+        }
+        Ok(self)
+    }
+
+    /// The same constraints with dependencies treated as `mode`.
+    ///
+    /// ```
+    /// use ctxpack::{DependencyMode, Groups};
+    /// let g = Groups::new(2).with_mode(DependencyMode::Require);
+    /// assert_eq!((g.mode(), g.len(), g.is_empty()), (DependencyMode::Require, 2, false));
+    /// ```
+    #[must_use]
+    pub const fn with_mode(mut self, mode: DependencyMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// How dependencies are treated.
+    pub const fn mode(&self) -> DependencyMode {
+        self.mode
+    }
+
+    /// The number of items described.
+    pub const fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no item is described.
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The units: union-find over the groups, then, under
+    /// [`DependencyMode::Require`], the strongly connected components of
+    /// the dependency graph over the grouped items merged into one unit
+    /// (iterative Tarjan: no recursion, whatever the input). What remains
+    /// of the dependencies is a DAG over the units ([`Units::needs`]).
+    ///
+    /// ```
+    /// use ctxpack::{DependencyMode, Groups};
+    /// // 0 and 2 need each other; 1 needs 2.
+    /// let g = Groups::new(3).depends_on(0, [2])?.depends_on(2, [0])?.depends_on(1, [2])?;
+    /// assert_eq!(g.units().len(), 3); // ignored: no merging
+    /// let units = g.with_mode(DependencyMode::Require).units();
+    /// assert_eq!(units.members(), [vec![0, 2], vec![1]]);
+    /// assert_eq!(units.needs(), [vec![], vec![0]]);
+    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// ```
+    pub fn units(&self) -> Units {
+        let n = self.len;
+        let mut sets = Sets::new(n);
+        for &(a, b) in &self.joins {
+            sets.union(a, b);
+        }
+        let require = self.mode == DependencyMode::Require && !self.edges.is_empty();
+        if require {
+            // Cycles over the grouped graph must go in together too.
+            let mut out: Vec<Vec<usize>> = vec![Vec::new(); n];
+            for &(a, b) in &self.edges {
+                let (ra, rb) = (sets.find(a), sets.find(b));
+                if ra != rb {
+                    out[ra].push(rb);
+                }
+            }
+            for (a, b) in components(&out) {
+                sets.union(a, b);
+            }
+        }
+        let mut unit_of = vec![0; n];
+        let mut unit_of_root: HashMap<usize, usize> = HashMap::new();
+        let mut members: Vec<Vec<usize>> = Vec::new();
+        for (i, slot) in unit_of.iter_mut().enumerate() {
+            let root = sets.find(i);
+            let u = *unit_of_root.entry(root).or_insert_with(|| {
+                members.push(Vec::new());
+                members.len() - 1
+            });
+            members[u].push(i);
+            *slot = u;
+        }
+        let mut needs: Vec<Vec<usize>> = vec![Vec::new(); members.len()];
+        if require {
+            for &(a, b) in &self.edges {
+                let (ua, ub) = (unit_of[a], unit_of[b]);
+                if ua != ub {
+                    needs[ua].push(ub);
+                }
+            }
+            for ns in &mut needs {
+                ns.sort_unstable();
+                ns.dedup();
+            }
+        }
+        Units {
+            unit_of,
+            members,
+            needs,
+            mode: self.mode,
+        }
+    }
+}
+
+/// Union-find with path halving; the smaller root wins.
+struct Sets {
+    parent: Vec<usize>,
+}
+
+impl Sets {
+    fn new(n: usize) -> Self {
+        Sets {
+            parent: (0..n).collect(),
+        }
+    }
+
+    fn find(&mut self, mut x: usize) -> usize {
+        while self.parent[x] != x {
+            self.parent[x] = self.parent[self.parent[x]];
+            x = self.parent[x];
+        }
+        x
+    }
+
+    fn union(&mut self, a: usize, b: usize) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            self.parent[ra.max(rb)] = ra.min(rb);
+        }
+    }
+}
+
+/// The strongly connected components of the graph `out` (iterative
+/// Tarjan): pairs `(a, b)` of nodes of one component, enough to union
+/// every component.
+fn components(out: &[Vec<usize>]) -> Vec<(usize, usize)> {
+    const UNSEEN: usize = usize::MAX;
+    let n = out.len();
+    let mut index = vec![UNSEEN; n];
+    let mut low = vec![0; n];
+    let mut on_stack = vec![false; n];
+    let mut stack: Vec<usize> = Vec::new();
+    let mut work: Vec<(usize, usize)> = Vec::new();
+    let mut pairs = Vec::new();
+    let mut next = 0;
+    for root in 0..n {
+        if index[root] != UNSEEN {
+            continue;
+        }
+        work.push((root, 0));
+        while let Some(frame) = work.last_mut() {
+            let (v, e) = *frame;
+            if e == 0 {
+                index[v] = next;
+                low[v] = next;
+                next += 1;
+                stack.push(v);
+                on_stack[v] = true;
+            }
+            if let Some(&w) = out[v].get(e) {
+                frame.1 = e + 1;
+                if index[w] == UNSEEN {
+                    work.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some(&(parent, _)) = work.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    if w == v {
+                        break;
+                    }
+                    pairs.push((v, w));
+                }
+            }
+        }
+    }
+    pairs
+}
+
+/// Which score a unit of several items gets as an item (a single item
+/// keeps its own).
+///
+/// ```
+/// use ctxpack::{Groups, Item, UnitScore};
+/// let items = [Item::new(10, 0.33333), Item::new(10, 0.33333)];
+/// let units = Groups::from_labels([Some("g"), Some("g")]).units();
+/// let walk = units.items(&items, UnitScore::Sum)?;
+/// let knap = units.items(&items, UnitScore::Value)?;
+/// assert_eq!((walk[0].tokens, walk[0].score), (20, 0.33333 + 0.33333));
+/// assert_eq!(((knap[0].score * 10_000.0).floor(), units.values(&items)?[0]), (6666.0, 6666));
+/// # Ok::<(), ctxpack::CtxpackError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UnitScore {
+    /// The sum of the members' scores, in member order (greedy, the
+    /// packer); clamped to `±f64::MAX` rather than overflow.
+    Sum,
+    /// A score whose scaled value `max(0, floor(score × 10000))` is exactly
+    /// the sum of the members' scaled values (the knapsack strategies).
+    Value,
+}
+
+/// The units of a [`Groups`]: items merged into groups (and, under
+/// [`DependencyMode::Require`], into dependency cycles). Unit `u`'s members
+/// are in input order; units are ordered by their first member.
+///
+/// ```
+/// use ctxpack::{DependencyMode, Groups};
+/// let units = Groups::from_labels([None, Some("a"), None, Some("a")])
+///     .depends_on(2, [3])?
+///     .with_mode(DependencyMode::Require)
+///     .units();
+/// assert_eq!(units.members(), [vec![0], vec![1, 3], vec![2]]);
+/// assert_eq!(units.unit_of(), [0, 1, 2, 1]);
+/// assert_eq!(units.needs(), [vec![], vec![], vec![1]]);
+/// assert!(units.is_grouped() && units.has_dependencies());
+/// # Ok::<(), ctxpack::CtxpackError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Units {
+    pub(crate) unit_of: Vec<usize>,
+    pub(crate) members: Vec<Vec<usize>>,
+    pub(crate) needs: Vec<Vec<usize>>,
+    pub(crate) mode: DependencyMode,
+}
+
+impl Units {
+    /// The number of units.
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    /// Whether there are no units (no items).
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    /// Per item, its unit.
+    pub fn unit_of(&self) -> &[usize] {
+        &self.unit_of
+    }
+
+    /// Per unit, its members in input order.
+    pub fn members(&self) -> &[Vec<usize>] {
+        &self.members
+    }
+
+    /// Per unit, the units it depends on, ascending (a DAG: cycles are
+    /// merged). Empty under [`DependencyMode::Ignore`].
+    pub fn needs(&self) -> &[Vec<usize>] {
+        &self.needs
+    }
+
+    /// How dependencies are treated.
+    pub const fn mode(&self) -> DependencyMode {
+        self.mode
+    }
+
+    /// Whether any unit has more than one member.
+    pub fn is_grouped(&self) -> bool {
+        self.members.len() < self.unit_of.len()
+    }
+
+    /// Whether any unit depends on another.
+    pub fn has_dependencies(&self) -> bool {
+        self.needs.iter().any(|ns| !ns.is_empty())
+    }
+
+    /// Refuses items that are not the ones the units describe.
+    pub(crate) fn check_len(&self, items: &[Item<'_>]) -> Result<(), CtxpackError> {
+        if items.len() == self.unit_of.len() {
+            Ok(())
+        } else {
+            Err(CtxpackError::InvalidInput {
+                reason: format!(
+                    "the groups describe {} items, got {} items",
+                    self.unit_of.len(),
+                    items.len()
+                ),
+            })
+        }
+    }
+
+    /// The units as items, to slice or simulate: tokens are the members'
+    /// sum, the score is `score`'s (a single member keeps its own), the
+    /// kind is the first member's. A unit with a negative-token member has
+    /// that member's (negative) count, so that every slicer excludes it.
+    ///
+    /// # Errors
+    /// [`CtxpackError::InvalidInput`] when `items` is not as long as the
+    /// groups; [`CtxpackError::InvalidScore`]; [`CtxpackError::InvalidField`]
+    /// (field `group`, the unit's first member) when a unit's tokens sum
+    /// past `i64::MAX`.
+    ///
+    /// ```
+    /// use ctxpack::{Groups, Item, UnitScore};
+    /// let items = [Item::new(i64::MAX, 0.5), Item::new(1, 0.5)];
+    /// let err = Groups::new(2).group([0, 1])?.units().items(&items, UnitScore::Sum).unwrap_err();
+    /// assert_eq!((err.code(), err.field(), err.index()), ("INVALID_FIELD", Some("group"), Some(0)));
+    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// ```
+    pub fn items<'a>(
+        &self,
+        items: &[Item<'a>],
+        score: UnitScore,
+    ) -> Result<Vec<Item<'a>>, CtxpackError> {
+        self.unit_items(items, score, None)
+    }
+
+    /// [`items`](Self::items), refusing a unit of several members that
+    /// holds a kind of `entries` (the count-constrained strategies count
+    /// items, not groups).
+    pub(crate) fn unit_items<'a>(
+        &self,
+        items: &[Item<'a>],
+        score: UnitScore,
+        entries: Option<&[CountQuotaEntry]>,
+    ) -> Result<Vec<Item<'a>>, CtxpackError> {
+        self.check_len(items)?;
+        check_scores(items)?;
+        let constrained: Option<Vec<String>> =
+            entries.map(|es| es.iter().map(|e| e.kind.to_ascii_lowercase()).collect());
+        let mut out = Vec::with_capacity(self.members.len());
+        for m in &self.members {
+            let first = items[m[0]];
+            if m.len() == 1 {
+                out.push(first);
+                continue;
+            }
+            let tokens = match m.iter().find(|&&i| items[i].tokens < 0) {
+                Some(&i) => items[i].tokens,
+                None => m
+                    .iter()
+                    .try_fold(0i64, |acc, &i| acc.checked_add(items[i].tokens))
+                    .ok_or_else(|| CtxpackError::InvalidField {
+                        field: "group".into(),
+                        index: Some(m[0]),
+                        reason: format!(
+                            "is in a group of {} items totalling more than {} tokens",
+                            m.len(),
+                            i64::MAX
+                        ),
+                    })?,
+            };
+            if let Some(kinds) = &constrained {
+                let counted = m
+                    .iter()
+                    .find(|&&i| kinds.contains(&items[i].kind.to_ascii_lowercase()));
+                if let Some(&at) = counted {
+                    return Err(CtxpackError::InvalidOption {
+                        option: "group".into(),
+                        reason: format!(
+                            ": items[{at}] is in a group of {} items and its kind has a count entry: count-constrained strategies count items, not groups",
+                            m.len()
+                        ),
+                    });
+                }
+            }
+            let score = match score {
+                UnitScore::Sum => m[1..]
+                    .iter()
+                    .fold(first.score, |s, &i| s + items[i].score)
+                    .clamp(-f64::MAX, f64::MAX),
+                UnitScore::Value => score_of_value(member_value(items, m)),
+            };
+            out.push(Item {
+                tokens,
+                score,
+                kind: first.kind,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Per unit, the sum of its members' scaled values
+    /// `max(0, floor(score × 10000))` (saturating): the value the budget
+    /// simulation counts.
+    ///
+    /// # Errors
+    /// As [`items`](Self::items), but for the token sums.
+    pub fn values(&self, items: &[Item<'_>]) -> Result<Vec<i64>, CtxpackError> {
+        self.check_len(items)?;
+        check_scores(items)?;
+        Ok(self
+            .members
+            .iter()
+            .map(|m| member_value(items, m))
+            .collect())
+    }
+
+    /// The simulation's input: the units as items for `sim`'s strategy and
+    /// their values. Refuses [`DependencyMode::Require`].
+    fn simulated<'a>(
+        &self,
+        sim: &BudgetSimulation,
+        items: &[Item<'a>],
+    ) -> Result<(Vec<Item<'a>>, Vec<i64>), CtxpackError> {
+        if self.mode == DependencyMode::Require {
+            return Err(CtxpackError::InvalidOption {
+                option: "dependencies".into(),
+                reason: "'require' is not supported by budget simulation (only groups are)".into(),
+            });
+        }
+        let score = match sim.strategy() {
+            Strategy::Greedy | Strategy::Packer(_) => UnitScore::Sum,
+            Strategy::Knapsack(_) | Strategy::Exact(_) => UnitScore::Value,
+        };
+        Ok((self.items(items, score)?, self.values(items)?))
+    }
+
+    /// [`BudgetSimulation::curve`] over the units: the total scaled value
+    /// of the grouped selection at every budget `0..=max_budget` (a group
+    /// is one item whose value is its members' sum).
+    ///
+    /// # Errors
+    /// [`CtxpackError::InvalidOption`] (field `dependencies`) for units
+    /// built under [`DependencyMode::Require`]; those of
+    /// [`items`](Self::items) and of the simulation.
+    ///
+    /// ```
+    /// use ctxpack::{BudgetSimulation, Groups, Item, Strategy};
+    /// let items = [Item::new(60, 0.5), Item::new(80, 0.8), Item::new(10, 0.2)];
+    /// let units = Groups::new(3).group([0, 2])?.units();
+    /// let curve = units.curve(&BudgetSimulation::new(Strategy::Greedy), &items, 150)?;
+    /// // Unit {0, 2} (70 tokens, 0.7) ties unit {1} on density and comes first.
+    /// assert_eq!((curve[69], curve[70], curve[149], curve[150]), (0, 7_000, 7_000, 15_000));
+    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// ```
+    pub fn curve(
+        &self,
+        sim: &BudgetSimulation,
+        items: &[Item<'_>],
+        max_budget: i64,
+    ) -> Result<Vec<i64>, CtxpackError> {
+        let (units, values) = self.simulated(sim, items)?;
+        sim.curve_valued(&units, &values, max_budget)
+    }
+
+    /// [`BudgetSimulation::min_budget_for`] over the units: where the
+    /// grouped selection holds item `index` (that is, its unit).
+    ///
+    /// # Errors
+    /// As [`curve`](Self::curve); [`CtxpackError::InvalidInput`] when
+    /// `index` is out of range.
+    ///
+    /// ```
+    /// use ctxpack::{BudgetSimulation, Groups, Item, KnapsackSlice, Strategy};
+    /// let items = [Item::new(60, 0.6), Item::new(40, 0.45), Item::new(50, 0.5)];
+    /// let units = Groups::new(3).group([1, 2])?.units();
+    /// let sim = BudgetSimulation::new(Strategy::Knapsack(KnapsackSlice::new(10)?));
+    /// let m = units.min_budget_for(&sim, &items, 2, None)?;
+    /// assert_eq!((m.first, m.stable_from), (Some(90), Some(90)));
+    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// ```
+    pub fn min_budget_for(
+        &self,
+        sim: &BudgetSimulation,
+        items: &[Item<'_>],
+        index: usize,
+        max_budget: Option<i64>,
+    ) -> Result<MinBudget, CtxpackError> {
+        let (units, values) = self.simulated(sim, items)?;
+        let unit = *self
+            .unit_of
+            .get(index)
+            .ok_or_else(|| CtxpackError::InvalidInput {
+                reason: format!("index {index} is out of range for {} items", items.len()),
+            })?;
+        sim.min_budget_valued(&units, &values, unit, max_budget)
+    }
+}
+
+/// The sum of the members' scaled values, saturating.
+fn member_value(items: &[Item<'_>], members: &[usize]) -> i64 {
+    members.iter().fold(0i64, |acc, &i| {
+        acc.saturating_add(scaled_value(items[i].score))
+    })
+}
+
+/// A score whose scaled value is exactly `v` (for `v` below 2^48, groups
+/// whose scores sum to less than about 2.8e10; beyond, the nearest the
+/// doubles allow): `(v + 0.5) / 10000`, stepped one ulp at
+/// a time until it matches.
+#[allow(clippy::cast_precision_loss)] // values beyond 2^53 are not meaningful
+fn score_of_value(v: i64) -> f64 {
+    if v <= 0 {
+        return 0.0;
+    }
+    let mut s = (v as f64 + 0.5) / 10_000.0;
+    for _ in 0..64 {
+        let sv = scaled_value(s);
+        if sv == v {
+            break;
+        }
+        // s > 0: the next double up or down is one step of its bits.
+        s = f64::from_bits(if sv < v {
+            s.to_bits() + 1
+        } else {
+            s.to_bits() - 1
+        });
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn score_of_value_matches_the_scaled_value() {
+        let mut v: i64 = 1;
+        while v < 1 << 48 {
+            for d in [0, 1, 2, 3, 7, 9999] {
+                assert_eq!(scaled_value(score_of_value(v + d)), v + d, "{}", v + d);
+            }
+            v = v * 3 + 1;
+        }
+        assert_eq!(score_of_value(0).to_bits(), 0.0f64.to_bits());
+    }
+
+    #[test]
+    fn components_of_a_long_chain_and_a_long_cycle_use_no_recursion() {
+        let n = 200_000;
+        let chain: Vec<Vec<usize>> = (0..n)
+            .map(|i| if i + 1 < n { vec![i + 1] } else { vec![] })
+            .collect();
+        assert!(components(&chain).is_empty());
+        let cycle: Vec<Vec<usize>> = (0..n).map(|i| vec![(i + 1) % n]).collect();
+        assert_eq!(components(&cycle).len(), n - 1);
+    }
+}
