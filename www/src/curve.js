@@ -151,25 +151,24 @@ export function saturationBudget(r, strategy) {
 }
 
 /**
- * The value at every budget from 0 to `ceiling`, from the package's budget simulation.
+ * The value at every budget from 0 to `ceiling`, from the package's budget simulation. Past the
+ * saturation budget the curve is flat: it is simulated, and returned, only up to there.
  * @param {typeof import('ctxpack')} lib
  * @param {RankedItems} r
  * @param {import('./strategy.js').Strategy} strategy
  * @param {number} ceiling
- * @returns {Float64Array}  `values[b]`: the scaled value of selectFragments' plan at budget `b`.
+ * @returns {Float64Array}  `values[b]`: the scaled value of selectFragments' plan at budget `b`,
+ *   for `b` up to `min(ceiling, saturation)`; the last one holds from there to `ceiling`.
  * @throws {import('ctxpack').CtxpackError} `NOT_MONOTONIC` for the count-constrained strategies,
  *   `TABLE_TOO_LARGE` when the simulation would be too large.
  */
 export function simulatedCurve(lib, r, strategy, ceiling) {
-  // Past the saturation budget the curve is flat: simulate only up to there.
   const upTo = Math.min(ceiling, Math.max(1, saturationBudget(r, strategy)));
-  const head = lib.budgetCurve(sliceItems(r, strategy), upTo, simulationOptions(strategy));
-  const values = new Float64Array(ceiling + 1);
-  values.set(head);
-  values.fill(head[upTo], upTo + 1);
+  // A copy that owns its buffer, so that the worker can hand it over.
+  const values = lib.budgetCurve(sliceItems(r, strategy), upTo, simulationOptions(strategy)).slice();
   values[0] = 0; // selectFragments selects nothing at budget 0
   const o = overshootOf(r, strategy);
-  if (o.rank >= 0) values.fill(o.value, 1, Math.min(o.below, ceiling + 1));
+  if (o.rank >= 0) values.fill(o.value, 1, Math.min(o.below, upTo + 1));
   return values;
 }
 
@@ -201,7 +200,8 @@ export function sampledCurve(lib, r, strategy, budgets) {
  * @property {number} budget  The chosen budget.
  * @property {number} ceiling  The last budget.
  * @property {number[] | null} budgets  The budgets of a sampled curve; null: every budget from 0 to `ceiling`.
- * @property {Float64Array} values  Scaled values at those budgets.
+ * @property {Float64Array} values  Scaled values at those budgets; with every budget, `values[b]` for
+ *   `b` up to `values.length − 1` (the saturation budget, or `ceiling`), after which it stays flat.
  * @property {string | null} sampled  Why the curve is sampled (see {@link refusal}); null when it is not.
  */
 
@@ -271,15 +271,20 @@ export function budgetAt(curve, i) {
   return curve.budgets === null ? i : curve.budgets[i];
 }
 
+/** A full curve's value at budget `b` (it is flat past its last value). */
+export function valueAt(curve, b) {
+  return curve.values[Math.min(b, curve.values.length - 1)];
+}
+
 /**
  * What a person reads off the plot, in scaled values: the value at the chosen budget, the peak
  * over the range, and the smallest budget that reaches 99% of the peak (where more budget stops
  * paying).
- * @param {Pick<PlanCurve, 'budget' | 'budgets' | 'values'>} curve
+ * @param {Pick<PlanCurve, 'budget' | 'budgets' | 'values' | 'ceiling'>} curve
  */
 export function describeCurve(curve) {
   const { values } = curve;
-  const at = curve.budgets === null ? curve.budget : curve.budgets.indexOf(curve.budget);
+  const at = curve.budgets === null ? Math.min(curve.budget, values.length - 1) : curve.budgets.indexOf(curve.budget);
   let peakIndex = 0;
   for (let i = 1; i < values.length; i++) if (values[i] > values[peakIndex]) peakIndex = i;
   const peak = values.length === 0 ? 0 : Math.max(0, values[peakIndex]);
@@ -289,7 +294,7 @@ export function describeCurve(curve) {
     peak,
     peakAt: values.length === 0 ? 0 : budgetAt(curve, peakIndex),
     enoughAt: enough === -1 ? 0 : budgetAt(curve, enough),
-    end: values.length === 0 ? 0 : budgetAt(curve, values.length - 1),
+    end: curve.ceiling,
   };
 }
 
@@ -305,6 +310,7 @@ export function plotPoints(curve) {
     return { xs: Float64Array.from(curve.budgets), ys: values.map((v) => v / VALUE_SCALE), steps: false };
   }
   const keep = [];
-  for (let b = 0; b < values.length; b++) if (b === 0 || b === values.length - 1 || values[b] !== values[b - 1]) keep.push(b);
-  return { xs: Float64Array.from(keep), ys: Float64Array.from(keep, (b) => values[b] / VALUE_SCALE), steps: true };
+  for (let b = 0; b < values.length; b++) if (b === 0 || values[b] !== values[b - 1]) keep.push(b);
+  const xs = keep.at(-1) === curve.ceiling ? keep : [...keep, curve.ceiling]; // the last value holds to the end
+  return { xs: Float64Array.from(xs), ys: Float64Array.from(xs, (b) => valueAt(curve, b) / VALUE_SCALE), steps: true };
 }
