@@ -198,7 +198,7 @@ impl Slicer for CountConstrainedKnapsackSlice {
                 continue;
             }
             let partition = &mut partitions[e];
-            partition.sort_by(|&a, &b| by_score_desc(items, a, b));
+            crate::sort::sort_indexes_by(partition, |a, b| by_score_desc(items, a, b));
             let satisfied = partition.len().min(entry.require_count);
             for &i in &partition[..satisfied] {
                 committed.push(i);
@@ -236,7 +236,7 @@ impl Slicer for CountConstrainedKnapsackSlice {
         let mut inner =
             self.knapsack
                 .select_pool(items, &residual, residual_target, &mut decisions)?;
-        inner.sort_by(|&a, &b| by_score_desc(items, a, b)); // D180
+        crate::sort::sort_indexes_by(&mut inner, |a, b| by_score_desc(items, a, b)); // D180
 
         // Phase 3: Cap Enforcement.
         let mut selected = committed;

@@ -258,6 +258,18 @@ impl std::error::Error for CtxpackError {}
 
 /// A number as JavaScript prints it (`NaN`, `Infinity`, `1.5`, `3`,
 /// `1e+300`), so that messages read the same from Rust and from JS.
+#[cfg(target_arch = "wasm32")]
+pub(crate) fn js_number(v: f64) -> String {
+    // JS's own conversion: the same text, without Rust's float formatting
+    // code in the .wasm.
+    js_sys::Number::from(v)
+        .to_string_with_radix(10)
+        .map(String::from)
+        .unwrap_or_default()
+}
+
+/// A number as JavaScript prints it (see the wasm32 version).
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn js_number(v: f64) -> String {
     if v.is_nan() {
         "NaN".into()

@@ -330,7 +330,9 @@ impl ExactKnapsackSlice {
             .with_max_table_bytes(self.table_bytes)
             .slice(items, budget)?;
         // Zero-token items first, then the rest in input order.
-        s.selected.sort_by_key(|&i| (items[i].tokens != 0, i));
+        crate::sort::sort_indexes_by(&mut s.selected, |a, b| {
+            (items[a].tokens != 0, a).cmp(&(items[b].tokens != 0, b))
+        });
         s.total_score = s.selected.iter().map(|&i| items[i].score).sum();
         let mut report = ExactReport::new(
             Solver::BucketedFallback {
@@ -435,11 +437,13 @@ impl Slicer for ExactKnapsackSlice {
                 }
             }
         };
-        let mut chosen = chosen;
-        chosen.sort_unstable();
         for &i in &chosen {
             decisions[i] = Decision::Included(InclusionReason::Scored);
         }
+        // In input order: read back from the decisions (no sort to compile).
+        let chosen: Vec<usize> = (0..items.len())
+            .filter(|&i| decisions[i] == Decision::Included(InclusionReason::Scored))
+            .collect();
         let mut selected = zero;
         selected.extend_from_slice(&chosen);
         let mut report = ExactReport::new(Solver::Exact, value_of(items, &selected));

@@ -1075,7 +1075,7 @@ fn lightest(sizes: &mut [i64], count: usize) -> i64 {
 /// The most rows whose buckets fit `capacity` together (the lightest ones).
 fn fitting_count(rows: &[Row], capacity: i64) -> usize {
     let mut sizes: Vec<usize> = rows.iter().map(|r| r.w).collect();
-    sizes.sort_unstable();
+    crate::sort::sort_indexes_by(&mut sizes, |a, b| a.cmp(&b));
     let capacity = usize::try_from(capacity).unwrap_or(0);
     let mut used = 0usize;
     sizes
@@ -1126,7 +1126,9 @@ fn finish(input: &Input<'_>, budget: &Budget, plan: &Plan, taken: &[usize]) -> S
     for (e, entry) in entries.iter().enumerate() {
         // The best-scoring selected items of a required kind are "required".
         let kind = &mut by_kind[e];
-        kind.sort_by(|&a, &b| (items[b].score + 0.0).total_cmp(&(items[a].score + 0.0)));
+        crate::sort::sort_indexes_by(kind, |a, b| {
+            (items[b].score + 0.0).total_cmp(&(items[a].score + 0.0))
+        });
         for &i in kind.iter().take(entry.require_count) {
             decisions[i] = Decision::Included(InclusionReason::Required);
         }
@@ -1148,6 +1150,8 @@ fn finish(input: &Input<'_>, budget: &Budget, plan: &Plan, taken: &[usize]) -> S
         }
     }
     let mut selected: Vec<usize> = (0..items.len()).filter(|&i| chosen[i]).collect();
-    selected.sort_by_key(|&i| (items[i].tokens != 0, i));
+    crate::sort::sort_indexes_by(&mut selected, |a, b| {
+        (items[a].tokens != 0, a).cmp(&(items[b].tokens != 0, b))
+    });
     Selection::finish(items, budget, selected, decisions, shortfalls)
 }

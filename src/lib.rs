@@ -53,6 +53,7 @@ mod knapsack_dp;
 mod packer;
 mod selection;
 mod simulation;
+mod sort;
 
 pub use count_constrained::{CountConstrainedKnapsackSlice, CountQuotaEntry, ScarcityBehavior};
 pub use error::CtxpackError;

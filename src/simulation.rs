@@ -493,7 +493,9 @@ impl Walk {
             // GreedySlice's order: density descending (zero tokens first),
             // ties by input order, -0.0 as 0.0.
             let density: Vec<f64> = items.iter().map(|it| density(it) + 0.0).collect();
-            order.sort_by(|&a, &b| density[b].total_cmp(&density[a]).then(a.cmp(&b)));
+            crate::sort::sort_indexes_by(&mut order, |a, b| {
+                density[b].total_cmp(&density[a]).then(a.cmp(&b))
+            });
             0
         };
         let m = order.len();
