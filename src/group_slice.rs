@@ -93,7 +93,8 @@ impl GroupedStrategy {
 ///   (its `value` over the items) and `budget_reached` are over the items.
 /// * A member of a selected unit gets the unit's reason. A unit left out
 ///   because a dependency is not selected gets
-///   [`ExclusionReason::DependencyExcluded`] (all its members). A member
+///   [`ExclusionReason::DependencyExcluded`] (all its members), unless the
+///   packer stopped before it ([`ExclusionReason::SkipLimitReached`]). A member
 ///   of a unit of several items the strategy left out gets
 ///   [`ExclusionReason::NoBudget`] at a target of 0 or less,
 ///   [`ExclusionReason::BudgetExceeded`] when it could not fit the budget
@@ -462,7 +463,12 @@ impl Units {
                 // Dropped by the repair; no round took it back.
                 r = Decision::Excluded(ExclusionReason::BudgetExceeded);
             }
-            if !selected && self.missing(u, &out.in_sel) {
+            // A unit the packer never reached says so, whatever its
+            // dependencies.
+            if !selected
+                && r != Decision::Excluded(ExclusionReason::SkipLimitReached)
+                && self.missing(u, &out.in_sel)
+            {
                 r = Decision::Excluded(ExclusionReason::DependencyExcluded);
             }
             for &i in m {

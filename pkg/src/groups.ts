@@ -30,7 +30,8 @@
  *     constraints, so it is optimal under them too; otherwise no optimality is claimed.
  *   Every result honours every dependency and fits the budget.
  * - **Decisions.** A member of a selected unit gets the unit's reason. A unit left out because a
- *   dependency is not selected gets `'dependency_excluded'` (all its members). A member of a
+ *   dependency is not selected gets `'dependency_excluded'` (all its members), unless the packer
+ *   stopped before it (`'skip_limit_reached'`). A member of a
  *   multi-member unit the strategy left out gets `'no_budget'` at a target of 0,
  *   `'budget_exceeded'` when it could not fit the budget even alone, and otherwise
  *   `'group_excluded'`, with the unit's own reason as `groupReason`.
@@ -472,7 +473,8 @@ function expand(
     const m = units.members[u]!;
     let r: SliceReason = unitReason[u]!;
     if (inSel[u] === 0 && INCLUDED.has(r)) r = 'budget_exceeded'; // dropped by the repair; no round took it back
-    if (inSel[u] === 0 && units.needs[u]!.some((v) => inSel[v] === 0)) r = 'dependency_excluded';
+    // A unit the packer never reached says so, whatever its dependencies.
+    if (inSel[u] === 0 && r !== 'skip_limit_reached' && units.needs[u]!.some((v) => inSel[v] === 0)) r = 'dependency_excluded';
     for (const i of m) {
       if (inSel[u] === 1 || m.length === 1 || r === 'dependency_excluded' || r === 'no_budget') {
         reasons[i] = r;

@@ -435,3 +435,24 @@ test("README's groups example plans as the README says", () => {
   );
   assert.match(block, /call-7 group_excluded \(group_reason budget_exceeded\), result-7 budget_exceeded,\n\/\/ summary dependency_excluded, turn-3 scored/);
 });
+
+test("the packer's skip limit: units it never reached say skip_limit_reached, needy ones too, and the overshoot looks only at those it reached", () => {
+  const top = { entities: ['auth', 'db', 'ui'], timestamp: NOW, citations: ['a', 'b', 'c', 'd', 'e'] };
+  const fragments = [
+    { id: 'big', cost_tokens: 5000, ...top },
+    { id: 'needy', cost_tokens: 10, timestamp: NOW - 86_400_000, dependencies: ['base'] },
+    { id: 'base', cost_tokens: 10, timestamp: NOW - 2 * 86_400_000 },
+  ];
+  const opts = { now: NOW, slicer: 'packer', maxConsecutiveSkips: 1, dependencies: 'require', allow_overshoot: true };
+  const plan = selectFragments(fragments, GAZE, { tokens_max: 100 }, opts);
+  const d = Object.fromEntries(plan.decisions.map((x) => [x.id, x]));
+  assert.ok(d.big.rank === 0 && d.big.benefit > 0.9, JSON.stringify(d.big));
+  // 'big' misses and the packer stops: it reached only 'big', which exceeds the budget alone.
+  assert.equal(d.needy.reason, 'skip_limit_reached');
+  assert.equal(d.base.reason, 'skip_limit_reached');
+  assert.equal(d.big.reason, 'overshoot');
+  assert.deepEqual([...ids(plan)], ['big']);
+  // With a limit of 2 it reaches 'needy', takes it with 'base', and needs no overshoot.
+  const two = selectFragments(fragments, GAZE, { tokens_max: 100 }, { ...opts, maxConsecutiveSkips: 2 });
+  assert.deepEqual(ids(two), new Set(['needy', 'base']));
+});

@@ -121,10 +121,10 @@ export function curveBudgets(budget, points = SAMPLED_POINTS) {
 export function overshootOf(r, strategy) {
   const units = unitsOf(r, strategy.requireDependencies);
   const k = skipLimit(strategy);
-  // What the packer reached: selectFragments counts every fragment not marked skip_limit_reached,
-  // and a unit that needs a fragment outside it is marked dependency_excluded wherever it stands
-  // (so with required dependencies, needy units count as reached even past the skip limit).
-  const reached = (u) => k === 0 || u < k || units.needy[u];
+  // What the packer reached: selectFragments counts every fragment not marked skip_limit_reached.
+  // With nothing selected, every unit it reached was a miss, so it stopped after the first k; the
+  // units past them say skip_limit_reached, needy ones included.
+  const reached = (u) => k === 0 || u < k;
   let below = Infinity;
   let best = -1;
   units.members.forEach((m, u) => {
