@@ -151,7 +151,12 @@ export function wasmMemoryBytes(): number {
 }
 
 /** What `init()` accepts: a URL or path to the .wasm, a `Response`, its bytes, or a compiled `WebAssembly.Module`. */
-export type InitInput = string | URL | Request | Response | BufferSource | WebAssembly.Module;
+/**
+ * What {@link init} takes. `WebAssembly.Module` is an empty interface in TypeScript's DOM types,
+ * which any value but `null` and `undefined` would match; `& object` keeps at least numbers,
+ * strings and booleans out of that branch.
+ */
+export type InitInput = string | URL | Request | Response | BufferSource | (WebAssembly.Module & object);
 
 /**
  * Loads the wasm core. Idempotent: every call returns the same promise, and after a failure the
