@@ -43,7 +43,7 @@
  * @module
  */
 
-import { sliceColumnar, type ColumnarResult, type ExactReport, type ReasonCode, type Shortfall, type SlicerName } from './core.js';
+import { sliceColumnar, type ColumnarResult, type ExactReport, type ReasonCode, type Shortfall, type SlicerName } from './core/bridge.js';
 import { CtxpackError, describeValue } from './errors.js';
 
 /** How `dependencies` are treated. */

@@ -34,12 +34,12 @@ export type {
   TimeInput,
 } from './types.js';
 
-export { CHARS_PER_TOKEN, createEstimator, estimateTokens } from './tokens.js';
-export type { TokenCounter } from './tokens.js';
+export { CHARS_PER_TOKEN, createEstimator, estimateTokens } from './tokens/counter.js';
+export type { TokenCounter } from './tokens/counter.js';
 
-export { effectiveBudget } from './budgets.js';
+export { effectiveBudget } from './validate/budgets.js';
 
-export { toEpochMs } from './time.js';
+export { toEpochMs } from './ranking/time.js';
 
 export {
   DEFAULT_WEIGHTS,
@@ -49,9 +49,9 @@ export {
   calculateRecencyScore,
   calculateScore,
   calculateScoringComponents,
-} from './scoring.js';
+} from './ranking/scoring.js';
 
-export { DEFAULT_DIVERSITY_WINDOW, SCORE_TIE_TOLERANCE, applyTieBreaking } from './tiebreak.js';
+export { DEFAULT_DIVERSITY_WINDOW, SCORE_TIE_TOLERANCE, applyTieBreaking } from './ranking/tiebreak.js';
 
 export {
   COMPRESS_MIN_TOKENS,
@@ -60,7 +60,7 @@ export {
   calculateEvictionScore,
   generateKVPolicy,
   selectEvictionCandidates,
-} from './kvpolicy.js';
+} from './kv/policy.js';
 
 export {
   calculateCacheHitRate,
@@ -68,10 +68,10 @@ export {
   calculateDiversityScore,
   calculateKVCacheStats,
   calculateMeanBenefit,
-} from './metrics.js';
-export type { KVCacheStats } from './metrics.js';
+} from './planner/metrics.js';
+export type { KVCacheStats } from './planner/metrics.js';
 
-export { fnv1a64, hashId } from './hash.js';
+export { fnv1a64, hashId } from './ranking/hash.js';
 
 export {
   DEFAULT_BUCKET_SIZE,
@@ -80,10 +80,10 @@ export {
   OVERSHOOT_MIN_BENEFIT,
   PLANNER_SLICERS,
   selectFragments,
-} from './planner.js';
+} from './planner/select.js';
 
-export { init, isInitialized, wasmMemoryBytes } from './core.js';
-export type { InitInput, ColumnarResult, CountEntry, ExactReport, ObjectItem, ReasonCode, Shortfall, SlicerName } from './core.js';
+export { init, isInitialized, wasmMemoryBytes } from './core/bridge.js';
+export type { InitInput, ColumnarResult, CountEntry, ExactReport, ObjectItem, ReasonCode, Shortfall, SlicerName } from './core/bridge.js';
 
 export {
   countConstrainedKnapsackSlice,
@@ -94,7 +94,7 @@ export {
   packGreedy,
   sliceColumns,
   sliceFragments,
-} from './slicers.js';
+} from './slicers/functions.js';
 export type {
   CountConstrainedKnapsackOptions,
   CoreSliceOptions,
@@ -112,7 +112,7 @@ export type {
   SliceItem,
   SliceReason,
   SliceResult,
-} from './slicers.js';
+} from './slicers/functions.js';
 
-export { budgetCurve, droppedUnderSlack, minBudgetFor } from './simulation.js';
-export type { MinBudgetOptions, MinBudgetResult, SimulationOptions, SimulationSlicerName, SlackResult } from './simulation.js';
+export { budgetCurve, droppedUnderSlack, minBudgetFor } from './slicers/simulation.js';
+export type { MinBudgetOptions, MinBudgetResult, SimulationOptions, SimulationSlicerName, SlackResult } from './slicers/simulation.js';

@@ -1,4 +1,4 @@
-// The scores' exp and log are engine-independent ports of fdlibm (src/detmath.ts): they must stay
+// The scores' exp and log are engine-independent ports of fdlibm (pkg/src/ranking/detmath.ts): they must stay
 // within 1 ulp of the engine's Math.exp / Math.log, so that the seed's formulas keep their meaning.
 // (tests/e2e/determinism.test.mjs checks that Node, Chromium and workerd agree to the bit.)
 import assert from 'node:assert/strict';

@@ -29,7 +29,7 @@ import { GptEncoding } from 'gpt-tokenizer/GptEncoding';
 import { DEFAULT_ENCODING as GPT_TOKENIZER_DEFAULT, modelToEncodingMap, type EncodingName, type ModelName } from 'gpt-tokenizer/mapping';
 import { resolveEncoding } from 'gpt-tokenizer/resolveEncoding';
 import { CtxpackError } from '../errors.js';
-import type { TokenCounter } from '../tokens.js';
+import type { TokenCounter } from '../tokens/counter.js';
 import { shown } from './shown.js';
 
 /**

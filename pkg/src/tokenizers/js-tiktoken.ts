@@ -26,7 +26,7 @@
 import { getEncoding, getEncodingNameForModel, type Tiktoken, type TiktokenEncoding, type TiktokenModel } from 'js-tiktoken';
 import { CtxpackError } from '../errors.js';
 import { shown } from './shown.js';
-import type { TokenCounter } from '../tokens.js';
+import type { TokenCounter } from '../tokens/counter.js';
 
 /** The encoding `countTokens` uses when it is given no model: `o200k_base` (GPT-4o, GPT-4.1, o-series, GPT-5). */
 export const DEFAULT_ENCODING: TiktokenEncoding = 'o200k_base';

@@ -25,10 +25,10 @@ import {
   type SimulationRequest,
   type SimulationSlicerName,
   type SlicerName,
-} from './core.js';
-import { CtxpackError, describeValue } from './errors.js';
-import { isRecord } from './fields.js';
-import { buildUnits, unitColumns, type GroupInput, type Units } from './groups.js';
+} from '../core/bridge.js';
+import { CtxpackError, describeValue } from '../errors.js';
+import { isRecord } from '../validate/fields.js';
+import { buildUnits, unitColumns, type GroupInput, type Units } from '../groups.js';
 import {
   dependencyMode,
   exactKnapsackSlice,
@@ -39,9 +39,9 @@ import {
   type SliceBudget,
   type SliceItem,
   type SliceResult,
-} from './slicers.js';
+} from './functions.js';
 
-export type { MinBudgetResult, SimulationSlicerName } from './core.js';
+export type { MinBudgetResult, SimulationSlicerName } from '../core/bridge.js';
 
 /** Options of {@link budgetCurve} and {@link minBudgetFor}: the strategy, its options and the guards. */
 export interface SimulationOptions {

@@ -9,14 +9,14 @@
  * @module
  */
 
-import { readBudgets, type CheckedBudgets } from './budgets.js';
-import { packLazy, sliceColumnar, type ColumnarRequest, type ColumnarResult, type SlicerName } from './core.js';
-import { NO_STRINGS, validateCandidates, type Candidates } from './candidates.js';
-import { buildUnits, checkUnits, sliceUnits, type DependencyMode, type GroupInput, type Units } from './groups.js';
-import { CtxpackError, describeValue } from './errors.js';
-import { MAX_COST_TOKENS, isRecord, readOptionalString, type Unchecked } from './fields.js';
-import { hashId } from './hash.js';
-import { DEFAULT_MAX_KV_SIZE, buildKVPolicy, readCache, type CheckedCacheEntry, type KVInput } from './kvpolicy.js';
+import { readBudgets, type CheckedBudgets } from '../validate/budgets.js';
+import { packLazy, sliceColumnar, type ColumnarRequest, type ColumnarResult, type SlicerName } from '../core/bridge.js';
+import { NO_STRINGS, validateCandidates, type Candidates } from '../validate/candidates.js';
+import { buildUnits, checkUnits, sliceUnits, type DependencyMode, type GroupInput, type Units } from '../groups.js';
+import { CtxpackError, describeValue } from '../errors.js';
+import { MAX_COST_TOKENS, isRecord, readOptionalString, type Unchecked } from '../validate/fields.js';
+import { hashId } from '../ranking/hash.js';
+import { DEFAULT_MAX_KV_SIZE, buildKVPolicy, readCache, type CheckedCacheEntry, type KVInput } from '../kv/policy.js';
 import { RequestIdHash, buildMetrics, defaultRequestId, monotonicMs } from './metrics.js';
 import {
   invalidOption,
@@ -29,13 +29,13 @@ import {
   readNow,
   readWeights,
   rejectUnknownOptions,
-} from './options.js';
-import { EntityMatcher, peekGaze, readGaze, scoreColumns, type ScoringContext } from './scoring.js';
-import { countEntries } from './slicers.js';
-import { acquireScratch, releaseScratch, type Scratch } from './scratch.js';
-import { identity } from './sort.js';
-import { DEFAULT_DIVERSITY_WINDOW, countUnresolved, rankColumns } from './tiebreak.js';
-import { CallCounts, type TokenCounter } from './tokens.js';
+} from '../validate/options.js';
+import { EntityMatcher, peekGaze, readGaze, scoreColumns, type ScoringContext } from '../ranking/scoring.js';
+import { countEntries } from '../slicers/functions.js';
+import { acquireScratch, releaseScratch, type Scratch } from '../core/scratch.js';
+import { identity } from '../ranking/sort.js';
+import { DEFAULT_DIVERSITY_WINDOW, countUnresolved, rankColumns } from '../ranking/tiebreak.js';
+import { CallCounts, type TokenCounter } from '../tokens/counter.js';
 import type {
   Budgets,
   CountEntryOption,
@@ -48,7 +48,7 @@ import type {
   PlannerSlicer,
   SelectionLogRecord,
   SelectionResult,
-} from './types.js';
+} from '../types.js';
 
 /** Slicers accepted by `options.slicer`. */
 export const PLANNER_SLICERS: readonly PlannerSlicer[] = Object.freeze(['acs', 'greedy', 'knapsack', 'count-knapsack', 'packer', 'exact', 'exact-count']);
@@ -363,7 +363,7 @@ export function selectFragments<T extends PlannerFragmentFields>(
   budgets: Budgets,
   options?: PlannerOptions,
 ): SelectionResult<T> {
-  // The call's temporary typed arrays come from a pool (see scratch.ts), given back on the way out.
+  // The call's temporary typed arrays come from a pool (see core/scratch.ts), given back on the way out.
   const scratch = acquireScratch();
   try {
     return plan(candidates, gaze, budgets, options, scratch);

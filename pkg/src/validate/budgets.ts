@@ -5,9 +5,9 @@
  * @module
  */
 
-import { CtxpackError, describeValue } from './errors.js';
+import { CtxpackError, describeValue } from '../errors.js';
 import { MAX_COST_TOKENS, isRecord } from './fields.js';
-import type { Budgets } from './types.js';
+import type { Budgets } from '../types.js';
 
 /** The fields of {@link Budgets}. */
 const BUDGET_FIELDS = ['tokens_max', 'output_reserve', 'overhead_tokens', 'per_fragment_overhead', 'safety_margin_percent'] as const;

@@ -9,8 +9,8 @@
  * @module
  */
 
-import { CtxpackError, describeValue } from './errors.js';
-import { MAX_EPOCH_MS, parseTimeInput } from './time.js';
+import { CtxpackError, describeValue } from '../errors.js';
+import { MAX_EPOCH_MS, parseTimeInput } from '../ranking/time.js';
 
 /** Largest accepted `cost_tokens` (the core counts tokens in u32). */
 export const MAX_COST_TOKENS = 0xffff_ffff;

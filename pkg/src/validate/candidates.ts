@@ -7,7 +7,7 @@
  * @module
  */
 
-import { CtxpackError, describeValue } from './errors.js';
+import { CtxpackError, describeValue } from '../errors.js';
 import {
   assertFragmentObject,
   isCost,
@@ -23,10 +23,10 @@ import {
   readTime,
   type Unchecked,
 } from './fields.js';
-import type { RequestIdHash } from './metrics.js';
-import type { Scratch } from './scratch.js';
-import type { EntityMatcher } from './scoring.js';
-import { identity, radixSort } from './sort.js';
+import type { RequestIdHash } from '../planner/metrics.js';
+import type { Scratch } from '../core/scratch.js';
+import type { EntityMatcher } from '../ranking/scoring.js';
+import { identity, radixSort } from '../ranking/sort.js';
 
 /** The validated candidates as columns: entry `i` is `candidates[i]`. */
 export interface Candidates {

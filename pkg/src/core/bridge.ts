@@ -6,9 +6,9 @@
  * @module
  */
 
-import * as glue from '../wasm/ctxpack.js';
-import { CtxpackError, type CtxpackErrorCode } from './errors.js';
-import { defaultWasmInput, loadWasmSync } from './loaders/browser.js';
+import * as glue from '../../wasm/ctxpack.js';
+import { CtxpackError, type CtxpackErrorCode } from '../errors.js';
+import { defaultWasmInput, loadWasmSync } from '../loaders/browser.js';
 
 /** A slicer of the Rust core, by its wasm name. */
 export type SlicerName = 'greedy' | 'knapsack' | 'count-knapsack' | 'packer' | 'exact' | 'exact-count';

@@ -4,11 +4,11 @@
  * @module
  */
 
-import { CtxpackError, describeValue } from './errors.js';
-import { assertFragmentObject, readEntities, readId, readOptionalString } from './fields.js';
-import { readCache, type CheckedCacheEntry } from './kvpolicy.js';
-import { bitCount, createScoringContext, readGaze, scoreComponents } from './scoring.js';
-import type { CacheEntry, FragmentFields, Gaze, KVPolicy, PlannerMetrics, ScoringOptions } from './types.js';
+import { CtxpackError, describeValue } from '../errors.js';
+import { assertFragmentObject, readEntities, readId, readOptionalString } from '../validate/fields.js';
+import { readCache, type CheckedCacheEntry } from '../kv/policy.js';
+import { bitCount, createScoringContext, readGaze, scoreComponents } from '../ranking/scoring.js';
+import type { CacheEntry, FragmentFields, Gaze, KVPolicy, PlannerMetrics, ScoringOptions } from '../types.js';
 
 /** `{ hits, misses, evictions }` of {@link PlannerMetrics.kv_cache_stats}. */
 export type KVCacheStats = PlannerMetrics['kv_cache_stats'];
@@ -19,7 +19,7 @@ function requireArray(value: unknown, name: string): asserts value is readonly u
   }
 }
 
-/** Coverage from the selection's entity masks (`EntityMatcher`, scoring.ts). @internal */
+/** Coverage from the selection's entity masks (`EntityMatcher`, ranking/scoring.ts). @internal */
 export function coverageOfMasks(masks: readonly number[], gazeSize: number): number {
   if (gazeSize === 0) return 0;
   let union = 0;
@@ -176,7 +176,7 @@ export function calculateCacheHitRate(stats: Pick<KVCacheStats, 'hits' | 'misses
  * reproduces it; pass `options.requestId` when ids must be unique across identical requests.
  *
  * The hashed text is `${now}\0${tokensMax}\0${candidateIds.join('\0')}\u0001${selectedIds.join('\0')}`,
- * hashed piece by piece as `fnv1a64` (hash.ts) would hash it whole (no piece boundary can split a
+ * hashed piece by piece as `fnv1a64` (ranking/hash.ts) would hash it whole (no piece boundary can split a
  * surrogate pair: the separators are not surrogates), without building it.
  * @internal
  */
@@ -220,7 +220,7 @@ function carryOf(x: number): number {
 }
 
 /**
- * FNV-1a 64 over UTF-8, fed a piece at a time: the same bits as `fnv1a64` (hash.ts) of the pieces
+ * FNV-1a 64 over UTF-8, fed a piece at a time: the same bits as `fnv1a64` (ranking/hash.ts) of the pieces
  * joined, when no piece ends inside a surrogate pair that the next one completes. The 64-bit state
  * is two 32-bit halves in int32 arithmetic: the low half of the product is `Math.imul`, and the
  * carry into the high half comes from 16-bit limbs off that critical path. Engines compile it to
@@ -311,7 +311,7 @@ export interface MetricsInput {
   readonly costs: readonly number[];
   readonly sources: readonly (string | undefined)[];
   readonly entities: readonly (readonly string[])[];
-  /** The entity masks of the selection (`EntityMatcher`, scoring.ts), when the gaze is small enough. */
+  /** The entity masks of the selection (`EntityMatcher`, ranking/scoring.ts), when the gaze is small enough. */
   readonly entityMasks: readonly number[] | undefined;
   readonly scores: readonly number[];
   readonly benefits: readonly number[];

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { CtxpackError, describeValue } from './errors.js';
+import { CtxpackError, describeValue } from '../errors.js';
 
 /** Largest absolute epoch-ms value a `Date` can hold (ECMA-262 TimeClip). @internal */
 export const MAX_EPOCH_MS = 8.64e15;

@@ -29,7 +29,7 @@
  */
 
 import { exp } from './detmath.js';
-import { CtxpackError, describeValue } from './errors.js';
+import { CtxpackError, describeValue } from '../errors.js';
 import {
   assertFragmentObject,
   isRecord,
@@ -39,12 +39,12 @@ import {
   readTime,
   type Unchecked,
   type Where,
-} from './fields.js';
-import { optionsRecord, readNow, readWeights } from './options.js';
+} from '../validate/fields.js';
+import { optionsRecord, readNow, readWeights } from '../validate/options.js';
 import { toEpochMs } from './time.js';
-import type { FragmentFields, Gaze, ScoringComponents, ScoringOptions, ScoringWeights, TimeInput } from './types.js';
+import type { FragmentFields, Gaze, ScoringComponents, ScoringOptions, ScoringWeights, TimeInput } from '../types.js';
 
-export { DEFAULT_WEIGHTS } from './options.js';
+export { DEFAULT_WEIGHTS } from '../validate/options.js';
 
 /** Recency decay constant in hours (spec: `exp(-ageHours / (24 * 7))`, "decay over weeks"). */
 export const RECENCY_DECAY_HOURS = 168; // 24 * 7

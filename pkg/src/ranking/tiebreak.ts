@@ -4,7 +4,7 @@
  * @module
  */
 
-import { CtxpackError, describeValue } from './errors.js';
+import { CtxpackError, describeValue } from '../errors.js';
 import {
   assertFragmentObject,
   isRecord,
@@ -14,11 +14,11 @@ import {
   readId,
   readOptionalString,
   readTime,
-} from './fields.js';
-import { optionsRecord, readCount } from './options.js';
-import { Scratch } from './scratch.js';
+} from '../validate/fields.js';
+import { optionsRecord, readCount } from '../validate/options.js';
+import { Scratch } from '../core/scratch.js';
 import { identity, mergeSort, orderedBits, radixSort } from './sort.js';
-import type { FragmentFields, ScoredFragment, TieBreakOptions } from './types.js';
+import type { FragmentFields, ScoredFragment, TieBreakOptions } from '../types.js';
 
 /** Scores whose difference is at most this are tied (the seed's `Math.abs(a.score - b.score) > 0.001`). */
 export const SCORE_TIE_TOLERANCE = 0.001;

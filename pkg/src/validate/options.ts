@@ -6,9 +6,9 @@
  * @module
  */
 
-import { CtxpackError, describeValue } from './errors.js';
+import { CtxpackError, describeValue } from '../errors.js';
 import { isRecord, type Unchecked } from './fields.js';
-import type { ScoringWeights } from './types.js';
+import type { ScoringWeights } from '../types.js';
 
 /** Default weights of the benefit formula (spec: α = 0.6, β = 0.3, γ = 0.1). */
 export const DEFAULT_WEIGHTS: Readonly<ScoringWeights> = Object.freeze({ alpha: 0.6, beta: 0.3, gamma: 0.1 });

@@ -17,12 +17,12 @@ import {
   type ReasonCode,
   type SlicerName,
   type Shortfall,
-} from './core.js';
-import { CtxpackError, describeValue } from './errors.js';
-import { isRecord, MAX_COST_TOKENS } from './fields.js';
-import { buildUnits, sliceUnits, type DependencyMode, type GroupInput, type SliceReason } from './groups.js';
+} from '../core/bridge.js';
+import { CtxpackError, describeValue } from '../errors.js';
+import { isRecord, MAX_COST_TOKENS } from '../validate/fields.js';
+import { buildUnits, sliceUnits, type DependencyMode, type GroupInput, type SliceReason } from '../groups.js';
 
-export type { DependencyMode, SliceReason } from './groups.js';
+export type { DependencyMode, SliceReason } from '../groups.js';
 
 /** An item to slice: your id, its token count and score, and optionally its kind, group and dependencies. */
 export interface SliceItem {

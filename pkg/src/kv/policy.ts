@@ -5,13 +5,13 @@
  * @module
  */
 
-import { log } from './detmath.js';
-import { CtxpackError, describeValue } from './errors.js';
-import { assertFragmentObject, isRecord, readBenefit, readCost, readDependencies, readId, readOptionalString, readTime } from './fields.js';
-import { optionsRecord, readCount, readNow } from './options.js';
-import { identity, mergeSort, orderedBits, radixSort } from './sort.js';
-import { parseTimeInput } from './time.js';
-import type { CacheEntry, EvictionOptions, FragmentFields, KVPolicy, KVPolicyOptions } from './types.js';
+import { log } from '../ranking/detmath.js';
+import { CtxpackError, describeValue } from '../errors.js';
+import { assertFragmentObject, isRecord, readBenefit, readCost, readDependencies, readId, readOptionalString, readTime } from '../validate/fields.js';
+import { optionsRecord, readCount, readNow } from '../validate/options.js';
+import { identity, mergeSort, orderedBits, radixSort } from '../ranking/sort.js';
+import { parseTimeInput } from '../ranking/time.js';
+import type { CacheEntry, EvictionOptions, FragmentFields, KVPolicy, KVPolicyOptions } from '../types.js';
 
 /** Spec: "Max KV size: 64 items (default)". */
 export const DEFAULT_MAX_KV_SIZE = 64;

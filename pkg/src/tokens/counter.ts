@@ -9,8 +9,8 @@
  * @module
  */
 
-import { CtxpackError, describeValue } from './errors.js';
-import { MAX_COST_TOKENS } from './fields.js';
+import { CtxpackError, describeValue } from '../errors.js';
+import { MAX_COST_TOKENS } from '../validate/fields.js';
 
 /**
  * Counts the tokens of a text, synchronously: a non-negative integer no greater than 4294967295.
