@@ -2,8 +2,8 @@
 //! (knapsack-slice.md).
 
 use crate::{
-    check_scores, knapsack_dp, Budget, CtxpackError, Decision, ExclusionReason, InclusionReason,
-    Item, Selection, Slicer,
+    check_scores, dp::kernel as knapsack_dp, Budget, CtxpackError, Decision, ExclusionReason,
+    InclusionReason, Item, Selection, Slicer,
 };
 
 /// The spec's default bucket size.

@@ -224,17 +224,49 @@ impl Units {
         items: &[Item<'_>],
         budget: &Budget,
     ) -> Result<GroupedSelection, CtxpackError> {
-        self.check_len(items)?;
-        crate::check_scores(items)?;
-        let require = self.mode == DependencyMode::Require && self.has_dependencies();
+        self.slice_within(strategy, items, budget, i64::MAX)
+    }
+
+    /// What `strategy` refuses of these units before anything is counted
+    /// or sliced: required dependencies for the count-constrained
+    /// strategies, then per unit a token sum past `limit` and a counted
+    /// kind in a unit of several items. Returns the units' tokens.
+    pub(crate) fn admit(
+        &self,
+        strategy: &GroupedStrategy,
+        items: &[Item<'_>],
+        limit: i64,
+    ) -> Result<Vec<i64>, CtxpackError> {
         let entries = strategy.count_entries();
-        if require && entries.is_some() {
+        if self.requires() && entries.is_some() {
             return Err(CtxpackError::InvalidOption {
                 option: "dependencies".into(),
                 reason: "'require' is not supported by the count-constrained strategies".into(),
             });
         }
-        let units = self.unit_items(items, strategy.unit_score(), entries)?;
+        self.unit_tokens(items, limit, entries)
+    }
+
+    /// Whether dependencies constrain the slice: required, and some unit
+    /// depends on another.
+    fn requires(&self) -> bool {
+        self.mode == DependencyMode::Require && self.has_dependencies()
+    }
+
+    /// [`slice`](Self::slice), refusing units whose tokens sum past
+    /// `limit` (the wasm boundary's token counts are `u32`).
+    pub(crate) fn slice_within(
+        &self,
+        strategy: &GroupedStrategy,
+        items: &[Item<'_>],
+        budget: &Budget,
+        limit: i64,
+    ) -> Result<GroupedSelection, CtxpackError> {
+        self.check_len(items)?;
+        crate::check_scores(items)?;
+        let require = self.requires();
+        let tokens = self.admit(strategy, items, limit)?;
+        let units = self.unit_items(items, strategy.unit_score(), &tokens);
         if require && strategy.is_walk() {
             let limit = match strategy {
                 GroupedStrategy::Packer(p) => p.max_consecutive_skips,
@@ -319,13 +351,18 @@ impl Units {
         if target <= 0 {
             return Ok(repaired);
         }
-        loop {
-            let ready: Vec<usize> = (0..c)
-                .filter(|&u| !out.in_sel[u] && !self.missing(u, &out.in_sel))
-                .collect();
-            if ready.is_empty() {
-                break;
-            }
+        // Readiness is kept incrementally (how many dependencies each unit
+        // still lacks), so a long chain costs one step per round, not a
+        // scan of every unit.
+        let mut lacking: Vec<usize> = self
+            .needs
+            .iter()
+            .map(|ns| ns.iter().filter(|&&v| !out.in_sel[v]).count())
+            .collect();
+        let mut ready: Vec<usize> = (0..c)
+            .filter(|&u| !out.in_sel[u] && lacking[u] == 0)
+            .collect();
+        while !ready.is_empty() {
             let left = target - used;
             let added: Vec<usize> = if left <= 0 {
                 // Nothing to slice, but zero-token units always fit.
@@ -353,11 +390,24 @@ impl Units {
             if added.is_empty() {
                 break;
             }
+            let mut fresh = Vec::new();
             for u in added {
                 out.in_sel[u] = true;
                 out.order.push(u);
                 used = used.saturating_add(units[u].tokens);
+                for &w in &dependents[u] {
+                    lacking[w] -= 1;
+                    if lacking[w] == 0 && !out.in_sel[w] {
+                        fresh.push(w);
+                    }
+                }
             }
+            // The pool stays in unit order, as the slicers break ties by
+            // position.
+            let in_sel = &out.in_sel;
+            ready.retain(|&u| !in_sel[u]);
+            ready.extend(fresh);
+            ready.sort_unstable();
         }
         Ok(repaired)
     }
