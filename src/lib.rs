@@ -7,10 +7,10 @@
 //!
 //! | slicer | spec | what it does |
 //! |---|---|---|
-//! | [`GreedySlice`] | greedy-slice.md | greedy by value density (score / tokens) |
-//! | [`KnapsackSlice`] | knapsack-slice.md | 0/1 knapsack DP over bucketed token counts |
-//! | [`CountConstrainedKnapsackSlice`] | count-constrained-knapsack-slice.md | per-kind require and cap counts around the knapsack |
-//! | [`GreedyPacker`] | greedy-knapsack-packer.md | the caller's order, skip-and-continue, stop after N misses |
+//! | [`GreedySlice`] | docs/specs/greedy-slice.md | greedy by value density (score / tokens) |
+//! | [`KnapsackSlice`] | docs/specs/knapsack-slice.md | 0/1 knapsack DP over bucketed token counts |
+//! | [`CountConstrainedKnapsackSlice`] | docs/specs/count-constrained-knapsack-slice.md | per-kind require and cap counts around the knapsack |
+//! | [`GreedyPacker`] | docs/specs/greedy-knapsack-packer.md | the caller's order, skip-and-continue, stop after N misses |
 //! | [`ExactKnapsackSlice`] | beyond the seeds | the knapsack optimum over real token counts (minknap), bucketed fallback past its guard |
 //! | [`ExactCountConstrainedSlice`] | beyond the seeds | require and cap counts per kind, solved to optimality within the budget |
 //! | [`Groups`] | beyond the seeds | atomic groups and dependencies around any of them ([`GroupedStrategy`]) |

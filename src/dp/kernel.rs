@@ -4,7 +4,7 @@
 //!
 //! # What is computed
 //!
-//! knapsack-slice.md runs, for each candidate `i` in input order,
+//! docs/specs/knapsack-slice.md runs, for each candidate `i` in input order,
 //!
 //! ```text
 //! for w <- capacity downto dw:
@@ -443,7 +443,7 @@ unsafe fn movemask(a: std::arch::x86_64::__m256i, b: std::arch::x86_64::__m256i)
 mod tests {
     use super::{blocks_portable, fill, reconstruct, solve, Blocks, Cell, Layout};
 
-    /// knapsack-slice.md's steps 4 and 5 verbatim: one `bool` per cell,
+    /// docs/specs/knapsack-slice.md's steps 4 and 5 verbatim: one `bool` per cell,
     /// `i64` values added with saturation, the in-place descending loop.
     fn reference(
         weights: &[usize],

@@ -1,4 +1,4 @@
-//! `GreedySlice`: value-density greedy fill (greedy-slice.md).
+//! `GreedySlice`: value-density greedy fill (docs/specs/greedy-slice.md).
 
 use crate::{
     check_scores, Budget, CtxpackError, Decision, ExclusionReason, InclusionReason, Item,
@@ -6,7 +6,7 @@ use crate::{
 };
 
 /// Selects items by value density (score per token), filling the budget from
-/// the densest item down, exactly as greedy-slice.md specifies:
+/// the densest item down, exactly as docs/specs/greedy-slice.md specifies:
 ///
 /// * density = `score / tokens`; a zero-token item has density `f64::MAX`
 ///   and is always included;
