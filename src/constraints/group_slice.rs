@@ -2,6 +2,7 @@
 //! and the rounds (the knapsack strategies), then the answer expanded back
 //! to the items.
 
+use crate::dp::order::density_order;
 use crate::exact::value_of;
 use crate::{
     Budget, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError, Decision, DependencyMode,
@@ -418,23 +419,12 @@ impl Units {
     /// else it is a miss.
     fn walk(&self, units: &[Item<'_>], greedy: bool, limit: u32, target: i64) -> UnitOutcome {
         let c = units.len();
-        let mut walk: Vec<usize> = (0..c).filter(|&u| units[u].tokens >= 0).collect();
-        if greedy {
-            // GreedySlice's order: score per token, densest first (zero
-            // tokens first), ties by position.
-            #[allow(clippy::cast_precision_loss)] // token counts beyond 2^53 are not meaningful
-            let density: Vec<f64> = units
-                .iter()
-                .map(|it| {
-                    if it.tokens == 0 {
-                        f64::MAX
-                    } else {
-                        it.score / it.tokens as f64 + 0.0
-                    }
-                })
-                .collect();
-            walk.sort_by(|&a, &b| density[b].total_cmp(&density[a]).then(a.cmp(&b)));
-        }
+        let walk: Vec<usize> = if greedy {
+            // GreedySlice's order.
+            density_order(units)
+        } else {
+            (0..c).filter(|&u| units[u].tokens >= 0).collect()
+        };
         let unreached = Decision::Excluded(if target > 0 {
             ExclusionReason::SkipLimitReached
         } else {

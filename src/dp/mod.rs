@@ -1,5 +1,14 @@
-//! The knapsack dynamic programme shared by the knapsack strategies and
-//! the budget simulation: the row update (scalar and SIMD) and the keep
-//! table that records each choice.
+//! The knapsack dynamic programme, once, for the knapsack strategies and
+//! the budget simulation:
+//!
+//! * `kernel.rs`: the spec's DP with its keep table (bit per cell), the row
+//!   update in scalar, SIMD128 and AVX2 forms, and the reconstruction;
+//! * `row.rs`: the same row update over a value row alone (the budget
+//!   curves, the simulation's minimum budgets);
+//! * `guard.rs`: what a table costs and the one `TABLE_TOO_LARGE` error;
+//! * `order.rs`: the greedy walk's density order.
 
+pub(crate) mod guard;
 pub(crate) mod kernel;
+pub(crate) mod order;
+pub(crate) mod row;

@@ -577,7 +577,7 @@ impl Plan {
             widest = widest.max(k.qmax as u128 + 1);
         }
         let value_bytes = if self.hard { 8 } else { 16 };
-        let bytes = keep_rows * columns.div_ceil(64) * 8
+        let bytes = crate::dp::guard::keep_bytes(keep_rows, columns)
             + columns * 8
             + widest * columns * value_bytes
             + self.kinds.len() as u128 * columns * 4;

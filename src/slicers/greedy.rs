@@ -1,5 +1,6 @@
 //! `GreedySlice`: value-density greedy fill (docs/specs/greedy-slice.md).
 
+use crate::dp::order::density_order;
 use crate::{
     check_scores, Budget, CtxpackError, Decision, ExclusionReason, InclusionReason, Item,
     Selection, Slicer,
@@ -39,18 +40,10 @@ impl Slicer for GreedySlice {
             return Ok(Selection::none(items, ExclusionReason::NoBudget));
         }
 
-        let mut order: Vec<(f64, usize)> = items
-            .iter()
-            .enumerate()
-            .filter(|(_, it)| it.tokens >= 0)
-            .map(|(i, it)| (density(it) + 0.0, i)) // + 0.0 folds -0.0 into 0.0
-            .collect();
-        order.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-
         let mut decisions = vec![Decision::Excluded(ExclusionReason::NegativeTokens); items.len()];
         let mut selected = Vec::new();
         let mut remaining = budget.target_tokens();
-        for &(_, i) in &order {
+        for i in density_order(items) {
             let tokens = items[i].tokens;
             decisions[i] = if tokens == 0 {
                 selected.push(i);
@@ -70,15 +63,5 @@ impl Slicer for GreedySlice {
             decisions,
             Vec::new(),
         ))
-    }
-}
-
-/// The spec's value density: `f64::MAX` for zero-token items.
-#[allow(clippy::cast_precision_loss)] // token counts beyond 2^53 are not meaningful
-fn density(item: &Item<'_>) -> f64 {
-    if item.tokens == 0 {
-        f64::MAX
-    } else {
-        item.score / item.tokens as f64
     }
 }
