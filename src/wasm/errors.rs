@@ -4,6 +4,7 @@
 use wasm_bindgen::prelude::*;
 
 use super::encode::{index_f64, set};
+use super::options::{parse_options, Mode, Options};
 use crate::CtxpackError;
 
 /// How errors name the items: `noun[origin[i]]` for the core's
@@ -59,4 +60,21 @@ pub(super) fn to_js_error_named(err: &CtxpackError, naming: Option<&Naming<'_>>)
         set(obj, "index", &JsValue::from(index_f64(index)));
     }
     js.into()
+}
+
+/// The grouped entry points' frame: parses the options (their errors name
+/// no item), then runs `f`, naming items in its errors through `origin`
+/// and `options.noun`.
+pub(super) fn with_naming<T>(
+    options: &JsValue,
+    mode: Mode,
+    origin: &[u32],
+    f: impl FnOnce(&Options) -> Result<T, CtxpackError>,
+) -> Result<T, JsValue> {
+    let options = parse_options(options, mode).map_err(|e| to_js_error(&e))?;
+    let naming = Naming {
+        noun: &options.noun,
+        origin,
+    };
+    f(&options).map_err(|e| to_js_error_named(&e, Some(&naming)))
 }

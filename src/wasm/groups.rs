@@ -14,8 +14,8 @@ use wasm_bindgen::prelude::*;
 
 use super::decode::{columnar_items, kinds_of};
 use super::encode::{index_f64, result_object, set};
-use super::errors::{to_js_error_named, Naming};
-use super::options::{parse_options, strategy_of, Mode, Options};
+use super::errors::with_naming;
+use super::options::{strategy_of, Mode, Options};
 use crate::{Budget, CtxpackError, Decision, DependencyMode, Groups, Item, Units};
 
 /// `groupOf`'s "no group".
@@ -44,7 +44,17 @@ fn per_item(name: &str, len: usize, n: usize) -> Result<(), CtxpackError> {
     }
 }
 
-impl Structure<'_> {
+impl<'a> Structure<'a> {
+    /// Groups without dependencies (the simulation).
+    pub(super) fn groups_only(group_of: &'a [u32], origin: &'a [u32]) -> Self {
+        Structure {
+            group_of,
+            dep_offsets: &[],
+            dep_targets: &[],
+            origin,
+        }
+    }
+
     /// The constraints over `n` items: the arrays' shapes checked here,
     /// every index by [`Groups`] (a self-dependency or a target out of
     /// range is `INVALID_FIELD` naming the item).
@@ -131,13 +141,9 @@ pub fn group_units(
         dep_targets,
         origin,
     };
-    let options = parse_options(&options, Mode::Units).map_err(|e| to_js_error_named(&e, None))?;
-    let naming = Naming {
-        noun: &options.noun,
-        origin,
-    };
-    units_of(slicer, kinds, &kind_names, &structure, &options)
-        .map_err(|e| to_js_error_named(&e, Some(&naming)))
+    with_naming(&options, Mode::Units, origin, |o| {
+        units_of(slicer, kinds, &kind_names, &structure, o)
+    })
 }
 
 fn units_of(
@@ -216,22 +222,9 @@ pub fn slice_grouped(
         dep_targets,
         origin,
     };
-    let options =
-        parse_options(&options, Mode::GroupedSlice).map_err(|e| to_js_error_named(&e, None))?;
-    let naming = Naming {
-        noun: &options.noun,
-        origin,
-    };
-    grouped(
-        slicer,
-        tokens,
-        scores,
-        kinds,
-        &kind_names,
-        &structure,
-        &options,
-    )
-    .map_err(|e| to_js_error_named(&e, Some(&naming)))
+    with_naming(&options, Mode::GroupedSlice, origin, |o| {
+        grouped(slicer, tokens, scores, kinds, &kind_names, &structure, o)
+    })
 }
 
 fn grouped(

@@ -6,9 +6,9 @@ use wasm_bindgen::prelude::*;
 
 use super::decode::columnar_items;
 use super::encode::{i64_f64, set};
-use super::errors::{to_js_error_named, Naming};
+use super::errors::with_naming;
 use super::groups::Structure;
-use super::options::{parse_options, simulation_of, Mode, Options};
+use super::options::{simulation_of, Mode, Options};
 use crate::{CtxpackError, DependencyMode, Item, MinBudget, Units};
 
 /// The simulation's items (columnar, no kinds) and their units: `None`
@@ -58,19 +58,10 @@ pub fn budget_curve(
     origin: &[u32],
     options: JsValue,
 ) -> Result<Float64Array, JsValue> {
-    let structure = Structure {
-        group_of,
-        dep_offsets: &[],
-        dep_targets: &[],
-        origin,
-    };
-    let options = parse_options(&options, Mode::Curve).map_err(|e| to_js_error_named(&e, None))?;
-    let naming = Naming {
-        noun: &options.noun,
-        origin,
-    };
-    curve(slicer, tokens, scores, &structure, &options)
-        .map_err(|e| to_js_error_named(&e, Some(&naming)))
+    let structure = Structure::groups_only(group_of, origin);
+    with_naming(&options, Mode::Curve, origin, |o| {
+        curve(slicer, tokens, scores, &structure, o)
+    })
 }
 
 fn curve(
@@ -110,20 +101,10 @@ pub fn min_budget_for(
     index: u32,
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let structure = Structure {
-        group_of,
-        dep_offsets: &[],
-        dep_targets: &[],
-        origin,
-    };
-    let options =
-        parse_options(&options, Mode::MinBudget).map_err(|e| to_js_error_named(&e, None))?;
-    let naming = Naming {
-        noun: &options.noun,
-        origin,
-    };
-    min_budget(slicer, tokens, scores, &structure, index, &options)
-        .map_err(|e| to_js_error_named(&e, Some(&naming)))
+    let structure = Structure::groups_only(group_of, origin);
+    with_naming(&options, Mode::MinBudget, origin, |o| {
+        min_budget(slicer, tokens, scores, &structure, index, o)
+    })
 }
 
 fn min_budget(
