@@ -4,6 +4,7 @@
 //! See [`BudgetSimulation`] for the three questions it answers and how.
 
 use crate::dp::guard::{keep_bytes, too_large};
+use crate::dp::keep::KeepTable;
 use crate::dp::order::density_order;
 use crate::dp::row::{keep_row_i64, max_row_i64};
 use crate::exact::value_of;
@@ -756,11 +757,10 @@ fn knapsack_membership(
         .collect();
     let own = rows.iter().position(|r| r.0 == index).unwrap_or(0);
     let columns = u128::try_from(capacity).unwrap_or(0) + 1;
-    let words = columns.div_ceil(64);
     let kept_rows = rows.len() - own;
     let bytes = keep_bytes(kept_rows as u128, columns) + columns * 16;
     guard(rows.len(), columns, bytes, max_cells, k.max_table_bytes())?;
-    let (Ok(cols), Ok(words)) = (usize::try_from(columns), usize::try_from(words)) else {
+    let Ok(cols) = usize::try_from(columns) else {
         return Err(too_large(
             rows.len(),
             columns,
@@ -771,14 +771,12 @@ fn knapsack_membership(
     };
     // The spec's DP: keep[r][c] = dp[c − w] + v > dp[c], descending c.
     let mut dp = vec![0i64; cols];
-    let mut keep = vec![0u64; kept_rows * words];
+    let mut keep = KeepTable::new(kept_rows, cols);
     for (r, &(_, w, v)) in rows.iter().enumerate() {
-        let kept = r
-            .checked_sub(own)
-            .map(|k| &mut keep[k * words..(k + 1) * words]);
+        let kept = r.checked_sub(own).map(|k| keep.row_mut(k));
         keep_row_i64(&mut dp, w, v, kept);
     }
-    let kept = |r: usize, c: usize| keep[(r - own) * words + c / 64] >> (c % 64) & 1 == 1;
+    let kept = |r: usize, c: usize| keep.get(r - own, c);
     // Reconstruction from every capacity: the rows after `own`, last first.
     let mut cur: Vec<usize> = (0..cols).collect();
     for r in (own + 1..rows.len()).rev() {
