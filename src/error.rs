@@ -332,3 +332,67 @@ pub(crate) fn js_number(v: f64) -> String {
         format!("{v}")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::CtxpackError;
+
+    #[test]
+    fn every_variant_has_a_listed_code() {
+        let text = || String::from("x");
+        let all = [
+            CtxpackError::InvalidScore {
+                index: 0,
+                value: 0.0,
+            },
+            CtxpackError::InvalidBudget {
+                field: "f",
+                reason: text(),
+            },
+            CtxpackError::InvalidBucketSize { value: 0 },
+            CtxpackError::InvalidCountEntry {
+                index: 0,
+                kind: text(),
+                reason: text(),
+            },
+            CtxpackError::TableTooLarge {
+                candidates: 0,
+                capacity: 0,
+                cells: 0,
+                bytes: 0,
+                limit: 0,
+            },
+            CtxpackError::CountRequirementShortfall {
+                kind: text(),
+                satisfied: 0,
+                required: 1,
+            },
+            CtxpackError::CountRequirementOverBudget {
+                required_tokens: 1,
+                target_tokens: 0,
+                bucket_size: 1,
+            },
+            CtxpackError::NotMonotonic { slicer: text() },
+            CtxpackError::InvalidOption {
+                option: text(),
+                reason: text(),
+            },
+            CtxpackError::InvalidField {
+                field: text(),
+                index: None,
+                reason: text(),
+            },
+            CtxpackError::CountedKindInGroup {
+                index: 0,
+                members: 2,
+            },
+            CtxpackError::InvalidInput { reason: text() },
+        ];
+        let mut codes: Vec<&str> = all.iter().map(CtxpackError::code).collect();
+        codes.sort_unstable();
+        codes.dedup();
+        let mut listed = CtxpackError::CODES.to_vec();
+        listed.sort_unstable();
+        assert_eq!(codes, listed);
+    }
+}

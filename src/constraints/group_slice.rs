@@ -167,30 +167,14 @@ impl Units {
     /// the answer to the items (see [`GroupedSelection`]).
     ///
     /// Under [`DependencyMode::Require`], when some unit depends on
-    /// another (selecting under such constraints is NP-hard in general and
-    /// the slicers do not model them):
-    ///
-    /// * **greedy and the packer** walk the units in their order (greedy:
-    ///   the unit's score per token, densest first, zero tokens first, ties
-    ///   by position; the packer: input order) and take each unit *together
-    ///   with the dependencies it still lacks* when all of them fit what is
-    ///   left, else count a miss (the packer stops after its skip limit).
-    ///   Dependencies go in before what needs them (iterative post-order).
-    ///   A unit that needs a negative-token unit never fits.
-    /// * **the knapsack strategies** run in rounds, each of which keeps the
-    ///   selection closed:
-    ///   1. the strategy selects from all units, ignoring dependencies;
-    ///   2. *repair*: every selected unit with a dependency outside the
-    ///      selection is dropped, until none is left (dropping one can
-    ///      orphan others);
-    ///   3. *extend*: the strategy runs again, with the budget left, on the
-    ///      units not selected whose dependencies are all selected; what it
-    ///      picks is added; repeat until a round adds nothing.
-    ///
-    ///   When step 2 drops nothing (`repaired: Some(false)`), the first
-    ///   selection already honoured the constraints, so it is optimal under
-    ///   them too; otherwise no optimality is claimed.
-    /// * **the count-constrained strategies** refuse them.
+    /// another: greedy and the packer walk the units, taking each with the
+    /// dependencies it still lacks when all of them fit; the knapsack
+    /// strategies select, *repair* (drop what lacks a dependency) and
+    /// *extend* (select again among the units whose dependencies are in)
+    /// until nothing changes, `repaired: Some(false)` meaning the first
+    /// selection stood and is optimal under the dependencies too; the
+    /// count-constrained strategies refuse them. The rules in full, with
+    /// the decisions and refusals: `docs/groups.md`.
     ///
     /// Every result honours every dependency and fits the budget (but for
     /// the count-constrained knapsack's documented overrun).
