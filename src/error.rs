@@ -111,6 +111,15 @@ pub enum CtxpackError {
         /// Why it was rejected.
         reason: String,
     },
+    /// A count-constrained strategy was given a group of several items
+    /// holding an item whose kind has a count entry: the strategies count
+    /// items, not groups. Code `INVALID_OPTION`, field `group`.
+    CountedKindInGroup {
+        /// Index of the item whose kind is counted.
+        index: usize,
+        /// How many items its group holds.
+        members: usize,
+    },
     /// The input as a whole has the wrong shape (for example not an array,
     /// or parallel arrays of different lengths).
     InvalidInput {
@@ -120,6 +129,26 @@ pub enum CtxpackError {
 }
 
 impl CtxpackError {
+    /// Every stable code [`code`](Self::code) can return, once each.
+    ///
+    /// ```
+    /// use ctxpack::CtxpackError;
+    /// assert!(CtxpackError::CODES.contains(&"TABLE_TOO_LARGE"));
+    /// ```
+    pub const CODES: [&'static str; 11] = [
+        "INVALID_SCORE",
+        "INVALID_BUDGET",
+        "INVALID_BUCKET_SIZE",
+        "INVALID_COUNT_ENTRY",
+        "TABLE_TOO_LARGE",
+        "COUNT_REQUIREMENT_SHORTFALL",
+        "COUNT_REQUIREMENT_OVER_BUDGET",
+        "NOT_MONOTONIC",
+        "INVALID_OPTION",
+        "INVALID_FIELD",
+        "INVALID_INPUT",
+    ];
+
     /// The stable machine-readable code of this error.
     ///
     /// ```
@@ -136,7 +165,7 @@ impl CtxpackError {
             Self::CountRequirementShortfall { .. } => "COUNT_REQUIREMENT_SHORTFALL",
             Self::CountRequirementOverBudget { .. } => "COUNT_REQUIREMENT_OVER_BUDGET",
             Self::NotMonotonic { .. } => "NOT_MONOTONIC",
-            Self::InvalidOption { .. } => "INVALID_OPTION",
+            Self::InvalidOption { .. } | Self::CountedKindInGroup { .. } => "INVALID_OPTION",
             Self::InvalidField { .. } => "INVALID_FIELD",
             Self::InvalidInput { .. } => "INVALID_INPUT",
         }
@@ -158,10 +187,22 @@ impl CtxpackError {
             Self::InvalidBucketSize { .. } => Some("bucket_size"),
             Self::InvalidCountEntry { .. } => Some("entries"),
             Self::NotMonotonic { .. } => Some("slicer"),
+            Self::CountedKindInGroup { .. } => Some("group"),
             Self::InvalidOption { option, .. } if !option.is_empty() => Some(option),
             Self::InvalidField { field, .. } if !field.is_empty() => Some(field),
             _ => None,
         }
+    }
+
+    /// Whether [`index`](Self::index) names an item of the input (and the
+    /// message starts `items[index]`), rather than a count entry.
+    pub fn names_item(&self) -> bool {
+        matches!(
+            self,
+            Self::InvalidScore { .. }
+                | Self::InvalidField { index: Some(_), .. }
+                | Self::CountedKindInGroup { .. }
+        )
     }
 
     /// The index of the item or entry the error is about, when there is one.
@@ -171,6 +212,7 @@ impl CtxpackError {
                 Some(*index)
             }
             Self::InvalidField { index, .. } => *index,
+            Self::CountedKindInGroup { index, .. } => Some(*index),
             _ => None,
         }
     }
@@ -249,6 +291,10 @@ impl fmt::Display for CtxpackError {
                 index: None,
                 reason,
             } => write!(f, "{field} {reason}"),
+            Self::CountedKindInGroup { index, members } => write!(
+                f,
+                "items[{index}] is in a group of {members} items and its kind has a count entry: count-constrained strategies count items, not groups"
+            ),
             Self::InvalidInput { reason } => f.write_str(reason),
         }
     }
@@ -284,5 +330,69 @@ pub(crate) fn js_number(v: f64) -> String {
         }
     } else {
         format!("{v}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CtxpackError;
+
+    #[test]
+    fn every_variant_has_a_listed_code() {
+        let text = || String::from("x");
+        let all = [
+            CtxpackError::InvalidScore {
+                index: 0,
+                value: 0.0,
+            },
+            CtxpackError::InvalidBudget {
+                field: "f",
+                reason: text(),
+            },
+            CtxpackError::InvalidBucketSize { value: 0 },
+            CtxpackError::InvalidCountEntry {
+                index: 0,
+                kind: text(),
+                reason: text(),
+            },
+            CtxpackError::TableTooLarge {
+                candidates: 0,
+                capacity: 0,
+                cells: 0,
+                bytes: 0,
+                limit: 0,
+            },
+            CtxpackError::CountRequirementShortfall {
+                kind: text(),
+                satisfied: 0,
+                required: 1,
+            },
+            CtxpackError::CountRequirementOverBudget {
+                required_tokens: 1,
+                target_tokens: 0,
+                bucket_size: 1,
+            },
+            CtxpackError::NotMonotonic { slicer: text() },
+            CtxpackError::InvalidOption {
+                option: text(),
+                reason: text(),
+            },
+            CtxpackError::InvalidField {
+                field: text(),
+                index: None,
+                reason: text(),
+            },
+            CtxpackError::CountedKindInGroup {
+                index: 0,
+                members: 2,
+            },
+            CtxpackError::InvalidInput { reason: text() },
+        ];
+        let mut codes: Vec<&str> = all.iter().map(CtxpackError::code).collect();
+        codes.sort_unstable();
+        codes.dedup();
+        let mut listed = CtxpackError::CODES.to_vec();
+        listed.sort_unstable();
+        assert_eq!(codes, listed);
     }
 }

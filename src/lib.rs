@@ -7,10 +7,10 @@
 //!
 //! | slicer | spec | what it does |
 //! |---|---|---|
-//! | [`GreedySlice`] | greedy-slice.md | greedy by value density (score / tokens) |
-//! | [`KnapsackSlice`] | knapsack-slice.md | 0/1 knapsack DP over bucketed token counts |
-//! | [`CountConstrainedKnapsackSlice`] | count-constrained-knapsack-slice.md | per-kind require and cap counts around the knapsack |
-//! | [`GreedyPacker`] | greedy-knapsack-packer.md | the caller's order, skip-and-continue, stop after N misses |
+//! | [`GreedySlice`] | docs/specs/greedy-slice.md | greedy by value density (score / tokens) |
+//! | [`KnapsackSlice`] | docs/specs/knapsack-slice.md | 0/1 knapsack DP over bucketed token counts |
+//! | [`CountConstrainedKnapsackSlice`] | docs/specs/count-constrained-knapsack-slice.md | per-kind require and cap counts around the knapsack |
+//! | [`GreedyPacker`] | docs/specs/greedy-knapsack-packer.md | the caller's order, skip-and-continue, stop after N misses |
 //! | [`ExactKnapsackSlice`] | beyond the seeds | the knapsack optimum over real token counts (minknap), bucketed fallback past its guard |
 //! | [`ExactCountConstrainedSlice`] | beyond the seeds | require and cap counts per kind, solved to optimality within the budget |
 //! | [`Groups`] | beyond the seeds | atomic groups and dependencies around any of them ([`GroupedStrategy`]) |
@@ -39,22 +39,20 @@
 //! The wasm-bindgen boundary of the npm package lives in its own module,
 //! compiled only for `wasm32`; the core has no wasm import.
 
-mod budget_curve;
-mod count_constrained;
+mod constraints;
+mod dp;
 mod error;
-mod exact;
-mod exact_count;
-mod greedy;
-mod group_slice;
-mod groups;
 mod item;
-mod knapsack;
-mod knapsack_dp;
-mod packer;
 mod selection;
 mod simulation;
+mod slicers;
 mod sort;
 
+// The slicers' modules by name, for the crate's own paths.
+use slicers::{count_constrained, exact, exact_count, greedy, knapsack, packer};
+
+pub use constraints::group_slice::{GroupedSelection, GroupedStrategy};
+pub use constraints::groups::{DependencyMode, Groups, UnitScore, Units};
 pub use count_constrained::{CountConstrainedKnapsackSlice, CountQuotaEntry, ScarcityBehavior};
 pub use error::CtxpackError;
 pub use exact::{
@@ -62,14 +60,12 @@ pub use exact::{
 };
 pub use exact_count::{ExactCountConstrainedSlice, DEFAULT_MAX_CELLS};
 pub use greedy::GreedySlice;
-pub use group_slice::{GroupedSelection, GroupedStrategy};
-pub use groups::{DependencyMode, Groups, UnitScore, Units};
 pub(crate) use item::check_scores;
 pub use item::{Budget, Item};
 pub use knapsack::{KnapsackSlice, DEFAULT_BUCKET_SIZE, DEFAULT_MAX_TABLE_BYTES, SCORE_SCALE};
 pub use packer::{GreedyPacker, LazySelection, DEFAULT_MAX_CONSECUTIVE_SKIPS};
 pub use selection::{Decision, ExclusionReason, InclusionReason, Selection, Shortfall};
-pub use simulation::{
+pub use simulation::simulate::{
     BudgetSimulation, MinBudget, SlackDiff, Strategy, DEFAULT_MAX_SIMULATION_CELLS,
 };
 

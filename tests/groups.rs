@@ -1258,3 +1258,53 @@ fn simulation_over_units() {
         .unwrap_err();
     assert_eq!(e.code(), "INVALID_INPUT");
 }
+
+/// Long dependency chains (both directions) and a huge group slice in
+/// linear or n·log n time under every strategy that takes them: a
+/// quadratic walk, repair or extend would not finish. Printed timings only.
+#[test]
+fn long_chains_and_huge_groups_slice() {
+    // Full size in release (`cargo test --release`); a fifth in debug
+    // builds, still far past where a quadratic step shows.
+    let scale = if cfg!(debug_assertions) { 5 } else { 1 };
+    let n = 100_000 / scale;
+    let items: Vec<Item<'static>> = (0..n)
+        .map(|i| Item::new(1 + (i % 3) as i64, f64::from((i % 7) as u32) / 10.0))
+        .collect();
+    for forward in [true, false] {
+        let mut groups = Groups::new(n);
+        for i in 0..n - 1 {
+            let (a, b) = if forward { (i, i + 1) } else { (i + 1, i) };
+            groups = groups.depends_on(a, [b]).expect("edge");
+        }
+        let units = groups.with_mode(DependencyMode::Require).units();
+        for (name, strategy) in strategies() {
+            if is_counted(&strategy) || name == "exact" {
+                continue;
+            }
+            for target in [0, 500, 60_000, 250_000] {
+                let start = std::time::Instant::now();
+                let s = match units.slice(&strategy, &items, &Budget::new(target)) {
+                    Ok(s) => s,
+                    // The knapsack's own guard, not the groups'.
+                    Err(e) if e.code() == "TABLE_TOO_LARGE" => continue,
+                    Err(e) => panic!("{name} {target}: {e}"),
+                };
+                assert!(s.selection.total_tokens <= target.max(0));
+                eprintln!(
+                    "chain forward={forward} {name} {target}: {:?}",
+                    start.elapsed()
+                );
+            }
+        }
+    }
+    let m = 1_000_000 / scale;
+    let big: Vec<Item<'static>> = (0..m).map(|_| Item::new(1, 0.5)).collect();
+    let start = std::time::Instant::now();
+    let groups = Groups::from_labels((0..m).map(|_| Some(0u8)));
+    let s = groups
+        .slice(&GroupedStrategy::Greedy, &big, &Budget::new(2_000_000))
+        .expect("slice");
+    assert_eq!(s.selection.selected.len(), m);
+    eprintln!("group of {m}: {:?}", start.elapsed());
+}

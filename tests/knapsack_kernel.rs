@@ -1,4 +1,4 @@
-//! `KnapsackSlice` against knapsack-slice.md written out plainly: every
+//! `KnapsackSlice` against docs/specs/knapsack-slice.md written out plainly: every
 //! candidate a row (no rows left out, no capacity cap), one `bool` per cell,
 //! `i64` values added with saturation, the in-place descending loop and the
 //! reverse reconstruction.

@@ -1,6 +1,6 @@
 //! Oracle tests: `KnapsackSlice` against brute force over every subset, and
 //! `GreedyPacker` against a direct transcription of the seed's Python
-//! packer (greedy-knapsack-packer.md).
+//! packer (docs/specs/greedy-knapsack-packer.md).
 #![cfg(not(target_arch = "wasm32"))] // native dev-dependencies (cupel, proptest)
 
 mod common;

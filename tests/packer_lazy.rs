@@ -1,5 +1,5 @@
 //! `GreedyPacker::slice_lazy`: the packer asks for a count only when its
-//! walk reaches an item (greedy-knapsack-packer.md: "After 3 consecutive
+//! walk reaches an item (docs/specs/greedy-knapsack-packer.md: "After 3 consecutive
 //! skips, iteration stops (prevents O(n) wasted token counting)"), selects
 //! exactly as `Slicer::slice` does, and stops at the first counting error.
 #![cfg(not(target_arch = "wasm32"))] // proptest is a native dev-dependency

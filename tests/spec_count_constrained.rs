@@ -1,5 +1,6 @@
-//! count-constrained-knapsack-slice.md: the five conformance vector
-//! outlines, every edge-case row, the validation rules and D180/D181.
+//! docs/specs/count-constrained-knapsack-slice.md: the five conformance vector
+//! outlines, every edge-case row, the validation rules and D180/D181 (the spec's
+//! numbered normative rules: the phase 2 re-sort and the phase 3 counts).
 
 use ctxpack::{
     Budget, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError, Decision,

@@ -1,4 +1,4 @@
-//! Every edge-case row and conformance note of greedy-slice.md, by name.
+//! Every edge-case row and conformance note of docs/specs/greedy-slice.md, by name.
 
 use ctxpack::{Budget, Decision, ExclusionReason, GreedySlice, InclusionReason, Item, Slicer};
 

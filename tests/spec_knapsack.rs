@@ -1,4 +1,4 @@
-//! Every edge-case row and conformance note of knapsack-slice.md, by name,
+//! Every edge-case row and conformance note of docs/specs/knapsack-slice.md, by name,
 //! plus the bitset table guard.
 
 use ctxpack::{

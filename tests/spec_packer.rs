@@ -1,4 +1,4 @@
-//! greedy-knapsack-packer.md: its acceptance criteria and the seed code's
+//! docs/specs/greedy-knapsack-packer.md: its acceptance criteria and the seed code's
 //! edge cases, by name.
 
 use ctxpack::{Budget, Decision, ExclusionReason, GreedyPacker, InclusionReason, Item, Slicer};

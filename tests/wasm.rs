@@ -1,5 +1,5 @@
 #![cfg(target_arch = "wasm32")]
-//! The wasm-bindgen boundary (`src/wasm.rs`), called from inside wasm with
+//! The wasm-bindgen boundary (`src/wasm/`), called from inside wasm with
 //! JS values built by `js_sys`, exactly as the npm glue hands them over.
 //!
 //! * The columnar path, the object path and the native core agree on every
@@ -13,11 +13,15 @@
 //! Run with
 //! `CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner cargo test --target wasm32-unknown-unknown --test wasm`.
 
-use ctxpack::wasm::{budget_curve, decision_codes, min_budget_for, slice_columnar, slice_objects};
+use ctxpack::wasm::{
+    budget_curve, decision_codes, error_codes, group_units, min_budget_for, slice_columnar,
+    slice_grouped, slice_objects,
+};
 use ctxpack::{
-    Budget, BudgetSimulation, CountConstrainedKnapsackSlice, CountQuotaEntry, Decision,
-    ExactCountConstrainedSlice, ExactKnapsackSlice, ExactReport, GreedyPacker, GreedySlice, Item,
-    KnapsackSlice, ScarcityBehavior, Selection, Slicer, Solver, Strategy,
+    Budget, BudgetSimulation, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError,
+    Decision, DependencyMode, ExactCountConstrainedSlice, ExactKnapsackSlice, ExactReport,
+    GreedyPacker, GreedySlice, GroupedStrategy, Groups, Item, KnapsackSlice, ScarcityBehavior,
+    Selection, Slicer, Solver, Strategy,
 };
 use js_sys::{Array, Float64Array, Object, Reflect, Uint32Array, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
@@ -2094,7 +2098,7 @@ fn budget_curve_equals_the_native_simulation() {
         .collect();
     for (name, options, strategy) in strategies() {
         set(&options, "maxBudget", &num(1500.0));
-        let curve = budget_curve(name, &f.tokens, &f.scores, &[], options.clone())
+        let curve = budget_curve(name, &f.tokens, &f.scores, &[], &[], options.clone())
             .unwrap_or_else(|e| panic!("{name}: {e:?}"));
         let native = BudgetSimulation::new(strategy)
             .curve(&items, 1500)
@@ -2125,38 +2129,92 @@ fn budget_curve_equals_the_native_simulation() {
 }
 
 #[wasm_bindgen_test]
-fn budget_curve_values_override_the_walks_values() {
+#[allow(clippy::float_cmp)] // whole numbers, compared exactly
+fn budget_curve_and_min_budget_with_groups_equal_the_native_units() {
     let f = main_fixture();
-    let doubled: Vec<f64> = f
-        .scores
+    let items: Vec<Item<'_>> = f
+        .items()
         .iter()
-        .map(|&s| {
-            #[allow(clippy::cast_possible_truncation)]
-            let v = ((s * 10_000.0).floor() as i64).max(0);
-            i64_f64(2 * v)
+        .map(|it| Item::new(it.tokens, it.score))
+        .collect();
+    let none = u32::MAX;
+    let group_of: Vec<u32> = (0..f.tokens.len())
+        .map(|i| match i % 5 {
+            0 => 7,
+            2 => 3,
+            _ => none,
         })
         .collect();
-    for name in ["greedy", "packer"] {
-        let options = sim_options(&[("maxBudget", num(900.0))]);
-        let plain = budget_curve(name, &f.tokens, &f.scores, &[], options.clone()).expect("plain");
-        let twice = budget_curve(name, &f.tokens, &f.scores, &doubled, options).expect("values");
-        let expected: Vec<f64> = plain.to_vec().iter().map(|v| 2.0 * v).collect();
-        assert_eq!(twice.to_vec(), expected, "{name}");
+    let labels = group_of.iter().map(|&g| (g != none).then_some(g));
+    let units = Groups::from_labels(labels).units();
+    for (name, options, strategy) in strategies() {
+        set(&options, "maxBudget", &num(1200.0));
+        let curve = budget_curve(name, &f.tokens, &f.scores, &group_of, &[], options.clone())
+            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let sim = BudgetSimulation::new(strategy);
+        let native: Vec<f64> = units
+            .curve(&sim, &items, 1200)
+            .expect("native")
+            .into_iter()
+            .map(i64_f64)
+            .collect();
+        assert_eq!(curve.to_vec(), native, "{name}");
+        for index in [0usize, 2, 4, 5] {
+            let js = min_budget_for(
+                name,
+                &f.tokens,
+                &f.scores,
+                &group_of,
+                &[],
+                u32::try_from(index).expect("small"),
+                options.clone(),
+            )
+            .unwrap_or_else(|e| panic!("{name} {index}: {e:?}"));
+            let m = units
+                .min_budget_for(&sim, &items, index, Some(1200))
+                .expect("native");
+            assert_eq!(
+                get(&js, "first").as_f64(),
+                m.first.map(i64_f64),
+                "{name} {index}"
+            );
+        }
     }
-    let options = sim_options(&[("maxBudget", num(10.0))]);
+    // Required dependencies are refused; scores are named through origin and noun.
+    let options = sim_options(&[
+        ("maxBudget", num(10.0)),
+        ("dependencies", string("require")),
+    ]);
+    let r =
+        refused(budget_curve("greedy", &[1, 2], &[0.5, 0.5], &[], &[], options).map(Into::into));
+    assert_eq!(
+        (r.code.as_str(), r.field.as_deref()),
+        ("INVALID_OPTION", Some("dependencies"))
+    );
+    let options = sim_options(&[("maxBudget", num(10.0)), ("noun", string("candidates"))]);
     let r = refused(
-        budget_curve("greedy", &[1, 2], &[0.5, 0.5], &[1.0, 0.5], options.clone()).map(Into::into),
+        budget_curve(
+            "greedy",
+            &[1, 2],
+            &[0.5, f64::NAN],
+            &[0, 0],
+            &[4, 9],
+            options,
+        )
+        .map(Into::into),
     );
     assert_eq!(
         r,
         refusal(
-            "INVALID_FIELD",
-            Some("value"),
-            Some(1),
-            "items[1].value must be an integer from 0 to 2^53 - 1, got 0.5"
+            "INVALID_SCORE",
+            Some("score"),
+            Some(9),
+            "candidates[9].score must be a finite number, got NaN"
         )
     );
-    let r = refused(budget_curve("greedy", &[1, 2], &[0.5, 0.5], &[1.0], options).map(Into::into));
+    let options = sim_options(&[("maxBudget", num(10.0))]);
+    let r =
+        refused(budget_curve("greedy", &[1, 2], &[0.5, 0.5], &[1], &[], options).map(Into::into));
     assert_eq!(r.code, "INVALID_INPUT");
 }
 
@@ -2178,7 +2236,7 @@ fn min_budget_for_equals_the_native_simulation() {
                     set(&o, "maxBudget", &int(m));
                 }
                 let index_u32 = u32::try_from(index).expect("small");
-                let js = min_budget_for(name, &f.tokens, &f.scores, &[], index_u32, o.into())
+                let js = min_budget_for(name, &f.tokens, &f.scores, &[], &[], index_u32, o.into())
                     .unwrap_or_else(|e| panic!("{name} {index}: {e:?}"));
                 let m = BudgetSimulation::new(strategy)
                     .min_budget_for(&items, index, max)
@@ -2209,10 +2267,19 @@ fn simulation_refuses_count_strategies_as_not_monotonic() {
             None,
             &format!("budget simulation is not defined for '{name}': its selection is not monotonic in the budget (required items can exceed it, and its value can fall as the budget grows), so a curve, a minimum budget or a slack would mislead; run the slicer at each budget instead"),
         );
-        let r =
-            refused(budget_curve(name, &f.tokens, &f.scores, &[], options.clone()).map(Into::into));
+        let r = refused(
+            budget_curve(name, &f.tokens, &f.scores, &[], &[], options.clone()).map(Into::into),
+        );
         assert_eq!(r, expected);
-        let r = refused(min_budget_for(name, &f.tokens, &f.scores, &[], 0, options));
+        let r = refused(min_budget_for(
+            name,
+            &f.tokens,
+            &f.scores,
+            &[],
+            &[],
+            0,
+            options,
+        ));
         assert_eq!(r, expected);
     }
 }
@@ -2221,7 +2288,7 @@ fn simulation_refuses_count_strategies_as_not_monotonic() {
 fn simulation_options_are_checked() {
     let f = main_fixture();
     let curve = |options: JsValue| {
-        refused(budget_curve("greedy", &f.tokens, &f.scores, &[], options).map(Into::into))
+        refused(budget_curve("greedy", &f.tokens, &f.scores, &[], &[], options).map(Into::into))
     };
     assert_eq!(
         curve(obj(&[])),
@@ -2256,6 +2323,7 @@ fn simulation_options_are_checked() {
         &f.tokens,
         &f.scores,
         &[],
+        &[],
         17,
         obj(&[]),
     ));
@@ -2273,9 +2341,432 @@ fn simulation_options_are_checked() {
         &f.tokens,
         &f.scores,
         &[],
+        &[],
         0,
         obj(&[]),
     ));
     assert_eq!(r.code, "INVALID_INPUT");
     let _ = Float64Array::new_with_length(0);
+}
+
+// ---------------------------------------------------------------------------
+// Groups and dependencies: groupUnits, sliceGrouped, errorCodes
+// ---------------------------------------------------------------------------
+
+const NO_GROUP: u32 = u32::MAX;
+
+fn u32s(v: &JsValue, key: &str) -> Vec<u32> {
+    get(v, key).unchecked_into::<Uint32Array>().to_vec()
+}
+
+fn u8s(v: &JsValue, key: &str) -> Vec<u8> {
+    get(v, key).unchecked_into::<Uint8Array>().to_vec()
+}
+
+/// CSR arrays of per-item dependency lists.
+fn csr(deps: &[&[u32]]) -> (Vec<u32>, Vec<u32>) {
+    let mut offsets = vec![0u32];
+    let mut targets = Vec::new();
+    for d in deps {
+        targets.extend_from_slice(d);
+        offsets.push(u32::try_from(targets.len()).expect("small"));
+    }
+    (offsets, targets)
+}
+
+#[wasm_bindgen_test]
+fn error_codes_are_the_crates() {
+    assert_eq!(
+        error_codes(),
+        CtxpackError::CODES.map(str::to_owned).to_vec()
+    );
+    let codes = decision_codes();
+    assert_eq!(
+        (codes[9].as_str(), codes[10].as_str()),
+        ("group_excluded", "dependency_excluded")
+    );
+}
+
+#[wasm_bindgen_test]
+#[allow(clippy::float_cmp)] // whole numbers, compared exactly
+fn group_units_numbers_units_by_first_member() {
+    // 0 and 3 share group 5; 2 needs 4 and 4 needs 2 (one unit under
+    // 'require'); 1 needs 3.
+    let group_of = [5, NO_GROUP, NO_GROUP, 5, NO_GROUP];
+    let (offsets, targets) = csr(&[&[], &[3], &[4], &[], &[2]]);
+    let options = obj(&[("dependencies", string("require"))]);
+    let u = group_units(
+        "greedy",
+        &[],
+        vec![],
+        &group_of,
+        &offsets,
+        &targets,
+        &[],
+        options,
+    )
+    .expect("units");
+    assert_eq!(u32s(&u, "unitOf"), [0, 1, 2, 0, 2]);
+    assert_eq!(number(&u, "unitCount"), 3.0);
+    assert_eq!(u32s(&u, "unitSize"), [2, 1, 2]);
+    assert_eq!(u8s(&u, "needsOther"), [0, 1, 0]);
+    // Ignored dependencies merge nothing and need nothing.
+    let u = group_units(
+        "greedy",
+        &[],
+        vec![],
+        &group_of,
+        &offsets,
+        &targets,
+        &[],
+        obj(&[]),
+    )
+    .expect("units");
+    assert_eq!(u32s(&u, "unitOf"), [0, 1, 2, 0, 3]);
+    assert_eq!(u8s(&u, "needsOther"), [0, 0, 0, 0]);
+}
+
+#[wasm_bindgen_test]
+#[allow(clippy::too_many_lines)] // one refusal after another
+fn group_units_refuses_early_and_names_items_through_origin() {
+    let origin = [10, 11, 12, 13];
+    let noun = || {
+        obj(&[
+            ("noun", string("candidates")),
+            ("dependencies", string("require")),
+        ])
+    };
+    // A self-dependency, named by origin and noun.
+    let (offsets, targets) = csr(&[&[], &[], &[1, 2], &[]]);
+    let r = refused(group_units(
+        "greedy",
+        &[],
+        vec![],
+        &[],
+        &offsets,
+        &targets,
+        &origin,
+        noun(),
+    ));
+    assert_eq!(
+        r,
+        refusal(
+            "INVALID_FIELD",
+            Some("dependencies[1]"),
+            Some(12),
+            "candidates[12].dependencies[1] must be the index of another item, got 12 (the item itself)"
+        )
+    );
+    // A target out of range.
+    let (offsets, targets) = csr(&[&[9], &[], &[], &[]]);
+    let r = refused(group_units(
+        "greedy",
+        &[],
+        vec![],
+        &[],
+        &offsets,
+        &targets,
+        &origin,
+        noun(),
+    ));
+    assert_eq!((r.code.as_str(), r.index), ("INVALID_FIELD", Some(10)));
+    assert!(
+        r.message.starts_with("candidates[10].dependencies[0] "),
+        "{}",
+        r.message
+    );
+    // Count-constrained strategies: required dependencies…
+    let (offsets, targets) = csr(&[&[], &[0], &[], &[]]);
+    let entries = entries_js(&[("tool", 1, 2)]);
+    let o = noun();
+    set(&o, "entries", &entries);
+    let r = refused(group_units(
+        "count-knapsack",
+        &[],
+        vec![],
+        &[],
+        &offsets,
+        &targets,
+        &origin,
+        o,
+    ));
+    assert_eq!(
+        r,
+        refusal(
+            "INVALID_OPTION",
+            Some("dependencies"),
+            None,
+            "options.dependencies 'require' is not supported by the count-constrained strategies"
+        )
+    );
+    // …and a counted kind in a group of several items.
+    let kinds = [0, 1, 1, 0];
+    let names = || vec!["text".to_owned(), "TOOL".to_owned()];
+    let o = obj(&[("noun", string("candidates")), ("entries", entries.clone())]);
+    let r = refused(group_units(
+        "exact-count",
+        &kinds,
+        names(),
+        &[NO_GROUP, 4, NO_GROUP, 4],
+        &[],
+        &[],
+        &origin,
+        o,
+    ));
+    assert_eq!(
+        r,
+        refusal(
+            "INVALID_OPTION",
+            Some("group"),
+            Some(11),
+            "candidates[11] is in a group of 2 items and its kind has a count entry: count-constrained strategies count items, not groups"
+        )
+    );
+    // Shapes and options.
+    let r = refused(group_units(
+        "greedy",
+        &[],
+        vec![],
+        &[1, 2],
+        &[0, 0],
+        &[],
+        &[],
+        obj(&[]),
+    ));
+    assert_eq!(r.code, "INVALID_INPUT");
+    let o = obj(&[("dependencies", string("sometimes"))]);
+    let r = refused(group_units("greedy", &[], vec![], &[1], &[], &[], &[], o));
+    assert_eq!(
+        r,
+        refusal(
+            "INVALID_OPTION",
+            Some("dependencies"),
+            None,
+            "options.dependencies must be 'ignore' or 'require', got 'sometimes'"
+        )
+    );
+}
+
+fn grouped_strategies() -> Vec<(&'static str, JsValue, GroupedStrategy)> {
+    let mut out: Vec<(&'static str, JsValue, GroupedStrategy)> = strategies()
+        .into_iter()
+        .map(|(name, o, s)| (name, o, GroupedStrategy::from(s)))
+        .collect();
+    out.push((
+        "count-knapsack",
+        obj(&[("entries", entries_js(&[("tool", 1, 3)]))]),
+        GroupedStrategy::CountKnapsack(
+            CountConstrainedKnapsackSlice::new(
+                vec![CountQuotaEntry::new("tool", 1, 3)],
+                KnapsackSlice::default(),
+                ScarcityBehavior::Degrade,
+            )
+            .expect("entries"),
+        ),
+    ));
+    out
+}
+
+#[wasm_bindgen_test]
+#[allow(clippy::float_cmp)] // whole numbers, compared exactly
+fn slice_grouped_equals_the_native_grouped_slice() {
+    let f = main_fixture();
+    let items = f.items();
+    let n = items.len();
+    // Groups of untracked kinds only (the count strategies refuse others).
+    let group_of: Vec<u32> = (0..n)
+        .map(|i| {
+            if i % 4 == 1 && !f.kind(i).is_some_and(|k| k.eq_ignore_ascii_case("tool")) {
+                2
+            } else {
+                NO_GROUP
+            }
+        })
+        .collect();
+    let deps: Vec<Vec<u32>> = (0..n)
+        .map(|i| {
+            if i % 3 == 2 {
+                vec![u32::try_from(i - 2).expect("small")]
+            } else {
+                vec![]
+            }
+        })
+        .collect();
+    let dep_refs: Vec<&[u32]> = deps.iter().map(Vec::as_slice).collect();
+    let (offsets, targets) = csr(&dep_refs);
+    for mode in [DependencyMode::Ignore, DependencyMode::Require] {
+        let mut groups =
+            Groups::from_labels(group_of.iter().map(|&g| (g != NO_GROUP).then_some(g)));
+        for (i, d) in deps.iter().enumerate() {
+            groups = groups
+                .depends_on(i, d.iter().map(|&t| t as usize))
+                .expect("deps");
+        }
+        let groups = groups.with_mode(mode);
+        for (name, options, strategy) in grouped_strategies() {
+            if mode == DependencyMode::Require && name == "count-knapsack" {
+                continue;
+            }
+            for target in [0u32, 90, 400, 1500] {
+                let o = Object::assign(&Object::new(), options.unchecked_ref());
+                set(&o, "targetTokens", &num(f64::from(target)));
+                let mode_name = if mode == DependencyMode::Require {
+                    "require"
+                } else {
+                    "ignore"
+                };
+                set(&o, "dependencies", &string(mode_name));
+                let js = slice_grouped(
+                    name,
+                    &f.tokens,
+                    &f.scores,
+                    &f.kinds,
+                    f.kind_names.clone(),
+                    &group_of,
+                    &offsets,
+                    &targets,
+                    &[],
+                    o.into(),
+                )
+                .unwrap_or_else(|e| panic!("{name} {target}: {e:?}"));
+                let native = groups
+                    .slice(&strategy, &items, &Budget::new(i64::from(target)))
+                    .expect("native");
+                let sel: Vec<u32> = native
+                    .selection
+                    .selected
+                    .iter()
+                    .map(|&i| u32::try_from(i).expect("small"))
+                    .collect();
+                assert_eq!(u32s(&js, "selected"), sel, "{name} {target} {mode_name}");
+                let reasons: Vec<u8> = native.selection.decisions.iter().map(|d| d.id()).collect();
+                assert_eq!(u8s(&js, "reasons"), reasons, "{name} {target}");
+                let group_reasons: Vec<u8> = native
+                    .group_reasons
+                    .iter()
+                    .map(|r| r.map_or(255, |r| Decision::Excluded(r).id()))
+                    .collect();
+                assert_eq!(u8s(&js, "groupReasons"), group_reasons, "{name} {target}");
+                assert_eq!(
+                    number(&js, "totalTokens"),
+                    i64_f64(native.selection.total_tokens)
+                );
+                assert_eq!(
+                    get(&js, "repaired").as_bool(),
+                    native.repaired,
+                    "{name} {target}"
+                );
+                let units = groups.units();
+                let unit_of: Vec<u32> = units
+                    .unit_of()
+                    .iter()
+                    .map(|&u| u32::try_from(u).expect("small"))
+                    .collect();
+                assert_eq!(u32s(&js, "unitOf"), unit_of);
+                assert_eq!(number(&js, "unitCount"), usize_f64(units.len()));
+            }
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+fn slice_grouped_refuses_unit_sums_past_u32() {
+    let tokens = [10, 4_000_000_000, 400_000_000];
+    let o = obj(&[("targetTokens", num(100.0)), ("noun", string("candidates"))]);
+    let r = refused(slice_grouped(
+        "greedy",
+        &tokens,
+        &[0.1, 0.2, 0.3],
+        &[],
+        vec![],
+        &[NO_GROUP, 1, 1],
+        &[],
+        &[],
+        &[2, 0, 1],
+        o,
+    ));
+    assert_eq!(
+        r,
+        refusal(
+            "INVALID_FIELD",
+            Some("group"),
+            Some(0),
+            "candidates[0].group is in a group of 2 items totalling 4400000000 tokens, over 4294967295"
+        )
+    );
+}
+
+#[wasm_bindgen_test]
+#[allow(
+    clippy::float_cmp,
+    clippy::cast_possible_truncation,
+    clippy::cast_precision_loss
+)] // small whole numbers
+fn slice_grouped_takes_a_long_chain_and_a_huge_group() {
+    // A 100k-long chain: item i needs item i + 1. Quadratic walks, repairs
+    // or extends would not finish.
+    let n = 100_000u32;
+    let tokens = vec![1u32; n as usize];
+    let scores: Vec<f64> = (0..n).map(|i| f64::from(i % 7) / 10.0).collect();
+    let offsets: Vec<u32> = (0..=n).map(|i| i.min(n - 1)).collect();
+    let targets: Vec<u32> = (1..n).collect();
+    for (name, target) in [
+        ("greedy", 60_000.0),
+        ("packer", 60_000.0),
+        ("knapsack", 600.0),
+    ] {
+        let o = obj(&[
+            ("targetTokens", num(target)),
+            ("dependencies", string("require")),
+        ]);
+        if name == "knapsack" {
+            set(&o, "bucketSize", &num(1.0));
+        }
+        let js = slice_grouped(
+            name,
+            &tokens,
+            &scores,
+            &[],
+            vec![],
+            &[],
+            &offsets,
+            &targets,
+            &[],
+            o,
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        // Only the chain's tail can go in: whatever is taken is closed.
+        let selected = u32s(&js, "selected");
+        assert!(selected.len() as f64 <= target, "{name}");
+        assert!(
+            selected.iter().all(|&i| i >= n - selected.len() as u32),
+            "{name}"
+        );
+    }
+    // One group of a million members.
+    let m = 1_000_000usize;
+    let tokens = vec![1u32; m];
+    let scores = vec![0.5; m];
+    let group_of = vec![3u32; m];
+    let o = obj(&[("targetTokens", num(2e6))]);
+    let js = slice_grouped(
+        "greedy",
+        &tokens,
+        &scores,
+        &[],
+        vec![],
+        &group_of,
+        &[],
+        &[],
+        &[],
+        o,
+    )
+    .expect("group");
+    assert_eq!(
+        get(&js, "selected")
+            .unchecked_into::<Uint32Array>()
+            .length() as usize,
+        m
+    );
+    assert_eq!(number(&js, "unitCount"), 1.0);
 }

@@ -6,6 +6,7 @@
 
 use std::collections::BinaryHeap;
 
+use crate::dp::keep::KeepTable;
 use crate::exact::value_of;
 use crate::knapsack::scaled_value;
 use crate::{
@@ -577,7 +578,7 @@ impl Plan {
             widest = widest.max(k.qmax as u128 + 1);
         }
         let value_bytes = if self.hard { 8 } else { 16 };
-        let bytes = keep_rows * columns.div_ceil(64) * 8
+        let bytes = crate::dp::guard::keep_bytes(keep_rows, columns)
             + columns * 8
             + widest * columns * value_bytes
             + self.kinds.len() as u128 * columns * 4;
@@ -631,17 +632,14 @@ impl Plan {
     /// (cannot happen for `Lex`).
     fn run<C: Cell>(&self) -> Option<Solved> {
         let columns = self.capacity + 1;
-        let words = columns.div_ceil(64);
         let keep_rows = self.free.len()
             + self
                 .kinds
                 .iter()
                 .map(|k| k.rows.len() * k.rows_per_item())
                 .sum::<usize>();
-        let mut keep = Keep {
-            bits: vec![0u64; keep_rows * words],
-            words,
-        };
+        // The guard (`check`) has bounded the table.
+        let mut keep = KeepTable::new(keep_rows, columns);
         let mut cells: u64 = 0;
         // 1. Free items.
         let mut f = vec![C::value(0); columns];
@@ -704,26 +702,6 @@ struct Solved {
     cells: u64,
 }
 
-/// Keep bits: rows of whole words.
-struct Keep {
-    bits: Vec<u64>,
-    words: usize,
-}
-
-impl Keep {
-    fn set(&mut self, row: usize, c: usize) {
-        self.bits[row * self.words + (c >> 6)] |= 1 << (c & 63);
-    }
-
-    fn row_mut(&mut self, row: usize) -> &mut [u64] {
-        &mut self.bits[row * self.words..(row + 1) * self.words]
-    }
-
-    fn get(&self, row: usize, c: usize) -> bool {
-        self.bits[row * self.words + (c >> 6)] >> (c & 63) & 1 == 1
-    }
-}
-
 /// The DP of one constrained kind on top of `f`. Keep rows of item `t`
 /// start at `row_base + t × rows_per_item`: row `q − 1` for the move
 /// `q − 1 → q`, and (saturating kinds) row `qmax` for `qmax → qmax`.
@@ -732,7 +710,7 @@ fn run_kind<C: Cell>(
     f: &[C],
     kind: &KindPlan,
     columns: usize,
-    keep: &mut Keep,
+    keep: &mut KeepTable,
     row_base: usize,
 ) -> (Vec<C>, Vec<u32>, u64) {
     let qmax = kind.qmax;

@@ -1,9 +1,9 @@
 //! `KnapsackSlice`: bucketed 0/1 knapsack DP with a bitset keep table
-//! (knapsack-slice.md).
+//! (docs/specs/knapsack-slice.md).
 
 use crate::{
-    check_scores, knapsack_dp, Budget, CtxpackError, Decision, ExclusionReason, InclusionReason,
-    Item, Selection, Slicer,
+    check_scores, dp::kernel as knapsack_dp, Budget, CtxpackError, Decision, ExclusionReason,
+    InclusionReason, Item, Selection, Slicer,
 };
 
 /// The spec's default bucket size.
@@ -18,7 +18,7 @@ pub const SCORE_SCALE: f64 = 10_000.0;
 
 /// Selects the subset of items with the largest total scaled score whose
 /// bucketed token counts fit the bucketed budget, exactly as
-/// knapsack-slice.md specifies:
+/// docs/specs/knapsack-slice.md specifies:
 ///
 /// * values are `max(0, floor(score × 10000))`;
 /// * weights are `ceil(tokens / bucket_size)` and the capacity is

@@ -2,6 +2,7 @@
 //! and the rounds (the knapsack strategies), then the answer expanded back
 //! to the items.
 
+use crate::dp::order::density_order;
 use crate::exact::value_of;
 use crate::{
     Budget, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError, Decision, DependencyMode,
@@ -166,30 +167,14 @@ impl Units {
     /// the answer to the items (see [`GroupedSelection`]).
     ///
     /// Under [`DependencyMode::Require`], when some unit depends on
-    /// another (selecting under such constraints is NP-hard in general and
-    /// the slicers do not model them):
-    ///
-    /// * **greedy and the packer** walk the units in their order (greedy:
-    ///   the unit's score per token, densest first, zero tokens first, ties
-    ///   by position; the packer: input order) and take each unit *together
-    ///   with the dependencies it still lacks* when all of them fit what is
-    ///   left, else count a miss (the packer stops after its skip limit).
-    ///   Dependencies go in before what needs them (iterative post-order).
-    ///   A unit that needs a negative-token unit never fits.
-    /// * **the knapsack strategies** run in rounds, each of which keeps the
-    ///   selection closed:
-    ///   1. the strategy selects from all units, ignoring dependencies;
-    ///   2. *repair*: every selected unit with a dependency outside the
-    ///      selection is dropped, until none is left (dropping one can
-    ///      orphan others);
-    ///   3. *extend*: the strategy runs again, with the budget left, on the
-    ///      units not selected whose dependencies are all selected; what it
-    ///      picks is added; repeat until a round adds nothing.
-    ///
-    ///   When step 2 drops nothing (`repaired: Some(false)`), the first
-    ///   selection already honoured the constraints, so it is optimal under
-    ///   them too; otherwise no optimality is claimed.
-    /// * **the count-constrained strategies** refuse them.
+    /// another: greedy and the packer walk the units, taking each with the
+    /// dependencies it still lacks when all of them fit; the knapsack
+    /// strategies select, *repair* (drop what lacks a dependency) and
+    /// *extend* (select again among the units whose dependencies are in)
+    /// until nothing changes, `repaired: Some(false)` meaning the first
+    /// selection stood and is optimal under the dependencies too; the
+    /// count-constrained strategies refuse them. The rules in full, with
+    /// the decisions and refusals: `docs/groups.md`.
     ///
     /// Every result honours every dependency and fits the budget (but for
     /// the count-constrained knapsack's documented overrun).
@@ -224,17 +209,49 @@ impl Units {
         items: &[Item<'_>],
         budget: &Budget,
     ) -> Result<GroupedSelection, CtxpackError> {
-        self.check_len(items)?;
-        crate::check_scores(items)?;
-        let require = self.mode == DependencyMode::Require && self.has_dependencies();
+        self.slice_within(strategy, items, budget, i64::MAX)
+    }
+
+    /// What `strategy` refuses of these units before anything is counted
+    /// or sliced: required dependencies for the count-constrained
+    /// strategies, then per unit a token sum past `limit` and a counted
+    /// kind in a unit of several items. Returns the units' tokens.
+    pub(crate) fn admit(
+        &self,
+        strategy: &GroupedStrategy,
+        items: &[Item<'_>],
+        limit: i64,
+    ) -> Result<Vec<i64>, CtxpackError> {
         let entries = strategy.count_entries();
-        if require && entries.is_some() {
+        if self.requires() && entries.is_some() {
             return Err(CtxpackError::InvalidOption {
                 option: "dependencies".into(),
                 reason: "'require' is not supported by the count-constrained strategies".into(),
             });
         }
-        let units = self.unit_items(items, strategy.unit_score(), entries)?;
+        self.unit_tokens(items, limit, entries)
+    }
+
+    /// Whether dependencies constrain the slice: required, and some unit
+    /// depends on another.
+    fn requires(&self) -> bool {
+        self.mode == DependencyMode::Require && self.has_dependencies()
+    }
+
+    /// [`slice`](Self::slice), refusing units whose tokens sum past
+    /// `limit` (the wasm boundary's token counts are `u32`).
+    pub(crate) fn slice_within(
+        &self,
+        strategy: &GroupedStrategy,
+        items: &[Item<'_>],
+        budget: &Budget,
+        limit: i64,
+    ) -> Result<GroupedSelection, CtxpackError> {
+        self.check_len(items)?;
+        crate::check_scores(items)?;
+        let require = self.requires();
+        let tokens = self.admit(strategy, items, limit)?;
+        let units = self.unit_items(items, strategy.unit_score(), &tokens);
         if require && strategy.is_walk() {
             let limit = match strategy {
                 GroupedStrategy::Packer(p) => p.max_consecutive_skips,
@@ -319,13 +336,18 @@ impl Units {
         if target <= 0 {
             return Ok(repaired);
         }
-        loop {
-            let ready: Vec<usize> = (0..c)
-                .filter(|&u| !out.in_sel[u] && !self.missing(u, &out.in_sel))
-                .collect();
-            if ready.is_empty() {
-                break;
-            }
+        // Readiness is kept incrementally (how many dependencies each unit
+        // still lacks), so a long chain costs one step per round, not a
+        // scan of every unit.
+        let mut lacking: Vec<usize> = self
+            .needs
+            .iter()
+            .map(|ns| ns.iter().filter(|&&v| !out.in_sel[v]).count())
+            .collect();
+        let mut ready: Vec<usize> = (0..c)
+            .filter(|&u| !out.in_sel[u] && lacking[u] == 0)
+            .collect();
+        while !ready.is_empty() {
             let left = target - used;
             let added: Vec<usize> = if left <= 0 {
                 // Nothing to slice, but zero-token units always fit.
@@ -353,11 +375,24 @@ impl Units {
             if added.is_empty() {
                 break;
             }
+            let mut fresh = Vec::new();
             for u in added {
                 out.in_sel[u] = true;
                 out.order.push(u);
                 used = used.saturating_add(units[u].tokens);
+                for &w in &dependents[u] {
+                    lacking[w] -= 1;
+                    if lacking[w] == 0 && !out.in_sel[w] {
+                        fresh.push(w);
+                    }
+                }
             }
+            // The pool stays in unit order, as the slicers break ties by
+            // position.
+            let in_sel = &out.in_sel;
+            ready.retain(|&u| !in_sel[u]);
+            ready.extend(fresh);
+            ready.sort_unstable();
         }
         Ok(repaired)
     }
@@ -368,23 +403,12 @@ impl Units {
     /// else it is a miss.
     fn walk(&self, units: &[Item<'_>], greedy: bool, limit: u32, target: i64) -> UnitOutcome {
         let c = units.len();
-        let mut walk: Vec<usize> = (0..c).filter(|&u| units[u].tokens >= 0).collect();
-        if greedy {
-            // GreedySlice's order: score per token, densest first (zero
-            // tokens first), ties by position.
-            #[allow(clippy::cast_precision_loss)] // token counts beyond 2^53 are not meaningful
-            let density: Vec<f64> = units
-                .iter()
-                .map(|it| {
-                    if it.tokens == 0 {
-                        f64::MAX
-                    } else {
-                        it.score / it.tokens as f64 + 0.0
-                    }
-                })
-                .collect();
-            walk.sort_by(|&a, &b| density[b].total_cmp(&density[a]).then(a.cmp(&b)));
-        }
+        let walk: Vec<usize> = if greedy {
+            // GreedySlice's order.
+            density_order(units)
+        } else {
+            (0..c).filter(|&u| units[u].tokens >= 0).collect()
+        };
         let unreached = Decision::Excluded(if target > 0 {
             ExclusionReason::SkipLimitReached
         } else {

@@ -1,5 +1,5 @@
 //! `CountConstrainedKnapsackSlice`: per-kind require and cap counts around
-//! the knapsack (count-constrained-knapsack-slice.md).
+//! the knapsack (docs/specs/count-constrained-knapsack-slice.md).
 
 use std::collections::HashMap;
 
@@ -48,7 +48,7 @@ impl CountQuotaEntry {
 
 /// Enforces minimum and maximum item counts per kind around a
 /// [`KnapsackSlice`], in the three phases of
-/// count-constrained-knapsack-slice.md:
+/// docs/specs/count-constrained-knapsack-slice.md:
 ///
 /// 1. **Count-Satisfy**: for each entry with `require_count > 0`, in entry
 ///    order, commit the top `require_count` items of its kind by score
@@ -57,9 +57,10 @@ impl CountQuotaEntry {
 ///    (`Throw`, with the spec's exact message).
 /// 2. **Knapsack-Distribute**: the remaining items go to the knapsack with
 ///    `min(max(0, target − committed tokens), max_tokens)`; its output is
-///    re-sorted by score descending, stably (D180).
+///    re-sorted by score descending, stably (the spec's normative rule
+///    D180: the knapsack's output order is not score-descending).
 /// 3. **Cap Enforcement**: in that order, an item whose kind has reached its
-///    `cap_count` is excluded; the counts start from phase 1's (D181).
+///    `cap_count` is excluded; the counts start from phase 1's (the spec's rule D181).
 ///
 /// The result is the committed items followed by the phase 3 survivors.
 /// Kinds compare ASCII case-insensitively everywhere. Because phase 1
@@ -236,7 +237,7 @@ impl Slicer for CountConstrainedKnapsackSlice {
         let mut inner =
             self.knapsack
                 .select_pool(items, &residual, residual_target, &mut decisions)?;
-        crate::sort::sort_indexes_by(&mut inner, |a, b| by_score_desc(items, a, b)); // D180
+        crate::sort::sort_indexes_by(&mut inner, |a, b| by_score_desc(items, a, b)); // the spec's D180
 
         // Phase 3: Cap Enforcement.
         let mut selected = committed;

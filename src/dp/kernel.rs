@@ -4,7 +4,7 @@
 //!
 //! # What is computed
 //!
-//! knapsack-slice.md runs, for each candidate `i` in input order,
+//! docs/specs/knapsack-slice.md runs, for each candidate `i` in input order,
 //!
 //! ```text
 //! for w <- capacity downto dw:
@@ -47,6 +47,7 @@
 //! The keep table is one bit per cell, rows of whole 64-bit words; its size
 //! is guarded in bytes before anything is allocated.
 
+use super::guard::{keep_bytes, too_large};
 use crate::CtxpackError;
 
 /// Solves the knapsack over `weights` / `values` (one DP row each, every
@@ -109,14 +110,15 @@ impl Layout {
             .saturating_add(1);
         let words_per_row = columns.div_ceil(64);
         let row_count = rows as u64;
-        let bytes = u128::from(row_count) * u128::from(words_per_row) * 8 + u128::from(columns) * 8;
-        let too_large = CtxpackError::TableTooLarge {
-            candidates: rows,
-            capacity: columns - 1,
-            cells: row_count.saturating_mul(columns),
-            bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
+        let bytes =
+            keep_bytes(u128::from(row_count), u128::from(columns)) + u128::from(columns) * 8;
+        let too_large = too_large(
+            rows,
+            u128::from(columns),
+            u128::from(row_count) * u128::from(columns),
+            bytes,
             limit,
-        };
+        );
         if bytes > u128::from(limit) {
             return Err(too_large);
         }
@@ -443,7 +445,7 @@ unsafe fn movemask(a: std::arch::x86_64::__m256i, b: std::arch::x86_64::__m256i)
 mod tests {
     use super::{blocks_portable, fill, reconstruct, solve, Blocks, Cell, Layout};
 
-    /// knapsack-slice.md's steps 4 and 5 verbatim: one `bool` per cell,
+    /// docs/specs/knapsack-slice.md's steps 4 and 5 verbatim: one `bool` per cell,
     /// `i64` values added with saturation, the in-place descending loop.
     fn reference(
         weights: &[usize],

@@ -3,6 +3,10 @@
 //!
 //! See [`BudgetSimulation`] for the three questions it answers and how.
 
+use crate::dp::guard::{keep_bytes, too_large};
+use crate::dp::keep::KeepTable;
+use crate::dp::order::density_order;
+use crate::dp::row::{keep_row_i64, max_row_i64};
 use crate::exact::value_of;
 use crate::knapsack::scaled_value;
 use crate::{
@@ -407,18 +411,6 @@ impl BudgetSimulation {
     }
 }
 
-/// The error of every guard: the DP's rows, columns, cells and bytes.
-fn too_large(rows: usize, columns: u128, cells: u128, bytes: u128, limit: u64) -> CtxpackError {
-    let clamp = |x: u128| u64::try_from(x).unwrap_or(u64::MAX);
-    CtxpackError::TableTooLarge {
-        candidates: rows,
-        capacity: clamp(columns.saturating_sub(1)),
-        cells: clamp(cells),
-        bytes: clamp(bytes),
-        limit,
-    }
-}
-
 /// Checks a DP of `rows × columns` cells and `bytes` bytes against the
 /// guards.
 fn guard(
@@ -486,17 +478,15 @@ impl Outcome for bool {
 
 impl Walk {
     fn new(strategy: Strategy, items: &[Item<'_>], values: &[i64]) -> Walk {
-        let mut order: Vec<usize> = (0..items.len()).filter(|&i| items[i].tokens >= 0).collect();
-        let limit = if let Strategy::Packer(p) = strategy {
-            usize::try_from(p.max_consecutive_skips).unwrap_or(usize::MAX)
+        let (order, limit) = if let Strategy::Packer(p) = strategy {
+            let order: Vec<usize> = (0..items.len()).filter(|&i| items[i].tokens >= 0).collect();
+            (
+                order,
+                usize::try_from(p.max_consecutive_skips).unwrap_or(usize::MAX),
+            )
         } else {
-            // GreedySlice's order: density descending (zero tokens first),
-            // ties by input order, -0.0 as 0.0.
-            let density: Vec<f64> = items.iter().map(|it| density(it) + 0.0).collect();
-            crate::sort::sort_indexes_by(&mut order, |a, b| {
-                density[b].total_cmp(&density[a]).then(a.cmp(&b))
-            });
-            0
+            // GreedySlice's order.
+            (density_order(items), 0)
         };
         let m = order.len();
         // A limit above the number of items never stops the walk.
@@ -726,15 +716,6 @@ fn wide(x: usize) -> i64 {
     i64::try_from(x).unwrap_or(i64::MAX)
 }
 
-#[allow(clippy::cast_precision_loss)] // token counts beyond 2^53 are not meaningful
-fn density(item: &Item<'_>) -> f64 {
-    if item.tokens == 0 {
-        f64::MAX
-    } else {
-        item.score / item.tokens as f64
-    }
-}
-
 // ---------------------------------------------------------------------------
 // The knapsack: its keep table up to the ceiling, traced from every
 // capacity at once.
@@ -776,11 +757,10 @@ fn knapsack_membership(
         .collect();
     let own = rows.iter().position(|r| r.0 == index).unwrap_or(0);
     let columns = u128::try_from(capacity).unwrap_or(0) + 1;
-    let words = columns.div_ceil(64);
     let kept_rows = rows.len() - own;
-    let bytes = kept_rows as u128 * words * 8 + columns * 16;
+    let bytes = keep_bytes(kept_rows as u128, columns) + columns * 16;
     guard(rows.len(), columns, bytes, max_cells, k.max_table_bytes())?;
-    let (Ok(cols), Ok(words)) = (usize::try_from(columns), usize::try_from(words)) else {
+    let Ok(cols) = usize::try_from(columns) else {
         return Err(too_large(
             rows.len(),
             columns,
@@ -791,19 +771,12 @@ fn knapsack_membership(
     };
     // The spec's DP: keep[r][c] = dp[c − w] + v > dp[c], descending c.
     let mut dp = vec![0i64; cols];
-    let mut keep = vec![0u64; kept_rows * words];
+    let mut keep = KeepTable::new(kept_rows, cols);
     for (r, &(_, w, v)) in rows.iter().enumerate() {
-        for c in (w..cols).rev() {
-            let with = dp[c - w].saturating_add(v);
-            if with > dp[c] {
-                dp[c] = with;
-                if r >= own {
-                    keep[(r - own) * words + c / 64] |= 1 << (c % 64);
-                }
-            }
-        }
+        let kept = r.checked_sub(own).map(|k| keep.row_mut(k));
+        keep_row_i64(&mut dp, w, v, kept);
     }
-    let kept = |r: usize, c: usize| keep[(r - own) * words + c / 64] >> (c % 64) & 1 == 1;
+    let kept = |r: usize, c: usize| keep.get(r - own, c);
     // Reconstruction from every capacity: the rows after `own`, last first.
     let mut cur: Vec<usize> = (0..cols).collect();
     for r in (own + 1..rows.len()).rev() {
@@ -877,9 +850,7 @@ fn exact_membership(
         .map_err(|_| too_large(rows.len(), columns, 0, columns * 8, max_bytes))?;
     let mut dp = vec![0i64; cols];
     for &(w, v) in &rows {
-        for c in (w..cols).rev() {
-            dp[c] = dp[c].max(dp[c - w].saturating_add(v));
-        }
+        max_row_i64(&mut dp, w, v);
     }
     let w_own = usize::try_from(it.tokens).unwrap_or(usize::MAX);
     // Reruns where optimal selections tie on the item, charged n cells each.

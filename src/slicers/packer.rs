@@ -1,5 +1,5 @@
 //! `GreedyPacker`: the memory engine's skip-limited greedy packer
-//! (greedy-knapsack-packer.md).
+//! (docs/specs/greedy-knapsack-packer.md).
 
 use std::convert::Infallible;
 
@@ -13,7 +13,7 @@ pub const DEFAULT_MAX_CONSECUTIVE_SKIPS: u32 = 3;
 
 /// Walks the items in the caller's order (the seed expects score
 /// descending) and takes each one that still fits, as
-/// greedy-knapsack-packer.md specifies:
+/// docs/specs/greedy-knapsack-packer.md specifies:
 ///
 /// * an item that does not fit is skipped and the walk continues
 ///   (skip-and-continue, not stop-at-first-miss);

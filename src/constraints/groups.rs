@@ -518,72 +518,103 @@ impl Units {
         items: &[Item<'a>],
         score: UnitScore,
     ) -> Result<Vec<Item<'a>>, CtxpackError> {
-        self.unit_items(items, score, None)
+        self.check_len(items)?;
+        check_scores(items)?;
+        let tokens = self.unit_tokens(items, i64::MAX, None)?;
+        Ok(self.unit_items(items, score, &tokens))
     }
 
-    /// [`items`](Self::items), refusing a unit of several members that
-    /// holds a kind of `entries` (the count-constrained strategies count
-    /// items, not groups).
+    /// Per unit, its tokens (see [`items`](Self::items)), refusing a unit
+    /// of several members whose sum passes `limit` (the wasm boundary's is
+    /// `u32::MAX`) and, given count `entries`, a unit of several members
+    /// holding a kind of `entries` (the count-constrained strategies count
+    /// items, not groups; kinds compared ASCII case-insensitively). Units
+    /// are checked in order, each for its sum first.
+    pub(crate) fn unit_tokens(
+        &self,
+        items: &[Item<'_>],
+        limit: i64,
+        entries: Option<&[CountQuotaEntry]>,
+    ) -> Result<Vec<i64>, CtxpackError> {
+        let counted = |i: usize| {
+            entries.is_some_and(|es| {
+                es.iter()
+                    .any(|e| e.kind.eq_ignore_ascii_case(items[i].kind))
+            })
+        };
+        let mut out = Vec::with_capacity(self.members.len());
+        for m in &self.members {
+            if m.len() == 1 {
+                out.push(items[m[0]].tokens);
+                continue;
+            }
+            let too_many = |reason: String| CtxpackError::InvalidField {
+                field: "group".into(),
+                index: Some(m[0]),
+                reason,
+            };
+            let tokens = if let Some(&i) = m.iter().find(|&&i| items[i].tokens < 0) {
+                items[i].tokens
+            } else {
+                let sum = m
+                    .iter()
+                    .try_fold(0i64, |acc, &i| acc.checked_add(items[i].tokens))
+                    .ok_or_else(|| {
+                        too_many(format!(
+                            "is in a group of {} items totalling more than {} tokens",
+                            m.len(),
+                            i64::MAX
+                        ))
+                    })?;
+                if sum > limit {
+                    return Err(too_many(format!(
+                        "is in a group of {} items totalling {sum} tokens, over {limit}",
+                        m.len()
+                    )));
+                }
+                sum
+            };
+            if let Some(&at) = m.iter().find(|&&i| counted(i)) {
+                return Err(CtxpackError::CountedKindInGroup {
+                    index: at,
+                    members: m.len(),
+                });
+            }
+            out.push(tokens);
+        }
+        Ok(out)
+    }
+
+    /// The units as items with their `tokens` (from
+    /// [`unit_tokens`](Self::unit_tokens)) and `score`'s scores.
     pub(crate) fn unit_items<'a>(
         &self,
         items: &[Item<'a>],
         score: UnitScore,
-        entries: Option<&[CountQuotaEntry]>,
-    ) -> Result<Vec<Item<'a>>, CtxpackError> {
-        self.check_len(items)?;
-        check_scores(items)?;
-        let constrained: Option<Vec<String>> =
-            entries.map(|es| es.iter().map(|e| e.kind.to_ascii_lowercase()).collect());
-        let mut out = Vec::with_capacity(self.members.len());
-        for m in &self.members {
-            let first = items[m[0]];
-            if m.len() == 1 {
-                out.push(first);
-                continue;
-            }
-            let tokens = match m.iter().find(|&&i| items[i].tokens < 0) {
-                Some(&i) => items[i].tokens,
-                None => m
-                    .iter()
-                    .try_fold(0i64, |acc, &i| acc.checked_add(items[i].tokens))
-                    .ok_or_else(|| CtxpackError::InvalidField {
-                        field: "group".into(),
-                        index: Some(m[0]),
-                        reason: format!(
-                            "is in a group of {} items totalling more than {} tokens",
-                            m.len(),
-                            i64::MAX
-                        ),
-                    })?,
-            };
-            if let Some(kinds) = &constrained {
-                let counted = m
-                    .iter()
-                    .find(|&&i| kinds.contains(&items[i].kind.to_ascii_lowercase()));
-                if let Some(&at) = counted {
-                    return Err(CtxpackError::InvalidOption {
-                        option: "group".into(),
-                        reason: format!(
-                            ": items[{at}] is in a group of {} items and its kind has a count entry: count-constrained strategies count items, not groups",
-                            m.len()
-                        ),
-                    });
+        tokens: &[i64],
+    ) -> Vec<Item<'a>> {
+        self.members
+            .iter()
+            .zip(tokens)
+            .map(|(m, &tokens)| {
+                let first = items[m[0]];
+                if m.len() == 1 {
+                    return first;
                 }
-            }
-            let score = match score {
-                UnitScore::Sum => m[1..]
-                    .iter()
-                    .fold(first.score, |s, &i| s + items[i].score)
-                    .clamp(-f64::MAX, f64::MAX),
-                UnitScore::Value => score_of_value(member_value(items, m)),
-            };
-            out.push(Item {
-                tokens,
-                score,
-                kind: first.kind,
-            });
-        }
-        Ok(out)
+                let score = match score {
+                    UnitScore::Sum => m[1..]
+                        .iter()
+                        .fold(first.score, |s, &i| s + items[i].score)
+                        .clamp(-f64::MAX, f64::MAX),
+                    UnitScore::Value => score_of_value(member_value(items, m)),
+                };
+                Item {
+                    tokens,
+                    score,
+                    kind: first.kind,
+                }
+            })
+            .collect()
     }
 
     /// Per unit, the sum of its members' scaled values

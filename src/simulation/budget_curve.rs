@@ -9,6 +9,8 @@
 //! edge case), so `curve[0]` is 0 even when zero-token items would add
 //! value at any positive budget.
 
+use crate::dp::guard::{keep_bytes, too_large};
+use crate::dp::row::{max_row_i32, max_row_i64};
 use crate::knapsack::scaled_value;
 use crate::{check_scores, CtxpackError, ExactKnapsackSlice, Item, KnapsackSlice};
 
@@ -121,28 +123,27 @@ fn curve(
     let columns = u128::try_from(capacity.min(weight_sum)).unwrap_or(0) + 1;
     let budgets = u128::try_from(max_budget).unwrap_or(0) + 1;
     let row_count = rows.len() as u128;
-    let keep_bytes = row_count * columns.div_ceil(64) * 8 + columns * 8;
+    let keep_bytes = keep_bytes(row_count, columns) + columns * 8;
     let bytes = budgets * 8 + columns * 8;
     let cells = row_count * columns;
     let over_bytes = bytes > u128::from(byte_limit)
         || (cell_limit.is_none() && keep_bytes > u128::from(byte_limit));
     let over_cells = cell_limit.is_some_and(|l| cells > u128::from(l));
     if over_bytes || over_cells {
-        return Err(CtxpackError::TableTooLarge {
-            candidates: rows.len(),
-            capacity: u64::try_from(columns - 1).unwrap_or(u64::MAX),
-            cells: u64::try_from(cells).unwrap_or(u64::MAX),
-            bytes: u64::try_from(if cell_limit.is_none() {
+        return Err(too_large(
+            rows.len(),
+            columns,
+            cells,
+            if cell_limit.is_none() {
                 keep_bytes.max(bytes)
             } else {
                 bytes
-            })
-            .unwrap_or(u64::MAX),
-            limit: match cell_limit {
+            },
+            match cell_limit {
                 Some(l) if over_cells => l,
                 _ => byte_limit,
             },
-        });
+        ));
     }
     let (Ok(columns), Ok(budgets)) = (usize::try_from(columns), usize::try_from(budgets)) else {
         return Err(CtxpackError::TableTooLarge {
@@ -157,15 +158,13 @@ fn curve(
     let dp: Vec<i64> = if total < i64::from(i32::MAX) {
         let mut dp = vec![0i32; columns];
         for &(w, p) in &rows {
-            row_i32(&mut dp, w, i32::try_from(p).unwrap_or(i32::MAX));
+            max_row_i32(&mut dp, w, i32::try_from(p).unwrap_or(i32::MAX));
         }
         dp.into_iter().map(i64::from).collect()
     } else {
         let mut dp = vec![0i64; columns];
         for &(w, p) in &rows {
-            for c in (w..columns).rev() {
-                dp[c] = dp[c].max(dp[c - w].saturating_add(p));
-            }
+            max_row_i64(&mut dp, w, p);
         }
         dp
     };
@@ -177,22 +176,4 @@ fn curve(
         out.push(dp[c].saturating_add(zero_value));
     }
     Ok(out)
-}
-
-/// One item over a value row, in place: `dp[c] = max(dp[c], dp[c − w] + p)`
-/// for descending `c`, in chunks of 64 cells whose sources are copied
-/// before any store (so that the compiler can vectorise a chunk and the
-/// result equals the descending loop). `w >= 1`; no sum overflows.
-fn row_i32(dp: &mut [i32], w: usize, p: i32) {
-    let mut end = dp.len();
-    let mut src = [0i32; 64];
-    while end > w {
-        let start = end.saturating_sub(64).max(w);
-        let len = end - start;
-        src[..len].copy_from_slice(&dp[start - w..end - w]);
-        for (d, &s) in dp[start..end].iter_mut().zip(&src[..len]) {
-            *d = (*d).max(s + p);
-        }
-        end = start;
-    }
 }

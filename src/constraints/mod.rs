@@ -1,0 +1,8 @@
+//! Constraints around any slicer: atomic groups and dependencies
+//! ([`Groups`](crate::Groups)) turned into units (`groups.rs`), and the
+//! grouped slice over those units (`group_slice.rs`: the walks, the
+//! repair and extend rounds, the expansion back to the items). The whole
+//! rule set, in one place: `docs/groups.md`.
+
+pub(crate) mod group_slice;
+pub(crate) mod groups;

@@ -1,0 +1,12 @@
+//! The slicers: one strategy per file, each a [`Slicer`](crate::Slicer).
+//!
+//! The four seed slicers follow their specifications in `docs/specs/`
+//! (greedy, knapsack, count-constrained knapsack, packer); `exact` and
+//! `exact_count` go beyond them and solve to optimality within guards.
+
+pub(crate) mod count_constrained;
+pub(crate) mod exact;
+pub(crate) mod exact_count;
+pub(crate) mod greedy;
+pub(crate) mod knapsack;
+pub(crate) mod packer;

@@ -1,0 +1,180 @@
+//! Inputs read from JS: fragment objects, property by property, and the
+//! descriptions of bad values (never their content).
+
+use js_sys::Array;
+use wasm_bindgen::prelude::*;
+
+use crate::error::js_number;
+use crate::{CtxpackError, Item};
+
+/// The items of columns: `kinds` empty (no kinds) or one id into
+/// `kind_names` per item.
+pub(super) fn columnar_items<'a>(
+    tokens: &[u32],
+    scores: &[f64],
+    kinds: &[u32],
+    kind_names: &'a [String],
+) -> Result<Vec<Item<'a>>, CtxpackError> {
+    if scores.len() != tokens.len() || !(kinds.is_empty() || kinds.len() == tokens.len()) {
+        return Err(CtxpackError::InvalidInput {
+            reason: format!(
+                "tokens, scores and kinds must have the same length, got {}, {} and {}",
+                tokens.len(),
+                scores.len(),
+                kinds.len()
+            ),
+        });
+    }
+    kinds_of(kinds, kind_names, tokens.len())?
+        .into_iter()
+        .enumerate()
+        .map(|(i, kind)| {
+            Ok(Item {
+                tokens: i64::from(tokens[i]),
+                score: scores[i],
+                kind,
+            })
+        })
+        .collect()
+}
+
+/// Per item, its kind name (`""` when `kinds` is empty).
+pub(super) fn kinds_of<'a>(
+    kinds: &[u32],
+    kind_names: &'a [String],
+    n: usize,
+) -> Result<Vec<&'a str>, CtxpackError> {
+    if kinds.is_empty() {
+        return Ok(vec![""; n]);
+    }
+    kinds
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| {
+            kind_names
+                .get(k as usize)
+                .map(String::as_str)
+                .ok_or_else(|| CtxpackError::InvalidField {
+                    field: "kind".into(),
+                    index: Some(i),
+                    reason: format!(
+                        "is kind id {k}, but there are {} kind names",
+                        kind_names.len()
+                    ),
+                })
+        })
+        .collect()
+}
+
+/// A fragment object as read: its count, score and kind.
+pub(super) struct Decoded {
+    pub(super) tokens: i64,
+    pub(super) score: f64,
+    pub(super) kind: String,
+}
+
+pub(super) fn field_error(field: &str, index: usize, reason: String) -> CtxpackError {
+    CtxpackError::InvalidField {
+        field: field.into(),
+        index: Some(index),
+        reason,
+    }
+}
+
+pub(super) fn describe(v: &JsValue) -> String {
+    if v.is_undefined() {
+        "missing".into()
+    } else if v.is_null() {
+        "null".into()
+    } else if let Some(n) = v.as_f64() {
+        js_number(n)
+    } else if Array::is_array(v) {
+        "an array".into()
+    } else {
+        let ty = v.js_typeof().as_string().unwrap_or_default();
+        let article = if ty.starts_with('o') { "an" } else { "a" };
+        format!("{article} {ty}")
+    }
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// A fragment object as the object path reads it: four plain property
+    /// reads (`obj.id`, …), compiled into the glue with their names, so no
+    /// key crosses the boundary.
+    type Fragment;
+    #[wasm_bindgen(method, structural, getter, catch)]
+    fn id(this: &Fragment) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, structural, getter, catch)]
+    fn cost_tokens(this: &Fragment) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, structural, getter, catch)]
+    fn score(this: &Fragment) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, structural, getter, catch)]
+    fn kind(this: &Fragment) -> Result<JsValue, JsValue>;
+}
+
+pub(super) fn decode_fragment(i: usize, v: &JsValue) -> Result<Decoded, CtxpackError> {
+    if !v.is_object() || v.is_null() {
+        return Err(CtxpackError::InvalidField {
+            field: String::new(),
+            index: Some(i),
+            reason: format!("must be an object, got {}", describe(v)),
+        });
+    }
+    let f: &Fragment = v.unchecked_ref();
+    let id = f.id().unwrap_or(JsValue::UNDEFINED);
+    if !id.is_string() {
+        return Err(field_error(
+            "id",
+            i,
+            format!("must be a string, got {}", describe(&id)),
+        ));
+    }
+    let raw_tokens = f.cost_tokens().unwrap_or(JsValue::UNDEFINED);
+    let tokens = match raw_tokens.as_f64() {
+        Some(t) if t.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&t) => {
+            #[allow(clippy::cast_possible_truncation)] // checked above
+            let t = t as i64;
+            t
+        }
+        _ => {
+            return Err(field_error(
+                "cost_tokens",
+                i,
+                format!(
+                    "must be an integer from 0 to 4294967295, got {}",
+                    describe(&raw_tokens)
+                ),
+            ))
+        }
+    };
+    let raw_score = f.score().unwrap_or(JsValue::UNDEFINED);
+    let score = if raw_score.is_undefined() {
+        0.0
+    } else {
+        raw_score.as_f64().ok_or_else(|| {
+            field_error(
+                "score",
+                i,
+                format!("must be a number, got {}", describe(&raw_score)),
+            )
+        })?
+    };
+    let raw_kind = f.kind().unwrap_or(JsValue::UNDEFINED);
+    let kind = if raw_kind.is_undefined() {
+        String::new()
+    } else {
+        raw_kind.as_string().ok_or_else(|| {
+            field_error(
+                "kind",
+                i,
+                format!("must be a string, got {}", describe(&raw_kind)),
+            )
+        })?
+    };
+    Ok(Decoded {
+        tokens,
+        score,
+        kind,
+    })
+}

@@ -1,0 +1,80 @@
+//! The one place a [`CtxpackError`] becomes a JS value, and how errors
+//! name items by the caller's list (`noun`, `origin`).
+
+use wasm_bindgen::prelude::*;
+
+use super::encode::{index_f64, set};
+use super::options::{parse_options, Mode, Options};
+use crate::CtxpackError;
+
+/// How errors name the items: `noun[origin[i]]` for the core's
+/// `items[i]` (the caller's list, before any reordering).
+pub(super) struct Naming<'a> {
+    pub(super) noun: &'a str,
+    /// Empty: the identity.
+    pub(super) origin: &'a [u32],
+}
+
+impl Naming<'_> {
+    /// Item `i`'s index in the caller's list.
+    pub(super) fn origin_of(&self, i: usize) -> usize {
+        self.origin.get(i).map_or(i, |&o| o as usize)
+    }
+}
+
+/// The one place a [`CtxpackError`] becomes a JS value.
+pub(super) fn to_js_error(err: &CtxpackError) -> JsValue {
+    to_js_error_named(err, None)
+}
+
+/// [`to_js_error`], naming items through `naming`: the message's leading
+/// `items[i]` becomes `noun[origin[i]]` (and a self-dependency's `got i`
+/// the same index), `index` becomes `origin[i]`.
+pub(super) fn to_js_error_named(err: &CtxpackError, naming: Option<&Naming<'_>>) -> JsValue {
+    let mut message = err.to_string();
+    let mut index = err.index();
+    if let (Some(naming), Some(i)) = (naming, index.filter(|_| err.names_item())) {
+        let at = naming.origin_of(i);
+        if let Some(rest) = message.strip_prefix(&format!("items[{i}]")) {
+            let rest = rest.replace(
+                &format!("got {i} (the item itself)"),
+                &format!("got {at} (the item itself)"),
+            );
+            message = format!("{}[{at}]{rest}", naming.noun);
+        }
+        index = Some(at);
+    }
+    let js = js_sys::Error::new(&message);
+    js.set_name("CtxpackError");
+    let obj: &JsValue = js.as_ref();
+    set(obj, "code", &JsValue::from_str(err.code()));
+    if let Some(field) = err.field() {
+        // The core's own fields in the words JS callers use.
+        let field = match err {
+            CtxpackError::InvalidBucketSize { .. } => "bucketSize",
+            _ => field,
+        };
+        set(obj, "field", &JsValue::from_str(field));
+    }
+    if let Some(index) = index {
+        set(obj, "index", &JsValue::from(index_f64(index)));
+    }
+    js.into()
+}
+
+/// The grouped entry points' frame: parses the options (their errors name
+/// no item), then runs `f`, naming items in its errors through `origin`
+/// and `options.noun`.
+pub(super) fn with_naming<T>(
+    options: &JsValue,
+    mode: Mode,
+    origin: &[u32],
+    f: impl FnOnce(&Options) -> Result<T, CtxpackError>,
+) -> Result<T, JsValue> {
+    let options = parse_options(options, mode).map_err(|e| to_js_error(&e))?;
+    let naming = Naming {
+        noun: &options.noun,
+        origin,
+    };
+    f(&options).map_err(|e| to_js_error_named(&e, Some(&naming)))
+}

@@ -1,0 +1,260 @@
+//! `groupUnits` and `sliceGrouped`: groups and dependencies around any
+//! slicer, decided by the core ([`Units`]); this file only reads the
+//! arrays and writes the answer.
+//!
+//! Groups come as one group index per item (`groupOf`, `0xFFFFFFFF`: none),
+//! dependencies as CSR arrays (item `i` depends on
+//! `depTargets[depOffsets[i]..depOffsets[i + 1]]`), both empty for none.
+//! `origin[i]` (empty: the identity) is item `i`'s index in the caller's
+//! list, and `options.noun` the list's name: both only name items in
+//! errors.
+
+use js_sys::{Object, Uint32Array, Uint8Array};
+use wasm_bindgen::prelude::*;
+
+use super::decode::{columnar_items, kinds_of};
+use super::encode::{index_f64, result_object, set};
+use super::errors::with_naming;
+use super::options::{strategy_of, Mode, Options};
+use crate::{Budget, CtxpackError, Decision, DependencyMode, Groups, Item, Units};
+
+/// `groupOf`'s "no group".
+const NO_GROUP: u32 = u32::MAX;
+
+/// The groups and dependencies as the caller gave them.
+pub(super) struct Structure<'a> {
+    pub(super) group_of: &'a [u32],
+    pub(super) dep_offsets: &'a [u32],
+    pub(super) dep_targets: &'a [u32],
+    pub(super) origin: &'a [u32],
+}
+
+fn shape_error(reason: String) -> CtxpackError {
+    CtxpackError::InvalidInput { reason }
+}
+
+/// Refuses an optional per-item array of another length.
+fn per_item(name: &str, len: usize, n: usize) -> Result<(), CtxpackError> {
+    if len == 0 || len == n {
+        Ok(())
+    } else {
+        Err(shape_error(format!(
+            "{name} must be empty or have one entry per item, got {len} for {n} items"
+        )))
+    }
+}
+
+impl<'a> Structure<'a> {
+    /// Groups without dependencies (the simulation).
+    pub(super) fn groups_only(group_of: &'a [u32], origin: &'a [u32]) -> Self {
+        Structure {
+            group_of,
+            dep_offsets: &[],
+            dep_targets: &[],
+            origin,
+        }
+    }
+
+    /// The constraints over `n` items: the arrays' shapes checked here,
+    /// every index by [`Groups`] (a self-dependency or a target out of
+    /// range is `INVALID_FIELD` naming the item).
+    pub(super) fn groups(&self, n: usize, mode: DependencyMode) -> Result<Groups, CtxpackError> {
+        per_item("groupOf", self.group_of.len(), n)?;
+        per_item("origin", self.origin.len(), n)?;
+        let mut groups = if self.group_of.is_empty() {
+            Groups::new(n)
+        } else {
+            Groups::from_labels(self.group_of.iter().map(|&g| (g != NO_GROUP).then_some(g)))
+        };
+        let offsets = self.dep_offsets;
+        if offsets.is_empty() {
+            if !self.dep_targets.is_empty() {
+                return Err(shape_error(
+                    "depTargets must be empty when depOffsets is".into(),
+                ));
+            }
+            return Ok(groups.with_mode(mode));
+        }
+        let well_formed = offsets.len() == n + 1
+            && offsets[0] == 0
+            && offsets.windows(2).all(|w| w[0] <= w[1])
+            && offsets[n] as usize == self.dep_targets.len();
+        if !well_formed {
+            return Err(shape_error(format!(
+                "depOffsets must be empty or {} non-decreasing offsets from 0 to depTargets.length ({})",
+                n + 1,
+                self.dep_targets.len()
+            )));
+        }
+        for (i, w) in offsets.windows(2).enumerate() {
+            if w[0] < w[1] {
+                let targets = &self.dep_targets[w[0] as usize..w[1] as usize];
+                groups = groups.depends_on(i, targets.iter().map(|&t| t as usize))?;
+            }
+        }
+        Ok(groups.with_mode(mode))
+    }
+}
+
+/// The units as `groupUnits` and `sliceGrouped` report them.
+fn set_units(obj: &JsValue, units: &Units) {
+    let unit_of: Vec<u32> = units.unit_of().iter().map(|&u| to_u32(u)).collect();
+    set(obj, "unitOf", &Uint32Array::from(&unit_of[..]).into());
+    set(obj, "unitCount", &JsValue::from(index_f64(units.len())));
+}
+
+fn to_u32(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
+/// The units of the items before their tokens are counted, refusing early
+/// what the strategy would refuse: `{ unitOf: Uint32Array, unitCount,
+/// unitSize: Uint32Array, needsOther: Uint8Array }`. Units are numbered by
+/// their first member in item order; `needsOther[u]` is 1 when unit `u`
+/// depends on another (`dependencies: 'require'`). The number of items is
+/// the length of the first non-empty array among `kinds`, `groupOf`,
+/// `origin` and `depOffsets` (less one); the others must agree. Options:
+/// those of `sliceGrouped` (`targetTokens` optional).
+///
+/// # Errors
+/// A `CtxpackError` JS error: `INVALID_OPTION` for `dependencies:
+/// 'require'` with a count-constrained strategy (field `dependencies`) or
+/// a unit of several items holding a kind with a count entry (field
+/// `group`, the item); `INVALID_FIELD` for a self-dependency or a target
+/// out of range (field `dependencies[k]`); `INVALID_INPUT` for arrays of
+/// the wrong shape; a bad option.
+#[wasm_bindgen(js_name = groupUnits)]
+#[allow(clippy::needless_pass_by_value, clippy::too_many_arguments)] // the JS calling convention
+pub fn group_units(
+    slicer: &str,
+    kinds: &[u32],
+    kind_names: Vec<String>,
+    group_of: &[u32],
+    dep_offsets: &[u32],
+    dep_targets: &[u32],
+    origin: &[u32],
+    options: JsValue,
+) -> Result<JsValue, JsValue> {
+    let structure = Structure {
+        group_of,
+        dep_offsets,
+        dep_targets,
+        origin,
+    };
+    with_naming(&options, Mode::Units, origin, |o| {
+        units_of(slicer, kinds, &kind_names, &structure, o)
+    })
+}
+
+fn units_of(
+    slicer: &str,
+    kinds: &[u32],
+    kind_names: &[String],
+    structure: &Structure<'_>,
+    options: &Options,
+) -> Result<JsValue, CtxpackError> {
+    let n = [
+        kinds.len(),
+        structure.group_of.len(),
+        structure.origin.len(),
+        structure.dep_offsets.len().saturating_sub(1),
+    ]
+    .into_iter()
+    .find(|&len| len > 0)
+    .unwrap_or(0);
+    per_item("kinds", kinds.len(), n)?;
+    let strategy = strategy_of(slicer, options)?;
+    let units = structure.groups(n, options.dependencies)?.units();
+    // Tokens are not counted yet: zero, so that only the structure and the
+    // kinds can be refused.
+    let items: Vec<Item<'_>> = kinds_of(kinds, kind_names, n)?
+        .into_iter()
+        .map(|kind| Item {
+            tokens: 0,
+            score: 0.0,
+            kind,
+        })
+        .collect();
+    units.admit(&strategy, &items, i64::from(u32::MAX))?;
+    let obj: JsValue = Object::new().into();
+    set_units(&obj, &units);
+    let sizes: Vec<u32> = units.members().iter().map(|m| to_u32(m.len())).collect();
+    set(&obj, "unitSize", &Uint32Array::from(&sizes[..]).into());
+    let needs: Vec<u8> = units
+        .needs()
+        .iter()
+        .map(|ns| u8::from(!ns.is_empty()))
+        .collect();
+    set(&obj, "needsOther", &Uint8Array::from(&needs[..]).into());
+    Ok(obj)
+}
+
+/// A slice under groups and dependencies: everything `sliceColumnar`
+/// returns (over the items: `selected` in output order, `reasons` with
+/// codes 9 `group_excluded` and 10 `dependency_excluded`, totals, …), plus
+/// `groupReasons: Uint8Array` (per item: the unit's own reason for a
+/// `group_excluded` member, 255 otherwise), `unitOf`, `unitCount` and
+/// `repaired` (knapsack strategies under `dependencies: 'require'`:
+/// whether the first selection had to drop units; absent otherwise).
+/// Options: `sliceColumnar`'s, plus `dependencies` (`'ignore'` or
+/// `'require'`) and `noun`.
+///
+/// # Errors
+/// As `groupUnits`, and `sliceColumnar`'s; `INVALID_FIELD` (field `group`,
+/// the unit's first member) when a unit's tokens sum past 4294967295.
+#[wasm_bindgen(js_name = sliceGrouped)]
+#[allow(clippy::needless_pass_by_value, clippy::too_many_arguments)] // the JS calling convention
+pub fn slice_grouped(
+    slicer: &str,
+    tokens: &[u32],
+    scores: &[f64],
+    kinds: &[u32],
+    kind_names: Vec<String>,
+    group_of: &[u32],
+    dep_offsets: &[u32],
+    dep_targets: &[u32],
+    origin: &[u32],
+    options: JsValue,
+) -> Result<JsValue, JsValue> {
+    let structure = Structure {
+        group_of,
+        dep_offsets,
+        dep_targets,
+        origin,
+    };
+    with_naming(&options, Mode::GroupedSlice, origin, |o| {
+        grouped(slicer, tokens, scores, kinds, &kind_names, &structure, o)
+    })
+}
+
+fn grouped(
+    slicer: &str,
+    tokens: &[u32],
+    scores: &[f64],
+    kinds: &[u32],
+    kind_names: &[String],
+    structure: &Structure<'_>,
+    options: &Options,
+) -> Result<JsValue, CtxpackError> {
+    let items = columnar_items(tokens, scores, kinds, kind_names)?;
+    let strategy = strategy_of(slicer, options)?;
+    let units = structure.groups(items.len(), options.dependencies)?.units();
+    let budget = options.budget.unwrap_or(Budget::new(0));
+    let g = units.slice_within(&strategy, &items, &budget, i64::from(u32::MAX))?;
+    let obj = result_object(&g.selection);
+    let group_reasons: Vec<u8> = g
+        .group_reasons
+        .iter()
+        .map(|r| r.map_or(u8::MAX, |r| Decision::Excluded(r).id()))
+        .collect();
+    set(
+        &obj,
+        "groupReasons",
+        &Uint8Array::from(&group_reasons[..]).into(),
+    );
+    set_units(&obj, &units);
+    if let Some(repaired) = g.repaired {
+        set(&obj, "repaired", &JsValue::from(repaired));
+    }
+    Ok(obj)
+}

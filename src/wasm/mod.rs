@@ -1,0 +1,55 @@
+//! The wasm-bindgen boundary: converts and validates, then calls the core.
+//! Nothing here decides what is selected.
+//!
+//! * `slice.rs`: `sliceColumnar` (token counts as `Uint32Array`, scores as
+//!   `Float64Array`, kind ids as `Uint32Array` into a list of kind names)
+//!   and `sliceObjects` (fragment objects `{ id, cost_tokens, score?,
+//!   kind? }`, of which only those four properties are read);
+//! * `groups.rs`: `groupUnits` and `sliceGrouped`, groups and dependencies
+//!   (CSR arrays) around any slicer;
+//! * `simulation.rs`: `budgetCurve` and `minBudgetFor`;
+//! * `lazy.rs`: `packLazy`, the packer asking for counts through a JS
+//!   callback only for the items its walk reaches;
+//! * `options.rs`, `decode.rs`: reading the inputs; `encode.rs`: results
+//!   as plain objects (typed arrays, numbers; nothing holds wasm memory,
+//!   so nothing needs `.free()`); `errors.rs`: every error becomes a JS
+//!   `Error` with `name = "CtxpackError"`, `code`, `field` and `index`
+//!   there only.
+//!
+//! The slices return `selected` as `Uint32Array`, `reasons` as
+//! `Uint8Array` of [`Decision::id`](crate::Decision::id)s, totals,
+//! shortfalls, and `exact`: the exact report of `'exact'` and
+//! `'exact-count'`, `null` for the seed slicers.
+
+use wasm_bindgen::prelude::*;
+
+use crate::{CtxpackError, Decision};
+
+mod decode;
+mod encode;
+mod errors;
+mod groups;
+mod lazy;
+mod options;
+mod simulation;
+mod slice;
+
+pub use groups::{group_units, slice_grouped};
+pub use lazy::pack_lazy;
+pub use simulation::{budget_curve, min_budget_for};
+pub use slice::{slice_columnar, slice_objects};
+
+/// Largest integer a JS number holds exactly.
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// The reason codes, indexed by the numbers in a result's `reasons`.
+#[wasm_bindgen(js_name = decisionCodes)]
+pub fn decision_codes() -> Vec<String> {
+    Decision::ALL.iter().map(|d| d.code().to_owned()).collect()
+}
+
+/// Every stable `CtxpackError` code the crate can raise.
+#[wasm_bindgen(js_name = errorCodes)]
+pub fn error_codes() -> Vec<String> {
+    CtxpackError::CODES.iter().map(|&c| c.to_owned()).collect()
+}

@@ -1,0 +1,458 @@
+//! The options object of every entry point, read property by property so
+//! that every refusal names its option; unknown keys are refused.
+
+use js_sys::{Array, Object, Reflect};
+use wasm_bindgen::prelude::*;
+
+use super::decode::describe;
+use super::MAX_SAFE_INTEGER;
+use crate::error::js_number;
+use crate::{
+    Budget, BudgetSimulation, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError,
+    DependencyMode, ExactCountConstrainedSlice, ExactKnapsackSlice, GreedyPacker, GroupedStrategy,
+    KnapsackSlice, ScarcityBehavior, Strategy,
+};
+
+/// The options of every entry point, read property by property so that
+/// every refusal names its option, and unknown keys are refused.
+pub(super) struct Options {
+    /// `dependencies` of the grouped entry points (default `'ignore'`).
+    pub(super) dependencies: DependencyMode,
+    /// `noun` of the grouped entry points: how errors name the list
+    /// (default `items`).
+    pub(super) noun: String,
+    /// The budget (`targetTokens`, `maxTokens`); `None` for the
+    /// simulation entry points, which take `maxBudget` instead.
+    pub(super) budget: Option<Budget>,
+    /// `maxBudget` of the simulation entry points.
+    pub(super) max_budget: Option<i64>,
+    pub(super) knapsack: KnapsackSlice,
+    /// `bucketSize` as given (the exact count-constrained slice's fixed
+    /// bucket when set).
+    pub(super) bucket_size: Option<i64>,
+    pub(super) max_table_bytes: Option<u64>,
+    pub(super) entries: Vec<CountQuotaEntry>,
+    pub(super) scarcity: ScarcityBehavior,
+    pub(super) max_consecutive_skips: u32,
+    pub(super) max_states: Option<usize>,
+    pub(super) max_work: Option<u64>,
+    pub(super) max_cells: Option<u64>,
+    pub(super) compare_heuristic: bool,
+}
+
+pub(super) const OPTION_KEYS: [&str; 11] = [
+    "targetTokens",
+    "maxTokens",
+    "bucketSize",
+    "maxTableBytes",
+    "entries",
+    "scarcity",
+    "maxConsecutiveSkips",
+    "maxStates",
+    "maxWork",
+    "maxCells",
+    "compareHeuristic",
+];
+/// The simulation entry points: no budget (they span budgets), no count
+/// options (count-constrained strategies are refused).
+pub(super) const SIMULATION_KEYS: [&str; 7] = [
+    "maxBudget",
+    "bucketSize",
+    "maxTableBytes",
+    "maxConsecutiveSkips",
+    "maxStates",
+    "maxWork",
+    "maxCells",
+];
+/// What the grouped entry points (and the simulation) add.
+pub(super) const GROUP_KEYS: [&str; 2] = ["dependencies", "noun"];
+pub(super) const ENTRY_KEYS: [&str; 3] = ["kind", "requireCount", "capCount"];
+
+/// Which entry point the options belong to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mode {
+    /// A slice: `targetTokens` required.
+    Slice,
+    /// `sliceGrouped`: a slice, plus `dependencies` and `noun`.
+    GroupedSlice,
+    /// `groupUnits`: as `sliceGrouped`, but `targetTokens` optional (the
+    /// units are built before tokens are counted).
+    Units,
+    /// `budgetCurve`: `maxBudget` required.
+    Curve,
+    /// `minBudgetFor`: `maxBudget` optional.
+    MinBudget,
+}
+
+pub(super) fn invalid_option(option: &str, reason: String) -> CtxpackError {
+    CtxpackError::InvalidOption {
+        option: option.to_owned(),
+        reason,
+    }
+}
+
+/// Checks that `obj` is a plain object whose keys are all in `known`.
+pub(super) fn known_keys(obj: &JsValue, known: &[&str], what: &str) -> Result<(), CtxpackError> {
+    if !obj.is_object() || obj.is_null() || Array::is_array(obj) {
+        return Err(invalid_option(
+            what,
+            format!("must be an object, got {}", describe(obj)),
+        ));
+    }
+    for key in Object::keys(obj.unchecked_ref::<Object>()).iter() {
+        let key = key.as_string().unwrap_or_default();
+        if !known.contains(&key.as_str()) {
+            let name = if what.is_empty() {
+                key
+            } else {
+                format!("{what}.{key}")
+            };
+            return Err(invalid_option(
+                &name,
+                format!("is not a known option (known: {})", known.join(", ")),
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn property(obj: &JsValue, key: &str) -> JsValue {
+    Reflect::get(obj, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// An optional whole number in `[min, max]`.
+#[allow(clippy::cast_possible_truncation)] // checked to be a whole number in range first
+pub(super) fn whole(
+    obj: &JsValue,
+    key: &str,
+    name: &str,
+    min: f64,
+    max: f64,
+) -> Result<Option<i64>, CtxpackError> {
+    let v = property(obj, key);
+    if v.is_undefined() {
+        return Ok(None);
+    }
+    match v.as_f64() {
+        Some(n) if n.fract() == 0.0 && n >= min && n <= max => Ok(Some(n as i64)),
+        _ => Err(invalid_option(
+            name,
+            format!(
+                "must be an integer from {} to {}, got {}",
+                js_number(min),
+                if max == MAX_SAFE_INTEGER {
+                    "2^53 - 1".into()
+                } else {
+                    js_number(max)
+                },
+                describe(&v)
+            ),
+        )),
+    }
+}
+
+/// `targetTokens` and `maxTokens` of a slice, or `maxBudget` of a
+/// simulation.
+pub(super) fn parse_budget(
+    options: &JsValue,
+    mode: Mode,
+) -> Result<(Option<Budget>, Option<i64>), CtxpackError> {
+    if matches!(mode, Mode::Curve | Mode::MinBudget) {
+        let m = whole(options, "maxBudget", "maxBudget", 0.0, MAX_SAFE_INTEGER)?;
+        if mode == Mode::Curve && m.is_none() {
+            return Err(invalid_option("maxBudget", "is required".into()));
+        }
+        return Ok((None, m));
+    }
+    let target = whole(
+        options,
+        "targetTokens",
+        "targetTokens",
+        0.0,
+        MAX_SAFE_INTEGER,
+    )?;
+    let target = match target {
+        Some(t) => t,
+        None if mode == Mode::Units => return Ok((None, None)),
+        None => return Err(invalid_option("targetTokens", "is required".into())),
+    };
+    let budget = match whole(options, "maxTokens", "maxTokens", 0.0, MAX_SAFE_INTEGER)? {
+        None => Budget::new(target),
+        Some(max) if max < target => {
+            return Err(CtxpackError::InvalidBudget {
+                field: "maxTokens",
+                reason: format!("must be at least targetTokens ({target}), got {max}"),
+            })
+        }
+        Some(max) => Budget::with_max(target, max)?,
+    };
+    Ok((Some(budget), None))
+}
+
+/// `dependencies`: `'ignore'` (the default) or `'require'`.
+fn parse_dependencies(options: &JsValue) -> Result<DependencyMode, CtxpackError> {
+    let raw = property(options, "dependencies");
+    match raw.as_string().as_deref() {
+        _ if raw.is_undefined() => Ok(DependencyMode::Ignore),
+        Some("ignore") => Ok(DependencyMode::Ignore),
+        Some("require") => Ok(DependencyMode::Require),
+        _ => Err(invalid_option(
+            "dependencies",
+            format!("must be 'ignore' or 'require', got {}", quoted(&raw)),
+        )),
+    }
+}
+
+/// `noun`: the name errors give the list (`candidates[7]…`), a short
+/// identifier so that messages never carry arbitrary caller text.
+fn parse_noun(options: &JsValue) -> Result<String, CtxpackError> {
+    let raw = property(options, "noun");
+    if raw.is_undefined() {
+        return Ok("items".into());
+    }
+    match raw.as_string() {
+        Some(s)
+            if !s.is_empty()
+                && s.len() <= 32
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"_$.".contains(&b)) =>
+        {
+            Ok(s)
+        }
+        _ => Err(invalid_option(
+            "noun",
+            format!(
+                "must be an identifier of at most 32 characters, got {}",
+                describe(&raw)
+            ),
+        )),
+    }
+}
+
+/// A short string option as given (quoted), anything else described.
+fn quoted(raw: &JsValue) -> String {
+    match raw.as_string() {
+        Some(text) if text.len() <= 32 => format!("'{text}'"),
+        _ => describe(raw),
+    }
+}
+
+pub(super) fn parse_scarcity(options: &JsValue) -> Result<ScarcityBehavior, CtxpackError> {
+    let scarcity_raw = property(options, "scarcity");
+    match scarcity_raw.as_string().as_deref() {
+        _ if scarcity_raw.is_undefined() => Ok(ScarcityBehavior::Degrade),
+        Some("degrade") => Ok(ScarcityBehavior::Degrade),
+        Some("throw") => Ok(ScarcityBehavior::Throw),
+        _ => Err(invalid_option(
+            "scarcity",
+            format!(
+                "must be 'degrade' or 'throw', got {}",
+                quoted(&scarcity_raw)
+            ),
+        )),
+    }
+}
+
+pub(super) fn parse_options(options: &JsValue, mode: Mode) -> Result<Options, CtxpackError> {
+    let known: Vec<&str> = match mode {
+        Mode::Slice => OPTION_KEYS.to_vec(),
+        Mode::GroupedSlice | Mode::Units => [&OPTION_KEYS[..], &GROUP_KEYS].concat(),
+        Mode::Curve | Mode::MinBudget => [&SIMULATION_KEYS[..], &GROUP_KEYS].concat(),
+    };
+    known_keys(options, &known, "")?;
+    let (budget, max_budget) = parse_budget(options, mode)?;
+    let bucket_raw = property(options, "bucketSize");
+    let (mut knapsack, bucket_size) = match bucket_raw.as_f64() {
+        _ if bucket_raw.is_undefined() => (KnapsackSlice::default(), None),
+        Some(b) if b.fract() == 0.0 && b.abs() <= MAX_SAFE_INTEGER => {
+            #[allow(clippy::cast_possible_truncation)] // a safe integer
+            let b = b as i64;
+            (KnapsackSlice::new(b)?, Some(b))
+        }
+        _ => {
+            return Err(invalid_option(
+                "bucketSize",
+                format!("must be a positive integer, got {}", describe(&bucket_raw)),
+            ))
+        }
+    };
+    let max_table_bytes = whole(
+        options,
+        "maxTableBytes",
+        "maxTableBytes",
+        0.0,
+        MAX_SAFE_INTEGER,
+    )?
+    .map(i64::unsigned_abs);
+    if let Some(limit) = max_table_bytes {
+        knapsack = knapsack.with_max_table_bytes(limit);
+    }
+    let entries = parse_entries(&property(options, "entries"))?;
+    let scarcity = parse_scarcity(options)?;
+    let max_consecutive_skips = match whole(
+        options,
+        "maxConsecutiveSkips",
+        "maxConsecutiveSkips",
+        0.0,
+        f64::from(u32::MAX),
+    )? {
+        None => crate::DEFAULT_MAX_CONSECUTIVE_SKIPS,
+        Some(v) => u32::try_from(v).unwrap_or(u32::MAX),
+    };
+    let limit = |key: &str| -> Result<Option<u64>, CtxpackError> {
+        Ok(whole(options, key, key, 0.0, MAX_SAFE_INTEGER)?.map(i64::unsigned_abs))
+    };
+    let max_states = limit("maxStates")?.map(|v| usize::try_from(v).unwrap_or(usize::MAX));
+    let max_work = limit("maxWork")?;
+    let max_cells = limit("maxCells")?;
+    let heuristic_raw = property(options, "compareHeuristic");
+    let compare_heuristic = if heuristic_raw.is_undefined() {
+        true
+    } else {
+        heuristic_raw.as_bool().ok_or_else(|| {
+            invalid_option(
+                "compareHeuristic",
+                format!("must be a boolean, got {}", describe(&heuristic_raw)),
+            )
+        })?
+    };
+    Ok(Options {
+        dependencies: parse_dependencies(options)?,
+        noun: parse_noun(options)?,
+        budget,
+        max_budget,
+        knapsack,
+        bucket_size,
+        max_table_bytes,
+        entries,
+        scarcity,
+        max_consecutive_skips,
+        max_states,
+        max_work,
+        max_cells,
+        compare_heuristic,
+    })
+}
+
+pub(super) fn parse_entries(value: &JsValue) -> Result<Vec<CountQuotaEntry>, CtxpackError> {
+    if value.is_undefined() {
+        return Ok(Vec::new());
+    }
+    if !Array::is_array(value) {
+        return Err(invalid_option(
+            "entries",
+            format!(
+                "must be an array of {{ kind, requireCount, capCount }}, got {}",
+                describe(value)
+            ),
+        ));
+    }
+    let array: &Array = value.unchecked_ref();
+    array
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let at = format!("entries[{i}]");
+            known_keys(&e, &ENTRY_KEYS, &at)?;
+            let kind = property(&e, "kind");
+            let Some(kind) = kind.as_string() else {
+                return Err(invalid_option(
+                    &format!("{at}.kind"),
+                    format!("must be a string, got {}", describe(&kind)),
+                ));
+            };
+            let count = |key: &str| -> Result<usize, CtxpackError> {
+                let name = format!("{at}.{key}");
+                whole(&e, key, &name, 0.0, MAX_SAFE_INTEGER)?
+                    .ok_or_else(|| invalid_option(&name, "is required".into()))
+                    .map(|v| usize::try_from(v).unwrap_or(usize::MAX))
+            };
+            Ok(CountQuotaEntry::new(
+                kind,
+                count("requireCount")?,
+                count("capCount")?,
+            ))
+        })
+        .collect()
+}
+
+pub(super) const SLICER_NAMES: &str =
+    "'greedy', 'knapsack', 'count-knapsack', 'packer', 'exact' or 'exact-count'";
+
+pub(super) fn unknown_slicer(name: &str) -> CtxpackError {
+    CtxpackError::InvalidInput {
+        reason: format!("slicer must be {SLICER_NAMES}, got '{name}'"),
+    }
+}
+
+pub(super) fn exact_of(o: &Options) -> ExactKnapsackSlice {
+    let mut e = ExactKnapsackSlice::new();
+    if let Some(v) = o.max_states {
+        e = e.with_max_states(v);
+    }
+    if let Some(v) = o.max_work {
+        e = e.with_max_work(v);
+    }
+    if let Some(v) = o.max_table_bytes {
+        e = e.with_max_table_bytes(v);
+    }
+    e
+}
+
+/// The strategy a slicer name and the options make (every entry point
+/// slices through it: `.slicer()` for the plain slices).
+pub(super) fn strategy_of(name: &str, o: &Options) -> Result<GroupedStrategy, CtxpackError> {
+    Ok(match name {
+        "greedy" => GroupedStrategy::Greedy,
+        "knapsack" => GroupedStrategy::Knapsack(o.knapsack),
+        "count-knapsack" => GroupedStrategy::CountKnapsack(CountConstrainedKnapsackSlice::new(
+            o.entries.clone(),
+            o.knapsack,
+            o.scarcity,
+        )?),
+        "packer" => GroupedStrategy::Packer(GreedyPacker::new(o.max_consecutive_skips)),
+        "exact" => GroupedStrategy::Exact(exact_of(o)),
+        "exact-count" => {
+            let mut s = ExactCountConstrainedSlice::new(o.entries.clone(), o.scarcity)?;
+            if let Some(b) = o.bucket_size {
+                s = s.with_bucket_size(b)?;
+            }
+            if let Some(v) = o.max_cells {
+                s = s.with_max_cells(v);
+            }
+            if let Some(v) = o.max_table_bytes {
+                s = s.with_max_table_bytes(v);
+            }
+            if !o.compare_heuristic {
+                s = s.without_heuristic();
+            }
+            GroupedStrategy::ExactCount(s)
+        }
+        other => return Err(unknown_slicer(other)),
+    })
+}
+
+/// The simulated strategy of a slicer name; the count-constrained ones are
+/// not monotonic in the budget.
+pub(super) fn simulation_of(name: &str, o: &Options) -> Result<BudgetSimulation, CtxpackError> {
+    let strategy = match name {
+        "greedy" => Strategy::Greedy,
+        "knapsack" => Strategy::Knapsack(o.knapsack),
+        "exact" => Strategy::Exact(exact_of(o)),
+        "packer" => Strategy::Packer(GreedyPacker::new(o.max_consecutive_skips)),
+        "count-knapsack" | "exact-count" => {
+            return Err(CtxpackError::NotMonotonic {
+                slicer: name.to_owned(),
+            })
+        }
+        other => return Err(unknown_slicer(other)),
+    };
+    let mut sim = BudgetSimulation::new(strategy);
+    if let Some(v) = o.max_cells {
+        sim = sim.with_max_cells(v);
+    }
+    if let Some(v) = o.max_table_bytes {
+        sim = sim.with_max_table_bytes(v);
+    }
+    Ok(sim)
+}

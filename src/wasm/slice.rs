@@ -1,0 +1,92 @@
+//! `sliceColumnar` and `sliceObjects`: one slice, without groups.
+
+use js_sys::Array;
+use wasm_bindgen::prelude::*;
+
+use super::decode::{columnar_items, decode_fragment};
+use super::encode::result_object;
+use super::errors::to_js_error;
+use super::options::{parse_options, strategy_of, Mode, Options};
+use crate::{Budget, CtxpackError, Item};
+
+pub(super) fn run(
+    slicer: &str,
+    items: &[Item<'_>],
+    options: &Options,
+) -> Result<JsValue, CtxpackError> {
+    let budget = options.budget.unwrap_or(Budget::new(0));
+    let selection = strategy_of(slicer, options)?
+        .slicer()
+        .slice(items, &budget)?;
+    Ok(result_object(&selection))
+}
+
+/// The columnar fast path.
+///
+/// # Errors
+/// A `CtxpackError` JS error for arrays of different lengths, a kind id
+/// outside `kindNames`, a NaN or infinite score, or a bad option.
+#[wasm_bindgen(js_name = sliceColumnar)]
+#[allow(clippy::needless_pass_by_value)] // wasm-bindgen hands over an owned Vec and JsValue
+pub fn slice_columnar(
+    slicer: &str,
+    tokens: &[u32],
+    scores: &[f64],
+    kinds: &[u32],
+    kind_names: Vec<String>,
+    options: JsValue,
+) -> Result<JsValue, JsValue> {
+    columnar(slicer, tokens, scores, kinds, &kind_names, &options).map_err(|e| to_js_error(&e))
+}
+
+pub(super) fn columnar(
+    slicer: &str,
+    tokens: &[u32],
+    scores: &[f64],
+    kinds: &[u32],
+    kind_names: &[String],
+    options: &JsValue,
+) -> Result<JsValue, CtxpackError> {
+    let options = parse_options(options, Mode::Slice)?;
+    let items = columnar_items(tokens, scores, kinds, kind_names)?;
+    run(slicer, &items, &options)
+}
+
+/// The object path: fragments as plain objects.
+///
+/// # Errors
+/// A `CtxpackError` JS error naming the field and the index of the first
+/// bad fragment, or the bad option.
+#[wasm_bindgen(js_name = sliceObjects)]
+#[allow(clippy::needless_pass_by_value)] // the JS calling convention hands over ownership
+pub fn slice_objects(slicer: &str, items: &JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    objects(slicer, items, &options).map_err(|e| to_js_error(&e))
+}
+
+pub(super) fn objects(
+    slicer: &str,
+    items: &JsValue,
+    options: &JsValue,
+) -> Result<JsValue, CtxpackError> {
+    let options = parse_options(options, Mode::Slice)?;
+    if !Array::is_array(items) {
+        return Err(CtxpackError::InvalidInput {
+            reason: "items must be an array".into(),
+        });
+    }
+    let array: &Array = items.unchecked_ref();
+    let decoded = array
+        .iter()
+        .enumerate()
+        .map(|(i, v)| decode_fragment(i, &v))
+        .collect::<Result<Vec<_>, CtxpackError>>()?;
+    let items: Vec<Item<'_>> = decoded
+        .iter()
+        .map(|d| Item {
+            tokens: d.tokens,
+            score: d.score,
+            kind: &d.kind,
+        })
+        .collect();
+    run(slicer, &items, &options)
+}
