@@ -114,5 +114,8 @@ export type {
   SliceResult,
 } from './slicers/functions.js';
 
+export { groupUnits } from './slicers/units.js';
+export type { GroupUnitsOptions, UnitMap } from './slicers/units.js';
+
 export { budgetCurve, droppedUnderSlack, minBudgetFor } from './slicers/simulation.js';
 export type { MinBudgetOptions, MinBudgetResult, SimulationOptions, SimulationSlicerName, SlackResult } from './slicers/simulation.js';

@@ -1,4 +1,4 @@
-// Atomic groups and dependencies (pkg/src/groups.ts) through every slicer function: property tests
+// Atomic groups and dependencies (the core's src/constraints/, through wasm) via every slicer function: property tests
 // on seeded random instances (groups all in or all out, dependencies always honoured, the budget
 // held, one decision each with the documented reasons), oracles (greedy and the packer on merged
 // items, brute force for the knapsack strategies), and the refusals.

@@ -31,7 +31,8 @@ function instance(r, maxN, { groupP = 0.4, depP = 0.3 } = {}) {
       kind: r.pick(['doc', 'msg', 'tool']),
     };
     if (r.chance(groupP)) f.group = `g${r.int(0, Math.max(1, n >> 1))}`;
-    if (r.chance(depP)) f.dependencies = Array.from({ length: r.int(1, 2) }, () => (r.chance(0.1) ? 'elsewhere' : `f${r.int(0, n - 1)}`));
+    // A self-dependency is refused by the core: a draw of the fragment itself names an id outside the call.
+    if (r.chance(depP)) f.dependencies = Array.from({ length: r.int(1, 2) }, () => (r.chance(0.1) ? 'elsewhere' : ((j) => (j === i ? 'elsewhere' : `f${j}`))(r.int(0, n - 1))));
     fragments.push(f);
   }
   const budgets = { tokens_max: r.int(0, 1200) };
@@ -414,7 +415,8 @@ test('refusals: a bad group, a bad dependencies option, count strategies with co
     { id: 'p', cost_tokens: 4_000_000_000, group: 'g' },
     { id: 'q', cost_tokens: 1_000_000_000, group: 'g' },
   ];
-  expectError(() => selectFragments(huge, GAZE, { tokens_max: 100 }, { slicer: 'greedy' }), 'INVALID_FIELD', 'group', 0, /candidates\[0\] is in a group of 2/);
+  // The core sums units after ranking, and names the group's best-ranked member (q: the cheaper one).
+  expectError(() => selectFragments(huge, GAZE, { tokens_max: 100 }, { slicer: 'greedy' }), 'INVALID_FIELD', 'group', 1, /candidates\[1\]\.group is in a group of 2/);
   // The failed calls leave nothing behind.
   assert.equal(selectFragments(base, GAZE, { tokens_max: 100 }).fragments.length, 2);
 });

@@ -27,8 +27,12 @@ export function score(r) {
 
 /**
  * Up to `maxN` items with ids `i0…`, tokens up to `maxTokens` (some zero), kinds from `kinds`,
- * optional groups (`groupP`) and dependencies (`depP`, on any item, sometimes on an unknown id).
+ * optional groups (`groupP`) and dependencies (`depP`, on any other item, sometimes on an unknown id;
+ * a self-dependency is refused by the core, so a draw of the item itself names an unknown id).
  */
+/** The id of item `j` as a dependency of item `i`: an unknown id when `j` is `i`. */
+const other = (i, j) => (i === j ? 'unknown-self' : `i${j}`);
+
 export function items(r, { maxN = 10, maxTokens = 60, kinds = [''], groupP = 0, depP = 0 } = {}) {
   const n = r.int(0, maxN);
   const out = [];
@@ -39,7 +43,7 @@ export function items(r, { maxN = 10, maxTokens = 60, kinds = [''], groupP = 0, 
     if (r.chance(groupP)) it.group = `g${r.int(0, Math.max(1, n >> 2))}`;
     if (r.chance(depP)) {
       it.dependencies = [];
-      for (let k = r.int(1, 2); k > 0; k--) it.dependencies.push(r.chance(0.1) ? `unknown${k}` : `i${r.int(0, n - 1)}`);
+      for (let k = r.int(1, 2); k > 0; k--) it.dependencies.push(r.chance(0.1) ? `unknown${k}` : other(i, r.int(0, n - 1)));
     }
     out.push(it);
   }

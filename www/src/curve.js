@@ -12,7 +12,6 @@
 // Pure: the package is passed in, so that the worker and the Node tests share this code.
 
 import { COUNT_SLICERS, simulationOptions, sliceCall, skipLimit } from './strategy.js';
-import { unitsOf } from './units.js';
 
 /** The simulation's measure: Σ max(0, floor(score × VALUE_SCALE)) over the selection. */
 export const VALUE_SCALE = 10_000;
@@ -112,14 +111,16 @@ export function curveBudgets(budget, points = SAMPLED_POINTS) {
  * otherwise all) is larger than the budget, and allow_overshoot is set, the best-benefit fragment
  * among those that go in alone (in no group of two or more, needing no other fragment; the better
  * rank on ties) is selected if its benefit exceeds 0.9.
+ * @param {typeof import('ctxpack')} lib
  * @param {RankedItems} r
  * @param {import('./strategy.js').Strategy} strategy
  * @returns {{ below: number, rank: number, value: number }}  `below`: the smallest size among
  *   those units (at budgets from 1 to `below − 1` none fits); `rank`: the fragment selected
  *   there, −1 for none; `value`: its scaled value.
  */
-export function overshootOf(r, strategy) {
-  const units = unitsOf(r, strategy.requireDependencies);
+export function overshootOf(lib, r, strategy) {
+  // The package's units (its core forms them); numbered by their best-ranked member, as r is ranked.
+  const units = lib.groupUnits(sliceItems(r, { ...strategy, slicer: 'greedy' }), { dependencies: strategy.requireDependencies ? 'require' : 'ignore' });
   const k = skipLimit(strategy);
   // What the packer reached: selectFragments counts every fragment not marked skip_limit_reached.
   // With nothing selected, every unit it reached was a miss, so it stopped after the first k; the
@@ -127,10 +128,11 @@ export function overshootOf(r, strategy) {
   const reached = (u) => k === 0 || u < k;
   let below = Infinity;
   let best = -1;
-  units.members.forEach((m, u) => {
-    if (!reached(u)) return;
-    below = Math.min(below, units.tokens[u]);
-    if (m.length === 1 && !units.needy[u] && (best === -1 || r.benefits[m[0]] > r.benefits[best])) best = m[0];
+  for (let u = 0; u < units.unitCount; u++) if (reached(u)) below = Math.min(below, units.unitTokens[u]);
+  r.ids.forEach((_, i) => {
+    const u = units.unitOf[i];
+    if (!reached(u) || units.unitSize[u] !== 1 || units.needsOther[u] === 1) return;
+    if (best === -1 || r.benefits[i] > r.benefits[best]) best = i;
   });
   const applies = strategy.allowOvershoot && best !== -1 && r.benefits[best] > OVERSHOOT_MIN_BENEFIT;
   return { below, rank: applies ? best : -1, value: applies ? scaledValue(r.scores[best]) : 0 };
@@ -167,7 +169,7 @@ export function simulatedCurve(lib, r, strategy, ceiling) {
   // A copy that owns its buffer, so that the worker can hand it over.
   const values = lib.budgetCurve(sliceItems(r, strategy), upTo, simulationOptions(strategy)).slice();
   values[0] = 0; // selectFragments selects nothing at budget 0
-  const o = overshootOf(r, strategy);
+  const o = overshootOf(lib, r, strategy);
   if (o.rank >= 0) values.fill(o.value, 1, Math.min(o.below, upTo + 1));
   return values;
 }
@@ -184,7 +186,7 @@ export function sampledCurve(lib, r, strategy, budgets) {
   const [fn, options] = sliceCall(strategy);
   const items = sliceItems(r, strategy);
   const rankOf = new Map(r.ids.map((id, i) => [id, i]));
-  const o = overshootOf(r, strategy);
+  const o = overshootOf(lib, r, strategy);
   return Float64Array.from(budgets, (b) => {
     if (items.length === 0 || b === 0) return 0;
     const { selected } = lib[fn](items, { targetTokens: b }, options);
@@ -234,7 +236,7 @@ export const COARSE_STEP = 10;
  */
 export function planCurve(lib, r, strategy, budget, onCoarse) {
   const ceiling = curveCeiling(budget);
-  const s = effectiveStrategy(r, strategy);
+  const s = effectiveStrategy(lib, r, strategy);
   try {
     return { budget, ceiling, budgets: null, values: simulatedCurve(lib, r, s, ceiling), sampled: null };
   } catch (err) {
@@ -255,14 +257,14 @@ export function planCurve(lib, r, strategy, budget, onCoarse) {
  * The strategy as the simulation and the slicer functions run it: required dependencies that bind
  * nothing (no fragment depends on one outside its group) change no selection, so they are dropped
  * and the simulation applies.
+ * @param {typeof import('ctxpack')} lib
  * @param {RankedItems} r
  * @param {import('./strategy.js').Strategy} s
  */
-export function effectiveStrategy(r, s) {
+export function effectiveStrategy(lib, r, s) {
   if (!s.requireDependencies) return s;
-  const { unitOf } = unitsOf(r, false);
-  const rankOf = new Map(r.ids.map((id, i) => [id, i]));
-  const binds = r.dependencies.some((deps, i) => (deps ?? []).some((d) => rankOf.has(d) && unitOf[rankOf.get(d)] !== unitOf[i]));
+  const items = sliceItems(r, { ...s, slicer: 'greedy' });
+  const binds = lib.groupUnits(items, { dependencies: 'require' }).needsOther.some((x) => x === 1);
   return binds ? s : { ...s, requireDependencies: false };
 }
 

@@ -35,12 +35,12 @@ import { simulationOptions } from './strategy.js';
  * @returns {FragmentAnswer}
  */
 export function fragmentAnswer(lib, r, chosenStrategy, budget, id) {
-  const strategy = effectiveStrategy(r, chosenStrategy);
+  const strategy = effectiveStrategy(lib, r, chosenStrategy);
   const rank = r.ids.indexOf(id);
   if (rank < 0) throw new Error('no fragment has this id');
   const sim = simulationOptions(strategy);
   const items = sliceItems(r, strategy);
-  const o = overshootOf(r, strategy);
+  const o = overshootOf(lib, r, strategy);
   // selectFragments selects the overshoot candidate alone at budgets 1 … `region`.
   const region = o.rank >= 0 ? Math.min(o.below - 1, Number.MAX_SAFE_INTEGER) : 0;
   const isCandidate = o.rank === rank;

@@ -7,8 +7,10 @@
  */
 
 import * as glue from '../../wasm/ctxpack.js';
-import { CtxpackError, type CtxpackErrorCode } from '../errors.js';
+import { CtxpackError, ERROR_CODES, type CtxpackErrorCode } from '../errors.js';
 import { defaultWasmInput, loadWasmSync } from '../loaders/browser.js';
+import type { DependencyMode } from '../validate/options.js';
+import type { Links } from './links.js';
 
 /** A slicer of the Rust core, by its wasm name. */
 export type SlicerName = 'greedy' | 'knapsack' | 'count-knapsack' | 'packer' | 'exact' | 'exact-count';
@@ -99,6 +101,9 @@ export type ReasonCode =
   | 'negative_tokens'
   | 'skip_limit_reached';
 
+/** A reason of a grouped slice: the core's, and the two only groups and dependencies give. */
+export type SliceReason = ReasonCode | 'group_excluded' | 'dependency_excluded';
+
 /** A kind whose `requireCount` could not be met. */
 export interface Shortfall {
   kind: string;
@@ -131,14 +136,14 @@ interface RawResult extends Omit<ColumnarResult, 'reasons'> {
 }
 
 let ready = false;
-let codes: ReasonCode[] = [];
+let codes: SliceReason[] = [];
 let pending: Promise<void> | undefined;
 
 let memory: WebAssembly.Memory | undefined;
 
 function markReady(output: { memory: WebAssembly.Memory }): void {
   memory = output.memory;
-  codes = glue.decisionCodes() as ReasonCode[];
+  codes = glue.decisionCodes() as SliceReason[];
   ready = true;
 }
 
@@ -208,19 +213,7 @@ function ensureReady(): void {
   markReady(output);
 }
 
-const KNOWN_CODES: ReadonlySet<string> = new Set<CtxpackErrorCode>([
-  'INVALID_INPUT',
-  'INVALID_FIELD',
-  'INVALID_BUDGET',
-  'INVALID_OPTION',
-  'INVALID_SCORE',
-  'INVALID_BUCKET_SIZE',
-  'INVALID_COUNT_ENTRY',
-  'TABLE_TOO_LARGE',
-  'COUNT_REQUIREMENT_SHORTFALL',
-  'COUNT_REQUIREMENT_OVER_BUDGET',
-  'NOT_MONOTONIC',
-]);
+const KNOWN_CODES: ReadonlySet<string> = new Set<string>(ERROR_CODES);
 
 /** Turns what the wasm boundary threw into a CtxpackError. The only place this happens. */
 function fromWasm(err: unknown): CtxpackError {
@@ -253,9 +246,13 @@ function options(req: ColumnarRequest): Record<string, unknown> {
 }
 
 function decode(raw: RawResult): ColumnarResult {
-  const reasons = new Array<ReasonCode>(raw.reasons.length);
-  for (let i = 0; i < raw.reasons.length; i++) reasons[i] = codes[raw.reasons[i]!]!;
-  return { ...raw, reasons };
+  return { ...raw, reasons: reasonsOf(raw.reasons) as ReasonCode[] };
+}
+
+function reasonsOf(raw: Uint8Array): SliceReason[] {
+  const reasons = new Array<SliceReason>(raw.length);
+  for (let i = 0; i < raw.length; i++) reasons[i] = codes[raw[i]!]!;
+  return reasons;
 }
 
 /** Runs a Rust slicer on parallel typed arrays (the fast path). */
@@ -351,8 +348,8 @@ export type SimulationSlicerName = 'greedy' | 'knapsack' | 'exact' | 'packer';
 export interface SimulationRequest {
   tokens: Uint32Array;
   scores: Float64Array;
-  /** Per-item values for the walks (merged groups); empty or absent: read from the scores. */
-  values?: Float64Array;
+  /** Per item, its group index or {@link NO_GROUP} (see core/links.ts); empty or absent: no groups. */
+  groupOf?: Uint32Array;
   /** The last budget (`budgetCurve`: required; `minBudgetFor`: default the saturation budget). */
   maxBudget?: number;
   bucketSize?: number;
@@ -387,7 +384,7 @@ function simulationOptions(req: SimulationRequest): Record<string, unknown> {
 export function budgetCurveColumnar(slicer: SlicerName, req: SimulationRequest): Float64Array {
   ensureReady();
   try {
-    return glue.budgetCurve(slicer, req.tokens, req.scores, req.values ?? new Float64Array(0), simulationOptions(req));
+    return glue.budgetCurve(slicer, req.tokens, req.scores, req.groupOf ?? EMPTY_U32, EMPTY_U32, simulationOptions(req));
   } catch (err) {
     throw fromWasm(err);
   }
@@ -397,8 +394,113 @@ export function budgetCurveColumnar(slicer: SlicerName, req: SimulationRequest):
 export function minBudgetColumnar(slicer: SlicerName, req: SimulationRequest, index: number): MinBudgetResult {
   ensureReady();
   try {
-    return glue.minBudgetFor(slicer, req.tokens, req.scores, req.values ?? new Float64Array(0), index, simulationOptions(req)) as MinBudgetResult;
+    return glue.minBudgetFor(slicer, req.tokens, req.scores, req.groupOf ?? EMPTY_U32, EMPTY_U32, index, simulationOptions(req)) as MinBudgetResult;
   } catch (err) {
     throw fromWasm(err);
   }
+}
+
+const EMPTY_U32 = new Uint32Array(0);
+
+/** How grouped calls name items in errors: `noun[origin[i]]` (default `items[i]`). */
+export interface Naming {
+  noun?: string;
+  origin?: Uint32Array;
+}
+
+/** The core's units of the items (`groupUnits`), before tokens are counted. */
+export interface UnitMap {
+  /** Per item, its unit; units are numbered by their first member in item order. */
+  unitOf: Uint32Array;
+  unitCount: number;
+  /** Per unit, its member count. */
+  unitSize: Uint32Array;
+  /** Per unit, 1 when it needs another unit (`dependencies: 'require'`). */
+  needsOther: Uint8Array;
+}
+
+/**
+ * The units the core forms of the items, refusing early what `slicer` refuses of them (see
+ * docs/groups.md). `kinds`/`kindNames` as in {@link ColumnarRequest}; `options` the slicer's
+ * (count entries matter here) plus `dependencies`.
+ */
+export function groupUnits(
+  slicer: SlicerName,
+  n: number,
+  links: Links,
+  req: Pick<ColumnarRequest, 'kinds' | 'kindNames' | 'entries'> & { dependencies: DependencyMode },
+  naming: Naming,
+): UnitMap {
+  ensureReady();
+  const o: Record<string, unknown> = { dependencies: req.dependencies };
+  if (req.entries !== undefined) o['entries'] = req.entries;
+  if (naming.noun !== undefined) o['noun'] = naming.noun;
+  // The origin fixes the item count even when no array says it.
+  const origin = naming.origin ?? identityOf(n);
+  try {
+    return glue.groupUnits(slicer, req.kinds ?? EMPTY_U32, req.kindNames ?? [], links.groupOf, links.depOffsets, links.depTargets, origin, o) as UnitMap;
+  } catch (err) {
+    throw fromWasm(err);
+  }
+}
+
+/** A grouped slice's answer: the core's result over the items, plus the groups'. */
+export interface GroupedResult extends Omit<ColumnarResult, 'reasons'> {
+  /** One reason per item, in input order. */
+  reasons: SliceReason[];
+  /** Per item: for `'group_excluded'`, the unit's own reason. */
+  groupReasons: (ReasonCode | undefined)[];
+  unitOf: Uint32Array;
+  unitCount: number;
+  /** Knapsack strategies under required dependencies: whether the first selection had to drop units. */
+  repaired?: boolean;
+}
+
+interface RawGrouped extends RawResult {
+  groupReasons: Uint8Array;
+  unitOf: Uint32Array;
+  unitCount: number;
+  repaired?: boolean;
+}
+
+/** Runs `slicer` under groups and dependencies (`sliceGrouped`): every rule is the core's (docs/groups.md). */
+export function sliceGroupedColumnar(slicer: SlicerName, req: ColumnarRequest, links: Links, dependencies: DependencyMode, naming: Naming): GroupedResult {
+  ensureReady();
+  const o = options(req);
+  o['dependencies'] = dependencies;
+  if (naming.noun !== undefined) o['noun'] = naming.noun;
+  let raw: RawGrouped;
+  try {
+    raw = glue.sliceGrouped(
+      slicer,
+      req.tokens,
+      req.scores,
+      req.kinds ?? EMPTY_U32,
+      req.kindNames ?? [],
+      links.groupOf,
+      links.depOffsets,
+      links.depTargets,
+      naming.origin ?? EMPTY_U32,
+      o,
+    ) as RawGrouped;
+  } catch (err) {
+    throw fromWasm(err);
+  }
+  const groupReasons = new Array<ReasonCode | undefined>(raw.groupReasons.length);
+  for (let i = 0; i < raw.groupReasons.length; i++) {
+    const g = raw.groupReasons[i]!;
+    groupReasons[i] = g === NO_REASON ? undefined : (codes[g] as ReasonCode);
+  }
+  const out: GroupedResult = { ...raw, reasons: reasonsOf(raw.reasons), groupReasons };
+  if (raw.repaired === undefined) delete out.repaired;
+  return out;
+}
+
+/** `groupReasons` value for "none". */
+const NO_REASON = 255;
+
+function identityOf(n: number): Uint32Array {
+  const a = new Uint32Array(n);
+  for (let i = 0; i < n; i++) a[i] = i;
+  return a;
 }

@@ -13,7 +13,7 @@ import { readBudgets, type CheckedBudgets } from '../validate/budgets.js';
 import { validateCandidates, type Candidates } from '../validate/candidates.js';
 import { isRecord } from '../validate/fields.js';
 import { checkCharges } from './charges.js';
-import { checkGrouping } from './grouping.js';
+import { checkGrouping, type Grouping } from './grouping.js';
 import { RequestIdHash } from './metrics.js';
 import { readSettings, settingsWarnings, type Settings } from './settings.js';
 
@@ -26,8 +26,8 @@ export interface Call {
   readonly counts: CallCounts;
   /** The default request id, hashed during validation (see {@link hashAhead}). */
   readonly idHash: RequestIdHash | undefined;
-  /** Whether groups or required dependencies change this call. */
-  readonly grouping: boolean;
+  /** What groups or required dependencies change in this call; `undefined`: nothing. */
+  readonly grouping: Grouping | undefined;
   /** The packer ranks by benefit, and counts lazily unless groups need every count first. */
   readonly packer: boolean;
   readonly lazy: boolean;
@@ -57,7 +57,7 @@ export function readCall(candidates: unknown, gaze: unknown, budgets: unknown, o
   // Groups and required dependencies: checked here, before anything is counted.
   const grouping = checkGrouping(c, s);
   const packer = s.slicer === 'packer';
-  return { c, gaze: gazeSet, budget, s, counts, idHash, grouping, packer, lazy: packer && !grouping, warnings };
+  return { c, gaze: gazeSet, budget, s, counts, idHash, grouping, packer, lazy: packer && grouping === undefined, warnings };
 }
 
 /**

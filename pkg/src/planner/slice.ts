@@ -57,7 +57,7 @@ export function slice(call: Call, order: Uint32Array, scores: Float64Array, bene
       }
     }
     const [slicer, request] = buildRequest(rankScores, charges, (rank) => kindOf(c, order[rank]!), effective, s);
-    if (call.grouping) {
+    if (call.grouping !== undefined) {
       const g = sliceGrouped(c, s, order, slicer, request);
       result = g;
       groupReasons = g.groupReasons;
@@ -67,8 +67,9 @@ export function slice(call: Call, order: Uint32Array, scores: Float64Array, bene
             'the plan honours every dependency but is not claimed optimal',
         );
       }
-      tooLarge = (rank) => g.units.tooLarge(rank, effective);
-      eligible = (rank) => g.units.alone(rank);
+      const { alone } = call.grouping;
+      tooLarge = (rank) => g.tooLarge(rank, effective);
+      eligible = (rank) => alone[order[rank]!] === 1;
     } else {
       result = sliceColumnar(slicer, request);
       if (!packer) tooLarge = (rank) => charges[rank]! > effective;
@@ -95,7 +96,7 @@ export function slice(call: Call, order: Uint32Array, scores: Float64Array, bene
         costAt: (rank) => counts.get(order[rank]!),
         effective,
         packer,
-        grouping: call.grouping,
+        grouping: call.grouping !== undefined,
         allowOvershoot: s.allowOvershoot,
       },
       warnings,

@@ -14,13 +14,15 @@ import {
   type CountEntry,
   type ExactReport,
   type ObjectItem,
+  sliceGroupedColumnar,
   type ReasonCode,
+  type SliceReason,
   type SlicerName,
   type Shortfall,
 } from '../core/bridge.js';
 import { CtxpackError, describeValue } from '../errors.js';
 import { isRecord, MAX_COST_TOKENS } from '../validate/fields.js';
-import { buildUnits, sliceUnits, type GroupInput, type SliceReason } from '../groups.js';
+import { linksOf, type Links } from '../core/links.js';
 import {
   optionsCopy,
   readBucketSize,
@@ -30,7 +32,7 @@ import {
   type DependencyMode,
 } from '../validate/options.js';
 
-export type { SliceReason } from '../groups.js';
+export type { SliceReason } from '../core/bridge.js';
 export type { DependencyMode } from '../validate/options.js';
 
 /** An item to slice: your id, its token count and score, and optionally its kind, group and dependencies. */
@@ -194,14 +196,36 @@ function fieldError(index: number, field: string, requirement: string, value: un
   });
 }
 
-interface Columns extends GroupInput {
-  /** Whether any item has a group or dependencies (the rest of the call then goes through groups.ts). */
+/** The validated items, as parallel arrays. @internal */
+export interface Columns {
+  ids: string[];
+  tokens: Uint32Array;
+  scores: Float64Array;
+  kinds: Uint32Array;
+  kindNames: string[];
+  /** Per item, its group or `undefined`. */
+  groups: (string | undefined)[];
+  /** Per item, the ids it depends on or `undefined`. */
+  dependencies: (readonly string[] | undefined)[];
+  /** Whether any item has a group or dependencies (the call then goes through the core's grouped entry). */
   grouping: boolean;
 }
 
 /** Validates items as every slicer function does (ids, tokens, scores, kinds, groups, dependencies). @internal */
-export function readSliceItems(items: unknown): GroupInput {
+export function readSliceItems(items: unknown): Columns {
   return columns(items);
+}
+
+/** The items' groups, and with `'require'` their dependencies, as the core takes them. @internal */
+export function linksOfColumns(cols: Columns, mode: DependencyMode): Links {
+  const index = new Map<string, number>();
+  cols.ids.forEach((id, i) => index.set(id, i));
+  return linksOf(
+    cols.ids.length,
+    (i) => cols.groups[i],
+    mode === 'require' ? (i) => cols.dependencies[i] : undefined,
+    (id) => index.get(id),
+  );
 }
 
 function columns(items: unknown): Columns {
@@ -304,11 +328,17 @@ function run(slicer: SlicerName, items: unknown, budget: unknown, options: Recor
   const b = budgetOf(budget);
   const { ids } = cols;
   if (cols.grouping) {
-    const units = buildUnits(cols, mode);
-    if (units.grouped || (mode === 'require' && units.hasEdges)) {
-      const g = sliceUnits(cols, units, slicer, b, options, mode);
+    const links = linksOfColumns(cols, mode);
+    if (links.any) {
+      const g = sliceGroupedColumnar(
+        slicer,
+        { ...options, ...b, tokens: cols.tokens, scores: cols.scores, kinds: cols.kinds, kindNames: cols.kindNames },
+        links,
+        mode,
+        {},
+      );
       const result: SliceResult & { exact: ExactReport | null } = {
-        selected: g.selected.map((i) => ids[i]!),
+        selected: Array.from(g.selected, (i) => ids[i]!),
         decisions: g.reasons.map((reason, index) => {
           const d: SliceDecision = { id: ids[index]!, index, included: INCLUDED.has(reason), reason };
           const why = g.groupReasons[index];

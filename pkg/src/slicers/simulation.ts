@@ -1,7 +1,7 @@
 /**
  * Budget simulation: how a strategy's selection changes with the budget, without running it at
  * every budget. The Rust core's `BudgetSimulation` does the work (see its documentation for the
- * algorithms); this module validates, merges groups (`pkg/src/groups.ts`) and maps ids.
+ * algorithms); this module validates and maps ids; the core merges groups (docs/groups.md).
  *
  * **The measure** is the knapsack's, for every strategy: the total scaled value
  * `Σ max(0, floor(score × 10000))` of the selection (about `10000 ×` the total score), exact
@@ -24,18 +24,18 @@ import {
   type MinBudgetResult,
   type SimulationRequest,
   type SimulationSlicerName,
-  type SlicerName,
 } from '../core/bridge.js';
 import { CtxpackError, describeValue } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
 import { readBucketSize, readDependencyMode, rejectUnknownOptions } from '../validate/options.js';
-import { buildUnits, unitColumns, type GroupInput, type Units } from '../groups.js';
 import {
   exactKnapsackSlice,
   greedySlice,
   knapsackSlice,
   packGreedy,
+  linksOfColumns,
   readSliceItems,
+  type Columns,
   type SliceBudget,
   type SliceItem,
   type SliceResult,
@@ -121,12 +121,8 @@ function strategyOf(options: unknown, extra: readonly string[]): [SimulationSlic
   return [name, o];
 }
 
-/** The items as units, and the core's columns for them. */
-function prepare(
-  slicer: SimulationSlicerName,
-  items: unknown,
-  o: Record<string, unknown>,
-): { input: GroupInput; units: Units; req: SimulationRequest } {
+/** The items as the core's columns, with their groups (the core merges them into units). */
+function prepare(items: unknown, o: Record<string, unknown>): { input: Columns; req: SimulationRequest } {
   const mode = readDependencyMode(o);
   delete o['dependencies'];
   if (mode === 'require') {
@@ -135,16 +131,13 @@ function prepare(
     });
   }
   const input = readSliceItems(items);
-  const units = buildUnits(input, 'ignore');
-  const cols = unitColumns(input, units, slicer as SlicerName);
-  const walk = slicer === 'greedy' || slicer === 'packer';
   const req: SimulationRequest = {
     ...(o as Omit<SimulationRequest, 'tokens' | 'scores'>),
-    tokens: cols.tokens,
-    scores: cols.scores,
+    tokens: input.tokens,
+    scores: input.scores,
+    groupOf: linksOfColumns(input, 'ignore').groupOf,
   };
-  if (walk && units.grouped) req.values = cols.values;
-  return { input, units, req };
+  return { input, req };
 }
 
 function safeInteger(value: unknown, name: string): number {
@@ -177,7 +170,7 @@ function safeInteger(value: unknown, name: string): number {
 export function budgetCurve(items: readonly SliceItem[], maxBudget: number, options: SimulationOptions): Float64Array {
   const [slicer, o] = strategyOf(options, ['maxCells', 'maxTableBytes', 'dependencies']);
   const max = safeInteger(maxBudget, 'maxBudget');
-  const { req } = prepare(slicer, items, o);
+  const { req } = prepare(items, o);
   return budgetCurveColumnar(slicer, { ...req, maxBudget: max });
 }
 
@@ -199,12 +192,12 @@ export function budgetCurve(items: readonly SliceItem[], maxBudget: number, opti
 export function minBudgetFor(items: readonly SliceItem[], id: string, options: MinBudgetOptions): MinBudgetResult {
   const [slicer, o] = strategyOf(options, ['maxCells', 'maxTableBytes', 'dependencies', 'maxBudget']);
   if (o['maxBudget'] !== undefined) safeInteger(o['maxBudget'], 'maxBudget');
-  const { input, units, req } = prepare(slicer, items, o);
+  const { input, req } = prepare(items, o);
   const index = input.ids.indexOf(id);
   if (typeof id !== 'string' || index < 0) {
     throw new CtxpackError('INVALID_INPUT', `id must be the id of one of the items, got ${describeValue(id)}`, { field: 'id' });
   }
-  return minBudgetColumnar(slicer, req, units.unitOf[index]!);
+  return minBudgetColumnar(slicer, req, index);
 }
 
 /**

@@ -213,6 +213,11 @@ export class IdIndex {
   }
 
   has(id: string): boolean {
+    return this.indexOf(id) !== undefined;
+  }
+
+  /** The candidate whose id is `id`, if any. */
+  indexOf(id: string): number | undefined {
     const { byHash, hashes, ids } = this;
     const hash = hashOf(id);
     let lo = 0;
@@ -222,8 +227,8 @@ export class IdIndex {
       if (hashes[byHash[mid]!]! < hash) lo = mid + 1;
       else hi = mid;
     }
-    for (let p = lo; p < byHash.length && hashes[byHash[p]!] === hash; p++) if (ids[byHash[p]!] === id) return true;
-    return false;
+    for (let p = lo; p < byHash.length && hashes[byHash[p]!] === hash; p++) if (ids[byHash[p]!] === id) return byHash[p]!;
+    return undefined;
   }
 }
 
