@@ -59,9 +59,13 @@ chromium:
 
 wasm: $(WASM_OUT)
 
+# --omit-default-module-path: no `new URL('ctxpack_bg.wasm', import.meta.url)` default in the glue
+# (checked below): the loaders always pass the module, and webpack and Next resolved that dead URL
+# at build time.
 $(WASM_OUT): wasm-toolchain node-deps Cargo.toml Cargo.lock $(shell find src -name '*.rs')
 	cargo build --target $(WASM_TARGET) --release --lib
-	wasm-bindgen --target web --out-dir pkg/wasm --out-name ctxpack $(WASM_RAW)
+	wasm-bindgen --target web --omit-default-module-path --out-dir pkg/wasm --out-name ctxpack $(WASM_RAW)
+	@! grep -n 'new URL(\|import\.meta' pkg/wasm/ctxpack.js || { echo 'the glue still has a default .wasm URL'; exit 1; }
 	$(NODE_BIN)/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
 	  --enable-mutable-globals --enable-reference-types --enable-multivalue \
 	  $(WASM_OUT) -o $(WASM_OUT).opt && mv $(WASM_OUT).opt $(WASM_OUT)
