@@ -6,7 +6,7 @@
 // CtxpackError) by name: neither is ever bundled into them.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -107,3 +107,7 @@ for (const [name, external] of Object.entries(TOKENIZERS)) {
     });
   }
 }
+
+// The package's README is the repository's: one source, copied at build time (pkg/README.md is
+// build output, git-ignored; tests/bundlers checks that the packed tarball carries it unchanged).
+copyFileSync(join(root, '..', 'README.md'), join(root, 'README.md'));
