@@ -144,10 +144,11 @@ demo: build
 serve: build www-deps
 	node www/serve.mjs
 
-# The full side-by-side benchmark; rewrites bench/RESULTS.md.
+# The full side-by-side benchmark; rewrites bench/RESULTS.md. Then the sizes and their budgets: bench/SIZES.md.
 bench: build
 	cargo bench --bench native
 	node bench/bench.mjs --write bench/RESULTS.md
+	node bench/sizes.mjs --write bench/SIZES.md
 
 clean:
 	cargo clean
