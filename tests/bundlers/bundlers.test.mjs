@@ -126,25 +126,35 @@ test('esbuild Node bundles (ESM, CommonJS, ESM source to CommonJS) plan; without
   }
 });
 
+/** Requests a Next server's Node and edge routes and its client component page; each must plan. */
+async function checkNext(base, what) {
+  for (const route of ['api/node', 'api/edge']) {
+    const res = await fetch(new URL(route, base));
+    assert.equal(res.status, 200, `${what} ${route}: ${res.status} ${await res.clone().text()}`);
+    planned(await res.json(), `${what} ${route}`);
+  }
+  planned(await chromium.visit(base), `${what} client component`);
+}
+
+/** Starts `next <args>` on a free loopback port in `app`, runs checkNext, always kills it. */
+async function withNext(app, args, what) {
+  const port = await freePort();
+  const { child } = await start(process.execPath, [BIN.next, ...args, '-H', '127.0.0.1', '-p', String(port)], { cwd: app, ready: /Ready in/ });
+  try {
+    await checkNext(`http://127.0.0.1:${port}/`, what);
+  } finally {
+    stop(child);
+  }
+}
+
 for (const bundler of ['turbopack', 'webpack']) {
   test(`Next.js (${bundler}): next build && next start, Node route, edge route, client component`, async () => {
     const app = freshApp('next', `next-${bundler}`);
     tool('next', ['build', `--${bundler}`], { cwd: app });
-    const port = await freePort();
-    const { child } = await start(process.execPath, [BIN.next, 'start', '-H', '127.0.0.1', '-p', String(port)], {
-      cwd: app,
-      ready: /Ready in/,
-    });
-    const base = `http://127.0.0.1:${port}/`;
-    try {
-      for (const route of ['api/node', 'api/edge']) {
-        const res = await fetch(new URL(route, base));
-        assert.equal(res.status, 200, `${route}: ${res.status} ${await res.clone().text()}`);
-        planned(await res.json(), `next ${bundler} ${route}`);
-      }
-      planned(await chromium.visit(base), `next ${bundler} client component`);
-    } finally {
-      stop(child);
-    }
+    await withNext(app, ['start'], `next ${bundler}`);
   });
 }
+
+test('Next.js (turbopack): next dev, Node route, edge route, client component', async () => {
+  await withNext(freshApp('next', 'next-dev'), ['dev', '--turbopack'], 'next dev');
+});
