@@ -104,7 +104,7 @@ test('esbuild browser: fails with WASM_LOAD_FAILED naming --loader:.wasm=file, p
   planned(await planInChromium(configured, 'main-wasm-url.js'), 'esbuild browser + file loader');
 });
 
-test('esbuild Node bundles (ESM, CommonJS, ESM source to CommonJS) plan; without node_modules, WASM_LOAD_FAILED', () => {
+test('esbuild Node bundles (ESM, CommonJS, ESM source to CommonJS) plan; without node_modules, WASM_LOAD_FAILED, then plan with wasm/ copied', () => {
   const dir = out('esbuild-node');
   const bundles = [
     ['apps/node/main.mjs', 'esm', 'esm.mjs'],
@@ -112,6 +112,9 @@ test('esbuild Node bundles (ESM, CommonJS, ESM source to CommonJS) plan; without
     ['apps/node/main.mjs', 'cjs', 'esm-to-cjs.cjs'],
   ];
   const away = mkdtempSync(join(tmpdir(), 'ctxpack-bundle-alone-'));
+  mkdirSync(join(away, 'dist'));
+  mkdirSync(join(away, 'wasm'));
+  copyFileSync(join(SCRATCH, 'node_modules/ctxpack/wasm/ctxpack_bg.wasm'), join(away, 'wasm/ctxpack_bg.wasm'));
   try {
     for (const [entry, format, file] of bundles) {
       const bundle = join(dir, file);
@@ -120,6 +123,9 @@ test('esbuild Node bundles (ESM, CommonJS, ESM source to CommonJS) plan; without
       // The bundle alone, far from any node_modules: the error names the fix.
       copyFileSync(bundle, join(away, file));
       loadFailed(lastJson(run(process.execPath, [join(away, file)], { cwd: away })), '--external:ctxpack', `esbuild node ${file} without node_modules`);
+      // One of the fixes it names: the .wasm copied to a wasm/ folder beside the bundle's folder.
+      copyFileSync(bundle, join(away, 'dist', file));
+      planned(lastJson(run(process.execPath, [join(away, 'dist', file)], { cwd: away })), `esbuild node ${file} with wasm/ copied beside`);
     }
   } finally {
     rmSync(away, { recursive: true, force: true });

@@ -34,11 +34,17 @@ export function filePathOf(url: unknown): string | undefined {
   }
 }
 
-/** Files the package's resolution could start from: this module, the bundle, the entry script, the working directory. */
-function resolutionBases(moduleFile: string | undefined): string[] {
-  const bases = [moduleFile, typeof __filename === 'string' ? __filename : undefined, process.argv[1], join(process.cwd(), 'noop.js')];
-  return bases.filter((b, i): b is string => typeof b === 'string' && b !== '' && bases.indexOf(b) === i);
-}
+/** The distinct non-empty strings of `files`, in order. */
+const distinct = (files: unknown[]): string[] =>
+  files.filter((f, i): f is string => typeof f === 'string' && f !== '' && files.indexOf(f) === i);
+
+/** This module's file, else the bundle's (`__filename` of a CommonJS bundle). */
+const ownFiles = (moduleFile: string | undefined): string[] =>
+  distinct([moduleFile, typeof __filename === 'string' ? __filename : undefined]);
+
+/** Files the package's resolution could start from: those, the entry script, the working directory. */
+const resolutionBases = (moduleFile: string | undefined): string[] =>
+  distinct([...ownFiles(moduleFile), process.argv[1], join(process.cwd(), 'noop.js')]);
 
 /**
  * The .wasm's bytes for the module at `moduleFile` (`dist/node.js` or `dist/node.cjs` in the
@@ -58,8 +64,9 @@ export function readWasmBytes(moduleFile: string | undefined): BufferSource {
       return undefined;
     }
   };
-  if (moduleFile !== undefined) {
-    const bytes = attempt(join(dirname(moduleFile), '..', 'wasm', WASM_FILE));
+  // Beside the package's files, or beside a bundle (an ES bundle turned CommonJS has no import.meta.url).
+  for (const file of ownFiles(moduleFile)) {
+    const bytes = attempt(join(dirname(file), '..', 'wasm', WASM_FILE));
     if (bytes) return bytes;
   }
   const createRequire = nodeModule.createRequire;
