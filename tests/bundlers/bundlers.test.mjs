@@ -40,9 +40,9 @@ function freePort() {
 }
 
 /** Serves a browser build's output folder (with an index.html loading `script`) and plans in Chromium. */
-async function planInChromium(outDir, script, { module = true, html = true } = {}) {
+async function planInChromium(outDir, script, { module = true, html = true, spaFallback = false } = {}) {
   if (html) writeFileSync(join(outDir, 'index.html'), `<!doctype html><meta charset="utf-8"><body><script ${module ? 'type="module" ' : ''}src="./${script}"></script>`);
-  const server = await serveStatic(outDir);
+  const server = await serveStatic(outDir, { spaFallback });
   try {
     return await chromium.visit(server.url);
   } finally {
@@ -99,6 +99,10 @@ test('esbuild browser: fails with WASM_LOAD_FAILED naming --loader:.wasm=file, p
   const plain = out('esbuild-browser');
   tool('esbuild', ['apps/browser/main.js', '--bundle', '--minify', '--format=esm', `--outdir=${plain}`, '--log-level=warning']);
   loadFailed(await planInChromium(plain, 'main.js'), '--loader:.wasm=file', 'esbuild browser');
+  // A host that answers every missing path with index.html (status 200): still WASM_LOAD_FAILED, not a compile error.
+  const spa = await planInChromium(plain, 'main.js', { spaFallback: true });
+  loadFailed(spa, '--loader:.wasm=file', 'esbuild browser, single-page-app host');
+  assert.match(spa.message, /got text\/html, not WebAssembly/);
   const configured = out('esbuild-browser-wasm-url');
   tool('esbuild', ['apps/browser/main-wasm-url.js', '--bundle', '--minify', '--format=esm', '--loader:.wasm=file', `--outdir=${configured}`, '--log-level=warning']);
   planned(await planInChromium(configured, 'main-wasm-url.js'), 'esbuild browser + file loader');

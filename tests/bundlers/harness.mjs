@@ -111,11 +111,15 @@ process.on('exit', stopAll);
 
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.json': 'application/json' };
 
-/** A static file server for `dir` on 127.0.0.1 and a free port; resolves with { url, close }. */
-export function serveStatic(dir) {
+/**
+ * A static file server for `dir` on 127.0.0.1 and a free port; resolves with { url, close }. With
+ * `spaFallback`, a missing file gets index.html with status 200, as single-page-app hosts do.
+ */
+export function serveStatic(dir, { spaFallback = false } = {}) {
   const server = createServer((req, res) => {
     const path = normalize(join(dir, decodeURIComponent(new URL(req.url, 'http://x').pathname)));
-    const file = path.endsWith(sep) ? join(path, 'index.html') : path;
+    let file = path.endsWith(sep) ? join(path, 'index.html') : path;
+    if (spaFallback && !existsSync(file)) file = join(dir, 'index.html');
     if (!file.startsWith(dir) || !existsSync(file) || !statSync(file).isFile()) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
