@@ -75,9 +75,6 @@ await build({
   platform: 'node',
   outfile: join(root, 'dist', 'node.cjs'),
   plugins: [loader('node-cjs')],
-  // The glue's default init path uses import.meta.url; the CommonJS loader never takes it.
-  define: { 'import.meta.url': '__ctxpack_module_url' },
-  banner: { js: "const __ctxpack_module_url = require('node:url').pathToFileURL(__filename).href;" },
 });
 
 // The tokenizer adapters: ESM and CommonJS, the tokenizer and ctxpack external.
