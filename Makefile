@@ -18,7 +18,7 @@ WASM_RAW := target/$(WASM_TARGET)/release/ctxpack.wasm
 WASM_OUT := pkg/wasm/ctxpack_bg.wasm
 NODE_BIN := pkg/node_modules/.bin
 
-.PHONY: all toolchain wasm-toolchain fuzz-toolchain node-deps www-deps chromium wasm build lint test test-rust test-wasm test-js test-edge test-e2e test-bench test-fuzz test-soak fuzz soak demo serve bench clean
+.PHONY: all toolchain wasm-toolchain fuzz-toolchain node-deps www-deps bundler-deps chromium wasm build lint test test-rust test-wasm test-js test-edge test-e2e test-bundlers test-bench test-fuzz test-soak fuzz soak demo serve bench clean
 
 all: build
 
@@ -51,6 +51,13 @@ www/node_modules/.package-lock.json: www/package.json www/package-lock.json
 	cd www && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
 	@touch $@
 
+# The pinned bundlers and frameworks of tests/bundlers (from the npm cache after the first time).
+bundler-deps: tests/bundlers/node_modules/.package-lock.json
+
+tests/bundlers/node_modules/.package-lock.json: tests/bundlers/package.json tests/bundlers/package-lock.json
+	cd tests/bundlers && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 NEXT_TELEMETRY_DISABLED=1 npm ci --prefer-offline --no-audit --no-fund
+	@touch $@
+
 # Debian's Chromium for the browser tests; playwright-core never downloads a browser.
 chromium:
 	@[ -x /usr/bin/chromium ] || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
@@ -59,9 +66,13 @@ chromium:
 
 wasm: $(WASM_OUT)
 
+# --omit-default-module-path: no `new URL('ctxpack_bg.wasm', import.meta.url)` default in the glue
+# (checked below): the loaders always pass the module, and webpack and Next resolved that dead URL
+# at build time.
 $(WASM_OUT): wasm-toolchain node-deps Cargo.toml Cargo.lock $(shell find src -name '*.rs')
 	cargo build --target $(WASM_TARGET) --release --lib
-	wasm-bindgen --target web --out-dir pkg/wasm --out-name ctxpack $(WASM_RAW)
+	wasm-bindgen --target web --omit-default-module-path --out-dir pkg/wasm --out-name ctxpack $(WASM_RAW)
+	@! grep -n 'new URL(\|import\.meta' pkg/wasm/ctxpack.js || { echo 'the glue still has a default .wasm URL'; exit 1; }
 	$(NODE_BIN)/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
 	  --enable-mutable-globals --enable-reference-types --enable-multivalue \
 	  $(WASM_OUT) -o $(WASM_OUT).opt && mv $(WASM_OUT).opt $(WASM_OUT)
@@ -92,6 +103,11 @@ test-edge: build
 test-e2e: build www-deps chromium
 	node --test tests/e2e/
 
+# Vite, webpack, Rollup, esbuild and Next.js (Turbopack and webpack) build tiny apps against the
+# packed tarball (installed into tests/bundlers/.scratch) and run them: Chromium, Node, next start.
+test-bundlers: build bundler-deps chromium
+	NEXT_TELEMETRY_DISABLED=1 node --test tests/bundlers/
+
 # Short bounded passes of the fuzzer and the soak run, so their harnesses never rot.
 FUZZ = cargo +nightly fuzz run --fuzz-dir tests/fuzz
 test-fuzz: fuzz-toolchain
@@ -106,7 +122,7 @@ test-bench: build
 	cargo test --bench native
 	node bench/bench.mjs --smoke
 
-test: wasm-toolchain lint test-rust test-wasm test-js test-edge test-e2e test-bench test-fuzz test-soak
+test: wasm-toolchain lint test-rust test-wasm test-js test-edge test-e2e test-bundlers test-bench test-fuzz test-soak
 
 ## ---- long runs ----
 
@@ -128,11 +144,12 @@ demo: build
 serve: build www-deps
 	node www/serve.mjs
 
-# The full side-by-side benchmark; rewrites bench/RESULTS.md.
+# The full side-by-side benchmark; rewrites bench/RESULTS.md. Then the sizes and their budgets: bench/SIZES.md.
 bench: build
 	cargo bench --bench native
 	node bench/bench.mjs --write bench/RESULTS.md
+	node bench/sizes.mjs --write bench/SIZES.md
 
 clean:
 	cargo clean
-	rm -rf pkg/wasm pkg/dist pkg/node_modules www/node_modules tests/e2e/artifacts
+	rm -rf pkg/wasm pkg/dist pkg/README.md pkg/node_modules www/node_modules tests/e2e/artifacts tests/bundlers/node_modules tests/bundlers/.scratch

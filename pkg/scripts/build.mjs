@@ -6,7 +6,7 @@
 // CtxpackError) by name: neither is ever bundled into them.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -75,9 +75,6 @@ await build({
   platform: 'node',
   outfile: join(root, 'dist', 'node.cjs'),
   plugins: [loader('node-cjs')],
-  // The glue's default init path uses import.meta.url; the CommonJS loader never takes it.
-  define: { 'import.meta.url': '__ctxpack_module_url' },
-  banner: { js: "const __ctxpack_module_url = require('node:url').pathToFileURL(__filename).href;" },
 });
 
 // The tokenizer adapters: ESM and CommonJS, the tokenizer and ctxpack external.
@@ -107,3 +104,7 @@ for (const [name, external] of Object.entries(TOKENIZERS)) {
     });
   }
 }
+
+// The package's README is the repository's: one source, copied at build time (pkg/README.md is
+// build output, git-ignored; tests/bundlers checks that the packed tarball carries it unchanged).
+copyFileSync(join(root, '..', 'README.md'), join(root, 'README.md'));

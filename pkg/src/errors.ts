@@ -36,6 +36,10 @@
  *   from 0 to 4294967295, for a fragment's `content` (`field` is `'content'`, `index` the
  *   candidate; a thrown error is kept as `cause`; the message never contains the text).
  * - `NOT_INITIALIZED`: the WebAssembly core was used before initialization (raised by the core).
+ * - `WASM_LOAD_FAILED`: the package's own .wasm file could not be found or fetched where the
+ *   runtime's loader looks for it, usually because a bundler moved the code away from it without
+ *   emitting the file; the message names the one line of bundler configuration that fixes it
+ *   (also in the README's "Bundlers and frameworks"), and `cause` keeps the underlying error.
  * - `INTERNAL`: a broken invariant; please report it.
  */
 export const ERROR_CODES = Object.freeze([
@@ -53,6 +57,7 @@ export const ERROR_CODES = Object.freeze([
   'NOT_MONOTONIC',
   'TOKEN_COUNT_FAILED',
   'NOT_INITIALIZED',
+  'WASM_LOAD_FAILED',
   'INTERNAL',
 ] as const);
 

@@ -24,7 +24,7 @@ test('no bundle uses eval, the Function constructor or a network module', () => 
   // fetch appears only in the browser path of the wasm-bindgen glue (init with a URL).
   for (const file of ['node.js', 'node.cjs']) {
     const imports = [...readFileSync(join(dist, file), 'utf8').matchAll(/(?:from\s+|require\()\s*['"](node:[\w/]+)['"]/g)].map((m) => m[1]);
-    assert.deepEqual([...new Set(imports)].sort(), file === 'node.js' ? ['node:fs'] : ['node:fs', 'node:path', 'node:url']);
+    assert.deepEqual([...new Set(imports)].sort(), ['node:fs', 'node:module', 'node:path', 'node:url']);
   }
 });
 

@@ -1,16 +1,16 @@
 /**
- * Node through `require()`: the CommonJS bundle reads the .wasm from `__dirname`.
+ * Node through `require()`: the CommonJS bundle reads the .wasm from beside its own file; from a
+ * bundle, through the package's own resolution (see node-find.ts).
  * @internal
  * @module
  */
 
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readWasmBytes } from './node-find.js';
 
-declare const __dirname: string;
+declare const __filename: string | undefined;
 
 export function loadWasmSync(): BufferSource {
-  return readFileSync(join(__dirname, '..', 'wasm', 'ctxpack_bg.wasm'));
+  return readWasmBytes(typeof __filename === 'string' ? __filename : undefined);
 }
 
 export function defaultWasmInput(): BufferSource {

@@ -1,14 +1,16 @@
 /**
  * Node (ESM, and Deno through the `node` condition): reads the .wasm next to the package
- * synchronously on first use, so no `init()` is needed.
+ * synchronously on first use, so no `init()` is needed; from a bundle, through the package's own
+ * resolution (see node-find.ts).
  * @internal
  * @module
  */
 
-import { readFileSync } from 'node:fs';
+import { filePathOf, readWasmBytes } from './node-find.js';
 
 export function loadWasmSync(): BufferSource {
-  return readFileSync(new URL('../wasm/ctxpack_bg.wasm', import.meta.url));
+  // An ES bundle converted to CommonJS empties `import.meta`; filePathOf gives undefined then.
+  return readWasmBytes(filePathOf(import.meta.url));
 }
 
 export function defaultWasmInput(): BufferSource {

@@ -1,0 +1,93 @@
+/**
+ * How the Node loaders (ESM and CommonJS) find the .wasm: next to the package's own files first,
+ * then through the package's own resolution (`ctxpack/ctxpack_bg.wasm`, an export of the package)
+ * from wherever the running code is. The second way is what a bundle needs: esbuild, webpack or
+ * Turbopack move ctxpack's code into the user's bundle, away from `node_modules/ctxpack/wasm`, but
+ * `node_modules` is usually still there at run time. When neither finds it, a
+ * {@link CtxpackError} `WASM_LOAD_FAILED` names the one line of configuration that fixes it.
+ *
+ * No `new URL('…', import.meta.url)` literal here on purpose: bundlers would take it for an asset
+ * and rewrite it (webpack into a relative URL object `fs` rejects).
+ * @internal
+ * @module
+ */
+
+import { readFileSync } from 'node:fs';
+import * as nodeModule from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CtxpackError } from '../errors.js';
+
+const WASM_FILE = 'ctxpack_bg.wasm';
+/** The package's export of its .wasm; held in a variable so that no bundler resolves it at build time. */
+const WASM_EXPORT = ['ctxpack', WASM_FILE].join('/');
+
+declare const __filename: string | undefined;
+
+/** The path of a `file:` URL, or `undefined` for anything else (an emptied `import.meta.url`, a bundler's placeholder). */
+export function filePathOf(url: unknown): string | undefined {
+  if (typeof url !== 'string' || !url.startsWith('file:')) return undefined;
+  try {
+    return fileURLToPath(url);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The distinct non-empty strings of `files`, in order. */
+const distinct = (files: unknown[]): string[] =>
+  files.filter((f, i): f is string => typeof f === 'string' && f !== '' && files.indexOf(f) === i);
+
+/** This module's file, else the bundle's (`__filename` of a CommonJS bundle). */
+const ownFiles = (moduleFile: string | undefined): string[] =>
+  distinct([moduleFile, typeof __filename === 'string' ? __filename : undefined]);
+
+/** Files the package's resolution could start from: those, the entry script, the working directory. */
+const resolutionBases = (moduleFile: string | undefined): string[] =>
+  distinct([...ownFiles(moduleFile), process.argv[1], join(process.cwd(), 'noop.js')]);
+
+/**
+ * The .wasm's bytes for the module at `moduleFile` (`dist/node.js` or `dist/node.cjs` in the
+ * package, or whatever bundle they were copied into; `undefined` when the bundler left no path).
+ */
+export function readWasmBytes(moduleFile: string | undefined): BufferSource {
+  const tried: string[] = [];
+  let readError: unknown; // the first failed read: it says why (ENOENT, or a permission the process lacks)
+  let lastError: unknown;
+  const attempt = (path: string): BufferSource | undefined => {
+    try {
+      return readFileSync(path);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      tried.push(typeof code === 'string' ? `${path} (${code})` : path);
+      readError ??= err;
+      return undefined;
+    }
+  };
+  // Beside the package's files, or beside a bundle (an ES bundle turned CommonJS has no import.meta.url).
+  for (const file of ownFiles(moduleFile)) {
+    const bytes = attempt(join(dirname(file), '..', 'wasm', WASM_FILE));
+    if (bytes) return bytes;
+  }
+  const createRequire = nodeModule.createRequire;
+  for (const base of resolutionBases(moduleFile)) {
+    let path: string;
+    try {
+      path = createRequire(base).resolve(WASM_EXPORT);
+    } catch (err) {
+      lastError = err;
+      continue;
+    }
+    const bytes = attempt(path);
+    if (bytes) return bytes;
+  }
+  throw new CtxpackError(
+    'WASM_LOAD_FAILED',
+    `ctxpack could not find its WebAssembly file ${WASM_FILE} (tried ${tried.length ? tried.join(', ') : 'no path'}, and the ` +
+      `package's own resolution of '${WASM_EXPORT}'): the code was bundled away from node_modules/ctxpack and node_modules ` +
+      `is not there at run time. Keep ctxpack out of the server bundle (esbuild: --external:ctxpack; webpack: ` +
+      `externals: ['ctxpack']) and install it next to the bundle, or copy node_modules/ctxpack/wasm/${WASM_FILE} to ` +
+      `a wasm/ folder beside the bundle's folder, or pass its bytes to init()`,
+    { cause: readError ?? lastError },
+  );
+}

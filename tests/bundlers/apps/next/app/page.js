@@ -1,0 +1,9 @@
+import Planner from './planner.js';
+
+export default function Page() {
+  return (
+    <main>
+      <Planner />
+    </main>
+  );
+}

@@ -1,0 +1,34 @@
+// What the packed tarball itself must carry: the repository's README (pkg/README.md is copied from
+// it at build time, never committed) and a wasm-bindgen glue without its default .wasm URL, which
+// webpack and Next resolved at build time though init always passes its own input.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { PKG, ROOT, run } from './harness.mjs';
+
+let dir;
+let files;
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ctxpack-tarball-'));
+  const [{ filename, files: listed }] = JSON.parse(run('npm', ['pack', '--json', '--loglevel=error', '--pack-destination', dir], { cwd: PKG }));
+  files = listed.map((f) => f.path);
+  run('tar', ['-xzf', join(dir, filename), '-C', dir]);
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+test('the tarball ships README.md, identical to the repository README', () => {
+  assert.ok(files.includes('README.md'), `README.md not packed: ${files.join(', ')}`);
+  assert.equal(readFileSync(join(dir, 'package', 'README.md'), 'utf8'), readFileSync(join(ROOT, 'README.md'), 'utf8'));
+});
+
+test('the packed glue has no default .wasm URL (wasm-bindgen --omit-default-module-path)', () => {
+  const glue = readFileSync(join(dir, 'package', 'wasm', 'ctxpack.js'), 'utf8');
+  assert.doesNotMatch(glue, /new URL\(|import\.meta/);
+  // Only the browser bundle names the .wasm by URL, relative to itself, for bundlers to emit.
+  for (const bundle of ['node.js', 'node.cjs', 'workerd.js', 'edge-light.js']) {
+    assert.doesNotMatch(readFileSync(join(dir, 'package', 'dist', bundle), 'utf8'), /new URL\(/, bundle);
+  }
+  assert.match(readFileSync(join(dir, 'package', 'dist', 'index.js'), 'utf8'), /new URL\("\.\.\/wasm\/ctxpack_bg\.wasm", import\.meta\.url\)/);
+});
