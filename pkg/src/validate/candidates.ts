@@ -27,6 +27,9 @@ import type { RequestIdHash } from '../planner/metrics.js';
 import type { Scratch } from '../core/scratch.js';
 import type { EntityMatcher } from '../ranking/scoring.js';
 import { identity, radixSort } from '../ranking/sort.js';
+import { MAX_EPOCH_MS } from '../ranking/time.js';
+
+const getTime = Date.prototype.getTime;
 
 /** The validated candidates as columns: entry `i` is `candidates[i]`. */
 export interface Candidates {
@@ -126,7 +129,13 @@ export function validateCandidates(
       idHash?.candidate(id as string);
       const timestamp = f['timestamp'];
       if (timestamp === undefined) c.timestamps[i] = Number.NEGATIVE_INFINITY;
-      else c.timestamps[i] = isEpochMs(timestamp) ? timestamp : readTime(f, 'timestamp', i)!;
+      else if (isEpochMs(timestamp)) c.timestamps[i] = timestamp;
+      else {
+        // A Date, the common form: its time read here (what readTime does for it, without the
+        // calls); anything else, or an invalid or out-of-range Date, goes to readTime.
+        const ms = timestamp instanceof Date ? getTime.call(timestamp) : Number.NaN;
+        c.timestamps[i] = ms >= -MAX_EPOCH_MS && ms <= MAX_EPOCH_MS ? ms : readTime(f, 'timestamp', i)!;
+      }
       const citations = f['citations'];
       if (citations === undefined) c.citations[i] = 0;
       else c.citations[i] = Array.isArray(citations) ? citations.length : readCitationCount(f, i);
