@@ -50,7 +50,7 @@ export function finish<T extends PlannerFragmentFields>(
     };
   }
   const kvPolicy: KVPolicy = buildKVPolicy(kvInputs, s.previousCache, s.now, s.maxKvSize, true);
-  const decisions = decisionsOf(c.ids, order, chosen, sliced.reasons, sliced.groupReasons, scores, benefits, counts, scratch);
+  const decisions = decisionsOf(c.ids, order, chosen, sliced.reasons, sliced.groupReasons, scores, benefits, counts, c.contents === undefined, scratch);
   let requestId = s.requestId;
   if (requestId === undefined) {
     const hashed = idHash !== undefined && idHash.now === s.now && idHash.tokensMax === budget.tokensMax && idHash.count === n;
