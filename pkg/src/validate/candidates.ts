@@ -198,7 +198,9 @@ export class IdIndex {
     scratch: Scratch,
   ) {
     const n = ids.length;
-    this.byHash = radixSort(identity(n, scratch.u32(n)), scratch.u32(n), [hashes], [ID_HASH_BITS]);
+    const order = identity(n, scratch.u32(n));
+    // A radix pass costs at least its 2^digit histogram: for a few ids an insertion sort is cheaper.
+    this.byHash = n <= INSERTION_MAX_IDS ? insertionByHash(order, hashes) : radixSort(order, scratch.u32(n), [hashes], [ID_HASH_BITS]);
   }
 
   /**
@@ -262,6 +264,24 @@ function duplicateError({ index, otherIndex }: { index: number; otherIndex: numb
     index,
     otherIndex,
   });
+}
+
+/** Up to this many ids, {@link IdIndex} sorts them by insertion. */
+const INSERTION_MAX_IDS = 32;
+
+/** `order` sorted by ascending hash, stably (ascending index among equal hashes, as the radix sort leaves them). */
+function insertionByHash(order: Uint32Array, hashes: Uint32Array): Uint32Array {
+  for (let p = 1; p < order.length; p++) {
+    const item = order[p]!;
+    const hash = hashes[item]!;
+    let q = p - 1;
+    while (q >= 0 && hashes[order[q]!]! > hash) {
+      order[q + 1] = order[q]!;
+      q--;
+    }
+    order[q + 1] = item;
+  }
+  return order;
 }
 
 /** Bits of {@link hashOf}: two radix passes. */
