@@ -12,7 +12,7 @@ import type { Decision, DecisionReason } from '../types.js';
 /**
  * One decision per candidate, in input order. `order` is the ranking (rank → candidate), `chosen`
  * the selected rank positions, `reasons` the slicer's reason per rank position (`undefined`: all
- * `'no_budget'`).
+ * `'no_budget'`). `allGiven`: no candidate has a content to count (every count is `counts.costs[i]`).
  */
 export function decisionsOf(
   ids: readonly string[],
@@ -23,6 +23,7 @@ export function decisionsOf(
   scores: Float64Array,
   benefits: Float64Array,
   counts: CallCounts,
+  allGiven: boolean,
   scratch: Scratch,
 ): Decision[] {
   const n = ids.length;
@@ -44,19 +45,25 @@ export function decisionsOf(
   const included = scratch.u8(n, true);
   for (const rank of chosen) included[order[rank]!] = 1;
   const decisions = new Array<Decision>(n);
+  // Without contents to count, every count is known: `costs[i]`, read without the call.
+  const costs = allGiven ? counts.costs : undefined;
   for (let i = 0; i < n; i++) {
-    decisions[i] = {
+    const rank = rankOf[i]!;
+    const decision: Decision = {
       id: ids[i]!,
       index: i,
       score: scores[i]!,
       benefit: benefits[i]!,
       included: included[i] === 1,
       reason: reasonNames[reasonOf[i]!]!,
-      rank: rankOf[i]!,
-      cost_tokens: counts.known(i) ?? null,
+      rank,
+      cost_tokens: costs !== undefined ? costs[i]! : (counts.known(i) ?? null),
     };
-    const why = groupReasons?.[rankOf[i]!];
-    if (why !== undefined) decisions[i]!.group_reason = why;
+    if (groupReasons !== undefined) {
+      const why = groupReasons[rank];
+      if (why !== undefined) decision.group_reason = why;
+    }
+    decisions[i] = decision;
   }
   return decisions;
 }

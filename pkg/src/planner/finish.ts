@@ -50,7 +50,7 @@ export function finish<T extends PlannerFragmentFields>(
     };
   }
   const kvPolicy: KVPolicy = buildKVPolicy(kvInputs, s.previousCache, s.now, s.maxKvSize, true);
-  const decisions = decisionsOf(c.ids, order, chosen, sliced.reasons, sliced.groupReasons, scores, benefits, counts, scratch);
+  const decisions = decisionsOf(c.ids, order, chosen, sliced.reasons, sliced.groupReasons, scores, benefits, counts, c.contents === undefined, scratch);
   let requestId = s.requestId;
   if (requestId === undefined) {
     const hashed = idHash !== undefined && idHash.now === s.now && idHash.tokensMax === budget.tokensMax && idHash.count === n;
@@ -73,7 +73,7 @@ export function finish<T extends PlannerFragmentFields>(
     fragments[j] = c.fragments[i] as unknown as T;
   }
   const [t0, t1, t2, t3, t4] = times;
-  const base = buildMetrics({
+  const metrics = buildMetrics({
     requestId,
     plannerMs: t5 - t0,
     candidateCount: n,
@@ -87,15 +87,11 @@ export function finish<T extends PlannerFragmentFields>(
     gaze: call.gaze,
     kvPolicy,
     previousCache: s.previousCache,
+    fragmentsCounted: counts.counted,
+    effectiveBudget: budget.effective,
+    perFragmentOverhead: budget.perFragmentOverhead,
+    overheadTokens: budget.overheadTokens,
   });
-  const budgetUsed = base.tokens_selected + budget.perFragmentOverhead * k;
-  const metrics = {
-    ...base,
-    fragments_counted: counts.counted,
-    effective_budget: budget.effective,
-    budget_used: budgetUsed,
-    prompt_tokens: budget.overheadTokens + budgetUsed,
-  };
   if (s.logger !== undefined) {
     const hash = s.hashIds ? hashId : (id: string): string => id;
     s.logger({

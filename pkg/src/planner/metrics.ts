@@ -318,16 +318,25 @@ export interface MetricsInput {
   readonly gaze: ReadonlySet<string>;
   readonly kvPolicy: KVPolicy;
   readonly previousCache: readonly CheckedCacheEntry[];
+  /** Contents counted with the token counter in this call. */
+  readonly fragmentsCounted: number;
+  /** The effective budget, the per-fragment overhead and `overhead_tokens` (see `Budgets`). */
+  readonly effectiveBudget: number;
+  readonly perFragmentOverhead: number;
+  readonly overheadTokens: number;
 }
 
-/** Builds {@link PlannerMetrics} from validated planner state, but for the counting and budget fields the planner adds. @internal */
-export function buildMetrics(
-  input: MetricsInput,
-): Omit<PlannerMetrics, 'fragments_counted' | 'effective_budget' | 'budget_used' | 'prompt_tokens'> {
+/**
+ * Builds {@link PlannerMetrics} from validated planner state, as one object literal (every field
+ * in its documented order), not a spread of a partial one with fields added after.
+ * @internal
+ */
+export function buildMetrics(input: MetricsInput): PlannerMetrics {
   const { ids, costs } = input;
   let tokens = 0;
   for (const cost of costs) tokens += cost;
   const kv = kvStatsOf(ids, input.kvPolicy, input.previousCache, true);
+  const budgetUsed = tokens + input.perFragmentOverhead * ids.length;
   return {
     request_id: input.requestId,
     planner_ms: input.plannerMs,
@@ -342,5 +351,9 @@ export function buildMetrics(
     total_cost_tokens: tokens,
     mean_benefit: meanOf(input.benefits),
     cache_hit_rate: calculateCacheHitRate(kv),
+    fragments_counted: input.fragmentsCounted,
+    effective_budget: input.effectiveBudget,
+    budget_used: budgetUsed,
+    prompt_tokens: input.overheadTokens + budgetUsed,
   };
 }

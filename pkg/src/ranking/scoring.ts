@@ -28,7 +28,7 @@
  * @module
  */
 
-import { exp } from './detmath.js';
+import { exp, expColumn } from './detmath.js';
 import { CtxpackError, describeValue } from '../errors.js';
 import {
   assertFragmentObject,
@@ -199,10 +199,18 @@ export function scoreColumns(
 ): void {
   const { alpha, beta, gamma } = ctx.weights;
   const now = ctx.now;
-  for (let i = 0; i < benefits.length; i++) {
-    const entity_overlap = overlaps[i]!;
+  const n = benefits.length;
+  // Recency in two passes over a column (`scores`, written last, holds it meanwhile), as
+  // recencyFromMs computes it: the exponents, then expColumn over them, with no call per value.
+  const recencies = scores;
+  for (let i = 0; i < n; i++) {
     const t = timestamps[i]!;
-    const recency = recencyFromMs(t === Number.NEGATIVE_INFINITY ? undefined : t, now);
+    recencies[i] = t === Number.NEGATIVE_INFINITY ? Number.NaN : -Math.max(0, (now - t) / (1000 * 60 * 60)) / RECENCY_DECAY_HOURS;
+  }
+  expColumn(recencies, recencies, n);
+  for (let i = 0; i < n; i++) {
+    const entity_overlap = overlaps[i]!;
+    const recency = timestamps[i] === Number.NEGATIVE_INFINITY ? 0 : recencies[i]!;
     const citation_availability = citations[i]! > 0 ? 1.0 : 0.5;
     const benefit = alpha * entity_overlap + beta * recency + gamma * citation_availability;
     benefits[i] = benefit;

@@ -27,6 +27,9 @@ import type { RequestIdHash } from '../planner/metrics.js';
 import type { Scratch } from '../core/scratch.js';
 import type { EntityMatcher } from '../ranking/scoring.js';
 import { identity, radixSort } from '../ranking/sort.js';
+import { MAX_EPOCH_MS } from '../ranking/time.js';
+
+const getTime = Date.prototype.getTime;
 
 /** The validated candidates as columns: entry `i` is `candidates[i]`. */
 export interface Candidates {
@@ -126,7 +129,13 @@ export function validateCandidates(
       idHash?.candidate(id as string);
       const timestamp = f['timestamp'];
       if (timestamp === undefined) c.timestamps[i] = Number.NEGATIVE_INFINITY;
-      else c.timestamps[i] = isEpochMs(timestamp) ? timestamp : readTime(f, 'timestamp', i)!;
+      else if (isEpochMs(timestamp)) c.timestamps[i] = timestamp;
+      else {
+        // A Date, the common form: its time read here (what readTime does for it, without the
+        // calls); anything else, or an invalid or out-of-range Date, goes to readTime.
+        const ms = timestamp instanceof Date ? getTime.call(timestamp) : Number.NaN;
+        c.timestamps[i] = ms >= -MAX_EPOCH_MS && ms <= MAX_EPOCH_MS ? ms : readTime(f, 'timestamp', i)!;
+      }
       const citations = f['citations'];
       if (citations === undefined) c.citations[i] = 0;
       else c.citations[i] = Array.isArray(citations) ? citations.length : readCitationCount(f, i);
@@ -189,7 +198,9 @@ export class IdIndex {
     scratch: Scratch,
   ) {
     const n = ids.length;
-    this.byHash = radixSort(identity(n, scratch.u32(n)), scratch.u32(n), [hashes], [ID_HASH_BITS]);
+    const order = identity(n, scratch.u32(n));
+    // A radix pass costs at least its 2^digit histogram: for a few ids an insertion sort is cheaper.
+    this.byHash = n <= INSERTION_MAX_IDS ? insertionByHash(order, hashes) : radixSort(order, scratch.u32(n), [hashes], [ID_HASH_BITS]);
   }
 
   /**
@@ -258,6 +269,24 @@ function duplicateError({ index, otherIndex }: { index: number; otherIndex: numb
     index,
     otherIndex,
   });
+}
+
+/** Up to this many ids, {@link IdIndex} sorts them by insertion. */
+const INSERTION_MAX_IDS = 32;
+
+/** `order` sorted by ascending hash, stably (ascending index among equal hashes, as the radix sort leaves them). */
+function insertionByHash(order: Uint32Array, hashes: Uint32Array): Uint32Array {
+  for (let p = 1; p < order.length; p++) {
+    const item = order[p]!;
+    const hash = hashes[item]!;
+    let q = p - 1;
+    while (q >= 0 && hashes[order[q]!]! > hash) {
+      order[q + 1] = order[q]!;
+      q--;
+    }
+    order[q + 1] = item;
+  }
+  return order;
 }
 
 /** Bits of {@link hashOf}: two radix passes. */

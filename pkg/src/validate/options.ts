@@ -46,9 +46,11 @@ export function readNow(o: Unchecked, fallback?: number): number {
 /** `weights`: partial `{ alpha, beta, gamma }`, each finite and non-negative; missing ones take the defaults; other keys are rejected. */
 export function readWeights(o: Unchecked): ScoringWeights {
   const w = o['weights'];
-  if (w === undefined) return { ...DEFAULT_WEIGHTS };
+  // A literal, not `{ ...DEFAULT_WEIGHTS }`: spreading the frozen defaults takes V8's slow path,
+  // a measurable part of a 20-candidate call.
+  const out: ScoringWeights = { alpha: DEFAULT_WEIGHTS.alpha, beta: DEFAULT_WEIGHTS.beta, gamma: DEFAULT_WEIGHTS.gamma };
+  if (w === undefined) return out;
   if (!isRecord(w)) throw invalidOption('weights', 'an object with optional alpha, beta, gamma', w);
-  const out = { ...DEFAULT_WEIGHTS };
   for (const key of Object.keys(w)) {
     if (key !== 'alpha' && key !== 'beta' && key !== 'gamma') {
       throw new CtxpackError('INVALID_OPTION', `options.weights.${key} is not a weight (known: alpha, beta, gamma)`, {
