@@ -55,6 +55,8 @@ mod selection;
 mod simulation;
 mod sort;
 
+pub mod relevance;
+
 pub use count_constrained::{CountConstrainedKnapsackSlice, CountQuotaEntry, ScarcityBehavior};
 pub use error::CtxpackError;
 pub use exact::{
