@@ -11,7 +11,7 @@
  */
 
 /**
- * Stable error codes.
+ * Stable error codes, the type being {@link CtxpackErrorCode}.
  *
  * - `INVALID_INPUT`: the candidates argument is not an array.
  * - `INVALID_FIELD`: a candidate, the gaze, or a field of either is malformed.
@@ -21,7 +21,6 @@
  *   `safety_margin_percent` is not a number in [0, 100), or a budget name is unknown.
  * - `INVALID_OPTION`: an option has the wrong type or range.
  * - `INVALID_SCORE`: a score handed to a ranking function is not a finite number.
- * - `INVALID_TOKENS`: a token count handed to a slicer is invalid (raised by the core).
  * - `INVALID_BUCKET_SIZE`: the knapsack bucket size is not a positive integer.
  * - `INVALID_COUNT_ENTRY`: a count-knapsack entry is malformed.
  * - `TABLE_TOO_LARGE`: the knapsack DP table would exceed `maxTableBytes` (raised by the core).
@@ -46,25 +45,31 @@
  * - `NOT_INITIALIZED`: the WebAssembly core was used before initialization (raised by the core).
  * - `INTERNAL`: a broken invariant; please report it.
  */
-export type CtxpackErrorCode =
-  | 'INVALID_INPUT'
-  | 'INVALID_FIELD'
-  | 'DUPLICATE_ID'
-  | 'INVALID_BUDGET'
-  | 'INVALID_OPTION'
-  | 'INVALID_SCORE'
-  | 'INVALID_TOKENS'
-  | 'INVALID_BUCKET_SIZE'
-  | 'INVALID_COUNT_ENTRY'
-  | 'TABLE_TOO_LARGE'
-  | 'COUNT_REQUIREMENT_SHORTFALL'
-  | 'COUNT_REQUIREMENT_OVER_BUDGET'
-  | 'NOT_MONOTONIC'
-  | 'TOKEN_COUNT_FAILED'
-  | 'INVALID_MESSAGES'
-  | 'PINNED_OVER_BUDGET'
-  | 'NOT_INITIALIZED'
-  | 'INTERNAL';
+export const ERROR_CODES = Object.freeze([
+  'INVALID_INPUT',
+  'INVALID_FIELD',
+  'DUPLICATE_ID',
+  'INVALID_BUDGET',
+  'INVALID_OPTION',
+  'INVALID_SCORE',
+  'INVALID_BUCKET_SIZE',
+  'INVALID_COUNT_ENTRY',
+  'TABLE_TOO_LARGE',
+  'COUNT_REQUIREMENT_SHORTFALL',
+  'COUNT_REQUIREMENT_OVER_BUDGET',
+  'NOT_MONOTONIC',
+  'TOKEN_COUNT_FAILED',
+  'INVALID_MESSAGES',
+  'PINNED_OVER_BUDGET',
+  'NOT_INITIALIZED',
+  'INTERNAL',
+] as const);
+
+/**
+ * A stable error code: one of {@link ERROR_CODES}. The Rust core's codes (`CtxpackError::code`)
+ * are all here; test/error-codes.test.mjs checks the two lists and that every code is raised.
+ */
+export type CtxpackErrorCode = (typeof ERROR_CODES)[number];
 
 /** Optional structured details attached to a {@link CtxpackError}. */
 export interface CtxpackErrorDetails {

@@ -47,7 +47,8 @@ import { sliceColumnar, type ColumnarResult, type ExactReport, type ReasonCode, 
 import { CtxpackError, describeValue } from './errors.js';
 
 /** How `dependencies` are treated. */
-export type DependencyMode = 'ignore' | 'require';
+export type { DependencyMode } from './validate/options.js';
+import type { DependencyMode } from './validate/options.js';
 
 /** A decision's reason, with the two that only groups and dependencies produce. */
 export type SliceReason = ReasonCode | 'group_excluded' | 'dependency_excluded';

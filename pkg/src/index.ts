@@ -4,7 +4,7 @@
  * @module
  */
 
-export { CtxpackError } from './errors.js';
+export { CtxpackError, ERROR_CODES } from './errors.js';
 export type { CtxpackErrorCode, CtxpackErrorDetails } from './errors.js';
 
 export type {

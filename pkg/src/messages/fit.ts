@@ -72,7 +72,7 @@ export function fitMessages<M>(messages: readonly M[], options: FitMessagesOptio
   const t0 = monotonicMs();
   const list = messageArray(messages) as readonly M[];
   const o = optionsRecord(options);
-  rejectUnknownOptions(o, KNOWN_OPTIONS);
+  rejectUnknownOptions(o, KNOWN_OPTIONS, 'fitMessages');
   const adapter = adapterOf(o['format']);
   const budget = readBudgets(o['budgets']);
   const counter = readFunction<TokenCounter>(o, 'countTokens') ?? estimateTokens;

@@ -20,9 +20,18 @@ import {
 } from '../core/bridge.js';
 import { CtxpackError, describeValue } from '../errors.js';
 import { isRecord, MAX_COST_TOKENS } from '../validate/fields.js';
-import { buildUnits, sliceUnits, type DependencyMode, type GroupInput, type SliceReason } from '../groups.js';
+import { buildUnits, sliceUnits, type GroupInput, type SliceReason } from '../groups.js';
+import {
+  optionsCopy,
+  readBucketSize,
+  readCountEntries,
+  readDependencyMode,
+  rejectUnknownOptions,
+  type DependencyMode,
+} from '../validate/options.js';
 
-export type { DependencyMode, SliceReason } from '../groups.js';
+export type { SliceReason } from '../groups.js';
+export type { DependencyMode } from '../validate/options.js';
 
 /** An item to slice: your id, its token count and score, and optionally its kind, group and dependencies. */
 export interface SliceItem {
@@ -286,38 +295,11 @@ function budgetOf(budget: unknown): { targetTokens: number; maxTokens?: number }
   return maxTokens === undefined ? { targetTokens } : { targetTokens, maxTokens };
 }
 
-function optionBag(options: unknown): Record<string, unknown> {
-  if (options === undefined) return {};
-  if (!isRecord(options)) {
-    throw new CtxpackError('INVALID_OPTION', `options must be an object or undefined, got ${describeValue(options)}`, { field: 'options' });
-  }
-  return { ...options };
-}
-
-/** Rejects option names the slicer does not know, so a typo never passes silently. */
-function onlyKnown(o: Record<string, unknown>, known: readonly string[]): void {
-  for (const key of Object.keys(o)) {
-    if (!known.includes(key)) {
-      throw new CtxpackError('INVALID_OPTION', `options.${key} is not an option of this slicer (known: ${known.join(', ') || 'none'})`, {
-        field: key,
-      });
-    }
-  }
-}
-
-/** Reads `options.dependencies` and removes it from the options handed to the core. @internal */
-export function dependencyMode(o: Record<string, unknown>): DependencyMode {
-  const v = o['dependencies'];
-  delete o['dependencies'];
-  if (v === undefined || v === 'ignore') return 'ignore';
-  if (v === 'require') return 'require';
-  throw new CtxpackError('INVALID_OPTION', `options.dependencies must be 'ignore' or 'require', got ${describeValue(v)}`, { field: 'dependencies' });
-}
-
 const INCLUDED: ReadonlySet<string> = new Set(['scored', 'zero_tokens', 'required']);
 
 function run(slicer: SlicerName, items: unknown, budget: unknown, options: Record<string, unknown>): SliceResult & { exact: ExactReport | null } {
-  const mode = dependencyMode(options);
+  const mode = readDependencyMode(options);
+  delete options['dependencies'];
   const cols = columns(items);
   const b = budgetOf(budget);
   const { ids } = cols;
@@ -388,8 +370,8 @@ function exactResult(r: SliceResult & { exact: ExactReport | null }): ExactSlice
  * // → selected ['b'] ('b' is denser; then 'a' no longer fits)
  */
 export function greedySlice(items: readonly SliceItem[], budget: SliceBudget, options?: GreedyOptions): SliceResult {
-  const o = optionBag(options);
-  onlyKnown(o, ['dependencies']);
+  const o = optionsCopy(options);
+  rejectUnknownOptions(o, ['dependencies'], 'greedySlice');
   return seed(run('greedy', items, budget, o));
 }
 
@@ -402,18 +384,10 @@ export function greedySlice(items: readonly SliceItem[], budget: SliceBudget, op
  * @throws {CtxpackError} `INVALID_BUCKET_SIZE`, `TABLE_TOO_LARGE`.
  */
 export function knapsackSlice(items: readonly SliceItem[], budget: SliceBudget, options?: KnapsackOptions): SliceResult {
-  const o = optionBag(options);
-  onlyKnown(o, ['bucketSize', 'maxTableBytes', 'dependencies']);
-  checkBucketSize(o);
+  const o = optionsCopy(options);
+  rejectUnknownOptions(o, ['bucketSize', 'maxTableBytes', 'dependencies'], 'knapsackSlice');
+  readBucketSize(o);
   return seed(run('knapsack', items, budget, o));
-}
-
-function checkBucketSize(o: Record<string, unknown>): void {
-  if (o['bucketSize'] !== undefined && (typeof o['bucketSize'] !== 'number' || !Number.isInteger(o['bucketSize']) || o['bucketSize'] <= 0)) {
-    throw new CtxpackError('INVALID_BUCKET_SIZE', `options.bucketSize must be a positive integer, got ${describeValue(o['bucketSize'])}`, {
-      field: 'bucketSize',
-    });
-  }
 }
 
 /**
@@ -430,33 +404,10 @@ export function countConstrainedKnapsackSlice(
   budget: SliceBudget,
   options: CountConstrainedKnapsackOptions,
 ): SliceResult {
-  const o = optionBag(options);
-  onlyKnown(o, ['entries', 'scarcity', 'bucketSize', 'maxTableBytes', 'dependencies']);
-  o['entries'] = countEntries(o['entries'], 'entries');
+  const o = optionsCopy(options);
+  rejectUnknownOptions(o, ['entries', 'scarcity', 'bucketSize', 'maxTableBytes', 'dependencies'], 'countConstrainedKnapsackSlice');
+  o['entries'] = readCountEntries(o['entries'], 'entries');
   return seed(run('count-knapsack', items, budget, o));
-}
-
-/** Validates count entries; `name` is the option's name in messages. @internal */
-export function countEntries(value: unknown, name: string): CountEntry[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value)) {
-    throw new CtxpackError('INVALID_COUNT_ENTRY', `options.${name} must be an array of { kind, requireCount, capCount }, got ${describeValue(value)}`, {
-      field: name,
-    });
-  }
-  return value.map((e: unknown, index): CountEntry => {
-    const bad = (what: string): CtxpackError =>
-      new CtxpackError('INVALID_COUNT_ENTRY', `options.${name}[${index}]${what}`, { field: name, index });
-    if (!isRecord(e)) throw bad(` must be an object { kind, requireCount, capCount }, got ${describeValue(e)}`);
-    const { kind, requireCount, capCount } = e;
-    if (typeof kind !== 'string') throw bad(`.kind must be a string, got ${describeValue(kind)}`);
-    for (const [field, v] of [['requireCount', requireCount], ['capCount', capCount]] as const) {
-      if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
-        throw bad(`.${field} must be a non-negative integer, got ${describeValue(v)}`);
-      }
-    }
-    return { kind, requireCount: requireCount as number, capCount: capCount as number };
-  });
 }
 
 /**
@@ -465,8 +416,8 @@ export function countEntries(value: unknown, name: string): CountEntry[] {
  * after `maxConsecutiveSkips` misses in a row. `selected` keeps your order.
  */
 export function packGreedy(items: readonly SliceItem[], budget: SliceBudget, options?: PackerOptions): SliceResult {
-  const o = optionBag(options);
-  onlyKnown(o, ['maxConsecutiveSkips', 'dependencies']);
+  const o = optionsCopy(options);
+  rejectUnknownOptions(o, ['maxConsecutiveSkips', 'dependencies'], 'packGreedy');
   return seed(run('packer', items, budget, o));
 }
 
@@ -487,8 +438,8 @@ export function packGreedy(items: readonly SliceItem[], budget: SliceBudget, opt
  * @throws {CtxpackError} `INVALID_OPTION` for a bad guard, `TABLE_TOO_LARGE` when even the fallback does not fit.
  */
 export function exactKnapsackSlice(items: readonly SliceItem[], budget: SliceBudget, options?: ExactKnapsackOptions): ExactSliceResult {
-  const o = optionBag(options);
-  onlyKnown(o, ['maxStates', 'maxWork', 'maxTableBytes', 'dependencies']);
+  const o = optionsCopy(options);
+  rejectUnknownOptions(o, ['maxStates', 'maxWork', 'maxTableBytes', 'dependencies'], 'exactKnapsackSlice');
   return exactResult(run('exact', items, budget, o));
 }
 
@@ -509,10 +460,10 @@ export function exactCountConstrainedSlice(
   budget: SliceBudget,
   options: ExactCountConstrainedOptions,
 ): ExactSliceResult {
-  const o = optionBag(options);
-  onlyKnown(o, ['entries', 'scarcity', 'bucketSize', 'maxCells', 'maxTableBytes', 'compareHeuristic', 'dependencies']);
-  checkBucketSize(o);
-  o['entries'] = countEntries(o['entries'], 'entries');
+  const o = optionsCopy(options);
+  rejectUnknownOptions(o, ['entries', 'scarcity', 'bucketSize', 'maxCells', 'maxTableBytes', 'compareHeuristic', 'dependencies'], 'exactCountConstrainedSlice');
+  readBucketSize(o);
+  o['entries'] = readCountEntries(o['entries'], 'entries');
   return exactResult(run('exact-count', items, budget, o));
 }
 
@@ -569,9 +520,10 @@ function coreRequest(slicer: unknown, budget: unknown, options: unknown): [Slice
       field: 'slicer',
     });
   }
-  const o = optionBag(options);
-  onlyKnown(o, CORE_OPTIONS);
-  if (o['entries'] !== undefined) o['entries'] = countEntries(o['entries'], 'entries');
+  const o = optionsCopy(options);
+  rejectUnknownOptions(o, CORE_OPTIONS, 'the core slicers');
+  if (o['bucketSize'] !== undefined) readBucketSize(o);
+  if (o['entries'] !== undefined) o['entries'] = readCountEntries(o['entries'], 'entries');
   return [slicer as SlicerName, { ...o, ...budgetOf(budget) }];
 }
 

@@ -28,9 +28,9 @@ import {
 } from '../core/bridge.js';
 import { CtxpackError, describeValue } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
+import { readBucketSize, readDependencyMode, rejectUnknownOptions } from '../validate/options.js';
 import { buildUnits, unitColumns, type GroupInput, type Units } from '../groups.js';
 import {
-  dependencyMode,
   exactKnapsackSlice,
   greedySlice,
   knapsackSlice,
@@ -116,12 +116,8 @@ function strategyOf(options: unknown, extra: readonly string[]): [SimulationSlic
     });
   }
   const name = slicer as SimulationSlicerName;
-  const known = [...new Set([...OPTIONS_OF[name], ...extra])];
-  for (const key of Object.keys(o)) {
-    if (!known.includes(key)) {
-      throw new CtxpackError('INVALID_OPTION', `options.${key} is not an option of '${name}' here (known: slicer, ${known.join(', ')})`, { field: key });
-    }
-  }
+  rejectUnknownOptions(o, [...new Set([...OPTIONS_OF[name], ...extra])], `budget simulation with '${name}'`);
+  if (o['bucketSize'] !== undefined) readBucketSize(o);
   return [name, o];
 }
 
@@ -131,7 +127,9 @@ function prepare(
   items: unknown,
   o: Record<string, unknown>,
 ): { input: GroupInput; units: Units; req: SimulationRequest } {
-  if (dependencyMode(o) === 'require') {
+  const mode = readDependencyMode(o);
+  delete o['dependencies'];
+  if (mode === 'require') {
     throw new CtxpackError('INVALID_OPTION', `options.dependencies 'require' is not supported by budget simulation (only groups are)`, {
       field: 'dependencies',
     });

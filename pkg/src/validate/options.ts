@@ -7,7 +7,8 @@
  */
 
 import { CtxpackError, describeValue } from '../errors.js';
-import { isRecord, type Unchecked } from './fields.js';
+import { MAX_COST_TOKENS, isRecord, type Unchecked } from './fields.js';
+import type { CountEntry } from '../core/bridge.js';
 import type { ScoringWeights } from '../types.js';
 
 /** Default weights of the benefit formula (spec: α = 0.6, β = 0.3, γ = 0.1). */
@@ -110,11 +111,66 @@ export function readNonEmptyString(o: Unchecked, name: string): string | undefin
   return v;
 }
 
-/** Rejects option names outside `known`, so a misspelt option never passes silently. */
-export function rejectUnknownOptions(o: Unchecked, known: readonly string[]): void {
+/**
+ * Rejects option names outside `known`, so a misspelt option never passes silently; `owner` names
+ * the function (or the slicer) in the message, which lists the known names.
+ */
+export function rejectUnknownOptions(o: Unchecked, known: readonly string[], owner: string): void {
   for (const key of Object.keys(o)) {
     if (!known.includes(key)) {
-      throw new CtxpackError('INVALID_OPTION', `options.${key} is not an option of selectFragments`, { field: key });
+      throw new CtxpackError('INVALID_OPTION', `options.${key} is not an option of ${owner} (known: ${known.join(', ') || 'none'})`, {
+        field: key,
+      });
     }
   }
+}
+
+/** Default `options.bucketSize` of the knapsack slicers. */
+export const DEFAULT_BUCKET_SIZE = 100;
+
+/** `bucketSize`: a positive integer up to 2^32 − 1 (default {@link DEFAULT_BUCKET_SIZE}); anything else is `INVALID_BUCKET_SIZE`. */
+export function readBucketSize(o: Unchecked): number {
+  const v = o['bucketSize'];
+  if (v === undefined) return DEFAULT_BUCKET_SIZE;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_COST_TOKENS) {
+    throw new CtxpackError('INVALID_BUCKET_SIZE', `options.bucketSize must be a positive integer no greater than 4294967295, got ${describeValue(v)}`, {
+      field: 'bucketSize',
+    });
+  }
+  return v;
+}
+
+/** How `dependencies` are treated. */
+export type DependencyMode = 'ignore' | 'require';
+
+/** `dependencies`: `'ignore'` (default) or `'require'`. */
+export function readDependencyMode(o: Unchecked): DependencyMode {
+  return readEnum(o, 'dependencies', ['ignore', 'require'] as const, 'ignore');
+}
+
+/** Count constraints (`countEntries` of the planner, `entries` of the slicers); `name` is the option's name in messages. */
+export function readCountEntries(value: unknown, name: string): CountEntry[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) {
+    throw new CtxpackError('INVALID_COUNT_ENTRY', `options.${name} must be an array of { kind, requireCount, capCount }, got ${describeValue(value)}`, {
+      field: name,
+    });
+  }
+  return value.map((e: unknown, index): CountEntry => {
+    const bad = (what: string): CtxpackError => new CtxpackError('INVALID_COUNT_ENTRY', `options.${name}[${index}]${what}`, { field: name, index });
+    if (!isRecord(e)) throw bad(` must be an object { kind, requireCount, capCount }, got ${describeValue(e)}`);
+    const { kind, requireCount, capCount } = e;
+    if (typeof kind !== 'string') throw bad(`.kind must be a string, got ${describeValue(kind)}`);
+    for (const [field, v] of [['requireCount', requireCount], ['capCount', capCount]] as const) {
+      if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
+        throw bad(`.${field} must be a non-negative integer, got ${describeValue(v)}`);
+      }
+    }
+    return { kind, requireCount: requireCount as number, capCount: capCount as number };
+  });
+}
+
+/** `undefined` → `{}`; an object → a shallow copy the caller may edit; anything else → `INVALID_OPTION`. */
+export function optionsCopy(options: unknown): Record<string, unknown> {
+  return { ...optionsRecord(options) };
 }

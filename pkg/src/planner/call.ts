@@ -1,0 +1,79 @@
+/**
+ * Step 1: everything `selectFragments` is given, validated before any work, into one {@link Call}
+ * that the later steps read.
+ *
+ * @internal
+ * @module
+ */
+
+import type { Scratch } from '../core/scratch.js';
+import { EntityMatcher, peekGaze, readGaze } from '../ranking/scoring.js';
+import { CallCounts } from '../tokens/counter.js';
+import { readBudgets, type CheckedBudgets } from '../validate/budgets.js';
+import { validateCandidates, type Candidates } from '../validate/candidates.js';
+import { isRecord } from '../validate/fields.js';
+import { checkCharges } from './charges.js';
+import { checkGrouping } from './grouping.js';
+import { RequestIdHash } from './metrics.js';
+import { readSettings, settingsWarnings, type Settings } from './settings.js';
+
+/** A validated call. */
+export interface Call {
+  readonly c: Candidates;
+  readonly gaze: ReadonlySet<string>;
+  readonly budget: CheckedBudgets;
+  readonly s: Settings;
+  readonly counts: CallCounts;
+  /** The default request id, hashed during validation (see {@link hashAhead}). */
+  readonly idHash: RequestIdHash | undefined;
+  /** Whether groups or required dependencies change this call. */
+  readonly grouping: boolean;
+  /** The packer ranks by benefit, and counts lazily unless groups need every count first. */
+  readonly packer: boolean;
+  readonly lazy: boolean;
+  readonly warnings: string[];
+}
+
+/** Validates in the documented order (see `selectFragments`, step 1). */
+export function readCall(candidates: unknown, gaze: unknown, budgets: unknown, options: unknown, scratch: Scratch): Call {
+  const defaultNow = Date.now();
+  const gazeAhead = peekGaze(gaze);
+  const idHash = hashAhead(options, budgets, defaultNow);
+  // A token counter is a callback that could change the array; the plan keeps the validated objects.
+  const copy = isRecord(options) && options['countTokens'] !== undefined;
+  const c = validateCandidates(candidates, gazeAhead === undefined ? undefined : new EntityMatcher(gazeAhead), idHash, copy, scratch);
+  const gazeSet = gazeAhead ?? readGaze(gaze);
+  const budget = readBudgets(budgets);
+  const s = readSettings(options, defaultNow);
+  const counts = new CallCounts(c.given, c.contents, s.countTokens, s.model);
+  checkCharges(c, s, budget);
+  const warnings = settingsWarnings(s);
+  if (budget.tokensMax > 0 && budget.effective === 0) {
+    warnings.push(
+      `the effective budget is 0 (tokens_max ${budget.tokensMax}, output_reserve ${budget.outputReserve}, ` +
+        `overhead_tokens ${budget.overheadTokens}, safety_margin_percent ${budget.safetyMarginPercent}): nothing can be selected`,
+    );
+  }
+  // Groups and required dependencies: checked here, before anything is counted.
+  const grouping = checkGrouping(c, s);
+  const packer = s.slicer === 'packer';
+  return { c, gaze: gazeSet, budget, s, counts, idHash, grouping, packer, lazy: packer && !grouping, warnings };
+}
+
+/**
+ * The default request id hashes `now`, `tokens_max`, then every candidate id (see
+ * `defaultRequestId`). To hash the ids during the validation pass, which reads them anyway, the
+ * first two are read ahead here, without checks and without throwing: when the options or the
+ * budgets are invalid the call fails anyway, and when the validated values differ (they cannot,
+ * short of getters) the planner hashes the ids again.
+ */
+function hashAhead(options: unknown, budgets: unknown, defaultNow: number): RequestIdHash | undefined {
+  if (options !== undefined && !isRecord(options)) return undefined;
+  if (options?.['requestId'] !== undefined || !isRecord(budgets)) return undefined;
+  const now = options?.['now'] ?? defaultNow;
+  const tokensMax = budgets['tokens_max'];
+  if (typeof now !== 'number' || !Number.isFinite(now) || typeof tokensMax !== 'number' || !Number.isSafeInteger(tokensMax)) {
+    return undefined;
+  }
+  return new RequestIdHash(now, tokensMax);
+}

@@ -1,0 +1,71 @@
+/**
+ * The planner's answer per candidate: one {@link Decision} each, in input order.
+ *
+ * @internal
+ * @module
+ */
+
+import type { Scratch } from '../core/scratch.js';
+import type { CallCounts } from '../tokens/counter.js';
+import type { Decision, DecisionReason } from '../types.js';
+
+/**
+ * One decision per candidate, in input order. `order` is the ranking (rank → candidate), `chosen`
+ * the selected rank positions, `reasons` the slicer's reason per rank position (`undefined`: all
+ * `'no_budget'`).
+ */
+export function decisionsOf(
+  ids: readonly string[],
+  order: Uint32Array,
+  chosen: Uint32Array,
+  reasons: readonly DecisionReason[] | undefined,
+  groupReasons: readonly (DecisionReason | undefined)[] | undefined,
+  scores: Float64Array,
+  benefits: Float64Array,
+  counts: CallCounts,
+  scratch: Scratch,
+): Decision[] {
+  const n = ids.length;
+  // Each candidate's rank, reason and inclusion, gathered in one pass over the ranking, so that the
+  // loop that makes the decisions reads everything in order.
+  const rankOf = scratch.u32(n);
+  const reasonOf = scratch.u8(n, true); // positions in reasonNames: a handful of distinct reasons
+  const reasonNames: DecisionReason[] = ['no_budget'];
+  for (let r = 0, code = 0; r < n; r++) {
+    const i = order[r]!;
+    rankOf[i] = r;
+    if (reasons === undefined) continue;
+    if (reasons[r] !== reasonNames[code]) {
+      code = reasonNames.indexOf(reasons[r]!);
+      if (code < 0) code = reasonNames.push(reasons[r]!) - 1;
+    }
+    reasonOf[i] = code;
+  }
+  const included = scratch.u8(n, true);
+  for (const rank of chosen) included[order[rank]!] = 1;
+  const decisions = new Array<Decision>(n);
+  for (let i = 0; i < n; i++) {
+    decisions[i] = {
+      id: ids[i]!,
+      index: i,
+      score: scores[i]!,
+      benefit: benefits[i]!,
+      included: included[i] === 1,
+      reason: reasonNames[reasonOf[i]!]!,
+      rank: rankOf[i]!,
+      cost_tokens: counts.known(i) ?? null,
+    };
+    const why = groupReasons?.[rankOf[i]!];
+    if (why !== undefined) decisions[i]!.group_reason = why;
+  }
+  return decisions;
+}
+
+/** The distinct positions below `n` in `positions`, ascending: marks, then one pass. */
+export function ascending(positions: Uint32Array, n: number, scratch: Scratch): Uint32Array {
+  const marked = scratch.u8(n, true);
+  for (const p of positions) marked[p] = 1;
+  const out = new Uint32Array(positions.length);
+  for (let p = 0, k = 0; p < n; p++) if (marked[p] === 1) out[k++] = p;
+  return out;
+}

@@ -1,0 +1,112 @@
+/**
+ * Steps 6 and 7: the KV policy over the selection, the decisions, the metrics and the log record.
+ *
+ * @internal
+ * @module
+ */
+
+import type { Scratch } from '../core/scratch.js';
+import { buildKVPolicy, type KVInput } from '../kv/policy.js';
+import { hashId } from '../ranking/hash.js';
+import type { KVPolicy, PlannerFragmentFields, SelectionResult } from '../types.js';
+import { NO_STRINGS } from '../validate/candidates.js';
+import type { Call } from './call.js';
+import { decisionsOf } from './decisions.js';
+import { buildMetrics, defaultRequestId, monotonicMs } from './metrics.js';
+import type { Sliced } from './slice.js';
+
+/** The phases' start times (monotonic ms): validate, score, rank, slice. */
+export type PhaseTimes = readonly [t0: number, t1: number, t2: number, t3: number, t4: number];
+
+/** The plan: `selected` rank positions of the ranking `order`, with the call's scores and benefits. */
+export function finish<T extends PlannerFragmentFields>(
+  call: Call,
+  order: Uint32Array,
+  scores: Float64Array,
+  benefits: Float64Array,
+  sliced: Sliced,
+  times: PhaseTimes,
+  scratch: Scratch,
+): SelectionResult<T> {
+  const { c, s, budget, counts, idHash } = call;
+  const { chosen } = sliced;
+  const n = c.ids.length;
+  const k = chosen.length;
+  const selectedIds = new Array<string>(k);
+  const selectedCosts = new Array<number>(k);
+  const kvInputs = new Array<KVInput>(k);
+  for (let j = 0; j < k; j++) {
+    const i = order[chosen[j]!]!;
+    selectedIds[j] = c.ids[i]!;
+    selectedCosts[j] = counts.get(i);
+    const lastAccess = c.lastAccess[i]!;
+    kvInputs[j] = {
+      id: c.ids[i]!,
+      cost: selectedCosts[j]!,
+      lod: c.lods[i],
+      benefit: benefits[i]!,
+      lastAccessMs: Number.isNaN(lastAccess) ? undefined : lastAccess,
+      dependencies: c.dependencies?.[i] ?? NO_STRINGS,
+    };
+  }
+  const kvPolicy: KVPolicy = buildKVPolicy(kvInputs, s.previousCache, s.now, s.maxKvSize, true);
+  const decisions = decisionsOf(c.ids, order, chosen, sliced.reasons, sliced.groupReasons, scores, benefits, counts, scratch);
+  let requestId = s.requestId;
+  if (requestId === undefined) {
+    const hashed = idHash !== undefined && idHash.now === s.now && idHash.tokensMax === budget.tokensMax && idHash.count === n;
+    requestId = hashed ? idHash.finish(selectedIds) : defaultRequestId(s.now, budget.tokensMax, c.ids, selectedIds);
+  }
+  const t5 = monotonicMs();
+  const selectedScores = new Array<number>(k);
+  const selectedBenefits = new Array<number>(k);
+  const selectedSources = new Array<string | undefined>(k);
+  const selectedEntities = new Array<readonly string[]>(k);
+  const selectedMasks = c.entityMasks === undefined ? undefined : new Array<number>(k);
+  const fragments = new Array<T>(k);
+  for (let j = 0; j < k; j++) {
+    const i = order[chosen[j]!]!;
+    selectedScores[j] = scores[i]!;
+    selectedBenefits[j] = benefits[i]!;
+    selectedSources[j] = c.sources[i];
+    if (c.entities !== undefined) selectedEntities[j] = c.entities[i]!;
+    if (selectedMasks !== undefined) selectedMasks[j] = c.entityMasks![i]!;
+    fragments[j] = c.fragments[i] as unknown as T;
+  }
+  const [t0, t1, t2, t3, t4] = times;
+  const base = buildMetrics({
+    requestId,
+    plannerMs: t5 - t0,
+    candidateCount: n,
+    ids: selectedIds,
+    costs: selectedCosts,
+    sources: selectedSources,
+    entities: selectedEntities,
+    entityMasks: selectedMasks,
+    scores: selectedScores,
+    benefits: selectedBenefits,
+    gaze: call.gaze,
+    kvPolicy,
+    previousCache: s.previousCache,
+  });
+  const budgetUsed = base.tokens_selected + budget.perFragmentOverhead * k;
+  const metrics = {
+    ...base,
+    fragments_counted: counts.counted,
+    effective_budget: budget.effective,
+    budget_used: budgetUsed,
+    prompt_tokens: budget.overheadTokens + budgetUsed,
+  };
+  if (s.logger !== undefined) {
+    const hash = s.hashIds ? hashId : (id: string): string => id;
+    s.logger({
+      request_id: metrics.request_id,
+      k_selected: k,
+      total_cost_tokens: metrics.total_cost_tokens,
+      top3_ids: metrics.top3_fragment_ids.map(hash),
+      top3_scores: [...metrics.top3_scores],
+      planner_ms: metrics.planner_ms,
+      phase_ms: { validate: t1 - t0, score: t2 - t1, rank: t3 - t2, slice: t4 - t3, finish: t5 - t4 },
+    });
+  }
+  return { fragments, metrics, kvPolicy, decisions, warnings: call.warnings };
+}

@@ -1,0 +1,144 @@
+/**
+ * The planner's options: their defaults, and `readSettings`, which validates `options` once
+ * (step 1) into {@link Settings}, the form every later step reads.
+ *
+ * @internal
+ * @module
+ */
+
+import { MAX_COST_TOKENS, type Unchecked } from '../validate/fields.js';
+import {
+  invalidOption,
+  optionsRecord,
+  readBoolean,
+  readBucketSize,
+  readCount,
+  readCountEntries,
+  readDependencyMode,
+  readEnum,
+  readFunction,
+  readNonEmptyString,
+  readNow,
+  readWeights,
+  rejectUnknownOptions,
+  type DependencyMode,
+} from '../validate/options.js';
+import { DEFAULT_MAX_KV_SIZE, readCache, type CheckedCacheEntry } from '../kv/policy.js';
+import type { ScoringContext } from '../ranking/scoring.js';
+import { DEFAULT_DIVERSITY_WINDOW } from '../ranking/tiebreak.js';
+import type { TokenCounter } from '../tokens/counter.js';
+import type { CountEntryOption, PlannerOptions, PlannerSlicer, SelectionLogRecord } from '../types.js';
+
+/** Slicers accepted by `options.slicer`. */
+export const PLANNER_SLICERS: readonly PlannerSlicer[] = Object.freeze(['acs', 'greedy', 'knapsack', 'count-knapsack', 'packer', 'exact', 'exact-count']);
+/** Default `options.maxConsecutiveSkips` of the `'packer'` slicer (the packer spec's `MAX_CONSECUTIVE_SKIPS`). */
+export const DEFAULT_MAX_CONSECUTIVE_SKIPS = 3;
+export { DEFAULT_BUCKET_SIZE } from '../validate/options.js';
+/** Spec: "Single very expensive candidate: include only if benefit > 0.9 and explicit allow_overshoot flag". */
+export const OVERSHOOT_MIN_BENEFIT = 0.9;
+/** Kind of a fragment with neither `kind` nor `lod`, for the count-constrained knapsack. */
+export const DEFAULT_KIND = 'default';
+
+/** Validated options. */
+export interface Settings {
+  readonly now: number;
+  readonly weights: ScoringContext['weights'];
+  readonly slicer: PlannerSlicer;
+  readonly maxConsecutiveSkips: number;
+  readonly bucketSize: number;
+  /** Whether the caller set `bucketSize` (exact-count otherwise picks its own). */
+  readonly bucketSizeGiven: boolean;
+  readonly maxTableBytes: number | undefined;
+  readonly countEntries: readonly CountEntryOption[] | undefined;
+  readonly scarcity: 'degrade' | 'throw';
+  readonly dependencies: DependencyMode;
+  readonly allowOvershoot: boolean;
+  readonly diversityWindow: number;
+  readonly maxKvSize: number;
+  readonly previousCache: readonly CheckedCacheEntry[];
+  readonly requestId: string | undefined;
+  readonly logger: ((record: SelectionLogRecord) => void) | undefined;
+  readonly hashIds: boolean;
+  readonly countTokens: TokenCounter | undefined;
+  readonly model: string | undefined;
+  readonly ignoredOptions: readonly string[];
+}
+
+/** Which slicers use each slicer option; the others report it in `warnings`. */
+const SLICER_OPTIONS: readonly (readonly [name: string, usedBy: readonly PlannerSlicer[]])[] = [
+  ['maxConsecutiveSkips', ['packer']],
+  ['bucketSize', ['knapsack', 'count-knapsack', 'exact-count']],
+  ['maxTableBytes', ['knapsack', 'count-knapsack', 'exact', 'exact-count']],
+  ['countEntries', ['count-knapsack', 'exact-count']],
+  ['scarcity', ['count-knapsack', 'exact-count']],
+];
+
+const KNOWN_OPTIONS: readonly (keyof PlannerOptions)[] = [
+  'now',
+  'weights',
+  'diversityWindow',
+  'maxKvSize',
+  'previousCache',
+  'slicer',
+  'maxConsecutiveSkips',
+  'bucketSize',
+  'maxTableBytes',
+  'countEntries',
+  'scarcity',
+  'dependencies',
+  'allow_overshoot',
+  'requestId',
+  'logger',
+  'hashIds',
+  'countTokens',
+  'model',
+];
+
+/** `options` of `selectFragments`, validated; `defaultNow` stands for an absent `now`. */
+export function readSettings(options: unknown, defaultNow: number): Settings {
+  const o: Unchecked = optionsRecord(options);
+  rejectUnknownOptions(o, KNOWN_OPTIONS, 'selectFragments');
+  const slicer = readEnum(o, 'slicer', PLANNER_SLICERS, 'acs');
+  const maxTableBytes = o['maxTableBytes'];
+  if (maxTableBytes !== undefined && (typeof maxTableBytes !== 'number' || !Number.isSafeInteger(maxTableBytes) || maxTableBytes < 1)) {
+    throw invalidOption('maxTableBytes', 'a positive safe integer', maxTableBytes);
+  }
+  const previous = o['previousCache'];
+  const requestId = o['requestId'];
+  if (requestId !== undefined && (typeof requestId !== 'string' || requestId.length === 0)) {
+    throw invalidOption('requestId', 'a non-empty string', requestId);
+  }
+  const logger = readFunction<(record: SelectionLogRecord) => void>(o, 'logger');
+  const countTokens = readFunction<TokenCounter>(o, 'countTokens');
+  const model = readNonEmptyString(o, 'model');
+  const ignoredOptions = SLICER_OPTIONS.filter(([name, usedBy]) => o[name] !== undefined && !usedBy.includes(slicer)).map(([name]) => name);
+  return {
+    now: readNow(o, defaultNow),
+    weights: readWeights(o),
+    slicer,
+    maxConsecutiveSkips: readCount(o, 'maxConsecutiveSkips', DEFAULT_MAX_CONSECUTIVE_SKIPS, MAX_COST_TOKENS),
+    bucketSize: readBucketSize(o),
+    bucketSizeGiven: o['bucketSize'] !== undefined,
+    maxTableBytes,
+    countEntries: o['countEntries'] === undefined ? undefined : readCountEntries(o['countEntries'], 'countEntries'),
+    scarcity: readEnum(o, 'scarcity', ['degrade', 'throw'] as const, 'degrade'),
+    dependencies: readDependencyMode(o),
+    allowOvershoot: readBoolean(o, 'allow_overshoot', false),
+    diversityWindow: readCount(o, 'diversityWindow', DEFAULT_DIVERSITY_WINDOW, MAX_COST_TOKENS),
+    maxKvSize: readCount(o, 'maxKvSize', DEFAULT_MAX_KV_SIZE),
+    previousCache: previous === undefined ? [] : readCache(previous, 'previousCache'),
+    requestId,
+    logger,
+    hashIds: readBoolean(o, 'hashIds', false),
+    countTokens,
+    model,
+    ignoredOptions,
+  };
+}
+
+/** The warnings the options alone give: options the slicer ignores, `model` without a counter. */
+export function settingsWarnings(s: Settings): string[] {
+  const warnings = s.ignoredOptions.map((name) => `options.${name} is ignored by slicer '${s.slicer}'`);
+  if (s.model !== undefined && s.countTokens === undefined) warnings.push('options.model is ignored without options.countTokens');
+  return warnings;
+}

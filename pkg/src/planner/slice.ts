@@ -1,0 +1,106 @@
+/**
+ * Step 4 (and 5's overshoot): the strategy over the ranking, with groups when they apply; the
+ * selected rank positions and every reason.
+ *
+ * @internal
+ * @module
+ */
+
+import { packLazy, sliceColumnar } from '../core/bridge.js';
+import type { Scratch } from '../core/scratch.js';
+import type { DecisionReason } from '../types.js';
+import type { Call } from './call.js';
+import { chargeOf } from './charges.js';
+import { ascending } from './decisions.js';
+import { sliceGrouped } from './grouping.js';
+import { overshoot } from './overshoot.js';
+import { buildRequest, checkResult, kindOf, type PlannerSlice } from './request.js';
+
+/** What step 4 decided. */
+export interface Sliced {
+  /** The selected rank positions, ascending. */
+  chosen: Uint32Array;
+  /** The reason per rank position; `undefined` when the slicer did not run (all `'no_budget'`). */
+  reasons: DecisionReason[] | undefined;
+  /** With groups: the group's own reason per rank position. */
+  groupReasons: (DecisionReason | undefined)[] | undefined;
+}
+
+/** Slices the ranking `order` (rank → candidate) scored `scores`, with `benefits` for the overshoot. */
+export function slice(call: Call, order: Uint32Array, scores: Float64Array, benefits: Float64Array, scratch: Scratch): Sliced {
+  const { c, s, budget, counts, warnings, packer } = call;
+  const n = order.length;
+  const effective = budget.effective;
+  if (n === 0 || effective === 0) return { chosen: new Uint32Array(0), reasons: undefined, groupReasons: undefined };
+  const charge = (rank: number): number => chargeOf(order[rank]!, counts.get(order[rank]!), budget);
+  const rankScores = scratch.f64(n);
+  let result: PlannerSlice;
+  let groupReasons: (DecisionReason | undefined)[] | undefined;
+  let tooLarge: (rank: number) => boolean = () => true; // the packer's misses before a pick are too large
+  let eligible: (rank: number) => boolean = () => true; // what the overshoot may pick
+  if (call.lazy && counts.needsCounting) {
+    for (let r = 0; r < n; r++) rankScores[r] = scores[order[r]!]!;
+    result = packLazy(rankScores, { targetTokens: effective, maxConsecutiveSkips: s.maxConsecutiveSkips }, charge);
+  } else {
+    const charges = scratch.u32(n);
+    if (budget.perFragmentOverhead === 0) {
+      const costs = counts.costs; // every count is at most 2^32 - 1: nothing to check
+      for (let r = 0; r < n; r++) {
+        const i = order[r]!;
+        rankScores[r] = scores[i]!;
+        charges[r] = costs[i]!;
+      }
+    } else {
+      for (let r = 0; r < n; r++) {
+        rankScores[r] = scores[order[r]!]!;
+        charges[r] = charge(r);
+      }
+    }
+    const [slicer, request] = buildRequest(rankScores, charges, (rank) => kindOf(c, order[rank]!), effective, s);
+    if (call.grouping) {
+      const g = sliceGrouped(c, s, order, slicer, request);
+      result = g;
+      groupReasons = g.groupReasons;
+      if (g.repaired === true) {
+        warnings.push(
+          `options.dependencies 'require': the ${s.slicer} selection left out dependencies of what it chose, so it was repaired in rounds; ` +
+            'the plan honours every dependency but is not claimed optimal',
+        );
+      }
+      tooLarge = (rank) => g.units.tooLarge(rank, effective);
+      eligible = (rank) => g.units.alone(rank);
+    } else {
+      result = sliceColumnar(slicer, request);
+      if (!packer) tooLarge = (rank) => charges[rank]! > effective;
+    }
+  }
+  checkResult(result, n, scratch);
+  const reasons = result.reasons;
+  let chosen = ascending(result.selected, n, scratch);
+  for (const sf of result.shortfalls) {
+    warnings.push(`count requirement for kind ${JSON.stringify(sf.kind)} not met: required ${sf.requiredCount}, satisfied ${sf.satisfiedCount}`);
+  }
+  if (result.overBudget) {
+    warnings.push(`selection exceeds the effective budget ${effective} by ${result.overrunTokens} tokens to satisfy count requirements`);
+  }
+  if (chosen.length === 0) {
+    const best = overshoot(
+      {
+        order,
+        benefits,
+        reasons,
+        groupReasons,
+        tooLarge,
+        eligible,
+        costAt: (rank) => counts.get(order[rank]!),
+        effective,
+        packer,
+        grouping: call.grouping,
+        allowOvershoot: s.allowOvershoot,
+      },
+      warnings,
+    );
+    if (best !== undefined) chosen = Uint32Array.of(best);
+  }
+  return { chosen, reasons, groupReasons };
+}
