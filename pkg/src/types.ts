@@ -475,9 +475,9 @@ export interface RelevanceWeights {
   k1?: number;
   /** BM25 length normalisation, 0 to 1. Default 0.75. */
   b?: number;
-  /** Share of the better neighbour's relevance a message inherits. Default 0.4. */
+  /** Share of the better neighbour's relevance a message inherits. Default 0.5. */
   neighbour?: number;
-  /** Weight of recency, measured in turns. Default 0.1. */
+  /** Weight of recency, measured in turns. Default 0.05. */
   recency?: number;
   /** Turns over which recency falls to 1/e. Default 40. */
   recencyTurns?: number;
@@ -499,8 +499,8 @@ export interface FitMessagesOptions {
   keep?: number | ((message: unknown, index: number) => boolean);
   /** The text relevance is measured against. Default: the text of the latest user message. */
   query?: string;
-  /** How the budget is filled among the messages not kept by rule. Default `'exact'` (the highest total relevance that fits). */
-  slicer?: 'exact' | 'knapsack' | 'greedy' | 'acs' | 'packer';
+  /** How the budget is filled among the messages not kept by rule. Default `'acs'`: walk the messages by value, highest first, taking each unit that still fits; `'exact'` maximises the total value instead. */
+  slicer?: 'acs' | 'exact' | 'knapsack' | 'greedy' | 'packer';
   /** The relevance formula's weights. */
   relevance?: RelevanceWeights;
 }

@@ -64,7 +64,7 @@ function readKeep(o: Readonly<Record<string, unknown>>): KeepRule | undefined {
  *    effective budget: `PINNED_OVER_BUDGET`, saying by how many tokens.
  * 4. **Score** the other messages by relevance to `options.query` (default: the latest user
  *    message's text): see relevance.ts and the README.
- * 5. **Select** with `options.slicer` (default `'exact'`: the highest total value that fits what
+ * 5. **Select** with `options.slicer` (default `'acs'`: by value, highest first, each unit that still fits what
  *    the pins leave), units whole. Anthropic: leading assistant units are then dropped, so that the
  *    request starts with a user message.
  */
@@ -80,7 +80,7 @@ export function fitMessages<M>(messages: readonly M[], options: FitMessagesOptio
   const keep = readKeep(o);
   const query = o['query'];
   if (query !== undefined && typeof query !== 'string') throw invalidOption('query', 'a string', query);
-  const slicer = readEnum(o, 'slicer', SLICERS, 'exact');
+  const slicer = readEnum(o, 'slicer', SLICERS, 'acs');
   const weights = readRelevance(o);
   const system = o['system'];
   if (system !== undefined && (adapter.name !== 'anthropic' || (typeof system !== 'string' && !Array.isArray(system)))) {

@@ -23,8 +23,8 @@ import type { RelevanceWeights } from '../types.js';
 export const DEFAULT_RELEVANCE: Readonly<Required<RelevanceWeights>> = Object.freeze({
   k1: 1.2,
   b: 0.75,
-  neighbour: 0.4,
-  recency: 0.1,
+  neighbour: 0.5,
+  recency: 0.05,
   recencyTurns: 40,
 });
 
