@@ -23,6 +23,7 @@ export type {
   PlannerMetrics,
   PlannerOptions,
   PlannerSlicer,
+  PlacementOrder,
   ScoredFragment,
   ScoringComponents,
   ScoringOptions,

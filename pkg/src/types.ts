@@ -54,6 +54,13 @@ export interface FragmentFields {
    */
   group?: string;
   /**
+   * Always selected by `selectFragments`, whatever the strategy (decision reason `'pinned'`): counted
+   * first against the budget, the strategy then runs on the rest with what is left. A group with a
+   * pinned member is pinned whole; under `dependencies: 'require'` so are the fragments it depends
+   * on. Pinned fragments over the budget: `PINNED_OVER_BUDGET`. Default `false`.
+   */
+  pinned?: boolean;
+  /**
    * Benefit in `[0, 1]`, read by {@link KVPolicy} generation when calling `generateKVPolicy`
    * directly. `selectFragments` ignores it and computes the benefit from the spec's formula.
    */
@@ -232,6 +239,9 @@ export interface ScoredFragment<T extends FragmentFields = Fragment> {
   score: number;
 }
 
+/** Where `selectFragments` puts the selected fragments (`options.order`); see {@link PlannerOptions.order}. */
+export type PlacementOrder = 'rank' | 'input' | 'chronological' | 'u-shaped';
+
 /** Selection strategies of `selectFragments`. */
 export type PlannerSlicer = 'acs' | 'greedy' | 'knapsack' | 'count-knapsack' | 'packer' | 'exact' | 'exact-count';
 
@@ -280,6 +290,13 @@ export interface SelectionLogRecord {
  * a `PlannerOptions` bag and read only what they use.
  */
 export interface PlannerOptions extends ScoringOptions, TieBreakOptions, KVPolicyOptions {
+  /**
+   * The order of `fragments` in the result. `'rank'` (default): best first. `'input'`: the
+   * candidates' order. `'chronological'`: oldest `timestamp` first (none counts as oldest; ties keep
+   * input order). `'u-shaped'`: the best at both ends (rank 1 first, rank 2 last, rank 3 second…),
+   * the weakest in the middle, where long-context models read least.
+   */
+  order?: PlacementOrder;
   /** Selection strategy. Default `'acs'`: the spec's greedy skip-and-continue walk over the ranked list. */
   slicer?: PlannerSlicer;
   /** `'packer'` only: stop after this many consecutive items that do not fit. Default 3. */
@@ -393,6 +410,7 @@ export interface PlannerMetrics {
  */
 export type DecisionReason =
   | 'scored'
+  | 'pinned'
   | 'zero_tokens'
   | 'required'
   | 'overshoot'

@@ -18,6 +18,8 @@ import { readCall, type Call } from './call.js';
 import { finish } from './finish.js';
 import { monotonicMs } from './metrics.js';
 import { slice } from './slice.js';
+import { hasPins, selectWithPins } from './pins.js';
+import { place, readOrder } from './placement.js';
 
 export { DEFAULT_BUCKET_SIZE, DEFAULT_KIND, DEFAULT_MAX_CONSECUTIVE_SKIPS, OVERSHOOT_MIN_BENEFIT, PLANNER_SLICERS } from './settings.js';
 
@@ -122,6 +124,19 @@ export { DEFAULT_BUCKET_SIZE, DEFAULT_KIND, DEFAULT_MAX_CONSECUTIVE_SKIPS, OVERS
  *   errors of the slicer (`TABLE_TOO_LARGE`, `COUNT_REQUIREMENT_SHORTFALL`, …).
  */
 export function selectFragments<T extends PlannerFragmentFields>(
+  candidates: readonly T[],
+  gaze: Gaze,
+  budgets: Budgets,
+  options?: PlannerOptions,
+): SelectionResult<T> {
+  // Hooks: `options.order` (placement.ts) and `pinned` candidates (pins.ts) around one pass.
+  const [order, rest] = readOrder(options);
+  const result = hasPins(candidates) ? selectWithPins(candidates, gaze, budgets, rest, selectOnce) : selectOnce(candidates, gaze, budgets, rest);
+  return place(result, candidates, order);
+}
+
+/** One planner pass: steps 1 to 7 below. */
+function selectOnce<T extends PlannerFragmentFields>(
   candidates: readonly T[],
   gaze: Gaze,
   budgets: Budgets,

@@ -1,0 +1,58 @@
+// `pinned: true` in selectFragments, for every strategy, and `options.order`.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { CtxpackError, PLANNER_SLICERS, selectFragments } from 'ctxpack';
+
+const NOW = Date.parse('2026-06-01T00:00:00Z');
+const frags = () => [
+  { id: 'a', cost_tokens: 50, entities: ['x'], timestamp: NOW - 3_600_000 },
+  { id: 'b', cost_tokens: 400, entities: [], pinned: true, timestamp: NOW - 7_200_000 },
+  { id: 'c', cost_tokens: 60, entities: ['x'], group: 'g', timestamp: NOW - 60_000 },
+  { id: 'd', cost_tokens: 10, entities: [], group: 'g', timestamp: NOW },
+  { id: 'e', cost_tokens: 30, entities: ['x'], dependencies: ['b'] },
+];
+
+for (const slicer of PLANNER_SLICERS) {
+  test(`pinned fragments are kept and counted first with slicer '${slicer}'`, () => {
+    const options = { now: NOW, slicer, ...(slicer.includes('count') ? { countEntries: [] } : {}) };
+    const r = selectFragments(frags(), { entities: ['x'] }, { tokens_max: 480 }, options);
+    const d = Object.fromEntries(r.decisions.map((x) => [x.id, x]));
+    assert.equal(d.b.reason, 'pinned');
+    assert.ok(d.b.included);
+    assert.ok(r.fragments.some((f) => f.id === 'b'));
+    assert.ok(r.metrics.budget_used <= 480);
+    assert.equal(r.decisions.length, 5);
+    assert.deepEqual(r.decisions.map((x) => x.index), [0, 1, 2, 3, 4]);
+  });
+}
+
+test('a group with a pinned member is pinned whole; required dependencies of a pinned fragment too', () => {
+  const f = frags();
+  f[3].pinned = true;
+  f[4].pinned = true;
+  f[1].pinned = false;
+  const r = selectFragments(f, { entities: ['x'] }, { tokens_max: 500 }, { now: NOW, dependencies: 'require' });
+  const reasons = Object.fromEntries(r.decisions.map((x) => [x.id, x.reason]));
+  assert.deepEqual([reasons.c, reasons.d, reasons.e, reasons.b], ['pinned', 'pinned', 'pinned', 'pinned']);
+});
+
+test('pinned fragments over the budget: PINNED_OVER_BUDGET saying by how much; a non-boolean pinned is INVALID_FIELD', () => {
+  assert.throws(() => selectFragments(frags(), { entities: [] }, { tokens_max: 300 }, { now: NOW }), (e) => e instanceof CtxpackError && e.code === 'PINNED_OVER_BUDGET' && /100 more than the effective budget 300/.test(e.message));
+  const f = frags();
+  f[2].pinned = 'yes';
+  assert.throws(() => selectFragments(f, { entities: [] }, { tokens_max: 300 }), { code: 'INVALID_FIELD', field: 'pinned', index: 2 });
+  const g = frags();
+  g[4].cost_tokens = -1;
+  assert.throws(() => selectFragments(g, { entities: [] }, { tokens_max: 3000 }), { code: 'INVALID_FIELD', index: 4 });
+});
+
+test('order: rank (default), input, chronological, u-shaped', () => {
+  const f = frags().map(({ pinned: _p, group: _g, ...x }) => x);
+  const ids = (order) => selectFragments(f, { entities: ['x'] }, { tokens_max: 10_000 }, order === undefined ? { now: NOW } : { now: NOW, order }).fragments.map((x) => x.id);
+  const rank = ids();
+  assert.deepEqual(ids('rank'), rank);
+  assert.deepEqual(ids('input'), ['a', 'b', 'c', 'd', 'e']);
+  assert.deepEqual(ids('chronological'), ['e', 'b', 'a', 'c', 'd']);
+  assert.deepEqual(ids('u-shaped'), [rank[0], rank[2], rank[4], rank[3], rank[1]]);
+  assert.throws(() => ids('random'), { code: 'INVALID_OPTION', field: 'order' });
+});
