@@ -297,6 +297,13 @@ export interface PlannerOptions extends ScoringOptions, TieBreakOptions, KVPolic
    * the weakest in the middle, where long-context models read least.
    */
   order?: PlacementOrder;
+  /**
+   * Relevance from text: each candidate's `content` is scored against this query with BM25 (in the
+   * Rust core; Unicode lowercase words, plurals folded), divided by the call's highest score, and
+   * the ACS entity term becomes `max(entity_overlap, relevance)`. So fragments with `content` rank
+   * without hand-made `entities`. The text crosses into wasm memory for the call only.
+   */
+  query?: string;
   /** Selection strategy. Default `'acs'`: the spec's greedy skip-and-continue walk over the ranked list. */
   slicer?: PlannerSlicer;
   /** `'packer'` only: stop after this many consecutive items that do not fit. Default 3. */

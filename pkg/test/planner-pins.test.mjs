@@ -56,3 +56,15 @@ test('order: rank (default), input, chronological, u-shaped', () => {
   assert.deepEqual(ids('u-shaped'), [rank[0], rank[2], rank[4], rank[3], rank[1]]);
   assert.throws(() => ids('random'), { code: 'INVALID_OPTION', field: 'order' });
 });
+
+test('query: fragments with content rank by BM25 relevance without entities', () => {
+  const f = [
+    { id: 'weather', content: 'the weather today is sunny and warm', cost_tokens: 20 },
+    { id: 'dog', content: 'we adopted a golden retriever puppy named Rex', cost_tokens: 20 },
+    { id: 'misc', content: 'lunch was pasta again', cost_tokens: 20 },
+  ];
+  const r = selectFragments(f, { entities: [] }, { tokens_max: 20 }, { now: NOW, query: 'What is the name of the puppy we adopted?' });
+  assert.deepEqual(r.fragments.map((x) => x.id), ['dog']);
+  assert.ok(r.decisions[1].benefit > r.decisions[0].benefit);
+  assert.throws(() => selectFragments(f, { entities: [] }, { tokens_max: 20 }, { query: 3 }), { code: 'INVALID_OPTION', field: 'query' });
+});

@@ -15,14 +15,14 @@
 
 import { bm25Scores } from '../core/bridge.js';
 import { exp } from '../ranking/detmath.js';
+import { BM25_DEFAULTS } from '../ranking/relevance.js';
 import { isRecord, type Unchecked } from '../validate/fields.js';
 import { invalidOption } from '../validate/options.js';
 import type { RelevanceWeights } from '../types.js';
 
 /** The defaults of {@link RelevanceWeights}. */
 export const DEFAULT_RELEVANCE: Readonly<Required<RelevanceWeights>> = Object.freeze({
-  k1: 1.2,
-  b: 0.75,
+  ...BM25_DEFAULTS,
   neighbour: 0.5,
   recency: 0.05,
   recencyTurns: 40,
