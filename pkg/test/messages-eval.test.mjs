@@ -7,44 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { estimateTokens, fitMessages } from 'ctxpack';
-import { rng } from './rng.mjs';
-
-const SYL = ['ka', 'lo', 'mi', 'ren', 'to', 'sa', 'vi', 'nu', 'pe', 'dor', 'li', 'ma', 'zo', 'qui', 'ber', 'tan'];
-
-function vocabulary(r, n) {
-  const out = new Set();
-  while (out.size < n) out.add(r.pick(SYL) + r.pick(SYL) + (r.chance(0.5) ? r.pick(SYL) : ''));
-  return [...out];
-}
-
-/** One chat: `{ messages, evidence: Set<index> }`. */
-export function chat(seed, turns = 600) {
-  const r = rng(seed);
-  const vocab = vocabulary(r, 900);
-  const common = vocab.slice(0, 600);
-  const topic = vocab.slice(600);
-  const zipf = () => common[Math.min(common.length - 1, Math.floor(common.length ** r.next()) - 1)];
-  const filler = (n) => Array.from({ length: n }, zipf);
-  const q = [r.pick(topic), r.pick(topic), r.pick(topic)];
-  const answer = [r.pick(topic), r.pick(topic)];
-  const lines = Array.from({ length: turns }, () => filler(r.int(8, 40)));
-  const evidence = new Set();
-  const plant = (at, words) => {
-    lines[at].splice(r.int(0, lines[at].length), 0, ...words);
-    evidence.add(at);
-  };
-  const first = r.int(5, turns - 40);
-  plant(first, [q[0], q[1], answer[0]]);
-  plant(first + 1, [answer[1], r.chance(0.5) ? q[2] : zipf()]);
-  if (r.chance(0.5)) plant(r.int(5, turns - 40), [q[2], answer[0]]);
-  for (let d = 0; d < 15; d++) {
-    const at = r.int(0, turns - 1);
-    if (!evidence.has(at)) lines[at].splice(r.int(0, lines[at].length), 0, r.pick(q));
-  }
-  const messages = lines.map((words, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: words.join(' ') }));
-  messages.push({ role: 'user', content: `${filler(3).join(' ')} ${q.join(' ')} ${filler(2).join(' ')}?` });
-  return { messages, evidence };
-}
+import { chat } from './messages-histories.mjs';
 
 function keptShare(kept, evidence) {
   let k = 0;
@@ -52,7 +15,7 @@ function keptShare(kept, evidence) {
   return [k, evidence.size];
 }
 
-export function evaluate(conversations = 30) {
+function evaluate(conversations = 30) {
   const totals = { defaults: [0, 0], bm25: [0, 0], newest: [0, 0] };
   for (let seed = 1; seed <= conversations; seed++) {
     const { messages, evidence } = chat(seed);

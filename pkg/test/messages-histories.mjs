@@ -100,3 +100,42 @@ function renderCalls(e, format) {
   }
   throw new Error(format);
 }
+
+// Long generated chats for the relevance evaluation (messages-eval.test.mjs, messages-trim.test.mjs).
+const SYL = ['ka', 'lo', 'mi', 'ren', 'to', 'sa', 'vi', 'nu', 'pe', 'dor', 'li', 'ma', 'zo', 'qui', 'ber', 'tan'];
+
+function vocabulary(r, n) {
+  const out = new Set();
+  while (out.size < n) out.add(r.pick(SYL) + r.pick(SYL) + (r.chance(0.5) ? r.pick(SYL) : ''));
+  return [...out];
+}
+
+/** One chat: `{ messages, evidence: Set<index> }`. */
+export function chat(seed, turns = 600) {
+  const r = rng(seed);
+  const vocab = vocabulary(r, 900);
+  const common = vocab.slice(0, 600);
+  const topic = vocab.slice(600);
+  const zipf = () => common[Math.min(common.length - 1, Math.floor(common.length ** r.next()) - 1)];
+  const filler = (n) => Array.from({ length: n }, zipf);
+  const q = [r.pick(topic), r.pick(topic), r.pick(topic)];
+  const answer = [r.pick(topic), r.pick(topic)];
+  const lines = Array.from({ length: turns }, () => filler(r.int(8, 40)));
+  const evidence = new Set();
+  const plant = (at, words) => {
+    lines[at].splice(r.int(0, lines[at].length), 0, ...words);
+    evidence.add(at);
+  };
+  const first = r.int(5, turns - 40);
+  plant(first, [q[0], q[1], answer[0]]);
+  plant(first + 1, [answer[1], r.chance(0.5) ? q[2] : zipf()]);
+  if (r.chance(0.5)) plant(r.int(5, turns - 40), [q[2], answer[0]]);
+  for (let d = 0; d < 15; d++) {
+    const at = r.int(0, turns - 1);
+    if (!evidence.has(at)) lines[at].splice(r.int(0, lines[at].length), 0, r.pick(q));
+  }
+  const messages = lines.map((words, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: words.join(' ') }));
+  messages.push({ role: 'user', content: `${filler(3).join(' ')} ${q.join(' ')} ${filler(2).join(' ')}?` });
+  return { messages, evidence };
+}
+
