@@ -57,7 +57,8 @@ export function relevanceValues(texts: string[], query: string, scored: Uint8Arr
   let max = 0;
   for (let i = 0; i < n; i++) if (scored[i] === 1 && bm25[i]! > max) max = bm25[i]!;
   const norm = new Float64Array(n);
-  if (max > 0) for (let i = 0; i < n; i++) norm[i] = Math.min(1, bm25[i]! / max);
+  // Only competing messages pass relevance on: the query's own message would lend its neighbours all of it.
+  if (max > 0) for (let i = 0; i < n; i++) norm[i] = scored[i] === 1 ? Math.min(1, bm25[i]! / max) : 0;
   const total = 1 + w.neighbour + w.recency;
   const out = new Float64Array(n);
   for (let i = 0; i < n; i++) {
