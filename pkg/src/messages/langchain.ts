@@ -7,8 +7,7 @@
  * @module
  */
 
-import { isRecord } from '../validate/fields.js';
-import { collectText, joinText, messageError, messageRecord, readCallId, type FormatAdapter, type Turn } from './turns.js';
+import { collectText, joinText, messageError, messageRecord, readCallId, readToolCalls, type FormatAdapter, type Turn } from './turns.js';
 
 const TYPES: Readonly<Record<string, Turn['role']>> = { system: 'system', developer: 'system', human: 'user', ai: 'assistant', tool: 'tool' };
 
@@ -33,16 +32,7 @@ function read(message: unknown, index: number): Turn {
   const text = collectText(m['content']);
   const calls: string[] = [];
   const results: string[] = [];
-  if (role === 'assistant' && m['tool_calls'] !== undefined) {
-    const toolCalls = m['tool_calls'];
-    if (!Array.isArray(toolCalls)) throw messageError(index, 'tool_calls', 'an array', toolCalls);
-    for (let k = 0; k < toolCalls.length; k++) {
-      const call: unknown = toolCalls[k];
-      if (!isRecord(call)) throw messageError(index, `tool_calls[${k}]`, 'an object', call);
-      calls.push(readCallId(call['id'], index, `tool_calls[${k}].id`));
-      collectText([call['name'], call['args']], text);
-    }
-  }
+  if (role === 'assistant') readToolCalls(m['tool_calls'], index, calls, text, (call) => [call['name'], call['args']]);
   if (role === 'tool') results.push(readCallId(m['tool_call_id'], index, 'tool_call_id'));
   return { role, calls, results, prose: role === 'user', text: joinText(text) };
 }

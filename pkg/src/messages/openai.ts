@@ -6,8 +6,7 @@
  * @module
  */
 
-import { isRecord } from '../validate/fields.js';
-import { collectText, joinText, messageError, messageRecord, readCallId, type FormatAdapter, type Turn } from './turns.js';
+import { collectText, joinText, messageError, messageRecord, readCallId, readToolCalls, type FormatAdapter, type Turn } from './turns.js';
 
 const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
 
@@ -22,16 +21,7 @@ function read(message: unknown, index: number): Turn {
   const text = collectText(content);
   const calls: string[] = [];
   const results: string[] = [];
-  if (role === 'assistant' && m['tool_calls'] !== undefined) {
-    const toolCalls = m['tool_calls'];
-    if (!Array.isArray(toolCalls)) throw messageError(index, 'tool_calls', 'an array', toolCalls);
-    for (let k = 0; k < toolCalls.length; k++) {
-      const call: unknown = toolCalls[k];
-      if (!isRecord(call)) throw messageError(index, `tool_calls[${k}]`, 'an object', call);
-      calls.push(readCallId(call['id'], index, `tool_calls[${k}].id`));
-      collectText(call['function'] ?? call['custom'], text);
-    }
-  }
+  if (role === 'assistant') readToolCalls(m['tool_calls'], index, calls, text, (call) => call['function'] ?? call['custom']);
   if (role === 'tool') results.push(readCallId(m['tool_call_id'], index, 'tool_call_id'));
   const turnRole = role === 'developer' || role === 'system' ? 'system' : (role as Turn['role']);
   return { role: turnRole, calls, results, prose: turnRole === 'user', text: joinText(text) };

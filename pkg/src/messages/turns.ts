@@ -115,6 +115,21 @@ export function readParts(value: unknown, index: number, field: string, allowStr
   return value as readonly Readonly<Record<string, unknown>>[];
 }
 
+/**
+ * An assistant message's `tool_calls` array (OpenAI and LangChain share its shape): each call's
+ * `id` into `calls`, and the text `textOf(call)` names (function name and arguments) into `text`.
+ */
+export function readToolCalls(value: unknown, index: number, calls: string[], text: string[], textOf: (call: Readonly<Record<string, unknown>>) => unknown): void {
+  if (value === undefined) return;
+  if (!Array.isArray(value)) throw messageError(index, 'tool_calls', 'an array', value);
+  for (let k = 0; k < value.length; k++) {
+    const call: unknown = value[k];
+    if (!isRecord(call)) throw messageError(index, `tool_calls[${k}]`, 'an object', call);
+    calls.push(readCallId(call['id'], index, `tool_calls[${k}].id`));
+    collectText(textOf(call), text);
+  }
+}
+
 /** Joins the text pieces of a message. */
 export function joinText(pieces: readonly string[]): string {
   return pieces.join('\n');
