@@ -109,3 +109,16 @@ test('errors name the field and index, never the text', () => {
   );
   assert.throws(() => fitMessages([], { format: 'openai', budgets: { tokens_max: 1 }, slicer: 'count-knapsack' }), { code: 'INVALID_OPTION', field: 'slicer' });
 });
+
+test('hostile messages: cycles and shared structures cost linear time, throwing getters become CtxpackErrors', () => {
+  const loop = { type: 'text', text: 'x' };
+  loop.a = loop;
+  loop.b = loop;
+  const wide = [];
+  for (let i = 0; i < 40; i++) wide.push(wide, wide);
+  const r = fitMessages([{ role: 'user', content: [loop, { type: 'text', text: 'y', more: wide }] }], { format: 'openai', budgets: { tokens_max: 100 } });
+  assert.equal(r.messages.length, 1);
+  const trap = { role: 'user', get content() { throw new Error(SECRET); } };
+  assert.throws(() => fitMessages([trap], { format: 'openai', budgets: { tokens_max: 100 } }), (e) => e instanceof CtxpackError && e.code === 'INVALID_FIELD' && e.index === 0 && !e.message.includes(SECRET));
+  assert.equal(validateMessages([trap], 'openai')[0].rule, 'malformed');
+});

@@ -88,7 +88,7 @@ export function fitMessages<M>(messages: readonly M[], options: FitMessagesOptio
   }
 
   const n = list.length;
-  const turns: Turn[] = list.map((m, i) => adapter.read(m, i));
+  const turns: Turn[] = list.map((m, i) => readMessage(adapter, m, i));
   const units = buildUnits(turns, adapter);
   const pinned = pinnedMessages(list, turns, units, keep);
   const broken = new Uint8Array(n);
@@ -188,6 +188,20 @@ export function fitMessages<M>(messages: readonly M[], options: FitMessagesOptio
     },
     warnings,
   };
+}
+
+/** Reads one message; anything but a CtxpackError thrown while reading it (a throwing getter) becomes one naming the message. */
+function readMessage(adapter: ReturnType<typeof adapterOf>, message: unknown, index: number): Turn {
+  try {
+    return adapter.read(message, index);
+  } catch (err) {
+    if (err instanceof CtxpackError) throw err;
+    throw new CtxpackError('INVALID_FIELD', `messages[${index}] could not be read: reading it threw (the thrown value is this error's cause)`, {
+      field: 'messages',
+      index,
+      cause: err,
+    });
+  }
 }
 
 /** Runs the chosen strategy; `'acs'` and `'packer'` walk the items by value, highest first (ties: newest first). */

@@ -66,16 +66,17 @@ const MAX_DEPTH = 32;
  * The text of a content value: strings as they are, numbers and booleans printed, and the values
  * (not the keys) of arrays and objects, depth first, skipping {@link NOT_TEXT} properties. Images
  * and files therefore count only their text fields: budget their tokens in `overhead_tokens`.
+ * Each object is read once (`seen`), so shared or cyclic structures cost linear time.
  */
-export function collectText(value: unknown, out: string[] = [], depth = 0): string[] {
+export function collectText(value: unknown, out: string[] = [], depth = 0, seen: Set<object> = new Set()): string[] {
   if (typeof value === 'string') {
     if (value.length > 0) out.push(value);
   } else if (typeof value === 'number' || typeof value === 'boolean') {
     out.push(String(value));
-  } else if (depth < MAX_DEPTH && Array.isArray(value)) {
-    for (const v of value) collectText(v, out, depth + 1);
-  } else if (depth < MAX_DEPTH && isRecord(value)) {
-    for (const key of Object.keys(value)) if (!NOT_TEXT.has(key)) collectText(value[key], out, depth + 1);
+  } else if (depth < MAX_DEPTH && typeof value === 'object' && value !== null && !seen.has(value)) {
+    seen.add(value);
+    if (Array.isArray(value)) for (const v of value) collectText(v, out, depth + 1, seen);
+    else if (isRecord(value)) for (const key of Object.keys(value)) if (!NOT_TEXT.has(key)) collectText(value[key], out, depth + 1, seen);
   }
   return out;
 }

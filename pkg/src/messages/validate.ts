@@ -31,8 +31,8 @@ export function readTurns(messages: readonly unknown[], adapter: FormatAdapter):
     try {
       return adapter.read(m, i);
     } catch (err) {
-      if (!(err instanceof CtxpackError)) throw err;
-      violations.push({ index: i, rule: 'malformed', message: err.message });
+      const message = err instanceof CtxpackError ? err.message : `messages[${i}] could not be read: reading it threw`;
+      violations.push({ index: i, rule: 'malformed', message });
       return undefined;
     }
   });
