@@ -70,9 +70,9 @@ export interface FragmentFields {
   /** Ignored by the ACS scoring, which always computes its own score. */
   score?: number;
   /**
-   * The text. Read only by `selectFragments`, and only to pass it to `options.countTokens` when
-   * `cost_tokens` is absent (see {@link TextFragmentFields}). Never logged, never copied into
-   * messages, never sent into the WebAssembly core.
+   * The text. Read only by `selectFragments`: to pass it to `options.countTokens` when
+   * `cost_tokens` is absent (see {@link TextFragmentFields}), and with `options.query` to score it
+   * (BM25 in the WebAssembly core, for that call only). Never logged, never copied into messages.
    */
   content?: string;
 }

@@ -110,7 +110,8 @@ export { DEFAULT_BUCKET_SIZE, DEFAULT_KIND, DEFAULT_MAX_CONSECUTIVE_SKIPS, OVERS
  *
  * The result is deterministic given `options.now` (default `Date.now()`) and a deterministic
  * counter: everything except `metrics.planner_ms` is a pure function of the arguments. Fragment
- * text never enters the WebAssembly core, logs, warnings or error messages; only the counter sees it.
+ * text never enters logs, warnings or error messages; the counter sees it, and with
+ * `options.query` the WebAssembly core scores it for that call (nothing keeps it).
  *
  * @param candidates Fragments with unique ids, each with `cost_tokens` or `content` (see
  *   {@link TextFragmentFields}). Neither the array nor the fragments are mutated.
