@@ -1,7 +1,8 @@
 // The OpenAI and Anthropic SDKs ship types, not schemas: fitMessages' results on seeded random
 // histories are written into a TypeScript file as literals typed with the SDKs' own request types
 // (ChatCompletionCreateParamsNonStreaming, MessageCreateParamsNonStreaming), next to a generic call
-// that must hand the caller's message type back, and tsc must accept it.
+// that must hand the caller's message type back (also the AI SDK's ModelMessage and LangChain's
+// BaseMessage), and tsc must accept it.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,6 +28,12 @@ test('fitMessages results type-check as OpenAI and Anthropic SDK requests', () =
     'declare const turns: MessageParam[];',
     "const a = fitMessages(turns, { format: 'anthropic', system: 'Be brief.', budgets: { tokens_max: 8000 } });",
     "export const genericAnthropic: MessageCreateParamsNonStreaming = { model: 'claude-sonnet-4-5', max_tokens: 1024, messages: a.messages };",
+    "import type { ModelMessage } from 'ai';",
+    "import type { BaseMessage } from '@langchain/core/messages';",
+    'declare const model: ModelMessage[];',
+    "export const aiSdk: ModelMessage[] = fitMessages(model, { format: 'ai-sdk', budgets: { tokens_max: 8000 } }).messages;",
+    'declare const lc: BaseMessage[];',
+    "export const langchain: BaseMessage[] = fitMessages(lc, { format: 'langchain', budgets: { tokens_max: 8000 } }).messages;",
   ];
   let n = 0;
   for (let seed = 0; seed < 40; seed++) {
