@@ -1,6 +1,6 @@
 # ctxpack: the Rust slicing core, its wasm build and the npm package.
 #
-#   make demo    build everything from a fresh clone and plan a sample agent session
+#   make demo    build everything from a fresh clone, plan a sample agent session and fit a chat history
 #   make test    everything CI runs (.ci/run calls it)
 #   make serve   the in-browser preview page on http://127.0.0.1:8080
 #   make bench   the side-by-side benchmark
@@ -140,6 +140,8 @@ soak: build
 
 demo: build
 	node pkg/bin/ctxpack.js plan www/samples/agent-session.json --budget 6000 --gaze auth,session,login
+	@echo
+	node pkg/bin/ctxpack.js fit www/samples/agent-chat.openai.json --budget 4500
 
 serve: build www-deps
 	node www/serve.mjs

@@ -53,6 +53,8 @@ use slicers::{count_constrained, exact, exact_count, greedy, knapsack, packer};
 
 pub use constraints::group_slice::{GroupedSelection, GroupedStrategy};
 pub use constraints::groups::{DependencyMode, Groups, UnitScore, Units};
+pub mod relevance;
+
 pub use count_constrained::{CountConstrainedKnapsackSlice, CountQuotaEntry, ScarcityBehavior};
 pub use error::CtxpackError;
 pub use exact::{

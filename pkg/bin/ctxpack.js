@@ -1,12 +1,18 @@
 #!/usr/bin/env node
-// ctxpack command line: plan a context from a JSON file of fragments.
+// ctxpack command line: plan a context from a JSON file of fragments, or fit a chat history.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { CtxpackError, estimateTokens, selectFragments } from '../dist/node.js';
+import { CtxpackError, estimateTokens, fitMessages, selectFragments } from '../dist/node.js';
 
 const USAGE = `usage: ctxpack plan <fragments.json | -> --budget N [options]
+       ctxpack fit <history.json | -> --budget N [--format F] [--query TEXT] [--keep N] [--json]
 
-The input is a JSON array of fragments, or an object { fragments, gaze?, budgets?, now? }.
+plan: the input is a JSON array of fragments, or an object { fragments, gaze?, budgets?, now? }.
+fit:  the input is a chat history: a JSON array of messages, or an object { messages, system?,
+      format?, budgets? }. The format (openai, anthropic, ai-sdk) is detected from the messages
+      unless --format or "format" says it; "system" is Anthropic's top-level system prompt. It
+      prints every message in conversation order, kept or cut with the reason; --json prints the
+      request's { messages, system? } instead. (plan given a chat history does the same.)
 
 options:
   --budget N            token budget (tokens_max); overrides the file's budgets
@@ -48,6 +54,9 @@ function main(argv) {
         'require-dependencies': { type: 'boolean' },
         'estimate-tokens': { type: 'boolean' },
         json: { type: 'boolean' },
+        format: { type: 'string' },
+        query: { type: 'string' },
+        keep: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -59,7 +68,7 @@ function main(argv) {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  if (positionals[0] !== 'plan' || positionals.length !== 2) fail(USAGE);
+  if (!['plan', 'fit'].includes(positionals[0]) || positionals.length !== 2) fail(USAGE);
 
   const file = positionals[1];
   let input;
@@ -67,6 +76,10 @@ function main(argv) {
     input = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'));
   } catch (err) {
     fail(`cannot read ${file === '-' ? 'standard input' : file} as JSON: ${err.message}`);
+  }
+  if (positionals[0] === 'fit' || isHistory(input)) {
+    fit(input, values);
+    return;
   }
   const doc = Array.isArray(input) ? { fragments: input } : input;
   if (doc === null || typeof doc !== 'object' || !Array.isArray(doc.fragments)) {
@@ -115,6 +128,60 @@ function main(argv) {
     return;
   }
   process.stdout.write(render(plan, doc.fragments, budget, options.slicer));
+}
+
+/** A chat history: an object with `messages`, or an array whose elements have a `role`. */
+function isHistory(input) {
+  if (Array.isArray(input)) return input.length > 0 && input.every((m) => m !== null && typeof m === 'object' && typeof m.role === 'string');
+  return input !== null && typeof input === 'object' && Array.isArray(input.messages);
+}
+
+/** The format of a JSON chat history, from its messages' shapes. */
+function detectFormat(messages, system) {
+  const parts = messages.flatMap((m) => (Array.isArray(m?.content) ? m.content : []));
+  if (parts.some((p) => ['tool-call', 'tool-result', 'reasoning'].includes(p?.type))) return 'ai-sdk';
+  if (parts.some((p) => ['tool_use', 'tool_result', 'thinking', 'redacted_thinking'].includes(p?.type))) return 'anthropic';
+  if (messages.some((m) => m?.role === 'tool' && Array.isArray(m.content))) return 'ai-sdk';
+  if (messages.some((m) => ['system', 'developer', 'tool'].includes(m?.role) || m?.tool_calls !== undefined)) return 'openai';
+  return system !== undefined ? 'anthropic' : 'openai';
+}
+
+function fit(input, values) {
+  const doc = Array.isArray(input) ? { messages: input } : input;
+  if (doc === null || typeof doc !== 'object' || !Array.isArray(doc.messages)) fail('fit: the input must be a JSON array of messages or an object with a "messages" array');
+  const budget = values.budget !== undefined ? Number(values.budget) : doc.budgets?.tokens_max;
+  if (budget === undefined || !Number.isSafeInteger(budget) || budget < 0) fail('--budget N (a non-negative integer) is required, or "budgets": { "tokens_max": N } in the input');
+  const format = values.format ?? doc.format ?? detectFormat(doc.messages, doc.system);
+  const options = { format, budgets: { ...(doc.budgets ?? {}), tokens_max: budget }, countTokens: estimateTokens };
+  if (doc.system !== undefined) options.system = doc.system;
+  if (values.query !== undefined) options.query = values.query;
+  if (values.keep !== undefined) options.keep = Number(values.keep);
+  if (values.slicer !== undefined) options.slicer = values.slicer;
+  let r;
+  try {
+    r = fitMessages(doc.messages, options);
+  } catch (err) {
+    if (err instanceof CtxpackError) fail(`${err.code}: ${err.message}`, 1);
+    throw err;
+  }
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(doc.system === undefined ? { messages: r.messages } : { system: doc.system, messages: r.messages }, null, 2)}\n`);
+    return;
+  }
+  const m = r.metrics;
+  const pad = (x, n) => String(x).padEnd(n);
+  const lines = [`ctxpack fit (${format}): ${m.messages_kept} of ${m.candidate_count} messages, ${m.budget_used} of ${m.effective_budget} tokens (${m.pinned_tokens} kept by rule)`, ''];
+  lines.push(`  ${pad('#', 5)}${pad('role', 11)}${pad('tokens', 8)}${pad('score', 7)}${pad('', 6)}${pad('reason', 20)}message`);
+  for (const d of r.decisions) {
+    const msg = doc.messages[d.index];
+    const calls = (msg.tool_calls ?? []).length + (Array.isArray(msg.content) ? msg.content.filter((p) => p?.type === 'tool_use' || p?.type === 'tool-call').length : 0);
+    const preview = (typeof msg.content === 'string' ? msg.content : msg.content == null ? '' : JSON.stringify(msg.content)).replace(/\s+/g, ' ').slice(0, 48);
+    const what = calls > 0 ? `[${calls} tool call${calls > 1 ? 's' : ''}] ${preview}` : preview;
+    const group = d.unit !== d.index ? ` (with #${d.unit})` : '';
+    lines.push(`  ${pad(d.index, 5)}${pad(msg.role, 11)}${pad(d.cost_tokens, 8)}${pad(d.score.toFixed(2), 7)}${pad(d.included ? 'KEEP' : 'cut', 6)}${pad(d.reason + group, 20)}${what}`);
+  }
+  for (const w of r.warnings) lines.push('', `warning: ${w}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 function render(plan, fragments, budget, slicer) {

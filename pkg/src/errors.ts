@@ -35,6 +35,13 @@
  * - `TOKEN_COUNT_FAILED`: `options.countTokens` threw, or returned something other than an integer
  *   from 0 to 4294967295, for a fragment's `content` (`field` is `'content'`, `index` the
  *   candidate; a thrown error is kept as `cause`; the message never contains the text).
+ * - `INVALID_MESSAGES`: `fitMessages` was given messages that break a rule of their format
+ *   (`validateMessages`) among those it must keep (system messages, the latest user message and
+ *   after, `options.keep`): no subset of them is a valid request (`index` is the message, `field`
+ *   the rule).
+ * - `PINNED_OVER_BUDGET`: what `fitMessages` must keep (system prompt and messages, the latest
+ *   user message and everything after it, `options.keep`) alone exceeds the effective budget; the
+ *   message says by how many tokens.
  * - `NOT_INITIALIZED`: the WebAssembly core was used before initialization (raised by the core).
  * - `WASM_LOAD_FAILED`: the package's own .wasm file could not be found or fetched where the
  *   runtime's loader looks for it, usually because a bundler moved the code away from it without
@@ -56,6 +63,8 @@ export const ERROR_CODES = Object.freeze([
   'COUNT_REQUIREMENT_OVER_BUDGET',
   'NOT_MONOTONIC',
   'TOKEN_COUNT_FAILED',
+  'INVALID_MESSAGES',
+  'PINNED_OVER_BUDGET',
   'NOT_INITIALIZED',
   'WASM_LOAD_FAILED',
   'INTERNAL',

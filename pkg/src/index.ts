@@ -23,6 +23,7 @@ export type {
   PlannerMetrics,
   PlannerOptions,
   PlannerSlicer,
+  PlacementOrder,
   ScoredFragment,
   ScoringComponents,
   ScoringOptions,
@@ -119,3 +120,19 @@ export type { GroupUnitsOptions, UnitMap } from './slicers/units.js';
 
 export { budgetCurve, droppedUnderSlack, minBudgetFor } from './slicers/simulation.js';
 export type { MinBudgetOptions, MinBudgetResult, SimulationOptions, SimulationSlicerName, SlackResult } from './slicers/simulation.js';
+
+export { fitMessages } from './messages/fit.js';
+export { validateMessages } from './messages/validate.js';
+export { MESSAGE_FORMATS } from './messages/formats.js';
+export { DEFAULT_RELEVANCE } from './messages/relevance.js';
+export type {
+  FitMessagesMetrics,
+  FitMessagesOptions,
+  FitMessagesResult,
+  MessageDecision,
+  MessageDecisionReason,
+  MessageFormat,
+  MessageRule,
+  MessageViolation,
+  RelevanceWeights,
+} from './types.js';

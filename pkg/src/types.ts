@@ -54,6 +54,13 @@ export interface FragmentFields {
    */
   group?: string;
   /**
+   * Always selected by `selectFragments`, whatever the strategy (decision reason `'pinned'`): counted
+   * first against the budget, the strategy then runs on the rest with what is left. A group with a
+   * pinned member is pinned whole; under `dependencies: 'require'` so are the fragments it depends
+   * on. Pinned fragments over the budget: `PINNED_OVER_BUDGET`. Default `false`.
+   */
+  pinned?: boolean;
+  /**
    * Benefit in `[0, 1]`, read by {@link KVPolicy} generation when calling `generateKVPolicy`
    * directly. `selectFragments` ignores it and computes the benefit from the spec's formula.
    */
@@ -63,9 +70,9 @@ export interface FragmentFields {
   /** Ignored by the ACS scoring, which always computes its own score. */
   score?: number;
   /**
-   * The text. Read only by `selectFragments`, and only to pass it to `options.countTokens` when
-   * `cost_tokens` is absent (see {@link TextFragmentFields}). Never logged, never copied into
-   * messages, never sent into the WebAssembly core.
+   * The text. Read only by `selectFragments`: to pass it to `options.countTokens` when
+   * `cost_tokens` is absent (see {@link TextFragmentFields}), and with `options.query` to score it
+   * (BM25 in the WebAssembly core, for that call only). Never logged, never copied into messages.
    */
   content?: string;
 }
@@ -232,6 +239,9 @@ export interface ScoredFragment<T extends FragmentFields = Fragment> {
   score: number;
 }
 
+/** Where `selectFragments` puts the selected fragments (`options.order`); see {@link PlannerOptions.order}. */
+export type PlacementOrder = 'rank' | 'input' | 'chronological' | 'u-shaped';
+
 /** Selection strategies of `selectFragments`. */
 export type PlannerSlicer = 'acs' | 'greedy' | 'knapsack' | 'count-knapsack' | 'packer' | 'exact' | 'exact-count';
 
@@ -280,6 +290,20 @@ export interface SelectionLogRecord {
  * a `PlannerOptions` bag and read only what they use.
  */
 export interface PlannerOptions extends ScoringOptions, TieBreakOptions, KVPolicyOptions {
+  /**
+   * The order of `fragments` in the result. `'rank'` (default): best first. `'input'`: the
+   * candidates' order. `'chronological'`: oldest `timestamp` first (none counts as oldest; ties keep
+   * input order). `'u-shaped'`: the best at both ends (rank 1 first, rank 2 last, rank 3 second…),
+   * the weakest in the middle, where long-context models read least.
+   */
+  order?: PlacementOrder;
+  /**
+   * Relevance from text: each candidate's `content` is scored against this query with BM25 (in the
+   * Rust core; Unicode lowercase words, plurals folded), divided by the call's highest score, and
+   * the ACS entity term becomes `max(entity_overlap, relevance)`. So fragments with `content` rank
+   * without hand-made `entities`. The text crosses into wasm memory for the call only.
+   */
+  query?: string;
   /** Selection strategy. Default `'acs'`: the spec's greedy skip-and-continue walk over the ranked list. */
   slicer?: PlannerSlicer;
   /** `'packer'` only: stop after this many consecutive items that do not fit. Default 3. */
@@ -393,6 +417,7 @@ export interface PlannerMetrics {
  */
 export type DecisionReason =
   | 'scored'
+  | 'pinned'
   | 'zero_tokens'
   | 'required'
   | 'overshoot'
@@ -445,5 +470,120 @@ export interface SelectionResult<T extends PlannerFragmentFields = Fragment> {
   /** One decision per candidate, in input order. */
   decisions: Decision[];
   /** Human-readable warnings. They name candidates by index and never contain fragment text or ids (kind names may appear). */
+  warnings: string[];
+}
+
+/** Chat formats of `fitMessages` and `validateMessages`. */
+export type MessageFormat = 'openai' | 'anthropic' | 'ai-sdk' | 'langchain';
+
+/**
+ * A rule a conversation breaks (see `validateMessages`): `'malformed'` (a message its format cannot
+ * read: the message names the field), `'no_messages'`, `'system_not_first'`, `'first_not_user'`
+ * (Anthropic), `'missing_tool_result'`, `'orphan_tool_result'`.
+ */
+export type MessageRule = 'malformed' | 'no_messages' | 'system_not_first' | 'first_not_user' | 'missing_tool_result' | 'orphan_tool_result';
+
+/** One rule violation: the message at fault (0 for `no_messages`), the rule, and a message naming indexes, never text. */
+export interface MessageViolation {
+  index: number;
+  rule: MessageRule;
+  message: string;
+}
+
+/**
+ * Weights of `fitMessages`' relevance (see the README, "Chat messages"):
+ * `value = (n + neighbour · max(n₋₁, n₊₁) + recency · exp(−turnsAfter / recencyTurns)) / (1 + neighbour + recency)`
+ * with `n` the message's BM25 score for the query divided by the highest one.
+ */
+export interface RelevanceWeights {
+  /** BM25 term saturation. Default 1.2. */
+  k1?: number;
+  /** BM25 length normalisation, 0 to 1. Default 0.75. */
+  b?: number;
+  /** Share of the better neighbour's relevance a message inherits. Default 0.5. */
+  neighbour?: number;
+  /** Weight of recency, measured in turns. Default 0.05. */
+  recency?: number;
+  /** Turns over which recency falls to 1/e. Default 40. */
+  recencyTurns?: number;
+}
+
+/** Options of `fitMessages`. */
+export interface FitMessagesOptions {
+  /** The messages' format. */
+  format: MessageFormat;
+  /** The budgets, as for `selectFragments`; `per_fragment_overhead` is charged per message. */
+  budgets: Budgets;
+  /** Anthropic only: the top-level system prompt (a string or text blocks); always kept and counted, never returned. */
+  system?: string | readonly unknown[];
+  /** Counts a message's text (see `PlannerOptions.countTokens`). Default `estimateTokens`. */
+  countTokens?: (text: string, model?: string) => number;
+  /** Passed to `countTokens`. */
+  model?: string;
+  /** Also always keep the last N messages, or the messages for which the predicate is true. */
+  keep?: number | ((message: unknown, index: number) => boolean);
+  /** The text relevance is measured against. Default: the text of the latest user message. */
+  query?: string;
+  /** How the budget is filled among the messages not kept by rule. Default `'acs'`: walk the messages by value, highest first, taking each unit that still fits; `'exact'` maximises the total value instead. */
+  slicer?: 'acs' | 'exact' | 'knapsack' | 'greedy' | 'packer';
+  /** The relevance formula's weights. */
+  relevance?: RelevanceWeights;
+}
+
+/**
+ * Why a message is in or out: `'pinned'` (kept by rule), the slicer's reasons (`'scored'`,
+ * `'zero_tokens'`, `'no_budget'`, `'budget_exceeded'`, `'not_in_optimal_set'`,
+ * `'skip_limit_reached'`, `'group_excluded'`: its tool call or result did not go in), or
+ * `'invalid_structure'` (it breaks a rule of its format: an orphaned call or result, never sent)
+ * and `'first_not_user'` (Anthropic: left out so that the request starts with a user message).
+ */
+export type MessageDecisionReason = DecisionReason | 'pinned' | 'invalid_structure' | 'first_not_user';
+
+/** The verdict on one message. */
+export interface MessageDecision {
+  /** Position in the input. */
+  index: number;
+  /** Whether the message is in the result. */
+  included: boolean;
+  /** Why; see {@link MessageDecisionReason}. */
+  reason: MessageDecisionReason;
+  /** Its token count (without `per_fragment_overhead`). */
+  cost_tokens: number;
+  /** Its relevance value in [0, 1] (1 for pinned messages). */
+  score: number;
+  /** The index of the first message of its atomic unit (itself when alone). */
+  unit: number;
+}
+
+/** Metrics of `fitMessages`, named as the planner's. */
+export interface FitMessagesMetrics {
+  /** Number of input messages. */
+  candidate_count: number;
+  /** Messages kept. */
+  messages_kept: number;
+  /** Tokens of what is kept by rule (system prompt and pinned messages, with their per-message overhead). */
+  pinned_tokens: number;
+  /** Sum of the kept messages' counts and the system prompt's, without overheads. */
+  tokens_selected: number;
+  /** Messages whose text was counted. */
+  fragments_counted: number;
+  /** See `PlannerMetrics.effective_budget`. */
+  effective_budget: number;
+  /** `tokens_selected + per_fragment_overhead × (kept messages + 1 with a system prompt)`. */
+  budget_used: number;
+  /** `overhead_tokens + budget_used`. */
+  prompt_tokens: number;
+  /** Wall time of the call in milliseconds. */
+  planner_ms: number;
+}
+
+/** Result of `fitMessages`. */
+export interface FitMessagesResult<M> {
+  /** Your message objects, unmodified, in conversation order: a subsequence of the input. */
+  messages: M[];
+  /** One per input message, in input order. */
+  decisions: MessageDecision[];
+  metrics: FitMessagesMetrics;
+  /** Warnings; they name messages by index, never by text. */
   warnings: string[];
 }

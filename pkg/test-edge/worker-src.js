@@ -1,10 +1,14 @@
 // A Cloudflare Worker that plans a context per request, as a deployed edge function would.
-import { selectFragments, knapsackSlice, CtxpackError } from 'ctxpack';
+import { selectFragments, knapsackSlice, fitMessages, CtxpackError } from 'ctxpack';
 
 export default {
   async fetch(request) {
     const body = await request.json();
     try {
+      if (body.op === 'fit') {
+        const r = fitMessages(body.messages, body.options);
+        return Response.json({ messages: r.messages, decisions: r.decisions });
+      }
       if (body.op === 'knapsack') {
         return Response.json(knapsackSlice(body.items, body.budget, body.options));
       }

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { knapsackSlice, selectFragments } from 'ctxpack';
+import { fitMessages, knapsackSlice, selectFragments } from 'ctxpack';
 import { startWorker } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -47,6 +47,15 @@ for (const slicer of ['acs', 'greedy', 'knapsack', 'count-knapsack', 'packer']) 
     assert.deepEqual(comparable(json.plan), JSON.parse(JSON.stringify(comparable(inNode))));
   });
 }
+
+test('workerd fits a chat history like Node, decisions and relevance values alike', async () => {
+  const messages = JSON.parse(readFileSync(new URL('../../www/samples/agent-chat.openai.json', import.meta.url), 'utf8'));
+  const options = { format: 'openai', budgets: { tokens_max: 4500 } };
+  const { status, json } = await post({ op: 'fit', messages, options });
+  assert.equal(status, 200);
+  const inNode = fitMessages(messages, options);
+  assert.deepEqual(json, JSON.parse(JSON.stringify({ messages: inNode.messages, decisions: inNode.decisions })));
+});
 
 test('workerd runs the slicers directly', async () => {
   const items = [{ id: 'a', tokens: 60, score: 0.6 }, { id: 'b', tokens: 40, score: 0.4 }, { id: 'c', tokens: 10, score: 0.2 }];

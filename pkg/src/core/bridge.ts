@@ -504,3 +504,16 @@ function identityOf(n: number): Uint32Array {
   for (let i = 0; i < n; i++) a[i] = i;
   return a;
 }
+
+/**
+ * BM25 scores of `docs` for `query` (src/relevance: Unicode lowercase word split, plurals folded;
+ * `k1`, `b` as there). The texts cross into wasm memory for the call only: never kept, never logged.
+ */
+export function bm25Scores(docs: string[], query: string, k1: number, b: number): Float64Array {
+  ensureReady();
+  try {
+    return glue.bm25Scores(docs, query, k1, b);
+  } catch (err) {
+    throw fromWasm(err);
+  }
+}

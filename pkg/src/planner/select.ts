@@ -18,6 +18,9 @@ import { readCall, type Call } from './call.js';
 import { finish } from './finish.js';
 import { monotonicMs } from './metrics.js';
 import { slice } from './slice.js';
+import { hasPins, selectWithPins } from './pins.js';
+import { place, readOrder } from './placement.js';
+import { queryRelevance, readQuery } from '../ranking/relevance.js';
 
 export { DEFAULT_BUCKET_SIZE, DEFAULT_KIND, DEFAULT_MAX_CONSECUTIVE_SKIPS, OVERSHOOT_MIN_BENEFIT, PLANNER_SLICERS } from './settings.js';
 
@@ -107,7 +110,8 @@ export { DEFAULT_BUCKET_SIZE, DEFAULT_KIND, DEFAULT_MAX_CONSECUTIVE_SKIPS, OVERS
  *
  * The result is deterministic given `options.now` (default `Date.now()`) and a deterministic
  * counter: everything except `metrics.planner_ms` is a pure function of the arguments. Fragment
- * text never enters the WebAssembly core, logs, warnings or error messages; only the counter sees it.
+ * text never enters logs, warnings or error messages; the counter sees it, and with
+ * `options.query` the WebAssembly core scores it for that call (nothing keeps it).
  *
  * @param candidates Fragments with unique ids, each with `cost_tokens` or `content` (see
  *   {@link TextFragmentFields}). Neither the array nor the fragments are mutated.
@@ -127,10 +131,28 @@ export function selectFragments<T extends PlannerFragmentFields>(
   budgets: Budgets,
   options?: PlannerOptions,
 ): SelectionResult<T> {
+  // Hooks: `options.order` (placement.ts), `options.query` (ranking/relevance.ts) and `pinned`
+  // candidates (pins.ts) around one pass.
+  const [order, withoutOrder] = readOrder(options);
+  const [query, rest] = readQuery(withoutOrder);
+  const once = <U extends PlannerFragmentFields>(c: readonly U[], g: Gaze, b: Budgets, o: PlannerOptions | undefined): SelectionResult<U> =>
+    selectOnce(c, g, b, o, query);
+  const result = hasPins(candidates) ? selectWithPins(candidates, gaze, budgets, rest, once) : once(candidates, gaze, budgets, rest);
+  return place(result, candidates, order);
+}
+
+/** One planner pass: steps 1 to 7 below. */
+function selectOnce<T extends PlannerFragmentFields>(
+  candidates: readonly T[],
+  gaze: Gaze,
+  budgets: Budgets,
+  options: PlannerOptions | undefined,
+  query: string | undefined,
+): SelectionResult<T> {
   // The call's temporary typed arrays come from a pool (see core/scratch.ts), given back on the way out.
   const scratch = acquireScratch();
   try {
-    return plan(candidates, gaze, budgets, options, scratch);
+    return plan(candidates, gaze, budgets, options, scratch, query);
   } finally {
     releaseScratch(scratch);
   }
@@ -142,9 +164,15 @@ function plan<T extends PlannerFragmentFields>(
   budgets: Budgets,
   options: PlannerOptions | undefined,
   scratch: Scratch,
+  query: string | undefined,
 ): SelectionResult<T> {
   const t0 = monotonicMs();
   const call = readCall(candidates, gaze, budgets, options, scratch); // 1. validate
+  if (query !== undefined) {
+    // options.query: the entity term becomes max(entity overlap, BM25 relevance of the content).
+    const relevance = queryRelevance(candidates, query);
+    for (let i = 0; i < relevance.length; i++) call.c.overlaps[i] = Math.max(call.c.overlaps[i]!, relevance[i]!);
+  }
   const t1 = monotonicMs();
   const { scores, benefits } = countAndScore(call, scratch); // 2. count, 3. score
   const t2 = monotonicMs();

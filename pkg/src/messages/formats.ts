@@ -1,0 +1,26 @@
+/**
+ * The format adapters by name.
+ *
+ * @internal
+ * @module
+ */
+
+import { CtxpackError, describeValue } from '../errors.js';
+import { aiSdk } from './ai-sdk.js';
+import { anthropic } from './anthropic.js';
+import { langchain } from './langchain.js';
+import { openai } from './openai.js';
+import type { FormatAdapter, MessageFormatName } from './turns.js';
+
+const ADAPTERS: Readonly<Record<MessageFormatName, FormatAdapter>> = { openai, anthropic, 'ai-sdk': aiSdk, langchain };
+
+/** The formats, in documentation order. */
+export const MESSAGE_FORMATS: readonly MessageFormatName[] = Object.freeze(Object.keys(ADAPTERS) as MessageFormatName[]);
+
+/** The adapter of `format`; anything else is `INVALID_OPTION` with `field: 'format'`. */
+export function adapterOf(format: unknown): FormatAdapter {
+  if (typeof format === 'string' && Object.hasOwn(ADAPTERS, format)) return ADAPTERS[format as MessageFormatName];
+  throw new CtxpackError('INVALID_OPTION', `options.format must be one of ${MESSAGE_FORMATS.join(', ')}, got ${describeValue(format)}`, {
+    field: 'format',
+  });
+}

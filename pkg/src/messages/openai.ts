@@ -1,0 +1,31 @@
+/**
+ * OpenAI chat completions messages: `system` / `developer` / `user` / `assistant` (with
+ * `tool_calls`) / `tool` (with `tool_call_id`).
+ *
+ * @internal
+ * @module
+ */
+
+import { collectText, joinText, messageError, messageRecord, readCallId, readToolCalls, type FormatAdapter, type Turn } from './turns.js';
+
+const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
+
+function read(message: unknown, index: number): Turn {
+  const m = messageRecord(message, index);
+  const role = m['role'];
+  if (!(ROLES as readonly unknown[]).includes(role)) throw messageError(index, 'role', `one of ${ROLES.join(', ')}`, role);
+  const content = m['content'];
+  if (content !== undefined && content !== null && typeof content !== 'string' && !Array.isArray(content)) {
+    throw messageError(index, 'content', 'a string, an array of parts or null', content);
+  }
+  const text = collectText(content);
+  const calls: string[] = [];
+  const results: string[] = [];
+  if (role === 'assistant') readToolCalls(m['tool_calls'], index, calls, text, (call) => call['function'] ?? call['custom']);
+  if (role === 'tool') results.push(readCallId(m['tool_call_id'], index, 'tool_call_id'));
+  const turnRole = role === 'developer' || role === 'system' ? 'system' : (role as Turn['role']);
+  return { role: turnRole, calls, results, prose: turnRole === 'user', text: joinText(text) };
+}
+
+/** The OpenAI chat completions adapter. */
+export const openai: FormatAdapter = { name: 'openai', read, results: 'tool-messages', firstFromUser: false };

@@ -1,0 +1,69 @@
+/**
+ * Relevance of each message to the query, from its text: BM25 in the Rust core (src/relevance),
+ * then a share of the better neighbour's relevance (evidence often spans adjacent turns: a
+ * question and its answer) and a small recency term measured in turns, not hours.
+ *
+ * ```text
+ * n(i)     = bm25(i) / max_j bm25(j)                      (0 when no message shares a word with the query)
+ * value(i) = (n(i) + neighbour · max(n(i−1), n(i+1)) + recency · exp(−turnsAfter(i) / recencyTurns))
+ *            / (1 + neighbour + recency)                  (in [0, 1])
+ * ```
+ *
+ * @internal
+ * @module
+ */
+
+import { bm25Scores } from '../core/bridge.js';
+import { exp } from '../ranking/detmath.js';
+import { BM25_DEFAULTS } from '../ranking/relevance.js';
+import { isRecord, type Unchecked } from '../validate/fields.js';
+import { invalidOption } from '../validate/options.js';
+import type { RelevanceWeights } from '../types.js';
+
+/** The defaults of {@link RelevanceWeights}. */
+export const DEFAULT_RELEVANCE: Readonly<Required<RelevanceWeights>> = Object.freeze({
+  ...BM25_DEFAULTS,
+  neighbour: 0.5,
+  recency: 0.05,
+  recencyTurns: 40,
+});
+
+/** `options.relevance`: known keys only, each a finite non-negative number (`b` at most 1, `recencyTurns` above 0). */
+export function readRelevance(o: Unchecked): Required<RelevanceWeights> {
+  const r = o['relevance'];
+  if (r === undefined) return { ...DEFAULT_RELEVANCE };
+  if (!isRecord(r)) throw invalidOption('relevance', 'an object with optional k1, b, neighbour, recency, recencyTurns', r);
+  const out = { ...DEFAULT_RELEVANCE };
+  for (const key of Object.keys(r)) {
+    if (!Object.hasOwn(DEFAULT_RELEVANCE, key)) throw invalidOption(`relevance.${key}`, 'absent (not a relevance weight)', r[key]);
+    const v = r[key];
+    const max = key === 'b' ? 1 : Number.MAX_VALUE;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > max || (key === 'recencyTurns' && v === 0)) {
+      throw invalidOption(`relevance.${key}`, key === 'b' ? 'a number from 0 to 1' : 'a finite non-negative number', v);
+    }
+    out[key as keyof RelevanceWeights] = v;
+  }
+  return out;
+}
+
+/**
+ * The value of each message in [0, 1] (see the module documentation). `texts` are every message's
+ * text in conversation order; `scored[i]` says whether message `i` competes for the budget (the
+ * normalisation takes the highest BM25 among those).
+ */
+export function relevanceValues(texts: string[], query: string, scored: Uint8Array, w: Required<RelevanceWeights>): Float64Array {
+  const n = texts.length;
+  const bm25 = bm25Scores(texts, query, w.k1, w.b);
+  let max = 0;
+  for (let i = 0; i < n; i++) if (scored[i] === 1 && bm25[i]! > max) max = bm25[i]!;
+  const norm = new Float64Array(n);
+  // Only competing messages pass relevance on: the query's own message would lend its neighbours all of it.
+  if (max > 0) for (let i = 0; i < n; i++) norm[i] = scored[i] === 1 ? Math.min(1, bm25[i]! / max) : 0;
+  const total = 1 + w.neighbour + w.recency;
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const near = Math.max(i > 0 ? norm[i - 1]! : 0, i + 1 < n ? norm[i + 1]! : 0);
+    out[i] = (norm[i]! + w.neighbour * near + w.recency * exp(-(n - 1 - i) / w.recencyTurns)) / total;
+  }
+  return out;
+}

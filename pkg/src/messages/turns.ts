@@ -1,0 +1,137 @@
+/**
+ * The neutral shape every format adapter reads a message into, and the text collector they share.
+ *
+ * @internal
+ * @module
+ */
+
+import { CtxpackError, describeValue } from '../errors.js';
+import { isRecord } from '../validate/fields.js';
+
+/** A message's role once read: OpenAI's `developer` and LangChain's `system` are `'system'`, `human` is `'user'`… */
+export type TurnRole = 'system' | 'user' | 'assistant' | 'tool';
+
+/** What the structure rules need of one message. */
+export interface Turn {
+  readonly role: TurnRole;
+  /** Ids of the tool calls the message makes (each needs its result). */
+  readonly calls: readonly string[];
+  /** Ids of the tool calls whose results the message carries. */
+  readonly results: readonly string[];
+  /** Whether the message carries anything besides tool results (a user turn someone typed). */
+  readonly prose: boolean;
+  /** The text to count and to score: text parts, tool names and arguments, tool results. */
+  readonly text: string;
+}
+
+/** Where a format puts tool results: in `tool` messages right after the call, or in the next user message (Anthropic). */
+export type ResultPlacement = 'tool-messages' | 'next-user';
+
+/** One chat format: how to read a message, and the format's structure rules. */
+export interface FormatAdapter {
+  readonly name: MessageFormatName;
+  /** Reads `messages[index]`; a malformed message is a `CtxpackError` naming `messages[index].<field>`. */
+  read(message: unknown, index: number): Turn;
+  readonly results: ResultPlacement;
+  /** Whether the first message must be from the user (Anthropic). */
+  readonly firstFromUser: boolean;
+}
+
+/** The formats `fitMessages` and `validateMessages` take. */
+export type MessageFormatName = 'openai' | 'anthropic' | 'ai-sdk' | 'langchain';
+
+/** Property names whose values are identifiers, signatures or encoded bytes, not text the model reads as words. */
+const NOT_TEXT = new Set([
+  'type',
+  'id',
+  'role',
+  'tool_call_id',
+  'tool_use_id',
+  'toolCallId',
+  'signature',
+  'data',
+  'media_type',
+  'mediaType',
+  'providerOptions',
+  'providerMetadata',
+  'cache_control',
+  'citations',
+  'experimental_providerMetadata',
+]);
+
+/** Deeper than this, a value is not read (a cycle, or a structure no model request holds). */
+const MAX_DEPTH = 32;
+
+/**
+ * The text of a content value: strings as they are, numbers and booleans printed, and the values
+ * (not the keys) of arrays and objects, depth first, skipping {@link NOT_TEXT} properties. Images
+ * and files therefore count only their text fields: budget their tokens in `overhead_tokens`.
+ * Each object is read once (`seen`), so shared or cyclic structures cost linear time.
+ */
+export function collectText(value: unknown, out: string[] = [], depth = 0, seen: Set<object> = new Set()): string[] {
+  if (typeof value === 'string') {
+    if (value.length > 0) out.push(value);
+  } else if (typeof value === 'number' || typeof value === 'boolean') {
+    out.push(String(value));
+  } else if (depth < MAX_DEPTH && typeof value === 'object' && value !== null && !seen.has(value)) {
+    seen.add(value);
+    if (Array.isArray(value)) for (const v of value) collectText(v, out, depth + 1, seen);
+    else if (isRecord(value)) for (const key of Object.keys(value)) if (!NOT_TEXT.has(key)) collectText(value[key], out, depth + 1, seen);
+  }
+  return out;
+}
+
+/** `messages[index].field must be …, got …` (never the value itself). */
+export function messageError(index: number, field: string, requirement: string, value: unknown): CtxpackError {
+  return new CtxpackError('INVALID_FIELD', `messages[${index}].${field} must be ${requirement}, got ${describeValue(value)}`, {
+    field,
+    index,
+  });
+}
+
+/** A message must be an object. */
+export function messageRecord(message: unknown, index: number): Readonly<Record<string, unknown>> {
+  if (!isRecord(message)) {
+    throw new CtxpackError('INVALID_FIELD', `messages[${index}] must be an object, got ${describeValue(message)}`, {
+      field: 'messages',
+      index,
+    });
+  }
+  return message;
+}
+
+/** A tool-call id: a non-empty string. */
+export function readCallId(value: unknown, index: number, field: string): string {
+  if (typeof value !== 'string' || value.length === 0) throw messageError(index, field, 'a non-empty string', value);
+  return value;
+}
+
+/** An array of content parts (objects), or a string; `field` names it in errors. */
+export function readParts(value: unknown, index: number, field: string, allowString: boolean): readonly Readonly<Record<string, unknown>>[] {
+  if (allowString && typeof value === 'string') return [];
+  if (!Array.isArray(value)) throw messageError(index, field, allowString ? 'a string or an array of parts' : 'an array of parts', value);
+  for (let k = 0; k < value.length; k++) {
+    if (!isRecord(value[k])) throw messageError(index, `${field}[${k}]`, 'an object', value[k]);
+  }
+  return value as readonly Readonly<Record<string, unknown>>[];
+}
+
+/**
+ * An assistant message's `tool_calls` array (OpenAI and LangChain share its shape): each call's
+ * `id` into `calls`, and the text `textOf(call)` names (function name and arguments) into `text`.
+ */
+export function readToolCalls(value: unknown, index: number, calls: string[], text: string[], textOf: (call: Readonly<Record<string, unknown>>) => unknown): void {
+  if (value === undefined) return;
+  if (!Array.isArray(value)) throw messageError(index, 'tool_calls', 'an array', value);
+  for (let k = 0; k < value.length; k++) {
+    const call: unknown = value[k];
+    if (!isRecord(call)) throw messageError(index, `tool_calls[${k}]`, 'an object', call);
+    calls.push(readCallId(call['id'], index, `tool_calls[${k}].id`));
+    collectText(textOf(call), text);
+  }
+}
+
+/** Joins the text pieces of a message. */
+export function joinText(pieces: readonly string[]): string {
+  return pieces.join('\n');
+}

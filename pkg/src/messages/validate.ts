@@ -1,0 +1,133 @@
+/**
+ * The request rules of each format, and `validateMessages`. Each rule is checked here and only
+ * here; `fitMessages` uses the same checks on its input and on its result.
+ *
+ * @module
+ */
+
+import { CtxpackError, describeValue } from '../errors.js';
+import { adapterOf } from './formats.js';
+import type { FormatAdapter, Turn } from './turns.js';
+import type { MessageViolation, MessageRule } from '../types.js';
+
+/** The messages read into turns; a malformed message is `undefined` there and a `'malformed'` violation. */
+export interface ReadTurns {
+  readonly turns: readonly (Turn | undefined)[];
+  readonly violations: MessageViolation[];
+}
+
+/** `messages` must be an array (`INVALID_INPUT` otherwise). */
+export function messageArray(messages: unknown): readonly unknown[] {
+  if (!Array.isArray(messages)) {
+    throw new CtxpackError('INVALID_INPUT', `messages must be an array, got ${describeValue(messages)}`, { field: 'messages' });
+  }
+  return messages;
+}
+
+/** Reads every message; malformed ones become violations (their error message, which never holds text). */
+export function readTurns(messages: readonly unknown[], adapter: FormatAdapter): ReadTurns {
+  const violations: MessageViolation[] = [];
+  const turns = messages.map((m, i) => {
+    try {
+      return adapter.read(m, i);
+    } catch (err) {
+      const message = err instanceof CtxpackError ? err.message : `messages[${i}] could not be read: reading it threw`;
+      violations.push({ index: i, rule: 'malformed', message });
+      return undefined;
+    }
+  });
+  return { turns, violations };
+}
+
+function violation(index: number, rule: MessageRule, message: string): MessageViolation {
+  return { index, rule, message };
+}
+
+/**
+ * The structure rules over read turns (`undefined`: a malformed message, skipped):
+ * - `no_messages`: the list is empty (every provider refuses an empty conversation);
+ * - `system_not_first`: a system (or developer) message after a message of another role;
+ * - `first_not_user` (Anthropic): the first message is not from the user;
+ * - `missing_tool_result`: a tool call without its result (OpenAI, AI SDK, LangChain: in the tool
+ *   messages right after the call; Anthropic: in the very next message, from the user);
+ * - `orphan_tool_result`: a tool result whose call is not where the format requires it, or that
+ *   answers a call already answered.
+ */
+export function structureViolations(turns: readonly (Turn | undefined)[], adapter: FormatAdapter): MessageViolation[] {
+  const out: MessageViolation[] = [];
+  if (turns.length === 0) out.push(violation(0, 'no_messages', 'messages is empty'));
+  let other = false;
+  turns.forEach((t, i) => {
+    if (t === undefined) return;
+    if (t.role === 'system' && other) out.push(violation(i, 'system_not_first', `messages[${i}] is a system message after the conversation started`));
+    if (t.role !== 'system') other = true;
+  });
+  const first = turns[0];
+  if (adapter.firstFromUser && first !== undefined && first.role !== 'user') {
+    out.push(violation(0, 'first_not_user', 'messages[0] must be from the user'));
+  }
+  if (adapter.results === 'next-user') pairNextUser(turns, out);
+  else pairToolMessages(turns, out);
+  return out.sort((a, b) => a.index - b.index);
+}
+
+const missing = (i: number): MessageViolation =>
+  violation(i, 'missing_tool_result', `messages[${i}] makes a tool call whose result does not follow where the format requires it`);
+const orphan = (i: number): MessageViolation =>
+  violation(i, 'orphan_tool_result', `messages[${i}] carries a tool result whose call is not in the message the format requires`);
+
+/** Anthropic: a `tool_use` needs its `tool_result` in the next message (from the user), and a `tool_result` its `tool_use` in the one before. */
+function pairNextUser(turns: readonly (Turn | undefined)[], out: MessageViolation[]): void {
+  turns.forEach((t, i) => {
+    if (t === undefined) return;
+    if (t.results.length > 0) {
+      const prev = turns[i - 1];
+      const calls = new Set(prev?.role === 'assistant' ? prev.calls : []);
+      if (new Set(t.results).size !== t.results.length || !t.results.every((id) => calls.has(id))) out.push(orphan(i));
+    }
+    if (t.calls.length > 0) {
+      const next = turns[i + 1];
+      const results = new Set(next?.role === 'user' ? next.results : []);
+      if (!t.calls.every((id) => results.has(id))) out.push(missing(i));
+    }
+  });
+}
+
+/** OpenAI, AI SDK, LangChain: the tool messages right after an assistant message answer each of its calls, once. */
+function pairToolMessages(turns: readonly (Turn | undefined)[], out: MessageViolation[]): void {
+  let pending: { index: number; open: Set<string> } | undefined;
+  const close = (): void => {
+    if (pending !== undefined && pending.open.size > 0) out.push(missing(pending.index));
+    pending = undefined;
+  };
+  turns.forEach((t, i) => {
+    if (t === undefined) return;
+    if (t.role === 'tool') {
+      let ok = pending !== undefined && t.results.length > 0;
+      for (const id of t.results) if (pending?.open.delete(id) !== true) ok = false;
+      if (!ok) out.push(orphan(i));
+      return;
+    }
+    close();
+    if (t.results.length > 0) out.push(orphan(i));
+    if (t.role === 'assistant' && t.calls.length > 0) {
+      pending = { index: i, open: new Set(t.calls) };
+      if (pending.open.size !== t.calls.length) out.push(missing(i));
+    }
+  });
+  close();
+}
+
+/**
+ * Every rule the messages break for `format`, in message order: an empty list when a provider
+ * would accept them as a conversation. Malformed messages are `'malformed'` violations (with
+ * the field at fault); see {@link structureViolations} for the others. Messages are read, never
+ * modified; violation messages name indexes, never text.
+ *
+ * @throws CtxpackError `INVALID_INPUT` when `messages` is not an array, `INVALID_OPTION` for an unknown `format`.
+ */
+export function validateMessages(messages: readonly unknown[], format: 'openai' | 'anthropic' | 'ai-sdk' | 'langchain'): MessageViolation[] {
+  const adapter = adapterOf(format);
+  const { turns, violations } = readTurns(messageArray(messages), adapter);
+  return [...violations, ...structureViolations(turns, adapter)].sort((a, b) => a.index - b.index);
+}

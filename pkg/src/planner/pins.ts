@@ -1,0 +1,156 @@
+/**
+ * Pinned fragments (`pinned: true`): kept whatever the strategy, counted first against the budget;
+ * the strategy runs on the rest with what is left. A group with a pinned member is pinned whole,
+ * and under `dependencies: 'require'` so is everything a pinned fragment depends on (transitively).
+ *
+ * A hook around one planner pass (`selectOnce`): the pinned fragments go through a pass of their
+ * own with an unbounded budget (validated, counted and scored like any candidate), the rest
+ * through a pass under `effective_budget − pinned charges`; the two results are merged, pinned
+ * first. Errors of either pass name the caller's indexes.
+ *
+ * @internal
+ * @module
+ */
+
+import { CtxpackError, describeValue } from '../errors.js';
+import { isRecord } from '../validate/fields.js';
+import { readBudgets } from '../validate/budgets.js';
+import { calculateCoverage, calculateDiversityScore, meanOf } from './metrics.js';
+import type { Budgets, Decision, Gaze, PlannerFragmentFields, PlannerOptions, SelectionResult } from '../types.js';
+
+type Pass = <T extends PlannerFragmentFields>(c: readonly T[], g: Gaze, b: Budgets, o: PlannerOptions | undefined) => SelectionResult<T>;
+
+/** Whether any candidate says `pinned` (checked: a boolean). */
+export function hasPins(candidates: unknown): boolean {
+  if (!Array.isArray(candidates)) return false;
+  let any = false;
+  candidates.forEach((f: unknown, i) => {
+    if (!isRecord(f) || f['pinned'] === undefined) return;
+    if (typeof f['pinned'] !== 'boolean') {
+      throw new CtxpackError('INVALID_FIELD', `candidates[${i}].pinned must be a boolean, got ${describeValue(f['pinned'])}`, { field: 'pinned', index: i });
+    }
+    if (f['pinned']) any = true;
+  });
+  return any;
+}
+
+/** The pinned set, closed over groups and (with `'require'`) dependencies. */
+function closure(candidates: readonly Readonly<Record<string, unknown>>[], require: boolean): Uint8Array {
+  const n = candidates.length;
+  const pinned = new Uint8Array(n);
+  const byId = new Map<unknown, number>();
+  const byGroup = new Map<unknown, number[]>();
+  candidates.forEach((f, i) => {
+    if (!byId.has(f['id'])) byId.set(f['id'], i);
+    if (f['group'] !== undefined) byGroup.set(f['group'], [...(byGroup.get(f['group']) ?? []), i]);
+  });
+  const stack: number[] = [];
+  candidates.forEach((f, i) => f['pinned'] === true && stack.push(i));
+  while (stack.length > 0) {
+    const i = stack.pop()!;
+    if (pinned[i] === 1) continue;
+    pinned[i] = 1;
+    const f = candidates[i]!;
+    if (f['group'] !== undefined) stack.push(...byGroup.get(f['group'])!);
+    const deps = f['dependencies'];
+    if (require && Array.isArray(deps)) for (const d of deps) if (byId.has(d)) stack.push(byId.get(d)!);
+  }
+  return pinned;
+}
+
+/** Runs `pass` with errors' `candidates[k]` and `index` mapped back to the caller's indexes. */
+function mapped<R>(origin: readonly number[], run: () => R): R {
+  try {
+    return run();
+  } catch (err) {
+    if (!(err instanceof CtxpackError) || err.index === undefined || err.field === undefined || err.code === 'INVALID_BUDGET') throw err;
+    const k = err.index;
+    const i = origin[k] ?? k;
+    const message = err.message.replace(/candidates\[(\d+)\]/g, (_, d: string) => `candidates[${origin[Number(d)] ?? d}]`);
+    const details = { field: err.field, index: i, ...(err.otherIndex === undefined ? {} : { otherIndex: origin[err.otherIndex] ?? err.otherIndex }), ...(err.cause === undefined ? {} : { cause: err.cause }) };
+    throw new CtxpackError(err.code, message, details);
+  }
+}
+
+/** `selectFragments` with pinned candidates (see the module documentation). */
+export function selectWithPins<T extends PlannerFragmentFields>(
+  candidates: readonly T[],
+  gaze: Gaze,
+  budgets: Budgets,
+  options: PlannerOptions | undefined,
+  pass: Pass,
+): SelectionResult<T> {
+  const checked = readBudgets(budgets);
+  const raw = candidates as unknown as readonly Readonly<Record<string, unknown>>[];
+  const pinned = closure(raw, options?.dependencies === 'require');
+  const pinIdx: number[] = [];
+  const restIdx: number[] = [];
+  candidates.forEach((_, i) => (pinned[i] === 1 ? pinIdx : restIdx).push(i));
+  // Ids are unique across both passes.
+  const seen = new Map<unknown, number>();
+  raw.forEach((f, i) => {
+    const other = seen.get(f['id']);
+    if (other !== undefined) throw new CtxpackError('DUPLICATE_ID', `candidates[${i}].id is already used by candidates[${other}]`, { field: 'id', index: i, otherIndex: other });
+    seen.set(f['id'], i);
+  });
+  const { logger, requestId, ...quiet } = options ?? {};
+  const unbounded: Budgets = { tokens_max: Number.MAX_SAFE_INTEGER, per_fragment_overhead: checked.perFragmentOverhead };
+  const kept = mapped(pinIdx, () => pass(pinIdx.map((i) => candidates[i]!), gaze, unbounded, { ...quiet, slicer: 'acs', allow_overshoot: false }));
+  const charge = kept.metrics.budget_used;
+  if (charge > checked.effective) {
+    throw new CtxpackError(
+      'PINNED_OVER_BUDGET',
+      `the pinned candidates take ${charge} tokens, ${charge - checked.effective} more than the effective budget ${checked.effective}`,
+      { field: 'pinned' },
+    );
+  }
+  const left: Budgets = { tokens_max: checked.effective - charge, per_fragment_overhead: checked.perFragmentOverhead };
+  const rest = mapped(restIdx, () => pass(restIdx.map((i) => candidates[i]!), gaze, left, options));
+  return merge(candidates, gaze, checked, pinIdx, restIdx, kept, rest);
+}
+
+function merge<T extends PlannerFragmentFields>(
+  candidates: readonly T[],
+  gaze: Gaze,
+  budget: ReturnType<typeof readBudgets>,
+  pinIdx: readonly number[],
+  restIdx: readonly number[],
+  kept: SelectionResult<T>,
+  rest: SelectionResult<T>,
+): SelectionResult<T> {
+  const decisions = new Array<Decision>(candidates.length);
+  kept.decisions.forEach((d, k) => (decisions[pinIdx[k]!] = { ...d, index: pinIdx[k]!, reason: 'pinned', included: true }));
+  rest.decisions.forEach((d, k) => (decisions[restIdx[k]!] = { ...d, index: restIdx[k]!, rank: d.rank + pinIdx.length }));
+  const fragments = [...kept.fragments, ...rest.fragments];
+  const ids = fragments.map((f) => f.id);
+  const top = [...kept.decisions.filter((d) => d.included).sort((a, b) => a.rank - b.rank), ...rest.decisions.filter((d) => d.included).sort((a, b) => a.rank - b.rank)];
+  const budgetUsed = kept.metrics.budget_used + rest.metrics.budget_used;
+  const tokens = kept.metrics.tokens_selected + rest.metrics.tokens_selected;
+  const hits = kept.metrics.kv_cache_stats.hits + rest.metrics.kv_cache_stats.hits;
+  const misses = kept.metrics.kv_cache_stats.misses + rest.metrics.kv_cache_stats.misses;
+  const pin = [...new Set([...kept.fragments.map((f) => f.id), ...rest.kvPolicy.pin])];
+  return {
+    fragments,
+    decisions,
+    kvPolicy: { pin, compress: rest.kvPolicy.compress.filter((id) => !pin.includes(id)), evict: rest.kvPolicy.evict.filter((id) => !ids.includes(id)) },
+    warnings: [...rest.warnings],
+    metrics: {
+      ...rest.metrics,
+      candidate_count: candidates.length,
+      tokens_selected: tokens,
+      total_cost_tokens: tokens,
+      coverage_entities: calculateCoverage(fragments as never[], gaze),
+      diversity_score: calculateDiversityScore(fragments as never[]),
+      top3_fragment_ids: top.slice(0, 3).map((d) => d.id),
+      top3_scores: top.slice(0, 3).map((d) => d.score),
+      mean_benefit: meanOf(top.map((d) => d.benefit)),
+      kv_cache_stats: { hits, misses, evictions: rest.metrics.kv_cache_stats.evictions },
+      cache_hit_rate: hits + misses === 0 ? 0 : hits / (hits + misses),
+      fragments_counted: kept.metrics.fragments_counted + rest.metrics.fragments_counted,
+      effective_budget: budget.effective,
+      budget_used: budgetUsed,
+      prompt_tokens: budget.overheadTokens + budgetUsed,
+      planner_ms: kept.metrics.planner_ms + rest.metrics.planner_ms,
+    },
+  };
+}

@@ -1,0 +1,82 @@
+// fitMessages over thousands of seeded random agent histories × the four formats × budgets from
+// tiny to ample: every result passes validateMessages and, independently, the real SDKs' checks
+// (the AI SDK's modelMessageSchema; LangChain message classes and their tool-call pairing), is a
+// subsequence of the input in order, keeps the latest user message and everything after it, and
+// keeps everything when everything fits. The OpenAI and Anthropic SDK types are checked by tsc in
+// messages-types.test.mjs.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { modelMessageSchema } from 'ai';
+import { BaseMessage } from '@langchain/core/messages';
+import { fitMessages, validateMessages } from 'ctxpack';
+import { FORMATS, randomHistory, render } from './messages-histories.mjs';
+
+const SEEDS = 300;
+const BUDGETS = [0, 40, 150, 600, 3000, 20000, 1_000_000];
+
+/** The AI SDK's own schema, and LangChain's pairing (AIMessage.tool_calls ids ↔ ToolMessage.tool_call_id). */
+function sdkCheck(format, messages) {
+  if (format === 'ai-sdk') {
+    for (const m of messages) assert.ok(modelMessageSchema.safeParse(m).success, 'modelMessageSchema rejects a kept message');
+  }
+  if (format === 'langchain') {
+    const open = new Set();
+    for (const m of messages) {
+      assert.ok(m instanceof BaseMessage);
+      if (m.getType() === 'ai') for (const c of m.tool_calls ?? []) open.add(c.id);
+      if (m.getType() === 'tool') assert.ok(open.delete(m.tool_call_id), 'a ToolMessage without its AIMessage');
+      if (m.getType() === 'human') assert.equal(open.size, 0, 'a tool call left unanswered');
+    }
+    assert.equal(open.size, 0);
+  }
+}
+
+test('every fit of a random history is valid for its format and its SDK, at every budget', () => {
+  let runs = 0;
+  let refused = 0;
+  for (let seed = 0; seed < SEEDS; seed++) {
+    const history = randomHistory(seed);
+    for (const format of FORMATS) {
+      const { messages, system } = render(history, format);
+      assert.deepEqual(validateMessages(messages, format), [], `seed ${seed} ${format}: the input itself is valid`);
+      for (const tokens_max of BUDGETS) {
+        const options = { format, budgets: { tokens_max, per_fragment_overhead: 3 } };
+        if (system !== undefined) options.system = system;
+        let r;
+        try {
+          r = fitMessages(messages, options);
+        } catch (e) {
+          assert.equal(e.code, 'PINNED_OVER_BUDGET', `seed ${seed} ${format} ${tokens_max}: ${e.message}`);
+          refused++;
+          continue;
+        }
+        runs++;
+        const where = `seed ${seed} ${format} tokens_max ${tokens_max}`;
+        assert.deepEqual(validateMessages(r.messages, format), [], where);
+        sdkCheck(format, r.messages);
+        // A subsequence, in order, of the caller's own objects.
+        let k = 0;
+        for (const m of r.messages) {
+          while (k < messages.length && messages[k] !== m) k++;
+          assert.ok(k < messages.length, `${where}: not a subsequence`);
+          k++;
+        }
+        assert.equal(r.decisions.length, messages.length);
+        assert.equal(r.decisions.filter((d) => d.included).length, r.messages.length);
+        // The latest user message and everything after it are there.
+        const tail = messages.findLastIndex(isTypedUserTurn);
+        assert.ok(tail >= 0);
+        for (let i = tail; i < messages.length; i++) assert.ok(r.decisions[i].included, `${where}: message ${i} of the step in flight dropped`);
+        assert.ok(r.metrics.budget_used <= r.metrics.effective_budget, where);
+        if (tokens_max === 1_000_000) assert.equal(r.messages.length, messages.length, `${where}: everything fits, everything is kept`);
+      }
+    }
+  }
+  assert.ok(runs > 5000, `${runs} fits checked`);
+  assert.ok(refused > 0);
+});
+
+/** A user message someone typed (the generator's user turns are plain strings). */
+function isTypedUserTurn(m) {
+  return m instanceof BaseMessage ? m.getType() === 'human' : m.role === 'user' && typeof m.content === 'string';
+}

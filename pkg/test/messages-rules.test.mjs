@@ -1,0 +1,124 @@
+// Named tests for fitMessages' always-kept rules, its errors, and validateMessages' rules.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { CtxpackError, fitMessages, validateMessages } from 'ctxpack';
+
+const SECRET = 'SECRET-TEXT-42';
+const call = (id) => ({ id, type: 'function', function: { name: 'f', arguments: '{}' } });
+const history = () => [
+  { role: 'system', content: 'rules' },
+  { role: 'user', content: `old question ${SECRET} `.repeat(20) },
+  { role: 'assistant', content: 'old answer '.repeat(20) },
+  { role: 'user', content: 'now do it' },
+  { role: 'assistant', content: null, tool_calls: [call('a'), call('b')] },
+  { role: 'tool', tool_call_id: 'a', content: 'result a' },
+  { role: 'tool', tool_call_id: 'b', content: 'result b' },
+];
+const reasons = (r) => r.decisions.map((d) => d.reason);
+
+test('system messages, the latest user message and the tool loop after it are always kept', () => {
+  const r = fitMessages(history(), { format: 'openai', budgets: { tokens_max: 40 } });
+  assert.deepEqual(reasons(r), ['pinned', 'budget_exceeded', 'budget_exceeded', 'pinned', 'pinned', 'pinned', 'pinned']);
+  assert.deepEqual(validateMessages(r.messages, 'openai'), []);
+});
+
+test('keep: the last N messages, or a predicate', () => {
+  const h = history();
+  assert.equal(fitMessages(h, { format: 'openai', budgets: { tokens_max: 1000 }, keep: 5 }).decisions[2].reason, 'pinned');
+  const r = fitMessages(h, { format: 'openai', budgets: { tokens_max: 1000 }, keep: (_m, i) => i === 1 });
+  assert.equal(r.decisions[1].reason, 'pinned');
+});
+
+test('what must be kept over the budget is PINNED_OVER_BUDGET, saying by how much', () => {
+  assert.throws(
+    () => fitMessages(history(), { format: 'openai', budgets: { tokens_max: 10 } }),
+    (e) => e instanceof CtxpackError && e.code === 'PINNED_OVER_BUDGET' && /more than the effective budget 10/.test(e.message) && !e.message.includes(SECRET),
+  );
+});
+
+test('an assistant message and all its parallel tool results go in or out together', () => {
+  const h = [{ role: 'user', content: 'q' }, ...history().slice(4), { role: 'user', content: 'next' }];
+  for (const tokens_max of [5, 10, 15, 20, 30, 100]) {
+    let r;
+    try {
+      r = fitMessages(h, { format: 'openai', budgets: { tokens_max } });
+    } catch (e) {
+      assert.equal(e.code, 'PINNED_OVER_BUDGET');
+      continue;
+    }
+    const inc = r.decisions.slice(1, 4).map((d) => d.included);
+    assert.ok(inc.every((x) => x === inc[0]), `tokens_max ${tokens_max}`);
+  }
+});
+
+test('orphaned calls and results in the input are left out, never sent', () => {
+  const h = [
+    { role: 'user', content: 'a' },
+    { role: 'tool', tool_call_id: 'zz', content: 'orphan' },
+    { role: 'assistant', content: null, tool_calls: [call('x')] },
+    { role: 'user', content: 'b' },
+  ];
+  assert.deepEqual(validateMessages(h, 'openai').map((v) => [v.index, v.rule]), [[1, 'orphan_tool_result'], [2, 'missing_tool_result']]);
+  const r = fitMessages(h, { format: 'openai', budgets: { tokens_max: 1000 } });
+  assert.deepEqual(reasons(r), ['scored', 'invalid_structure', 'invalid_structure', 'pinned']);
+  assert.deepEqual(validateMessages(r.messages, 'openai'), []);
+  assert.equal(r.warnings.length, 2);
+});
+
+test('a broken message that must be kept is INVALID_MESSAGES', () => {
+  const h = [{ role: 'user', content: 'a' }, { role: 'assistant', content: null, tool_calls: [call('x')] }];
+  assert.throws(() => fitMessages(h, { format: 'openai', budgets: { tokens_max: 1000 } }), { code: 'INVALID_MESSAGES', index: 1 });
+});
+
+test('Anthropic: the system prompt is counted and the request starts with a user message', () => {
+  const msgs = [
+    { role: 'user', content: 'first '.repeat(200) },
+    { role: 'assistant', content: 'reply' },
+    { role: 'user', content: 'last' },
+  ];
+  const r = fitMessages(msgs, { format: 'anthropic', system: 'x'.repeat(40), budgets: { tokens_max: 30 } });
+  assert.deepEqual(reasons(r), ['budget_exceeded', 'first_not_user', 'pinned']);
+  assert.equal(r.metrics.pinned_tokens, 10 + 1);
+  assert.deepEqual(validateMessages(r.messages, 'anthropic'), []);
+  assert.throws(() => fitMessages(msgs, { format: 'openai', system: 'x', budgets: { tokens_max: 30 } }), { code: 'INVALID_OPTION', field: 'system' });
+});
+
+test('validateMessages: each rule', () => {
+  const rules = (m, f) => validateMessages(m, f).map((v) => v.rule);
+  assert.deepEqual(rules([], 'openai'), ['no_messages']);
+  assert.deepEqual(rules([{ role: 'user', content: 'a' }, { role: 'system', content: 's' }], 'openai'), ['system_not_first']);
+  assert.deepEqual(rules([{ role: 'assistant', content: 'a' }], 'anthropic'), ['first_not_user']);
+  assert.deepEqual(rules([{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'q' }] }], 'anthropic'), ['orphan_tool_result']);
+  assert.deepEqual(rules([{ role: 'user', content: 'x' }, { role: 'assistant', content: [{ type: 'tool_use', id: 'q', name: 'f', input: {} }] }], 'anthropic'), ['missing_tool_result']);
+  assert.deepEqual(rules([{ role: 'user', content: 'x' }, { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'q', toolName: 'f', output: { type: 'text', value: '' } }] }], 'ai-sdk'), ['orphan_tool_result']);
+  const bad = validateMessages([{ role: 'wizard', content: SECRET }], 'openai');
+  assert.equal(bad[0].rule, 'malformed');
+  assert.ok(!bad[0].message.includes(SECRET) && !bad[0].message.includes('wizard'));
+  assert.throws(() => validateMessages([], 'gemini'), { code: 'INVALID_OPTION', field: 'format' });
+  assert.throws(() => validateMessages('x', 'openai'), { code: 'INVALID_INPUT' });
+});
+
+test('errors name the field and index, never the text', () => {
+  assert.throws(
+    () => fitMessages([{ role: 'user', content: SECRET }, { role: SECRET }], { format: 'openai', budgets: { tokens_max: 10 } }),
+    (e) => e.code === 'INVALID_FIELD' && e.index === 1 && e.field === 'role' && !e.message.includes(SECRET),
+  );
+  assert.throws(
+    () => fitMessages([{ role: 'user', content: SECRET }], { format: 'openai', budgets: { tokens_max: 10 }, countTokens: () => { throw new Error(SECRET); } }),
+    (e) => e.code === 'TOKEN_COUNT_FAILED' && e.index === 0 && /messages\[0\]/.test(e.message) && !e.message.includes(SECRET),
+  );
+  assert.throws(() => fitMessages([], { format: 'openai', budgets: { tokens_max: 1 }, slicer: 'count-knapsack' }), { code: 'INVALID_OPTION', field: 'slicer' });
+});
+
+test('hostile messages: cycles and shared structures cost linear time, throwing getters become CtxpackErrors', () => {
+  const loop = { type: 'text', text: 'x' };
+  loop.a = loop;
+  loop.b = loop;
+  const wide = [];
+  for (let i = 0; i < 40; i++) wide.push(wide, wide);
+  const r = fitMessages([{ role: 'user', content: [loop, { type: 'text', text: 'y', more: wide }] }], { format: 'openai', budgets: { tokens_max: 100 } });
+  assert.equal(r.messages.length, 1);
+  const trap = { role: 'user', get content() { throw new Error(SECRET); } };
+  assert.throws(() => fitMessages([trap], { format: 'openai', budgets: { tokens_max: 100 } }), (e) => e instanceof CtxpackError && e.code === 'INVALID_FIELD' && e.index === 0 && !e.message.includes(SECRET));
+  assert.equal(validateMessages([trap], 'openai')[0].rule, 'malformed');
+});

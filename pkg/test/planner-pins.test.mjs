@@ -1,0 +1,70 @@
+// `pinned: true` in selectFragments, for every strategy, and `options.order`.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { CtxpackError, PLANNER_SLICERS, selectFragments } from 'ctxpack';
+
+const NOW = Date.parse('2026-06-01T00:00:00Z');
+const frags = () => [
+  { id: 'a', cost_tokens: 50, entities: ['x'], timestamp: NOW - 3_600_000 },
+  { id: 'b', cost_tokens: 400, entities: [], pinned: true, timestamp: NOW - 7_200_000 },
+  { id: 'c', cost_tokens: 60, entities: ['x'], group: 'g', timestamp: NOW - 60_000 },
+  { id: 'd', cost_tokens: 10, entities: [], group: 'g', timestamp: NOW },
+  { id: 'e', cost_tokens: 30, entities: ['x'], dependencies: ['b'] },
+];
+
+for (const slicer of PLANNER_SLICERS) {
+  test(`pinned fragments are kept and counted first with slicer '${slicer}'`, () => {
+    const options = { now: NOW, slicer, ...(slicer.includes('count') ? { countEntries: [] } : {}) };
+    const r = selectFragments(frags(), { entities: ['x'] }, { tokens_max: 480 }, options);
+    const d = Object.fromEntries(r.decisions.map((x) => [x.id, x]));
+    assert.equal(d.b.reason, 'pinned');
+    assert.ok(d.b.included);
+    assert.ok(r.fragments.some((f) => f.id === 'b'));
+    assert.ok(r.metrics.budget_used <= 480);
+    assert.equal(r.decisions.length, 5);
+    assert.deepEqual(r.decisions.map((x) => x.index), [0, 1, 2, 3, 4]);
+  });
+}
+
+test('a group with a pinned member is pinned whole; required dependencies of a pinned fragment too', () => {
+  const f = frags();
+  f[3].pinned = true;
+  f[4].pinned = true;
+  f[1].pinned = false;
+  const r = selectFragments(f, { entities: ['x'] }, { tokens_max: 500 }, { now: NOW, dependencies: 'require' });
+  const reasons = Object.fromEntries(r.decisions.map((x) => [x.id, x.reason]));
+  assert.deepEqual([reasons.c, reasons.d, reasons.e, reasons.b], ['pinned', 'pinned', 'pinned', 'pinned']);
+});
+
+test('pinned fragments over the budget: PINNED_OVER_BUDGET saying by how much; a non-boolean pinned is INVALID_FIELD', () => {
+  assert.throws(() => selectFragments(frags(), { entities: [] }, { tokens_max: 300 }, { now: NOW }), (e) => e instanceof CtxpackError && e.code === 'PINNED_OVER_BUDGET' && /100 more than the effective budget 300/.test(e.message));
+  const f = frags();
+  f[2].pinned = 'yes';
+  assert.throws(() => selectFragments(f, { entities: [] }, { tokens_max: 300 }), { code: 'INVALID_FIELD', field: 'pinned', index: 2 });
+  const g = frags();
+  g[4].cost_tokens = -1;
+  assert.throws(() => selectFragments(g, { entities: [] }, { tokens_max: 3000 }), { code: 'INVALID_FIELD', index: 4 });
+});
+
+test('order: rank (default), input, chronological, u-shaped', () => {
+  const f = frags().map(({ pinned: _p, group: _g, ...x }) => x);
+  const ids = (order) => selectFragments(f, { entities: ['x'] }, { tokens_max: 10_000 }, order === undefined ? { now: NOW } : { now: NOW, order }).fragments.map((x) => x.id);
+  const rank = ids();
+  assert.deepEqual(ids('rank'), rank);
+  assert.deepEqual(ids('input'), ['a', 'b', 'c', 'd', 'e']);
+  assert.deepEqual(ids('chronological'), ['e', 'b', 'a', 'c', 'd']);
+  assert.deepEqual(ids('u-shaped'), [rank[0], rank[2], rank[4], rank[3], rank[1]]);
+  assert.throws(() => ids('random'), { code: 'INVALID_OPTION', field: 'order' });
+});
+
+test('query: fragments with content rank by BM25 relevance without entities', () => {
+  const f = [
+    { id: 'weather', content: 'the weather today is sunny and warm', cost_tokens: 20 },
+    { id: 'dog', content: 'we adopted a golden retriever puppy named Rex', cost_tokens: 20 },
+    { id: 'misc', content: 'lunch was pasta again', cost_tokens: 20 },
+  ];
+  const r = selectFragments(f, { entities: [] }, { tokens_max: 20 }, { now: NOW, query: 'What is the name of the puppy we adopted?' });
+  assert.deepEqual(r.fragments.map((x) => x.id), ['dog']);
+  assert.ok(r.decisions[1].benefit > r.decisions[0].benefit);
+  assert.throws(() => selectFragments(f, { entities: [] }, { tokens_max: 20 }, { query: 3 }), { code: 'INVALID_OPTION', field: 'query' });
+});
