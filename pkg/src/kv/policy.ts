@@ -337,7 +337,8 @@ function policyOfDistinct(
 
   if (previous.length > 0) {
     const selectedIds = new Set(selected.map((f) => f.id));
-    evict.push(...capacityEvictions(previous, previousById, selectedIds, pin, new Set(evict), now, maxKvSize));
+    // A loop, not push(...): the evictions can outnumber the arguments a call takes.
+    for (const id of capacityEvictions(previous, previousById, selectedIds, pin, new Set(evict), now, maxKvSize)) evict.push(id);
   }
   return { pin: [...pin], compress, evict };
 }

@@ -15,6 +15,7 @@
 import { CtxpackError, describeValue } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
 import { readBudgets } from '../validate/budgets.js';
+import { duplicateError } from '../validate/candidates.js';
 import { calculateCoverage, calculateDiversityScore, meanOf } from './metrics.js';
 import type { Budgets, Decision, Gaze, PlannerFragmentFields, PlannerOptions, SelectionResult } from '../types.js';
 
@@ -42,7 +43,11 @@ function closure(candidates: readonly Readonly<Record<string, unknown>>[], requi
   const byGroup = new Map<unknown, number[]>();
   candidates.forEach((f, i) => {
     if (!byId.has(f['id'])) byId.set(f['id'], i);
-    if (f['group'] !== undefined) byGroup.set(f['group'], [...(byGroup.get(f['group']) ?? []), i]);
+    if (f['group'] !== undefined) {
+      const members = byGroup.get(f['group']);
+      if (members === undefined) byGroup.set(f['group'], [i]);
+      else members.push(i);
+    }
   });
   const stack: number[] = [];
   candidates.forEach((f, i) => f['pinned'] === true && stack.push(i));
@@ -51,7 +56,13 @@ function closure(candidates: readonly Readonly<Record<string, unknown>>[], requi
     if (pinned[i] === 1) continue;
     pinned[i] = 1;
     const f = candidates[i]!;
-    if (f['group'] !== undefined) stack.push(...byGroup.get(f['group'])!);
+    // Each group's members are pushed once (the first time one of them is pinned), in a loop, not
+    // push(...members): a group can have more members than a call takes arguments.
+    const members = f['group'] === undefined ? undefined : byGroup.get(f['group']);
+    if (members !== undefined) {
+      byGroup.delete(f['group']);
+      for (const j of members) if (pinned[j] === 0) stack.push(j);
+    }
     const deps = f['dependencies'];
     if (require && Array.isArray(deps)) for (const d of deps) if (byId.has(d)) stack.push(byId.get(d)!);
   }
@@ -90,7 +101,7 @@ export function selectWithPins<T extends PlannerFragmentFields>(
   const seen = new Map<unknown, number>();
   raw.forEach((f, i) => {
     const other = seen.get(f['id']);
-    if (other !== undefined) throw new CtxpackError('DUPLICATE_ID', `candidates[${i}].id is already used by candidates[${other}]`, { field: 'id', index: i, otherIndex: other });
+    if (other !== undefined) throw duplicateError({ index: i, otherIndex: other });
     seen.set(f['id'], i);
   });
   const { logger, requestId, ...quiet } = options ?? {};
@@ -129,10 +140,12 @@ function merge<T extends PlannerFragmentFields>(
   const hits = kept.metrics.kv_cache_stats.hits + rest.metrics.kv_cache_stats.hits;
   const misses = kept.metrics.kv_cache_stats.misses + rest.metrics.kv_cache_stats.misses;
   const pin = [...new Set([...kept.fragments.map((f) => f.id), ...rest.kvPolicy.pin])];
+  const pinSet = new Set(pin);
+  const idSet = new Set(ids);
   return {
     fragments,
     decisions,
-    kvPolicy: { pin, compress: rest.kvPolicy.compress.filter((id) => !pin.includes(id)), evict: rest.kvPolicy.evict.filter((id) => !ids.includes(id)) },
+    kvPolicy: { pin, compress: rest.kvPolicy.compress.filter((id) => !pinSet.has(id)), evict: rest.kvPolicy.evict.filter((id) => !idSet.has(id)) },
     warnings: [...rest.warnings],
     metrics: {
       ...rest.metrics,

@@ -263,7 +263,8 @@ function firstRepeat(ids: readonly string[], indexes: ArrayLike<number>): { inde
   return undefined;
 }
 
-function duplicateError({ index, otherIndex }: { index: number; otherIndex: number }): CtxpackError {
+/** `DUPLICATE_ID` for candidate `index`, whose id candidate `otherIndex` already has. */
+export function duplicateError({ index, otherIndex }: { index: number; otherIndex: number }): CtxpackError {
   return new CtxpackError('DUPLICATE_ID', `candidates[${index}].id duplicates candidates[${otherIndex}].id`, {
     field: 'id',
     index,
