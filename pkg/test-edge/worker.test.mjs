@@ -75,3 +75,24 @@ test('a bad request gets a CtxpackError and the worker keeps serving', async () 
   assert.equal(good.status, 200);
   assert.ok(good.json.plan.fragments.length > 0);
 });
+
+test('after traps of the core, workerd instantiates its precompiled module again and plans as before', async () => {
+  const trapped = await post({ op: 'trap', times: 2000 });
+  assert.equal(trapped.status, 200);
+  assert.deepEqual(trapped.json.codes, ['INTERNAL']);
+  assert.equal(trapped.json.count, 2000);
+  assert.match(trapped.json.message, /the core was restarted/);
+  const options = { now: Date.parse(sample.now), requestId: 'edge-test' };
+  const { json } = await post({ fragments: sample.fragments, gaze: sample.gaze, budgets: sample.budgets, options });
+  assert.deepEqual(comparable(json.plan), JSON.parse(JSON.stringify(comparable(selectFragments(sample.fragments, sample.gaze, sample.budgets, options)))));
+});
+
+test('workerd: memory returns under the 16 MiB limit after a large knapsack', async () => {
+  const items = Array.from({ length: 1000 }, (_, i) => ({ id: `i${i}`, tokens: 50 + (i % 97), score: ((i * 7919) % 1000) / 1000 }));
+  const big = await post({ op: 'knapsack', items, budget: { targetTokens: 90_000 }, options: { bucketSize: 1 } });
+  assert.equal(big.status, 200);
+  const small = await post({ op: 'knapsack', items: items.slice(0, 3), budget: { targetTokens: 100 }, options: { bucketSize: 1 } });
+  assert.equal(small.status, 200);
+  const { json } = await post({ op: 'memory' });
+  assert.ok(json.bytes > 0 && json.bytes <= 16 * 1024 * 1024, `${json.bytes} bytes`);
+});
