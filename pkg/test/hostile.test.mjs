@@ -126,3 +126,24 @@ test('the logger never receives content; hashIds hides ids', () => {
   assert.ok(!records[1].top3_ids.includes('f0'));
   assert.match(records[1].top3_ids[0], /^[0-9a-f]{16}$/);
 });
+
+test('caller strings in messages: a kind is named by its count entry, a key is cut at 100 characters', async () => {
+  const { fitMessages } = await import('ctxpack');
+  const long = `${'k'.repeat(1_000_000)}${SECRET}`;
+  const frags = [{ id: 'a', cost_tokens: 10, kind: long }, { id: 'b', cost_tokens: 10, kind: 'x' }];
+  const plan = selectFragments(frags, gaze, { tokens_max: 100 }, { now: NOW, slicer: 'count-knapsack', countEntries: [{ kind: 'x', requireCount: 1, capCount: 1 }, { kind: long, requireCount: 3, capCount: 3 }] });
+  assert.deepEqual(plan.warnings, ['count requirement of options.countEntries[1] not met: required 3, satisfied 1']);
+  const capped = (e) => {
+    assert.ok(e instanceof CtxpackError);
+    assert.ok(e.message.length < 400, `${e.message.length} characters`);
+    assert.ok(e.message.includes(`${'k'.repeat(100)}…`), e.message.slice(0, 200));
+    assert.ok(!e.message.includes(SECRET));
+    assert.ok(e.field.length <= 120, e.field.slice(0, 200));
+    return true;
+  };
+  assert.throws(() => selectFragments(frags, gaze, { tokens_max: 100 }, { [long]: 1 }), capped);
+  assert.throws(() => selectFragments(frags, gaze, { tokens_max: 100, [long]: 1 }, {}), capped);
+  assert.throws(() => selectFragments(frags, gaze, { tokens_max: 100 }, { weights: { [long]: 1 } }), capped);
+  assert.throws(() => fitMessages([{ role: 'user', content: 'hi' }], { format: 'openai', budgets: { tokens_max: 100 }, relevance: { [long]: 1 } }), capped);
+  assert.equal(good().fragments.length, 1);
+});
