@@ -128,6 +128,25 @@ export class CtxpackError extends Error {
  * Numbers, booleans, `null` and `undefined` are shown; strings only by length.
  * @internal
  */
+/**
+ * Runs `read`, which reads the caller's values. The package's own code throws only
+ * `CtxpackError` (the core's errors and a token counter's become one where they happen), so
+ * anything else is what reading a caller's value threw: a getter, a Proxy trap, a revoked Proxy.
+ * It becomes `INVALID_INPUT` with the thrown value as `cause`, never a raw exception.
+ */
+export function readingInput<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof CtxpackError) throw err;
+    throw new CtxpackError(
+      'INVALID_INPUT',
+      'the input could not be read: a getter or a Proxy trap threw, or a Proxy was revoked (the thrown value is this error\'s cause)',
+      { cause: err },
+    );
+  }
+}
+
 /** The most characters of a caller's id or property name that a message or warning shows. */
 export const MAX_SHOWN_NAME = 100;
 

@@ -198,8 +198,11 @@ export type InitInput = string | URL | Request | Response | BufferSource | (WebA
  * @param input Where the .wasm is; by default `../wasm/ctxpack_bg.wasm` next to the module.
  */
 export function init(input?: InitInput | Promise<InitInput>): Promise<void> {
-  if (pending !== undefined) return pending;
-  if (ready) return (pending = Promise.resolve());
+  if (pending !== undefined || ready) {
+    // The core is loaded or loading: `input` goes unused, and a rejection of it must not go unhandled.
+    if (input instanceof Promise) input.catch(() => undefined);
+    return (pending ??= Promise.resolve());
+  }
   const attempt = (async (): Promise<void> => {
     if (input === undefined) {
       const source = loadWasmSync();
