@@ -24,7 +24,12 @@ export default {
         return Response.json({ codes: [...new Set(codes)], count: codes.length, message });
       }
       if (body.op === 'memory') {
-        return Response.json({ bytes: wasmMemoryBytes() });
+        // A knapsack of about 48 MB of table (its instance is discarded when it returns), then a small call.
+        const items = Array.from({ length: 2000 }, (_, i) => ({ id: `i${i}`, tokens: 50 + (i % 97), score: ((i * 7919) % 1000) / 1000 }));
+        knapsackSlice(items, { targetTokens: 190_000 }, { bucketSize: 1 });
+        const afterLarge = wasmMemoryBytes();
+        knapsackSlice(items.slice(0, 3), { targetTokens: 100 }, { bucketSize: 1 });
+        return Response.json({ afterLarge, bytes: wasmMemoryBytes() });
       }
       if (body.op === 'knapsack') {
         return Response.json(knapsackSlice(body.items, body.budget, body.options));
