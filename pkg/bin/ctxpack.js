@@ -15,7 +15,9 @@ fit:  the input is a chat history: a JSON array of messages, or an object { mess
       request's { messages, system? } instead. (plan given a chat history does the same.)
 
 options:
-  --budget N            token budget (tokens_max); overrides the file's budgets
+  --budget N            token budget (tokens_max); overrides the file's tokens_max only (its
+                        output_reserve, overhead_tokens, per_fragment_overhead and
+                        safety_margin_percent still apply)
   --slicer S            acs (default) | greedy | knapsack | count-knapsack | packer | exact | exact-count
   --gaze a,b,c          gaze entities; overrides the file's gaze
   --now ISO|ms          the clock for recency (default: the file's "now", else the current time)
@@ -34,6 +36,60 @@ options:
 function fail(message, code = 2) {
   process.stderr.write(`ctxpack: ${message}\n`);
   process.exit(code);
+}
+
+// A reader that stopped reading (`ctxpack plan x.json | head -1`) is not an error.
+process.stdout.on('error', (err) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
+/** What a value from the input is, never the value itself (the input may be private text). */
+function kindOf(value) {
+  if (value === null) return 'null';
+  if (typeof value === 'string') return `a string of length ${value.length}`;
+  if (Array.isArray(value)) return `an array of length ${value.length}`;
+  return typeof value === 'object' ? 'an object' : typeof value === 'number' ? String(value) : typeof value;
+}
+
+/** The input file as JSON (a UTF-8 byte order mark is skipped); a syntax error says where, never what. */
+function readJson(file) {
+  const where = file === '-' ? 'standard input' : file;
+  let text;
+  try {
+    text = readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (err) {
+    fail(`cannot read ${where}: ${err.code ?? 'read failed'}`);
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const at = /position (\d+)/.exec(err.message);
+    fail(`cannot read ${where} as JSON: a syntax error${at ? ` at character ${at[1]}` : ''} (the input is not shown)`);
+  }
+}
+
+/** The input's "budgets": every field reaches the planner; `--budget` replaces `tokens_max` only. */
+function budgetsOf(doc, tokensMax) {
+  const budgets = doc.budgets ?? {};
+  if (budgets === null || typeof budgets !== 'object' || Array.isArray(budgets)) fail(`the input's "budgets" must be an object, got ${kindOf(budgets)}`);
+  return tokensMax === undefined ? { ...budgets } : { ...budgets, tokens_max: tokensMax };
+}
+
+/** ISO 8601: a date, optionally with a time and a zone. */
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** The clock: `--now` (echoed: the caller typed it) or the input's "now" (described, never echoed). */
+function clockOf(flag, fromInput) {
+  const value = flag ?? fromInput;
+  let now = NaN;
+  if (typeof value === 'number') now = value;
+  else if (typeof value === 'string' && /^\d+$/.test(value)) now = Number(value);
+  else if (typeof value === 'string' && ISO_DATE.test(value)) now = Date.parse(value);
+  if (typeof value === 'number' ? Number.isFinite(now) : Number.isSafeInteger(now)) return now;
+  const got = flag !== undefined ? `'${flag}'` : kindOf(fromInput);
+  fail(`${flag !== undefined ? '--now' : 'the input\'s "now"'} must be an ISO 8601 date (2026-11-20T12:00:00Z) or epoch milliseconds, got ${got}`);
 }
 
 function main(argv) {
@@ -71,12 +127,7 @@ function main(argv) {
   if (!['plan', 'fit'].includes(positionals[0]) || positionals.length !== 2) fail(USAGE);
 
   const file = positionals[1];
-  let input;
-  try {
-    input = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'));
-  } catch (err) {
-    fail(`cannot read ${file === '-' ? 'standard input' : file} as JSON: ${err.message}`);
-  }
+  const input = readJson(file);
   if (positionals[0] === 'fit' || isHistory(input)) {
     fit(input, values);
     return;
@@ -97,12 +148,7 @@ function main(argv) {
   const gaze = values.gaze !== undefined ? { entities: values.gaze.split(',').map((s) => s.trim()).filter(Boolean) } : doc.gaze ?? { entities: [] };
 
   const options = { slicer: values.slicer ?? 'acs' };
-  const nowText = values.now ?? doc.now;
-  if (nowText !== undefined) {
-    const now = /^\d+$/.test(String(nowText)) ? Number(nowText) : Date.parse(nowText);
-    if (!Number.isFinite(now)) fail(`--now must be an ISO 8601 date or epoch milliseconds, got '${nowText}'`);
-    options.now = now;
-  }
+  if (values.now !== undefined || doc.now !== undefined) options.now = clockOf(values.now, doc.now);
   if (values['bucket-size'] !== undefined) options.bucketSize = integer('bucket-size');
   if (values['max-skips'] !== undefined) options.maxConsecutiveSkips = integer('max-skips');
   if (values['allow-overshoot']) options.allow_overshoot = true;
@@ -118,7 +164,7 @@ function main(argv) {
 
   let plan;
   try {
-    plan = selectFragments(doc.fragments, gaze, { tokens_max: budget }, options);
+    plan = selectFragments(doc.fragments, gaze, budgetsOf(doc, budget), options);
   } catch (err) {
     if (err instanceof CtxpackError) fail(`${err.code}: ${err.message}`, 1);
     throw err;
@@ -152,7 +198,7 @@ function fit(input, values) {
   const budget = values.budget !== undefined ? Number(values.budget) : doc.budgets?.tokens_max;
   if (budget === undefined || !Number.isSafeInteger(budget) || budget < 0) fail('--budget N (a non-negative integer) is required, or "budgets": { "tokens_max": N } in the input');
   const format = values.format ?? doc.format ?? detectFormat(doc.messages, doc.system);
-  const options = { format, budgets: { ...(doc.budgets ?? {}), tokens_max: budget }, countTokens: estimateTokens };
+  const options = { format, budgets: budgetsOf(doc, budget), countTokens: estimateTokens };
   if (doc.system !== undefined) options.system = doc.system;
   if (values.query !== undefined) options.query = values.query;
   if (values.keep !== undefined) options.keep = Number(values.keep);

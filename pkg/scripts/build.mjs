@@ -13,6 +13,44 @@ import { fileURLToPath } from 'node:url';
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 
+// The glue wasm-bindgen generates keeps its one instance in module-level state and refuses a
+// second `initSync` while it has one. bridge.ts discards an instance after a trap (and after a
+// call that grew memory past the limit) and instantiates the same compiled module again, so the
+// glue gets one more export: `__ctxpack_reset()` forgets the instance and every cache of it and
+// returns the compiled module. Added once (the marker) each time wasm-bindgen rewrote the glue;
+// the build fails if the glue no longer has the state the reset clears.
+const GLUE = join(root, 'wasm', 'ctxpack.js');
+const GLUE_TYPES = join(root, 'wasm', 'ctxpack.d.ts');
+const RESET_MARKER = '// ctxpack: __ctxpack_reset';
+{
+  const glue = readFileSync(GLUE, 'utf8');
+  if (!glue.includes(RESET_MARKER)) {
+    const state = ['let wasmModule, wasmInstance, wasm;', 'let WASM_VECTOR_LEN = 0;', 'let __wbg_init_promise;', 'if (wasm !== undefined) return wasm;'];
+    const caches = [...glue.matchAll(/^let (cached\w+Memory0) = null;$/gm)].map((m) => m[1]);
+    const missing = state.filter((s) => !glue.includes(s));
+    if (missing.length > 0 || caches.length === 0) {
+      throw new Error(`pkg/wasm/ctxpack.js no longer has the shape __ctxpack_reset expects (missing: ${missing.join(' ') || 'cached memory views'}); update pkg/scripts/build.mjs`);
+    }
+    writeFileSync(GLUE, `${glue}
+${RESET_MARKER} (added by pkg/scripts/build.mjs): forget the instance, keep the compiled module.
+export function __ctxpack_reset() {
+    const module = wasmModule;
+    wasm = undefined;
+    wasmInstance = undefined;
+    wasmModule = undefined;
+    WASM_VECTOR_LEN = 0;
+    __wbg_init_promise = undefined;
+${caches.map((c) => `    ${c} = null;`).join('\n')}
+    return module;
+}
+`);
+    writeFileSync(GLUE_TYPES, `${readFileSync(GLUE_TYPES, 'utf8')}
+${RESET_MARKER}: forgets the instance and its caches; returns the compiled module (undefined before the first load).
+export function __ctxpack_reset(): WebAssembly.Module | undefined;
+`);
+  }
+}
+
 // Types first: tsc checks everything and writes the declarations.
 execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', root, '--emitDeclarationOnly'], { stdio: 'inherit' });
 

@@ -128,6 +128,41 @@ export class CtxpackError extends Error {
  * Numbers, booleans, `null` and `undefined` are shown; strings only by length.
  * @internal
  */
+/**
+ * Runs `read`, which reads the caller's values. The package's own code throws only
+ * `CtxpackError` (the core's errors and a token counter's become one where they happen), so
+ * anything else is what reading a caller's value threw: a getter, a Proxy trap, a revoked Proxy.
+ * It becomes `INVALID_INPUT` with the thrown value as `cause`, never a raw exception.
+ */
+export function readingInput<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof CtxpackError) throw err;
+    throw new CtxpackError(
+      'INVALID_INPUT',
+      'the input could not be read: a getter or a Proxy trap threw, or a Proxy was revoked (the thrown value is this error\'s cause)',
+      { cause: err },
+    );
+  }
+}
+
+/** The most characters of a caller's id or property name that a message or warning shows. */
+export const MAX_SHOWN_NAME = 100;
+
+/**
+ * A caller's id or property name (an unknown option's key) as a message, a warning or an error's
+ * `field` shows it: at most {@link MAX_SHOWN_NAME} characters, then an ellipsis. The one way a
+ * caller's string enters a message; any other caller string (content, kinds) is named by its
+ * index or described by {@link describeValue}, never shown.
+ */
+export function shownName(name: string): string {
+  if (name.length <= MAX_SHOWN_NAME) return name;
+  // Never cut a surrogate pair in half.
+  const end = /[\uD800-\uDBFF]/.test(name[MAX_SHOWN_NAME - 1]!) ? MAX_SHOWN_NAME - 1 : MAX_SHOWN_NAME;
+  return `${name.slice(0, end)}…`;
+}
+
 export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (value === undefined) return 'undefined';

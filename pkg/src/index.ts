@@ -83,7 +83,7 @@ export {
   selectFragments,
 } from './planner/select.js';
 
-export { init, isInitialized, wasmMemoryBytes } from './core/bridge.js';
+export { init, isInitialized, setWasmMemoryLimit, wasmMemoryBytes } from './core/bridge.js';
 export type { InitInput, ColumnarResult, CountEntry, ExactReport, ObjectItem, ReasonCode, Shortfall, SlicerName } from './core/bridge.js';
 
 export {

@@ -64,6 +64,21 @@ for (const realm of ['host', 'sandbox']) {
       assert.deepEqual(json, { sameInitPromise: true, initialized: true });
     });
 
+    test('after 2,000 traps of the core, the same compiled Module is instantiated again and plans as before', async () => {
+      const trapped = await fn.dispatch({ op: 'trap', times: 2000 });
+      assert.equal(trapped.status, 200);
+      assert.deepEqual(trapped.json.codes, ['INTERNAL']);
+      const { status, json } = await fn.dispatch(cases[0]);
+      assert.equal(status, 200);
+      assert.equal(json.plan, canonicalPlan(selectFragments(cases[0].fragments, cases[0].gaze, cases[0].budgets, cases[0].options)));
+    });
+
+    test('memory returns under the 16 MiB limit after a large knapsack', async () => {
+      const { json } = await fn.dispatch({ op: 'memory' });
+      assert.equal(json.afterLarge, 0, 'the grown instance is discarded when the call returns');
+      assert.ok(json.bytes > 0 && json.bytes <= 16 * 1024 * 1024, `${json.bytes} bytes`);
+    });
+
     test('bad input gets a CtxpackError with code, field and index, and the function keeps serving', async () => {
       for (const { expect, ...c } of bad) {
         const { status, json } = await fn.dispatch(c);

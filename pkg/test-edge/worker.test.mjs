@@ -75,3 +75,21 @@ test('a bad request gets a CtxpackError and the worker keeps serving', async () 
   assert.equal(good.status, 200);
   assert.ok(good.json.plan.fragments.length > 0);
 });
+
+test('after traps of the core, workerd instantiates its precompiled module again and plans as before', async () => {
+  const trapped = await post({ op: 'trap', times: 2000 });
+  assert.equal(trapped.status, 200);
+  assert.deepEqual(trapped.json.codes, ['INTERNAL']);
+  assert.equal(trapped.json.count, 2000);
+  assert.match(trapped.json.message, /the core was restarted/);
+  const options = { now: Date.parse(sample.now), requestId: 'edge-test' };
+  const { json } = await post({ fragments: sample.fragments, gaze: sample.gaze, budgets: sample.budgets, options });
+  assert.deepEqual(comparable(json.plan), JSON.parse(JSON.stringify(comparable(selectFragments(sample.fragments, sample.gaze, sample.budgets, options)))));
+});
+
+test('workerd: memory returns under the 16 MiB limit after a large knapsack', async () => {
+  const { status, json } = await post({ op: 'memory' });
+  assert.equal(status, 200);
+  assert.equal(json.afterLarge, 0, 'the grown instance is discarded when the call returns');
+  assert.ok(json.bytes > 0 && json.bytes <= 16 * 1024 * 1024, `${json.bytes} bytes`);
+});

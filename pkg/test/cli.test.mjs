@@ -1,11 +1,11 @@
 // The ctxpack command: the plan it prints is selectFragments' plan, its flags reach the planner,
 // and bad input exits non-zero with a message.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { estimateTokens, selectFragments } from 'ctxpack';
+import { estimateTokens, fitMessages, selectFragments } from 'ctxpack';
 
 const bin = fileURLToPath(new URL('../bin/ctxpack.js', import.meta.url));
 const samplePath = fileURLToPath(new URL('../../www/samples/agent-session.json', import.meta.url));
@@ -75,4 +75,63 @@ test('bad input exits non-zero with a message naming the problem', () => {
   assert.match(bad.stderr, /INVALID_FIELD: candidates\[0\]\.cost_tokens/);
   assert.equal(run(['plan', samplePath, '--budget', 'many']).status, 2);
   assert.equal(run(['plan']).status, 2);
+});
+
+const BUDGETS = { tokens_max: 6000, output_reserve: 700, overhead_tokens: 120, per_fragment_overhead: 9, safety_margin_percent: 10 };
+
+test('plan honours every budget field of the input; --budget replaces tokens_max only', () => {
+  const doc = JSON.stringify({ ...sample, budgets: BUDGETS });
+  const want = (budgets) => JSON.parse(JSON.stringify(strip(selectFragments(sample.fragments, sample.gaze, budgets, { slicer: 'acs', now: Date.parse(sample.now) }))));
+  const fromFile = JSON.parse(run(['plan', '-', '--json'], doc).stdout);
+  assert.deepEqual(strip(fromFile), want(BUDGETS));
+  assert.notDeepEqual(strip(fromFile).fragments, want({ tokens_max: 6000 }).fragments, 'the other fields change the plan');
+  const overridden = JSON.parse(run(['plan', '-', '--json', '--budget', '4000'], doc).stdout);
+  assert.deepEqual(strip(overridden), want({ ...BUDGETS, tokens_max: 4000 }));
+  const badBudgets = run(['plan', '-', '--budget', '10'], JSON.stringify({ fragments: [], budgets: 'patient SS 123' }));
+  assert.equal(badBudgets.status, 2);
+  assert.doesNotMatch(badBudgets.stderr, /patient/);
+});
+
+test('fit honours every budget field of the input too', () => {
+  const messages = [{ role: 'system', content: 'be brief' }, ...Array.from({ length: 30 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `turn ${i} `.repeat(40) }))];
+  const out = JSON.parse(run(['fit', '-', '--json', '--budget', '2000'], JSON.stringify({ messages, budgets: BUDGETS })).stdout);
+  const want = fitMessages(messages, { format: 'openai', budgets: { ...BUDGETS, tokens_max: 2000 }, countTokens: estimateTokens });
+  assert.deepEqual(out.messages, JSON.parse(JSON.stringify(want.messages)));
+});
+
+test('a JSON syntax error says where, never quotes the input', () => {
+  const r = run(['plan', '-', '--budget', '10'], '[{"id": "a", "content": patient SS 123-45-6789}]');
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /not shown/);
+  assert.doesNotMatch(r.stderr, /patient|6789/);
+});
+
+test('a UTF-8 byte order mark is accepted', () => {
+  const r = run(['plan', '-', '--json'], `\uFEFF${JSON.stringify(sample)}`);
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok(JSON.parse(r.stdout).fragments.length > 0);
+});
+
+test('a reader that stops reading (| head -1): exit 0, nothing on stderr', async () => {
+  const child = spawn(process.execPath, [bin, 'plan', samplePath, '--budget', '6000'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.destroy(); // closed before the first write: the write gets EPIPE
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const status = await new Promise((resolve) => child.on('close', resolve));
+  assert.equal(stderr, '');
+  assert.equal(status, 0);
+});
+
+test('nonsense clocks are refused with a clear message that never echoes the input', () => {
+  for (const now of ['yesterday patient', 'May 12', {}, true, '2026-13-45', null]) {
+    const r = run(['plan', '-', '--budget', '100'], JSON.stringify({ fragments: sample.fragments, now }));
+    assert.equal(r.status, 2, JSON.stringify(now));
+    assert.match(r.stderr, /the input's "now" must be an ISO 8601 date .* or epoch milliseconds/);
+    assert.doesNotMatch(r.stderr, /patient|May/);
+  }
+  const flag = run(['plan', samplePath, '--budget', '100', '--now', 'soon']);
+  assert.equal(flag.status, 2);
+  assert.match(flag.stderr, /--now must be an ISO 8601 date/);
+  const good = run(['plan', samplePath, '--budget', '100', '--now', '2026-11-20T12:00:00Z']);
+  assert.equal(good.status, 0, good.stderr);
 });

@@ -126,3 +126,86 @@ test('the logger never receives content; hashIds hides ids', () => {
   assert.ok(!records[1].top3_ids.includes('f0'));
   assert.match(records[1].top3_ids[0], /^[0-9a-f]{16}$/);
 });
+
+test('caller strings in messages: a kind is named by its count entry, a key is cut at 100 characters', async () => {
+  const { fitMessages } = await import('ctxpack');
+  const long = `${'k'.repeat(1_000_000)}${SECRET}`;
+  const frags = [{ id: 'a', cost_tokens: 10, kind: long }, { id: 'b', cost_tokens: 10, kind: 'x' }];
+  const plan = selectFragments(frags, gaze, { tokens_max: 100 }, { now: NOW, slicer: 'count-knapsack', countEntries: [{ kind: 'x', requireCount: 1, capCount: 1 }, { kind: long, requireCount: 3, capCount: 3 }] });
+  assert.deepEqual(plan.warnings, ['count requirement of options.countEntries[1] not met: required 3, satisfied 1']);
+  const capped = (e) => {
+    assert.ok(e instanceof CtxpackError);
+    assert.ok(e.message.length < 400, `${e.message.length} characters`);
+    assert.ok(e.message.includes(`${'k'.repeat(100)}…`), e.message.slice(0, 200));
+    assert.ok(!e.message.includes(SECRET));
+    assert.ok(e.field.length <= 120, e.field.slice(0, 200));
+    return true;
+  };
+  assert.throws(() => selectFragments(frags, gaze, { tokens_max: 100 }, { [long]: 1 }), capped);
+  assert.throws(() => selectFragments(frags, gaze, { tokens_max: 100, [long]: 1 }, {}), capped);
+  assert.throws(() => selectFragments(frags, gaze, { tokens_max: 100 }, { weights: { [long]: 1 } }), capped);
+  assert.throws(() => fitMessages([{ role: 'user', content: 'hi' }], { format: 'openai', budgets: { tokens_max: 100 }, relevance: { [long]: 1 } }), capped);
+  assert.equal(good().fragments.length, 1);
+});
+
+test('getters and Proxy traps that throw, revoked Proxies: INVALID_INPUT with the thrown value as cause', async () => {
+  const { fitMessages, greedySlice: greedy, sliceColumns } = await import('ctxpack');
+  const boom = new Error('boom');
+  const getter = (obj, key) => Object.defineProperty(obj, key, { get: () => { throw boom; }, enumerable: true });
+  const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+  revoke();
+  const readFailed = (cause) => (e) => {
+    assert.ok(e instanceof CtxpackError, String(e));
+    assert.equal(e.code, 'INVALID_INPUT', e.message);
+    if (cause !== undefined) assert.equal(e.cause, cause);
+    else assert.ok(e.cause instanceof TypeError, String(e.cause));
+    assert.doesNotMatch(e.message, /please report/);
+    return true;
+  };
+  refuses2(() => selectFragments([getter({ id: 'a' }, 'cost_tokens')], gaze, { tokens_max: 10 }), readFailed(boom));
+  refuses2(() => selectFragments([new Proxy({ id: 'a', cost_tokens: 1 }, { get: () => { throw boom; } })], gaze, { tokens_max: 10 }), readFailed(boom));
+  refuses2(() => selectFragments([revoked], gaze, { tokens_max: 10 }), readFailed());
+  refuses2(() => selectFragments(revoked, gaze, { tokens_max: 10 }), readFailed());
+  refuses2(() => selectFragments([], gaze, revoked), readFailed());
+  refuses2(() => selectFragments([], gaze, { tokens_max: 1 }, revoked), readFailed());
+  refuses2(() => selectFragments([], gaze, getter({}, 'tokens_max')), readFailed(boom));
+  refuses2(() => selectFragments([], gaze, { tokens_max: 1 }, getter({}, 'slicer')), readFailed(boom));
+  refuses2(() => greedy([revoked], { targetTokens: 10 }), readFailed());
+  refuses2(() => greedy([{ id: 'a', tokens: 1, score: 1 }], revoked), readFailed());
+  refuses2(() => sliceColumns('greedy', revoked, { targetTokens: 10 }), readFailed());
+  refuses2(() => fitMessages([{ role: 'user', content: 'hi' }], revoked), readFailed());
+});
+
+test('a typed array of a detached ArrayBuffer passed to sliceColumns: INVALID_INPUT naming the column', async () => {
+  const { sliceColumns } = await import('ctxpack');
+  const buffer = new ArrayBuffer(8);
+  const tokens = new Uint32Array(buffer);
+  structuredClone(buffer, { transfer: [buffer] });
+  refuses2(() => sliceColumns('greedy', { tokens, scores: Float64Array.of(1, 1) }, { targetTokens: 10 }), (e) => {
+    assert.ok(e instanceof CtxpackError);
+    assert.equal(e.code, 'INVALID_INPUT');
+    assert.equal(e.field, 'tokens');
+    return true;
+  });
+});
+
+function refuses2(call, check) {
+  assert.throws(call, check);
+  assert.equal(good().fragments.length, 1, 'the module keeps working');
+}
+
+test('init(a rejected promise) after the core loaded: no unhandled rejection, init resolves', async () => {
+  const { init } = await import('ctxpack');
+  good();
+  const unhandled = [];
+  const onUnhandled = (reason) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    await init(Promise.reject(new Error('not needed')));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+  assert.deepEqual(unhandled, []);
+  assert.equal(good().fragments.length, 1);
+});

@@ -159,7 +159,7 @@ test("'count-knapsack' reports shortfalls as warnings, or throws with scarcity '
   const r = plan(candidates, 1000, { slicer: 'count-knapsack', countEntries });
   assert.deepEqual(ids(r), ['d', 's']);
   assert.equal(r.warnings.length, 1);
-  assert.match(r.warnings[0], /kind "macro".*required 2, satisfied 1/);
+  assert.match(r.warnings[0], /options\.countEntries\[0\] not met: required 2, satisfied 1/);
   assert.throws(
     () => plan(candidates, 1000, { slicer: 'count-knapsack', countEntries, scarcity: 'throw' }),
     (err) => err instanceof CtxpackError && err.code === 'COUNT_REQUIREMENT_SHORTFALL',

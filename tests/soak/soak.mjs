@@ -5,8 +5,11 @@
 //
 // The inputs cycle through a fixed pool (sizes 0 to 400, every slicer, budgets from 0 to above
 // the total), with a malformed request every 997th call to check that errors leak nothing either.
+// Then a burst of large knapsack calls (about 48 MB of table each) and traps of the core, after
+// which one small call must leave wasm memory under the default limit (32 MiB): the package
+// replaces an instance that grew past it, or that trapped.
 import { parseArgs } from 'node:util';
-import { CtxpackError, selectFragments, wasmMemoryBytes } from '../../pkg/dist/node.js';
+import { CtxpackError, budgetCurve, selectFragments, sliceColumns, wasmMemoryBytes } from '../../pkg/dist/node.js';
 
 const { values } = parseArgs({ options: { calls: { type: 'string', default: '1000000' } } });
 const calls = Number(values.calls);
@@ -80,6 +83,29 @@ const last = samples[samples.length - 1];
 const wasmGrew = last.wasm > base.wasm;
 const heapGrew = last.heap > base.heap * 1.25 + 4 * 1048576;
 console.log(`after warm-up (${base.calls} calls): wasm ${mb(base.wasm)} → ${mb(last.wasm)} MiB, heap ${mb(base.heap)} → ${mb(last.heap)} MiB`);
+
+// The burst: large calls grow wasm memory past the limit, traps poison an instance; both are replaced.
+const LIMIT = 32 * 1048576;
+const n = 2000;
+const tokens = new Uint32Array(n).map((_, i) => 50 + (i % 97));
+const scores = new Float64Array(n).map((_, i) => ((i * 7919) % 1000) / 1000);
+for (let i = 0; i < 20; i++) {
+  sliceColumns('knapsack', { tokens, scores }, { targetTokens: 150_000 + i * 2000 }, { bucketSize: 1 });
+  try {
+    budgetCurve([{ id: 'a', tokens: 10, score: 1 }], 1e9, { slicer: 'knapsack', maxTableBytes: 2 ** 52 });
+  } catch (e) {
+    if (!(e instanceof CtxpackError) || e.code !== 'INTERNAL') throw e;
+  }
+}
+call(1);
+globalThis.gc();
+const afterBurst = wasmMemoryBytes();
+const rss = process.memoryUsage().rss;
+console.log(`after a burst of 20 large knapsack calls and 20 traps, then a small call: wasm ${mb(afterBurst)} MiB (limit ${mb(LIMIT)}), process rss ${mb(rss)} MiB`);
+if (afterBurst > LIMIT) {
+  console.log('soak: FAIL, wasm memory did not come back after the burst');
+  process.exit(1);
+}
 if (wasmGrew || heapGrew) {
   console.log(`soak: FAIL, memory still grows after warm-up (${wasmGrew ? 'wasm' : 'JS heap'})`);
   process.exit(1);

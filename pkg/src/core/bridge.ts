@@ -7,8 +7,8 @@
  */
 
 import * as glue from '../../wasm/ctxpack.js';
-import { CtxpackError, ERROR_CODES, type CtxpackErrorCode } from '../errors.js';
-import { defaultWasmInput, loadWasmSync } from '../loaders/browser.js';
+import { CtxpackError, ERROR_CODES, describeValue, type CtxpackErrorCode } from '../errors.js';
+import { DEFAULT_MEMORY_LIMIT, defaultWasmInput, loadWasmSync } from '../loaders/browser.js';
 import type { DependencyMode } from '../validate/options.js';
 import type { Links } from './links.js';
 
@@ -139,7 +139,15 @@ let ready = false;
 let codes: SliceReason[] = [];
 let pending: Promise<void> | undefined;
 
+/** The live instance's memory; `undefined` before the first load and while no instance is live. */
 let memory: WebAssembly.Memory | undefined;
+/** The compiled module of a discarded instance: the next call instantiates it again. */
+let compiled: WebAssembly.Module | undefined;
+/** Calls of the core in progress (a token counter of packLazy may call in again). */
+let depth = 0;
+/** Set when a call trapped: the instance is discarded when the outermost call returns. */
+let trapped = false;
+let memoryLimit = DEFAULT_MEMORY_LIMIT;
 
 function markReady(output: { memory: WebAssembly.Memory }): void {
   memory = output.memory;
@@ -148,11 +156,30 @@ function markReady(output: { memory: WebAssembly.Memory }): void {
 }
 
 /**
- * Bytes of linear memory the wasm core holds (0 before it loads). Wasm memory never shrinks, so
- * this is the high-water mark of every plan so far; useful for soak tests and dashboards.
+ * Bytes of linear memory the live wasm instance holds (0 before the core loads, and after an
+ * instance was discarded until the next call makes a fresh one). Wasm memory never shrinks, so
+ * this is the high-water mark of the calls since the instance was made; see {@link setWasmMemoryLimit}.
  */
 export function wasmMemoryBytes(): number {
   return memory?.buffer.byteLength ?? 0;
+}
+
+/**
+ * Sets the memory an idle wasm instance may keep, in bytes. Wasm memory never shrinks: after a
+ * call that left the instance's memory larger than this, the instance is discarded and the next
+ * call runs on a fresh one made from the same compiled module (about a millisecond), so a
+ * long-lived process holds the memory of its typical call, not of its largest. Default 32 MiB
+ * (16 MiB in Cloudflare Workers and Vercel Edge); `Infinity` keeps every instance.
+ *
+ * @throws {CtxpackError} `INVALID_OPTION` unless `bytes` is a positive number.
+ */
+export function setWasmMemoryLimit(bytes: number): void {
+  if (typeof bytes !== 'number' || !(bytes > 0)) {
+    throw new CtxpackError('INVALID_OPTION', `the wasm memory limit must be a positive number of bytes or Infinity, got ${describeValue(bytes)}`, {
+      field: 'bytes',
+    });
+  }
+  memoryLimit = bytes;
 }
 
 /** What `init()` accepts: a URL or path to the .wasm, a `Response`, its bytes, or a compiled `WebAssembly.Module`. */
@@ -171,8 +198,11 @@ export type InitInput = string | URL | Request | Response | BufferSource | (WebA
  * @param input Where the .wasm is; by default `../wasm/ctxpack_bg.wasm` next to the module.
  */
 export function init(input?: InitInput | Promise<InitInput>): Promise<void> {
-  if (pending !== undefined) return pending;
-  if (ready) return (pending = Promise.resolve());
+  if (pending !== undefined || ready) {
+    // The core is loaded or loading: `input` goes unused, and a rejection of it must not go unhandled.
+    if (input instanceof Promise) input.catch(() => undefined);
+    return (pending ??= Promise.resolve());
+  }
   const attempt = (async (): Promise<void> => {
     if (input === undefined) {
       const source = loadWasmSync();
@@ -190,12 +220,23 @@ export function init(input?: InitInput | Promise<InitInput>): Promise<void> {
   return attempt;
 }
 
-/** Whether the wasm core is loaded. */
+/** Whether the wasm core is loaded (it stays so when an instance is replaced). */
 export function isInitialized(): boolean {
   return ready;
 }
 
 function ensureReady(): void {
+  if (memory !== undefined) return;
+  if (compiled !== undefined) {
+    // A discarded instance: the same compiled module again, synchronously (no compilation).
+    try {
+      markReady(glue.initSync({ module: compiled }));
+    } catch (err) {
+      throw new CtxpackError('INTERNAL', 'the wasm core could not be instantiated again', { cause: err });
+    }
+    compiled = undefined;
+    return;
+  }
   if (ready) return;
   const source = loadWasmSync();
   if (source === undefined) {
@@ -213,6 +254,37 @@ function ensureReady(): void {
   markReady(output);
 }
 
+/** Forgets the live instance (the glue's state with it); the next call instantiates the compiled module again. */
+function discardInstance(): void {
+  compiled = glue.__ctxpack_reset();
+  memory = undefined;
+}
+
+/**
+ * Runs one call of the core. Whatever `run` throws goes through `translate` (default
+ * {@link fromWasm}). A trap (anything the core did not throw as its own error) leaves the
+ * instance in an unknown state: its stack pointer and heap are wherever the trap left them.
+ * Such an instance, or one whose memory grew past the limit, is discarded when the outermost call
+ * returns, before anything else runs on it.
+ */
+function call<T>(run: () => T, translate: (err: unknown) => CtxpackError = fromWasm): T {
+  ensureReady();
+  depth++;
+  try {
+    return run();
+  } catch (err) {
+    const e = translate(err);
+    if (e.code === 'INTERNAL') trapped = true;
+    throw e;
+  } finally {
+    depth--;
+    if (depth === 0 && memory !== undefined && (trapped || memory.buffer.byteLength > memoryLimit)) {
+      trapped = false;
+      discardInstance();
+    }
+  }
+}
+
 const KNOWN_CODES: ReadonlySet<string> = new Set<string>(ERROR_CODES);
 
 /** Turns what the wasm boundary threw into a CtxpackError. The only place this happens. */
@@ -226,8 +298,13 @@ function fromWasm(err: unknown): CtxpackError {
       return new CtxpackError(e.code as CtxpackErrorCode, e.message, details);
     }
   }
-  const what = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-  return new CtxpackError('INTERNAL', `the wasm core failed unexpectedly (${what}); please report it`, { cause: err });
+  const what = err instanceof Error ? err.name : describeValue(err);
+  return new CtxpackError(
+    'INTERNAL',
+    `the wasm core trapped (${what}; see cause), most likely out of memory on a very large input; ` +
+      'the core was restarted: the next call runs on a fresh instance. If the input was small, please report it',
+    { cause: err },
+  );
 }
 
 function options(req: ColumnarRequest): Record<string, unknown> {
@@ -257,20 +334,14 @@ function reasonsOf(raw: Uint8Array): SliceReason[] {
 
 /** Runs a Rust slicer on parallel typed arrays (the fast path). */
 export function sliceColumnar(slicer: SlicerName, req: ColumnarRequest): ColumnarResult {
-  ensureReady();
-  let raw: RawResult;
-  try {
-    raw = glue.sliceColumnar(
+  const raw = call(() => glue.sliceColumnar(
       slicer,
       req.tokens,
       req.scores,
       req.kinds ?? new Uint32Array(0),
       req.kindNames ?? [],
       options(req),
-    ) as RawResult;
-  } catch (err) {
-    throw fromWasm(err);
-  }
+    ) as RawResult);
   return decode(raw);
 }
 
@@ -288,13 +359,7 @@ export function sliceObjects(
   items: readonly ObjectItem[],
   req: Omit<ColumnarRequest, 'tokens' | 'scores' | 'kinds' | 'kindNames'>,
 ): ColumnarResult {
-  ensureReady();
-  let raw: RawResult;
-  try {
-    raw = glue.sliceObjects(slicer, items, options(req as ColumnarRequest)) as RawResult;
-  } catch (err) {
-    throw fromWasm(err);
-  }
+  const raw = call(() => glue.sliceObjects(slicer, items, options(req as ColumnarRequest)) as RawResult);
   return decode(raw);
 }
 
@@ -318,7 +383,6 @@ export function packLazy(
   req: Pick<ColumnarRequest, 'targetTokens' | 'maxConsecutiveSkips'>,
   count: (index: number) => number,
 ): LazyPackResult {
-  ensureReady();
   let thrown: { value: unknown } | undefined;
   const callback = (index: number): number => {
     try {
@@ -328,16 +392,14 @@ export function packLazy(
       throw err;
     }
   };
-  let raw: RawResult & { counted: number };
-  try {
-    raw = glue.packLazy(scores, options(req as ColumnarRequest), callback) as RawResult & { counted: number };
-  } catch (err) {
-    if (thrown !== undefined) {
-      if (thrown.value instanceof CtxpackError) throw thrown.value;
-      throw new CtxpackError('TOKEN_COUNT_FAILED', 'the token counter threw', { cause: thrown.value });
-    }
-    throw fromWasm(err);
-  }
+  const raw = call(
+    () => glue.packLazy(scores, options(req as ColumnarRequest), callback) as RawResult & { counted: number },
+    (err) => {
+      if (thrown === undefined) return fromWasm(err);
+      if (thrown.value instanceof CtxpackError) return thrown.value;
+      return new CtxpackError('TOKEN_COUNT_FAILED', 'the token counter threw', { cause: thrown.value });
+    },
+  );
   return { ...decode(raw), counted: raw.counted };
 }
 
@@ -382,22 +444,12 @@ function simulationOptions(req: SimulationRequest): Record<string, unknown> {
 
 /** The core's budget curve (`BudgetSimulation::curve`): the total scaled value at every budget `0..=maxBudget`. */
 export function budgetCurveColumnar(slicer: SlicerName, req: SimulationRequest): Float64Array {
-  ensureReady();
-  try {
-    return glue.budgetCurve(slicer, req.tokens, req.scores, req.groupOf ?? EMPTY_U32, EMPTY_U32, simulationOptions(req));
-  } catch (err) {
-    throw fromWasm(err);
-  }
+  return call(() => glue.budgetCurve(slicer, req.tokens, req.scores, req.groupOf ?? EMPTY_U32, EMPTY_U32, simulationOptions(req)));
 }
 
 /** The core's `BudgetSimulation::min_budget_for` for item `index`. */
 export function minBudgetColumnar(slicer: SlicerName, req: SimulationRequest, index: number): MinBudgetResult {
-  ensureReady();
-  try {
-    return glue.minBudgetFor(slicer, req.tokens, req.scores, req.groupOf ?? EMPTY_U32, EMPTY_U32, index, simulationOptions(req)) as MinBudgetResult;
-  } catch (err) {
-    throw fromWasm(err);
-  }
+  return call(() => glue.minBudgetFor(slicer, req.tokens, req.scores, req.groupOf ?? EMPTY_U32, EMPTY_U32, index, simulationOptions(req)) as MinBudgetResult);
 }
 
 const EMPTY_U32 = new Uint32Array(0);
@@ -431,17 +483,12 @@ export function groupUnits(
   req: Pick<ColumnarRequest, 'kinds' | 'kindNames' | 'entries'> & { dependencies: DependencyMode },
   naming: Naming,
 ): UnitMap {
-  ensureReady();
   const o: Record<string, unknown> = { dependencies: req.dependencies };
   if (req.entries !== undefined) o['entries'] = req.entries;
   if (naming.noun !== undefined) o['noun'] = naming.noun;
   // The origin fixes the item count even when no array says it.
   const origin = naming.origin ?? identityOf(n);
-  try {
-    return glue.groupUnits(slicer, req.kinds ?? EMPTY_U32, req.kindNames ?? [], links.groupOf, links.depOffsets, links.depTargets, origin, o) as UnitMap;
-  } catch (err) {
-    throw fromWasm(err);
-  }
+  return call(() => glue.groupUnits(slicer, req.kinds ?? EMPTY_U32, req.kindNames ?? [], links.groupOf, links.depOffsets, links.depTargets, origin, o) as UnitMap);
 }
 
 /** A grouped slice's answer: the core's result over the items, plus the groups'. */
@@ -465,13 +512,10 @@ interface RawGrouped extends RawResult {
 
 /** Runs `slicer` under groups and dependencies (`sliceGrouped`): every rule is the core's (docs/groups.md). */
 export function sliceGroupedColumnar(slicer: SlicerName, req: ColumnarRequest, links: Links, dependencies: DependencyMode, naming: Naming): GroupedResult {
-  ensureReady();
   const o = options(req);
   o['dependencies'] = dependencies;
   if (naming.noun !== undefined) o['noun'] = naming.noun;
-  let raw: RawGrouped;
-  try {
-    raw = glue.sliceGrouped(
+  const raw = call(() => glue.sliceGrouped(
       slicer,
       req.tokens,
       req.scores,
@@ -482,10 +526,7 @@ export function sliceGroupedColumnar(slicer: SlicerName, req: ColumnarRequest, l
       links.depTargets,
       naming.origin ?? EMPTY_U32,
       o,
-    ) as RawGrouped;
-  } catch (err) {
-    throw fromWasm(err);
-  }
+    ) as RawGrouped);
   const groupReasons = new Array<ReasonCode | undefined>(raw.groupReasons.length);
   for (let i = 0; i < raw.groupReasons.length; i++) {
     const g = raw.groupReasons[i]!;
@@ -510,10 +551,5 @@ function identityOf(n: number): Uint32Array {
  * `k1`, `b` as there). The texts cross into wasm memory for the call only: never kept, never logged.
  */
 export function bm25Scores(docs: string[], query: string, k1: number, b: number): Float64Array {
-  ensureReady();
-  try {
-    return glue.bm25Scores(docs, query, k1, b);
-  } catch (err) {
-    throw fromWasm(err);
-  }
+  return call(() => glue.bm25Scores(docs, query, k1, b));
 }

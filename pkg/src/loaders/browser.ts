@@ -61,3 +61,6 @@ async function fetchWasm(): Promise<Response | ArrayBuffer> {
 export function defaultWasmInput(): Promise<Response | ArrayBuffer> {
   return fetchWasm();
 }
+
+/** Memory an idle instance may keep before it is replaced (see setWasmMemoryLimit). */
+export const DEFAULT_MEMORY_LIMIT = 32 * 1024 * 1024;

@@ -16,3 +16,6 @@ export function loadWasmSync(): BufferSource {
 export function defaultWasmInput(): BufferSource {
   return loadWasmSync();
 }
+
+/** Memory an idle instance may keep before it is replaced (see setWasmMemoryLimit). */
+export const DEFAULT_MEMORY_LIMIT = 32 * 1024 * 1024;

@@ -14,3 +14,6 @@ export function loadWasmSync(): WebAssembly.Module {
 export function defaultWasmInput(): WebAssembly.Module {
   return wasmModule;
 }
+
+/** Memory an idle instance may keep before it is replaced (see setWasmMemoryLimit): less in an isolate of 128 MB. */
+export const DEFAULT_MEMORY_LIMIT = 16 * 1024 * 1024;

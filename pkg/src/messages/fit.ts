@@ -4,7 +4,7 @@
  * @module
  */
 
-import { CtxpackError } from '../errors.js';
+import { CtxpackError, readingInput } from '../errors.js';
 import { exactKnapsackSlice, greedySlice, knapsackSlice, packGreedy, type SliceItem, type SliceResult } from '../slicers/functions.js';
 import { CallCounts, estimateTokens, type TokenCounter } from '../tokens/counter.js';
 import { readBudgets } from '../validate/budgets.js';
@@ -69,6 +69,10 @@ function readKeep(o: Readonly<Record<string, unknown>>): KeepRule | undefined {
  *    request starts with a user message.
  */
 export function fitMessages<M>(messages: readonly M[], options: FitMessagesOptions): FitMessagesResult<M> {
+  return readingInput(() => fit(messages, options));
+}
+
+function fit<M>(messages: readonly M[], options: FitMessagesOptions): FitMessagesResult<M> {
   const t0 = monotonicMs();
   const list = messageArray(messages) as readonly M[];
   const o = optionsRecord(options);

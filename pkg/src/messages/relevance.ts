@@ -13,6 +13,7 @@
  * @module
  */
 
+import { shownName } from '../errors.js';
 import { bm25Scores } from '../core/bridge.js';
 import { exp } from '../ranking/detmath.js';
 import { BM25_DEFAULTS } from '../ranking/relevance.js';
@@ -35,7 +36,7 @@ export function readRelevance(o: Unchecked): Required<RelevanceWeights> {
   if (!isRecord(r)) throw invalidOption('relevance', 'an object with optional k1, b, neighbour, recency, recencyTurns', r);
   const out = { ...DEFAULT_RELEVANCE };
   for (const key of Object.keys(r)) {
-    if (!Object.hasOwn(DEFAULT_RELEVANCE, key)) throw invalidOption(`relevance.${key}`, 'absent (not a relevance weight)', r[key]);
+    if (!Object.hasOwn(DEFAULT_RELEVANCE, key)) throw invalidOption(`relevance.${shownName(key)}`, 'absent (not a relevance weight)', r[key]);
     const v = r[key];
     const max = key === 'b' ? 1 : Number.MAX_VALUE;
     if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > max || (key === 'recencyTurns' && v === 0)) {

@@ -10,6 +10,7 @@
  * @module
  */
 
+import { readingInput } from '../errors.js';
 import { acquireScratch, releaseScratch, type Scratch } from '../core/scratch.js';
 import { scoreColumns, type ScoringContext } from '../ranking/scoring.js';
 import { countUnresolved, rankColumns } from '../ranking/tiebreak.js';
@@ -133,11 +134,15 @@ export function selectFragments<T extends PlannerFragmentFields>(
 ): SelectionResult<T> {
   // Hooks: `options.order` (placement.ts), `options.query` (ranking/relevance.ts) and `pinned`
   // candidates (pins.ts) around one pass.
-  const [order, withoutOrder] = readOrder(options);
-  const [query, rest] = readQuery(withoutOrder);
+  // The caller's values are read (readingInput) here and in readCall; the logger's own exception propagates as it is.
+  const [order, rest, query, pinned] = readingInput(() => {
+    const [order, withoutOrder] = readOrder(options);
+    const [query, rest] = readQuery(withoutOrder);
+    return [order, rest, query, hasPins(candidates)] as const;
+  });
   const once = <U extends PlannerFragmentFields>(c: readonly U[], g: Gaze, b: Budgets, o: PlannerOptions | undefined): SelectionResult<U> =>
     selectOnce(c, g, b, o, query);
-  const result = hasPins(candidates) ? selectWithPins(candidates, gaze, budgets, rest, once) : once(candidates, gaze, budgets, rest);
+  const result = pinned ? selectWithPins(candidates, gaze, budgets, rest, once) : once(candidates, gaze, budgets, rest);
   return place(result, candidates, order);
 }
 
@@ -167,7 +172,7 @@ function plan<T extends PlannerFragmentFields>(
   query: string | undefined,
 ): SelectionResult<T> {
   const t0 = monotonicMs();
-  const call = readCall(candidates, gaze, budgets, options, scratch); // 1. validate
+  const call = readingInput(() => readCall(candidates, gaze, budgets, options, scratch)); // 1. validate
   if (query !== undefined) {
     // options.query: the entity term becomes max(entity overlap, BM25 relevance of the content).
     const relevance = queryRelevance(candidates, query);

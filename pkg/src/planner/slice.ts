@@ -79,7 +79,9 @@ export function slice(call: Call, order: Uint32Array, scores: Float64Array, bene
   const reasons = result.reasons;
   let chosen = ascending(result.selected, n, scratch);
   for (const sf of result.shortfalls) {
-    warnings.push(`count requirement for kind ${JSON.stringify(sf.kind)} not met: required ${sf.requiredCount}, satisfied ${sf.satisfiedCount}`);
+    // The kind is the caller's string (any length): the entry is named by its index instead.
+    const entry = (s.countEntries ?? []).findIndex((e) => e.kind === sf.kind);
+    warnings.push(`count requirement of options.countEntries[${entry}] not met: required ${sf.requiredCount}, satisfied ${sf.satisfiedCount}`);
   }
   if (result.overBudget) {
     warnings.push(`selection exceeds the effective budget ${effective} by ${result.overrunTokens} tokens to satisfy count requirements`);

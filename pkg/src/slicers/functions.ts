@@ -20,7 +20,7 @@ import {
   type SlicerName,
   type Shortfall,
 } from '../core/bridge.js';
-import { CtxpackError, describeValue } from '../errors.js';
+import { CtxpackError, describeValue, readingInput } from '../errors.js';
 import { isRecord, MAX_COST_TOKENS } from '../validate/fields.js';
 import { linksOf, type Links } from '../core/links.js';
 import {
@@ -324,8 +324,8 @@ const INCLUDED: ReadonlySet<string> = new Set(['scored', 'zero_tokens', 'require
 function run(slicer: SlicerName, items: unknown, budget: unknown, options: Record<string, unknown>): SliceResult & { exact: ExactReport | null } {
   const mode = readDependencyMode(options);
   delete options['dependencies'];
-  const cols = columns(items);
-  const b = budgetOf(budget);
+  const cols = readingInput(() => columns(items));
+  const b = readingInput(() => budgetOf(budget));
   const { ids } = cols;
   if (cols.grouping) {
     const links = linksOfColumns(cols, mode);
@@ -550,11 +550,13 @@ function coreRequest(slicer: unknown, budget: unknown, options: unknown): [Slice
       field: 'slicer',
     });
   }
-  const o = optionsCopy(options);
-  rejectUnknownOptions(o, CORE_OPTIONS, 'the core slicers');
-  if (o['bucketSize'] !== undefined) readBucketSize(o);
-  if (o['entries'] !== undefined) o['entries'] = readCountEntries(o['entries'], 'entries');
-  return [slicer as SlicerName, { ...o, ...budgetOf(budget) }];
+  return readingInput(() => {
+    const o = optionsCopy(options);
+    rejectUnknownOptions(o, CORE_OPTIONS, 'the core slicers');
+    if (o['bucketSize'] !== undefined) readBucketSize(o);
+    if (o['entries'] !== undefined) o['entries'] = readCountEntries(o['entries'], 'entries');
+    return [slicer as SlicerName, { ...o, ...budgetOf(budget) }];
+  });
 }
 
 /**
@@ -571,6 +573,12 @@ function coreRequest(slicer: unknown, budget: unknown, options: unknown): [Slice
  */
 export function sliceColumns(slicer: SlicerName, columns: SliceColumns, budget: SliceBudget, options?: CoreSliceOptions): ColumnarResult {
   const [name, req] = coreRequest(slicer, budget, options);
+  const cols = readingInput(() => readColumns(columns));
+  return sliceColumnar(name, { ...req, ...cols } as unknown as ColumnarRequest);
+}
+
+/** `sliceColumns`' columns, checked: typed arrays of live buffers (a detached one is refused here, not by the glue). */
+function readColumns(columns: unknown): Pick<ColumnarRequest, 'tokens' | 'scores' | 'kinds' | 'kindNames'> {
   if (!isRecord(columns) || !(columns['tokens'] instanceof Uint32Array) || !(columns['scores'] instanceof Float64Array)) {
     throw new CtxpackError('INVALID_INPUT', 'columns must be { tokens: Uint32Array, scores: Float64Array, kinds?: Uint32Array, kindNames?: string[] }', {
       field: 'columns',
@@ -583,7 +591,29 @@ export function sliceColumns(slicer: SlicerName, columns: SliceColumns, budget: 
   if (kindNames !== undefined && !(Array.isArray(kindNames) && kindNames.every((k) => typeof k === 'string'))) {
     throw new CtxpackError('INVALID_INPUT', 'columns.kindNames must be an array of strings or absent', { field: 'kindNames' });
   }
-  return sliceColumnar(name, { ...req, ...columns } as unknown as ColumnarRequest);
+  const { tokens, scores } = columns as unknown as { tokens: Uint32Array; scores: Float64Array };
+  for (const [field, column] of [['tokens', tokens], ['scores', scores], ['kinds', kinds]] as const) {
+    if (column !== undefined && isDetached(column)) {
+      throw new CtxpackError('INVALID_INPUT', `columns.${field} is a view of a detached ArrayBuffer (transferred or resized away)`, { field });
+    }
+  }
+  const out: Pick<ColumnarRequest, 'tokens' | 'scores' | 'kinds' | 'kindNames'> = { tokens, scores };
+  if (kinds !== undefined) out.kinds = kinds;
+  if (kindNames !== undefined) out.kindNames = kindNames as string[];
+  return out;
+}
+
+/** Whether a typed array's buffer was detached (`ArrayBuffer.prototype.detached` where the runtime has it). */
+function isDetached(view: ArrayBufferView): boolean {
+  const buffer = view.buffer as ArrayBuffer & { detached?: boolean };
+  if (typeof buffer.detached === 'boolean') return buffer.detached;
+  if (view.byteLength !== 0) return false;
+  try {
+    new Uint8Array(buffer);
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 /**

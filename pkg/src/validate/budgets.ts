@@ -5,7 +5,7 @@
  * @module
  */
 
-import { CtxpackError, describeValue } from '../errors.js';
+import { CtxpackError, describeValue, shownName } from '../errors.js';
 import { MAX_COST_TOKENS, isRecord } from './fields.js';
 import type { Budgets } from '../types.js';
 
@@ -51,7 +51,7 @@ export function readBudgets(budgets: unknown): CheckedBudgets {
   const tokensMax = readTokens(budgets, 'tokens_max');
   for (const key of Object.keys(budgets)) {
     if (!(BUDGET_FIELDS as readonly string[]).includes(key)) {
-      throw invalidBudget(key, `is not a budget (known: ${BUDGET_FIELDS.join(', ')})`);
+      throw invalidBudget(shownName(key), `is not a budget (known: ${BUDGET_FIELDS.join(', ')})`);
     }
   }
   const outputReserve = readTokens(budgets, 'output_reserve');
