@@ -33,13 +33,11 @@ import {
   greedySlice,
   knapsackSlice,
   packGreedy,
-  linksOfColumns,
-  readSliceItems,
-  type Columns,
   type SliceBudget,
   type SliceItem,
   type SliceResult,
 } from './functions.js';
+import { linksOfColumns, readSliceItems, type Columns } from './items.js';
 
 export type { MinBudgetResult, SimulationSlicerName } from '../core/bridge.js';
 

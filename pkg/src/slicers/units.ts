@@ -8,7 +8,8 @@
 
 import { groupUnits as coreUnits } from '../core/bridge.js';
 import { optionsCopy, readDependencyMode, rejectUnknownOptions, type DependencyMode } from '../validate/options.js';
-import { linksOfColumns, readSliceItems, type SliceItem } from './functions.js';
+import type { SliceItem } from './functions.js';
+import { linksOfColumns, readSliceItems } from './items.js';
 
 /** Options of {@link groupUnits}. */
 export interface GroupUnitsOptions {
