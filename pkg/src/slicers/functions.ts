@@ -27,7 +27,7 @@ import {
   optionsCopy,
   readBucketSize,
   readCountEntries,
-  readDependencyMode,
+  takeDependencyMode,
   rejectUnknownOptions,
   type DependencyMode,
 } from '../validate/options.js';
@@ -192,8 +192,7 @@ export interface ExactCountConstrainedOptions extends GroupOptions {
 const INCLUDED: ReadonlySet<string> = new Set(['scored', 'zero_tokens', 'required']);
 
 function run(slicer: SlicerName, items: unknown, budget: unknown, options: Record<string, unknown>): SliceResult & { exact: ExactReport | null } {
-  const mode = readDependencyMode(options);
-  delete options['dependencies'];
+  const mode = takeDependencyMode(options);
   const cols = readingInput(() => readSliceItems(items));
   const b = readingInput(() => budgetOf(budget));
   const { ids } = cols;

@@ -27,7 +27,7 @@ import {
 } from '../core/bridge.js';
 import { CtxpackError, describeValue } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
-import { readBucketSize, readDependencyMode, rejectUnknownOptions } from '../validate/options.js';
+import { readBucketSize, takeDependencyMode, rejectUnknownOptions } from '../validate/options.js';
 import {
   exactKnapsackSlice,
   greedySlice,
@@ -121,8 +121,7 @@ function strategyOf(options: unknown, extra: readonly string[]): [SimulationSlic
 
 /** The items as the core's columns, with their groups (the core merges them into units). */
 function prepare(items: unknown, o: Record<string, unknown>): { input: Columns; req: SimulationRequest } {
-  const mode = readDependencyMode(o);
-  delete o['dependencies'];
+  const mode = takeDependencyMode(o);
   if (mode === 'require') {
     throw new CtxpackError('INVALID_OPTION', `options.dependencies 'require' is not supported by budget simulation (only groups are)`, {
       field: 'dependencies',

@@ -150,6 +150,13 @@ export function readDependencyMode(o: Unchecked): DependencyMode {
   return readEnum(o, 'dependencies', ['ignore', 'require'] as const, 'ignore');
 }
 
+/** {@link readDependencyMode}, then removes `dependencies` from `o`: the core's own options never carry it. */
+export function takeDependencyMode(o: Record<string, unknown>): DependencyMode {
+  const mode = readDependencyMode(o);
+  delete o['dependencies'];
+  return mode;
+}
+
 /** Count constraints (`countEntries` of the planner, `entries` of the slicers); `name` is the option's name in messages. */
 export function readCountEntries(value: unknown, name: string): CountEntry[] {
   if (value === undefined) return [];
