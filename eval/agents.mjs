@@ -3,12 +3,15 @@
 //
 // Each conversation is 6–8 sessions of a coding agent at work: user requests, parallel tool calls
 // with their results (config files, test runs, logs, grep hits), summaries, small talk. Into it go
-// four facts, each of which becomes one case (the conversation plus its question as the last user
+// seven facts, each of which becomes one case (the conversation plus its question as the last user
 // message):
 //   tool-result  a value read by a tool (one config among many of the same shape)
 //   correction   a fact stated early and superseded later: only the correction is evidence
 //   long-ago     a fact mentioned once, in the first session
 //   exchange     a question and its answer in two adjacent turns, asked about again in other words
+//   paraphrase   a fact that shares only the service's name with its question
+//   multi-hop    two facts sessions apart, both needed (who joined a team; which team has a pager)
+//   rollback     a tool result answering a question worded differently from the request before it
 // Every fact's words also occur in filler turns (the same services, people and keys elsewhere), so
 // a word match alone is not enough.
 import { rng } from '../pkg/test/rng.mjs';
@@ -24,6 +27,7 @@ const CAUSES = [
   'the test reading the system clock, so it failed around midnight UTC',
   'two tests sharing one {dep} connection and closing it in the wrong order',
 ];
+const TEAMS = ['platform', 'growth', 'core', 'data', 'mobile', 'infra'];
 const SMALL_TALK = [
   'Thanks, that helps.',
   'Great, let us keep going.',
@@ -137,7 +141,7 @@ class Builder {
  */
 function episode(b, svc, facts) {
   const r = b.r;
-  let kind = r.int(0, 7);
+  let kind = r.int(0, 9);
   if ((kind === 2 && svc === facts.config) || (kind === 5 && svc === facts.staging) || (kind === 6 && svc === facts.owner) || (kind === 7 && svc === facts.flaky)) kind = 3;
   if (kind === 0) {
     b.user(`Can you check why the ${svc} tests fail after the ${r.pick(DEPS)} bump?`);
@@ -165,6 +169,13 @@ function episode(b, svc, facts) {
   } else if (kind === 7) {
     b.user(`Why is the ${svc} ${r.pick(['unit', 'e2e', 'snapshot'])} test flaky again?`);
     b.assistant(`It looks like ${r.pick(CAUSES).replace('{fn}', id(r)).replace('{noun}', r.pick(NOUNS)).replace('{dep}', r.pick(DEPS))}; I will keep an eye on it.`);
+  } else if (kind === 8) {
+    b.user(`The ${svc} release v${r.int(1, 4)}.${r.int(0, 20)} went out this morning; anything to watch?`);
+    b.assistant(`Error rates for ${svc} look normal since the release; I will check again after lunch.`);
+  } else if (kind === 9) {
+    const team = r.pick(TEAMS);
+    b.user(`The ${team} team asked for a ${svc} dashboard with ${r.pick(NOUNS)} latency; can you sketch one?`);
+    b.assistant(`Sure: p50 and p99 of the ${svc} ${r.pick(NOUNS)} path, plus the error rate, per region.`);
   } else {
     b.user(`Please refactor ${id(r)} in ${svc} so it ${r.pick(VERBS)} the ${r.pick(NOUNS)} once.`);
     b.tools(null, [['edit_file', { path: fileOf(r, svc) }, `edited ${fileOf(r, svc)}: ${r.int(1, 4)} replacements`]]);
@@ -175,7 +186,7 @@ function episode(b, svc, facts) {
 }
 
 /**
- * One conversation and its four cases: `{ messages, cases: [{ kind, question, evidence: number[] }] }`.
+ * One conversation and its seven cases: `{ messages, cases: [{ kind, question, evidence: number[] }] }`.
  * `messages` has no question; a case appends its question as the last user message.
  */
 export function agentConversation(seed, { sessions = [6, 8], episodesPerSession = [8, 12] } = {}) {
@@ -189,6 +200,10 @@ export function agentConversation(seed, { sessions = [6, 8], episodesPerSession 
   const maxConn = r.int(101, 999); // outside the filler's 10–99, so the value itself is unique
   const hosts = [`${corrSvc}-stg-${r.int(1, 9)}.acme.dev`, `${corrSvc}-stg-${r.int(10, 19)}.acme.dev`];
   const cause = r.pick(CAUSES);
+  const [cacheSvc, pagerSvc, rollSvc] = [r.pick(SERVICES), r.pick(SERVICES), r.pick(SERVICES)];
+  const joiner = r.pick(PEOPLE.filter((p) => p !== owner));
+  const team = r.pick(TEAMS);
+  const version = `v${r.int(1, 4)}.${r.int(0, 20)}.${r.int(1, 9)}`;
   const causeText = cause.replace('{fn}', id(r)).replace('{noun}', r.pick(NOUNS)).replace('{dep}', r.pick(DEPS));
 
   const nSessions = r.int(sessions[0], sessions[1]);
@@ -199,6 +214,10 @@ export function agentConversation(seed, { sessions = [6, 8], episodesPerSession 
     corrected: [r.int(nSessions - 3, nSessions - 2), r.int(0, 5)],
     tool: [r.int(1, nSessions - 2), r.int(0, 7)],
     exchange: [r.int(1, nSessions - 2), r.int(0, 7)],
+    paraphrase: [r.int(1, nSessions - 2), r.int(0, 7)],
+    joined: [r.int(0, 1), r.int(0, 7)],
+    pager: [r.int(nSessions - 3, nSessions - 1), r.int(0, 7)],
+    rollback: [r.int(1, nSessions - 2), r.int(0, 7)],
   };
   const evidence = {};
   for (let s = 0; s < nSessions; s++) {
@@ -229,6 +248,23 @@ export function agentConversation(seed, { sessions = [6, 8], episodesPerSession 
         const answer = b.assistant(`Yes: it was ${causeText}. I fixed it in the test helper.`);
         evidence.exchange = [ask, answer];
       }
+      if (here(at.paraphrase)) {
+        evidence.paraphrase = [b.user(`We dropped Redis from ${cacheSvc}: it keeps everything in process memory now, for five minutes at most.`)];
+        b.assistant(r.pick(SMALL_TALK));
+      }
+      if (here(at.joined)) {
+        evidence.joined = [b.user(`${joiner} joined the ${team} team last month, so loop them in on reviews.`)];
+        b.assistant(`Will do.`);
+      }
+      if (here(at.pager)) {
+        evidence.pager = [b.user(`This week the ${team} team carries the ${pagerSvc} pager.`)];
+        b.assistant(`OK, I will route ${pagerSvc} alerts to them.`);
+      }
+      if (here(at.rollback)) {
+        b.user(`The ${rollSvc} error rate doubled after the deploy. Please undo it.`);
+        evidence.rollback = b.tools(null, [['run_command', { cmd: `deploy rollback ${rollSvc}` }, `rolled back ${rollSvc} to ${version}; healthy in ${r.int(20, 90)} s`]]);
+        b.assistant(`Rolled back; ${rollSvc} errors are back to normal.`);
+      }
       episode(b, r.chance(0.3) ? r.pick([factSvc, corrSvc, ownSvc, flakySvc]) : r.pick(SERVICES), { config: factSvc, staging: corrSvc, owner: ownSvc, flaky: flakySvc });
     }
   }
@@ -237,6 +273,9 @@ export function agentConversation(seed, { sessions = [6, 8], episodesPerSession 
     { kind: 'correction', question: `Which host should the ${corrSvc} staging checks use now?`, evidence: evidence.correction, stale: evidence.stale },
     { kind: 'long-ago', question: `Who do I need to talk to before I change the ${ownSvc} schema?`, evidence: evidence.longAgo },
     { kind: 'exchange', question: `Remind me: what made that ${flakySvc} integration test flaky?`, evidence: evidence.exchange },
+    { kind: 'paraphrase', question: `What does ${cacheSvc} use for caching these days?`, evidence: evidence.paraphrase },
+    { kind: 'multi-hop', question: `Is ${joiner} on the rotation that has the ${pagerSvc} pager this week?`, evidence: [...evidence.joined, ...evidence.pager] },
+    { kind: 'rollback', question: `Which version did ${rollSvc} go back to after the bad deploy?`, evidence: evidence.rollback },
   ];
   return { messages: b.messages, cases };
 }

@@ -93,7 +93,7 @@ export function haystackCases(texts, { turns = 300, chars = 600, needles = NEEDL
   return cases;
 }
 
-/** The generated agent conversations, four cases each. */
+/** The generated agent conversations, one case per planted fact. */
 export function agentCases(seeds) {
   const cases = [];
   for (const seed of seeds) {

