@@ -95,29 +95,25 @@ export function haystackCases(texts, { turns = 300, chars = 600, needles = NEEDL
   return cases;
 }
 
-/** The generated agent conversations, one case per planted fact. */
-export function agentCases(seeds) {
-  const cases = [];
-  for (const seed of seeds) {
-    const { messages, cases: qs } = agentConversation(seed);
-    for (const q of qs) {
-      cases.push({ dataset: 'agents', name: `seed ${seed} ${q.kind}`, kind: q.kind, messages: [...messages, { role: 'user', content: q.question }], evidence: q.evidence });
-    }
-  }
-  return cases;
+/** One case per planted fact of each generated history: `generate(seed)` gives `{ messages, cases }`. */
+function generatedCases(dataset, generate, seeds) {
+  return seeds.flatMap((seed) => {
+    const { messages, cases } = generate(seed);
+    return cases.map((q) => ({
+      dataset,
+      name: `seed ${seed} ${q.kind}`,
+      kind: q.kind,
+      messages: [...messages, { role: 'user', content: q.question }],
+      evidence: q.evidence,
+    }));
+  });
 }
 
-/** The generated LoCoMo-shaped dialogues, one case per planted event. */
-export function dialogueCases(seeds) {
-  const cases = [];
-  for (const seed of seeds) {
-    const { messages, cases: qs } = dialogue(seed);
-    for (const q of qs) {
-      cases.push({ dataset: 'dialogue', name: `seed ${seed} ${q.kind}`, kind: q.kind, messages: [...messages, { role: 'user', content: q.question }], evidence: q.evidence });
-    }
-  }
-  return cases;
-}
+/** The generated agent conversations. */
+export const agentCases = (seeds) => generatedCases('agents', agentConversation, seeds);
+
+/** The generated LoCoMo-shaped dialogues. */
+export const dialogueCases = (seeds) => generatedCases('dialogue', dialogue, seeds);
 
 /** The recorded sessions of www/samples/ annotated in eval/evidence.json. */
 export function recordedCases(root) {
