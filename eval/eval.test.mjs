@@ -8,7 +8,8 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { agentConversation } from './agents.mjs';
-import { boundedCases, evaluate, recallTable } from './evaluate.mjs';
+import { BUDGETS, boundedCases, evaluate, position, recallTable } from './evaluate.mjs';
+import { STRATEGIES, probe } from './strategies.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const baseline = JSON.parse(readFileSync(join(root, 'eval/baseline.json'), 'utf8'));
@@ -45,4 +46,37 @@ test('generated conversations: the same seed gives the same conversation, and a 
     assert.match(a.messages[corr.evidence[0]].content, /^Correction: /);
   }
   assert.notDeepEqual(agentConversation(1).messages, agentConversation(2).messages);
+});
+
+test('every strategy keeps within the budget, the question and the system prompt included', async () => {
+  const cases = boundedCases(root).filter((c) => c.name.startsWith('seed 1 ') || c.dataset === 'recorded');
+  for (const c of cases) {
+    const p = probe(c.messages);
+    for (const b of BUDGETS) {
+      const tokens_max = Math.floor(b * p.total);
+      if (p.pinnedTokens > tokens_max) continue;
+      for (const s of STRATEGIES) {
+        const kept = await s.run(c.messages, p, tokens_max);
+        const used = kept.reduce((a, i) => a + p.costs[i], 0);
+        assert.ok(used <= tokens_max, `${s.name} on ${c.name} at ${b}: ${used} > ${tokens_max}`);
+        assert.ok(kept.includes(c.messages.length - 1), `${s.name} keeps the question`);
+        if (c.messages[0].role === 'system') assert.ok(kept.includes(0), `${s.name} keeps the system prompt`);
+      }
+    }
+  }
+});
+
+test('a budget below what must be kept skips the case for every strategy instead of counting a miss', async () => {
+  const messages = [{ role: 'user', content: 'short' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'a long question '.repeat(50) }];
+  const results = await evaluate([{ dataset: 'tiny', messages, evidence: [0] }], { budgets: [0.05] });
+  for (const s of STRATEGIES) assert.deepEqual([results[s.name].tiny['0.05'].skipped, results[s.name].tiny['0.05'].evidence], [1, 0]);
+});
+
+test('position: by tokens of the prompt as sent, in thirds', () => {
+  const costs = [10, 10, 10, 10, 10, 10];
+  assert.equal(position([0, 2, 4], costs, 0), 'start');
+  assert.equal(position([0, 2, 4], costs, 2), 'middle');
+  assert.equal(position([0, 2, 4], costs, 4), 'end');
+  assert.equal(position([0, 5], [100, 0, 0, 0, 0, 1], 5), 'end', 'a short last message after a long one');
+  assert.equal(position([3], costs, 3), 'middle', 'alone, its middle is the middle');
 });

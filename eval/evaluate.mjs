@@ -16,7 +16,7 @@ export const boundedCases = (root) => [...agentCases(BOUNDED_SEEDS), ...dialogue
  * Where the middle of message `i` lands in the prompt as sent (the kept messages in conversation
  * order, by tokens): the first, middle or last third.
  */
-function position(kept, costs, i) {
+export function position(kept, costs, i) {
   let before = 0;
   let total = 0;
   for (const j of kept) {
