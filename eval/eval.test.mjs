@@ -30,10 +30,12 @@ test('evidence recall holds the committed figures within the tolerance', () => {
   assert.deepEqual(drops, []);
 });
 
-test('fitMessages defaults at 10 %: at least twice the newest-first window and at least BM25 alone (generated conversations)', () => {
-  const at = (s) => now[s].agents['0.1'];
-  assert.ok(at('fitMessages (defaults)') >= 2 * at('newest-first window'), 'twice the newest-first window');
-  assert.ok(at('fitMessages (defaults)') >= at('BM25 alone'), 'at least BM25 alone');
+test('fitMessages defaults at 10 %: at least twice the newest-first window and at least BM25 alone (generated conversations and dialogues)', () => {
+  for (const d of ['agents', 'dialogue']) {
+    const at = (s) => now[s][d]['0.1'];
+    assert.ok(at('fitMessages (defaults)') >= 2 * at('newest-first window'), `${d}: twice the newest-first window`);
+    assert.ok(at('fitMessages (defaults)') >= at('BM25 alone'), `${d}: at least BM25 alone`);
+  }
 });
 
 test('generated conversations: the same seed gives the same conversation, and a correction comes after the fact it supersedes', () => {
