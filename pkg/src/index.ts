@@ -121,11 +121,12 @@ export type { GroupUnitsOptions, UnitMap } from './slicers/units.js';
 export { budgetCurve, droppedUnderSlack, minBudgetFor } from './slicers/simulation.js';
 export type { MinBudgetOptions, MinBudgetResult, SimulationOptions, SimulationSlicerName, SlackResult } from './slicers/simulation.js';
 
-export { fitMessages } from './messages/fit.js';
+export { fitMessages, fitMessagesAsync } from './messages/fit.js';
 export { validateMessages } from './messages/validate.js';
 export { MESSAGE_FORMATS } from './messages/formats.js';
 export { DEFAULT_RELEVANCE } from './messages/relevance.js';
 export type {
+  FitMessagesAsyncOptions,
   FitMessagesMetrics,
   FitMessagesOptions,
   FitMessagesResult,
