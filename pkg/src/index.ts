@@ -137,3 +137,20 @@ export type {
   MessageViolation,
   RelevanceWeights,
 } from './types.js';
+
+export { createSession } from './session/session.js';
+export type { Session } from './session/session.js';
+export { replaySession, requestEnds } from './session/replay.js';
+export type {
+  CacheBreakpoint,
+  CachePricing,
+  CacheProfile,
+  PreviousRequest,
+  ReplayTurn,
+  SessionCacheReport,
+  SessionFitResult,
+  SessionMetrics,
+  SessionOptions,
+  SessionState,
+  SessionTurnOptions,
+} from './session/types.js';

@@ -112,6 +112,8 @@ export interface CountedFit<M> extends PreparedFit<M> {
   readonly costs: Uint32Array;
   readonly systemCost: number;
   readonly pinnedTokens: number;
+  /** Each text's content key (tokens/cache.ts), as `texts`. */
+  readonly textKeys: readonly string[];
 }
 
 /** Scored: each message's relevance value, and which messages compete. @internal */
@@ -196,7 +198,7 @@ export function prefillFit(prep: PreparedFit<unknown>, cache: CountCache, concur
 /** Step 3's count: every text through `cache` (counted once each), then what must be kept, or `PINNED_OVER_BUDGET`. @internal */
 export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit<M> {
   const n = prep.list.length;
-  const all = countThrough(prep.texts, cache, countWith(prep), whereOf(prep));
+  const { costs: all, keys: textKeys } = countThrough(prep.texts, cache, countWith(prep), whereOf(prep));
   const costs = all.subarray(0, n);
   const systemCost = prep.hasSystem ? all[n]! : 0;
   const overhead = prep.budget.perFragmentOverhead;
@@ -210,7 +212,7 @@ export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit
       { field: 'budgets' },
     );
   }
-  return { ...prep, costs, systemCost, pinnedTokens };
+  return { ...prep, costs, systemCost, pinnedTokens, textKeys };
 }
 
 /** Step 4: relevance of the messages that compete. @internal */

@@ -80,12 +80,20 @@ export class CountCache {
 
 /**
  * Counts `texts` through `cache`: each distinct text the cache lacks is counted once, with
- * `count(text, i)` (synchronous), checked, stored. Errors name `where(i)`, never the text.
+ * `count(text)` (synchronous), checked, stored. Errors name `where(i)`, never the text. Returns
+ * the counts and each text's key.
  */
-export function countThrough(texts: readonly string[], cache: CountCache, count: (text: string) => unknown, where: (i: number) => string): Uint32Array {
+export function countThrough(
+  texts: readonly string[],
+  cache: CountCache,
+  count: (text: string) => unknown,
+  where: (i: number) => string,
+): { costs: Uint32Array; keys: string[] } {
   const costs = new Uint32Array(texts.length);
+  const keys = new Array<string>(texts.length);
   for (let i = 0; i < texts.length; i++) {
     const key = textKey(texts[i]!);
+    keys[i] = key;
     const known = cache.lookup(key);
     if (known !== undefined) {
       costs[i] = known;
@@ -100,7 +108,7 @@ export function countThrough(texts: readonly string[], cache: CountCache, count:
     costs[i] = checkedAt(answer, i, where);
     cache.store(key, costs[i]!, texts.length);
   }
-  return costs;
+  return { costs, keys };
 }
 
 /**
