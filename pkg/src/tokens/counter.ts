@@ -153,6 +153,8 @@ export function counterThrew(err: unknown, index: number): CtxpackError {
 export function checkedCount(n: unknown, index: number): number {
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_COST_TOKENS) {
     const promise = typeof (n as { then?: unknown } | null)?.then === 'function';
+    // Refused, so nobody awaits it: its rejection must not surface as an unhandled one.
+    if (promise) (n as PromiseLike<unknown>).then(undefined, () => undefined);
     throw new CtxpackError(
       'TOKEN_COUNT_FAILED',
       `options.countTokens must return an integer from 0 to 4294967295 for candidates[${index}].content, got ${promise ? 'a Promise (counters are synchronous here: fitMessagesAsync and session.fitAsync take async ones)' : describeValue(n)}`,
