@@ -10,8 +10,7 @@ import { readingInput, shownName } from '../errors.js';
 import { chooseFit, countFit, prefillFit, prepareFit, readConcurrency, scoreFit, type FitPlan, type PreparedFit, type ScoredFit } from '../messages/fit.js';
 import { adapterOf } from '../messages/formats.js';
 import type { Turn } from '../messages/turns.js';
-import { fnv1a64 } from '../ranking/hash.js';
-import { CountCache } from '../tokens/cache.js';
+import { CountCache, textKey } from '../tokens/cache.js';
 import { estimateTokens } from '../tokens/counter.js';
 import { invalidOption, optionsRecord, readBoolean, readCount, readNonEmptyString } from '../validate/options.js';
 import type { FitMessagesResult } from '../types.js';
@@ -335,6 +334,6 @@ export function isRequestEnd(turns: readonly Turn[], i: number): boolean {
 }
 
 /** A message's identity for the prompt cache: role, tool-call ids and the content key. */
-function messageKey(t: Turn, textKey: string): string {
-  return fnv1a64(`${t.role}\u0001${t.calls.join('\u0002')}\u0001${t.results.join('\u0002')}\u0001${textKey}`);
+function messageKey(t: Turn, contentKey: string): string {
+  return textKey(`${t.role}\u0001${t.calls.join('\u0002')}\u0001${t.results.join('\u0002')}\u0001${contentKey}`);
 }

@@ -1,5 +1,5 @@
 /**
- * Token counts kept across calls, keyed by content: a stable hash of the counted text (FNV-1a 64
+ * Token counts kept across calls, keyed by content: a stable hash of the counted text (64 bits
  * and the length), so a history rebuilt from a database still hits. Bounded: least recently used
  * entries go first, and never one the current call used (the bound is at least the call's size).
  * Exported as plain JSON (hashes and counts, never text).
@@ -9,13 +9,26 @@
  */
 
 import { CtxpackError, describeValue } from '../errors.js';
-import { fnv1a64 } from '../ranking/hash.js';
 import { MAX_COST_TOKENS } from '../validate/fields.js';
 import { checkedCount, counterThrew } from './counter.js';
 
-/** The key of a text: its FNV-1a 64 hash and its length, so that a collision also needs equal lengths. */
+/**
+ * The key of a text: a 64-bit hash of its UTF-16 code units (two 32-bit multiply-xorshift lanes
+ * with different seeds, as cyrb53 does; `fnv1a64` byte by byte took most of a turn's time) and
+ * its length, so that a collision also needs equal lengths. Stable across runtimes and versions:
+ * exported states hold these keys.
+ */
 export function textKey(text: string): string {
-  return `${fnv1a64(text)}:${text.length}`;
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return `${(h1 >>> 0).toString(16).padStart(8, '0')}${(h2 >>> 0).toString(16).padStart(8, '0')}:${text.length}`;
 }
 
 /** Counts by text key, least recently used first (a Map keeps insertion order). */
