@@ -121,6 +121,7 @@ test-soak: build
 test-bench: build
 	cargo test --bench native
 	node bench/bench.mjs --smoke
+	node bench/sessions.mjs --smoke
 
 test: wasm-toolchain lint test-rust test-wasm test-js test-edge test-e2e test-bundlers test-bench test-fuzz test-soak
 
@@ -146,10 +147,11 @@ demo: build
 serve: build www-deps
 	node www/serve.mjs
 
-# The full side-by-side benchmark; rewrites bench/RESULTS.md. Then the sizes and their budgets: bench/SIZES.md.
+# The full side-by-side benchmark; rewrites bench/RESULTS.md (sessions.mjs adds its section). Then the sizes and their budgets: bench/SIZES.md.
 bench: build
 	cargo bench --bench native
 	node bench/bench.mjs --write bench/RESULTS.md
+	node bench/sessions.mjs --write bench/RESULTS.md
 	node bench/sizes.mjs --write bench/SIZES.md
 
 clean:

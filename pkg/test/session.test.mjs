@@ -252,3 +252,17 @@ test('bad session options are INVALID_OPTION naming the field', () => {
   code(() => createSession({ format: 'openai', budgets: { tokens_max: 100 } }).fit([], { keep: 2 }), 'turn.keep');
   code(() => createSession({ format: 'openai', concurrency: 0 }), 'concurrency');
 });
+
+test('ctxpack replay prints one line per request and the totals replaySession gives', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const bin = new URL('../bin/ctxpack.js', import.meta.url).pathname;
+  const sample = new URL('../../www/samples/agent-chat.openai.json', import.meta.url).pathname;
+  const turns = replaySession(recorded, { format: 'openai', budgets: { tokens_max: 4500 }, cache: 'openai' });
+  assert.deepEqual(JSON.parse(execFileSync(process.execPath, [bin, 'replay', sample, '--budget', '4500', '--json'], { encoding: 'utf8' })), turns);
+  const text = execFileSync(process.execPath, [bin, 'replay', sample, '--budget', '4500'], { encoding: 'utf8' });
+  assert.match(text, new RegExp(`${turns.length} requests at 4500 tokens`));
+  assert.equal(text.split('\n').filter((l) => /^\s+\d+\s+\d+\s+\d+\s+\d+/.test(l)).length, turns.length);
+  const prompt = turns.reduce((a, t) => a + t.promptTokens, 0);
+  assert.match(text, new RegExp(`total: ${prompt} prompt tokens`));
+  assert.ok(turns.some((t) => t.cut) && turns.some((t) => t.predictedCachedTokens > 0));
+});
