@@ -156,7 +156,7 @@ class ChatSession implements Session {
         reusable++;
       }
     }
-    if (prev !== null && n >= prev.n) {
+    if (prev !== null && n > prev.n) {
       let grew = 0;
       for (let i = prev.n; i < n; i++) if (s.broken[i] === 0) grew += tokensOf(i);
       this.growth.push(grew);
