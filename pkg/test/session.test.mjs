@@ -266,3 +266,48 @@ test('ctxpack replay prints one line per request and the totals replaySession gi
   assert.match(text, new RegExp(`total: ${prompt} prompt tokens`));
   assert.ok(turns.some((t) => t.cut) && turns.some((t) => t.predictedCachedTokens > 0));
 });
+
+test('session results (Anthropic breakpoints included) type-check as OpenAI and Anthropic SDK requests', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const { mkdirSync, rmSync, writeFileSync } = await import('node:fs');
+  const { dirname, join } = await import('node:path');
+  const { fileURLToPath } = await import('node:url');
+  const root = dirname(dirname(fileURLToPath(import.meta.url)));
+  const dir = join(root, 'node_modules', '.cache', 'ctxpack-session-types');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const lines = [
+    "import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';",
+    "import type { MessageCreateParamsNonStreaming, MessageParam } from '@anthropic-ai/sdk/resources/messages';",
+    `import { createSession, type SessionState } from ${JSON.stringify(join(root, 'dist', 'index.js'))};`,
+    'declare const history: ChatCompletionMessageParam[];',
+    "const s = createSession({ format: 'openai', budgets: { tokens_max: 8000 }, cache: 'openai' });",
+    "export const o: ChatCompletionCreateParamsNonStreaming = { model: 'gpt-4o', messages: s.fit(history).messages };",
+    'declare const turns: MessageParam[];',
+    "const a = createSession({ format: 'anthropic', system: 'Be brief.', budgets: { tokens_max: 8000 }, cache: 'anthropic', breakpoints: true });",
+    "export const an: MessageCreateParamsNonStreaming = { model: 'claude-sonnet-4-5', max_tokens: 1024, messages: a.fit(turns, { query: 'x' }).messages };",
+    'export const state: SessionState = a.exportState();',
+  ];
+  for (const format of ['openai', 'anthropic']) {
+    const { messages, system } = agentSession(31, format, 10);
+    replaySession(messages, { format, system, budgets: { tokens_max: 9000 }, cache: format, breakpoints: format === 'anthropic' }, (r, end) => {
+      const literal = JSON.stringify(r.messages);
+      lines.push(
+        format === 'openai'
+          ? `export const o${end}: ChatCompletionCreateParamsNonStreaming = { model: 'gpt-4o', messages: ${literal} };`
+          : `export const a${end}: MessageCreateParamsNonStreaming = { model: 'claude-sonnet-4-5', max_tokens: 1024, system: ${JSON.stringify(system)}, messages: ${literal} };`,
+      );
+    });
+  }
+  writeFileSync(join(dir, 'requests.ts'), lines.join('\n') + '\n');
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', skipLibCheck: true, types: [] }, files: ['requests.ts'] }),
+  );
+  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }');
+  try {
+    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', dir], { encoding: 'utf8' });
+  } catch (e) {
+    assert.fail(`tsc: ${String(e.stdout).slice(0, 2000)}`);
+  }
+});
