@@ -311,3 +311,18 @@ test('session results (Anthropic breakpoints included) type-check as OpenAI and 
     assert.fail(`tsc: ${String(e.stdout).slice(0, 2000)}`);
   }
 });
+
+test('per-turn options: a smaller budget cuts within it, a new system prompt reuses nothing, too much pinned is PINNED_OVER_BUDGET', () => {
+  const { messages, system } = agentSession(41, 'anthropic', 8);
+  const session = createSession({ format: 'anthropic', system, budgets: { tokens_max: 1_000_000 }, cache: 'anthropic' });
+  const ends = requestEnds(messages, 'anthropic');
+  const a = session.fit(messages.slice(0, ends.at(-2) + 1));
+  assert.equal(a.messages.length, ends.at(-2) + 1);
+  const b = session.fit(messages.slice(0, ends.at(-1) + 1), { budgets: { tokens_max: 6000 } });
+  assert.ok(b.metrics.budget_used <= 6000 && b.cache.cut);
+  assert.deepEqual(validateMessages(b.messages, 'anthropic'), []);
+  const c = session.fit(messages.slice(0, ends.at(-1) + 1), { system: 'Another system prompt.', budgets: { tokens_max: 6000 } });
+  assert.equal(c.cache.prefixMessages, 0);
+  assert.equal(c.cache.prefixTokens, 0);
+  assert.throws(() => session.fit(messages, { budgets: { tokens_max: 10 } }), (err) => err instanceof CtxpackError && err.code === 'PINNED_OVER_BUDGET');
+});
