@@ -122,6 +122,7 @@ test-soak: build
 test-bench: build
 	cargo test --bench native
 	node bench/bench.mjs --smoke
+	node bench/sessions.mjs --smoke
 
 # The evaluation bounded to its generated conversations and recorded sessions (no download): fails
 # when evidence recall drops below eval/baseline.json by more than its tolerance.
@@ -152,10 +153,11 @@ demo: build
 serve: build www-deps
 	node www/serve.mjs
 
-# The full side-by-side benchmark; rewrites bench/RESULTS.md. Then the sizes and their budgets: bench/SIZES.md.
+# The full side-by-side benchmark; rewrites bench/RESULTS.md (sessions.mjs adds its section). Then the sizes and their budgets: bench/SIZES.md.
 bench: build
 	cargo bench --bench native
 	node bench/bench.mjs --write bench/RESULTS.md
+	node bench/sessions.mjs --write bench/RESULTS.md
 	node bench/sizes.mjs --write bench/SIZES.md
 
 # The evaluation's Python side, in a cache outside git: the Paul Graham essays shipped in the PyPI

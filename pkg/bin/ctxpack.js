@@ -2,10 +2,11 @@
 // ctxpack command line: plan a context from a JSON file of fragments, or fit a chat history.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { CtxpackError, detectMessageFormat, estimateTokens, fitMessages, selectFragments } from '../dist/node.js';
+import { CtxpackError, detectMessageFormat, estimateTokens, fitMessages, replaySession, selectFragments } from '../dist/node.js';
 
 const USAGE = `usage: ctxpack plan <fragments.json | -> --budget N [options]
        ctxpack fit <history.json | -> --budget N [--format F] [--query TEXT] [--keep N] [--json]
+       ctxpack replay <history.json | -> --budget N [--format F] [--cache anthropic|openai|none] [--json]
 
 plan: the input is a JSON array of fragments, or an object { fragments, gaze?, budgets?, now? }.
 fit:  the input is a chat history: a JSON array of messages, or an object { messages, system?,
@@ -13,6 +14,10 @@ fit:  the input is a chat history: a JSON array of messages, or an object { mess
       unless --format or "format" says it; "system" is Anthropic's top-level system prompt. It
       prints every message in conversation order, kept or cut with the reason; --json prints the
       request's { messages, system? } instead. (plan given a chat history does the same.)
+replay: the same input, replayed request by request (after each user or tool message) through
+      one session (createSession, --cache default: anthropic for Anthropic histories, else
+      openai): per turn the prompt tokens, the share that is the previous request's prefix, the
+      share predicted cached and the input cost in uncached-token prices; --json prints the turns.
 
 options:
   --budget N            token budget (tokens_max); overrides the file's tokens_max only (its
@@ -113,6 +118,7 @@ function main(argv) {
         format: { type: 'string' },
         query: { type: 'string' },
         keep: { type: 'string' },
+        cache: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -124,10 +130,14 @@ function main(argv) {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  if (!['plan', 'fit'].includes(positionals[0]) || positionals.length !== 2) fail(USAGE);
+  if (!['plan', 'fit', 'replay'].includes(positionals[0]) || positionals.length !== 2) fail(USAGE);
 
   const file = positionals[1];
   const input = readJson(file);
+  if (positionals[0] === 'replay') {
+    replay(input, values);
+    return;
+  }
   if (positionals[0] === 'fit' || isHistory(input)) {
     fit(input, values);
     return;
@@ -182,14 +192,50 @@ function isHistory(input) {
   return input !== null && typeof input === 'object' && Array.isArray(input.messages);
 }
 
-function fit(input, values) {
+/** A chat history input (fit, replay): the messages, the format, and fitMessages' options. */
+function historyOf(input, values, command) {
   const doc = Array.isArray(input) ? { messages: input } : input;
-  if (doc === null || typeof doc !== 'object' || !Array.isArray(doc.messages)) fail('fit: the input must be a JSON array of messages or an object with a "messages" array');
+  if (doc === null || typeof doc !== 'object' || !Array.isArray(doc.messages)) fail(`${command}: the input must be a JSON array of messages or an object with a "messages" array`);
   const budget = values.budget !== undefined ? Number(values.budget) : doc.budgets?.tokens_max;
   if (budget === undefined || !Number.isSafeInteger(budget) || budget < 0) fail('--budget N (a non-negative integer) is required, or "budgets": { "tokens_max": N } in the input');
   const format = values.format ?? doc.format ?? detectMessageFormat(doc.messages, { system: doc.system });
   const options = { format, budgets: budgetsOf(doc, budget), countTokens: estimateTokens };
   if (doc.system !== undefined) options.system = doc.system;
+  return { doc, format, options };
+}
+
+function replay(input, values) {
+  const { doc, format, options } = historyOf(input, values, 'replay');
+  options.cache = values.cache ?? (format === 'anthropic' ? 'anthropic' : 'openai');
+  let turns;
+  try {
+    turns = replaySession(doc.messages, options);
+  } catch (err) {
+    if (err instanceof CtxpackError) fail(`${err.code}: ${err.message}`, 1);
+    throw err;
+  }
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(turns, null, 2)}\n`);
+    return;
+  }
+  const pad = (x, n) => String(x).padStart(n);
+  const pct = (a, b) => (b === 0 ? '-' : `${((100 * a) / b).toFixed(1)} %`);
+  const lines = [`ctxpack replay (${format}, cache ${typeof options.cache === 'string' ? options.cache : 'custom'}): ${turns.length} requests at ${options.budgets.tokens_max} tokens`, ''];
+  lines.push(`  ${pad('turn', 4)} ${pad('history', 7)} ${pad('sent', 5)} ${pad('tokens', 7)} ${pad('prefix', 8)} ${pad('cached', 8)} ${pad('cost', 9)}  cut`);
+  let prompt = 0, prefix = 0, cached = 0, cost = 0;
+  for (const t of turns) {
+    prompt += t.promptTokens;
+    prefix += t.prefixTokens;
+    cached += t.predictedCachedTokens;
+    cost += t.predictedCost;
+    lines.push(`  ${pad(t.turn, 4)} ${pad(t.historyMessages, 7)} ${pad(t.sentMessages, 5)} ${pad(t.promptTokens, 7)} ${pad(pct(t.prefixTokens, t.promptTokens), 8)} ${pad(pct(t.predictedCachedTokens, t.promptTokens), 8)} ${pad(t.predictedCost.toFixed(0), 9)}  ${t.cut ? 'cut' : ''}`);
+  }
+  lines.push('', `total: ${prompt} prompt tokens, ${pct(prefix, prompt)} the previous request's prefix, ${pct(cached, prompt)} predicted cached, cost ${cost.toFixed(0)} (uncached: ${prompt})`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+function fit(input, values) {
+  const { doc, format, options } = historyOf(input, values, 'fit');
   if (values.query !== undefined) options.query = values.query;
   if (values.keep !== undefined) options.keep = Number(values.keep);
   if (values.slicer !== undefined) options.slicer = values.slicer;

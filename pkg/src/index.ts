@@ -121,12 +121,13 @@ export type { GroupUnitsOptions, UnitMap } from './slicers/units.js';
 export { budgetCurve, droppedUnderSlack, minBudgetFor } from './slicers/simulation.js';
 export type { MinBudgetOptions, MinBudgetResult, SimulationOptions, SimulationSlicerName, SlackResult } from './slicers/simulation.js';
 
-export { fitMessages } from './messages/fit.js';
+export { fitMessages, fitMessagesAsync } from './messages/fit.js';
 export { validateMessages } from './messages/validate.js';
 export { detectMessageFormat } from './messages/detect.js';
 export { MESSAGE_FORMATS } from './messages/formats.js';
 export { DEFAULT_RELEVANCE } from './messages/relevance.js';
 export type {
+  FitMessagesAsyncOptions,
   FitMessagesMetrics,
   FitMessagesOptions,
   FitMessagesResult,
@@ -137,3 +138,20 @@ export type {
   MessageViolation,
   RelevanceWeights,
 } from './types.js';
+
+export { createSession } from './session/session.js';
+export type { Session } from './session/session.js';
+export { replaySession, requestEnds } from './session/replay.js';
+export type {
+  CacheBreakpoint,
+  CachePricing,
+  CacheProfile,
+  PreviousRequest,
+  ReplayTurn,
+  SessionCacheReport,
+  SessionFitResult,
+  SessionMetrics,
+  SessionOptions,
+  SessionState,
+  SessionTurnOptions,
+} from './session/types.js';

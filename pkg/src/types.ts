@@ -530,14 +530,25 @@ export interface FitMessagesOptions {
   relevance?: RelevanceWeights;
 }
 
+/** Options of `fitMessagesAsync`: those of `fitMessages`, with a counter that may return a Promise. */
+export interface FitMessagesAsyncOptions extends Omit<FitMessagesOptions, 'countTokens'> {
+  /** Counts a message's text; may return a Promise (a provider's count-tokens endpoint). Default `estimateTokens`. */
+  countTokens?: (text: string, model?: string) => number | PromiseLike<number>;
+  /** Counts in flight at once. Default 8. */
+  concurrency?: number;
+}
+
 /**
  * Why a message is in or out: `'pinned'` (kept by rule), the slicer's reasons (`'scored'`,
  * `'zero_tokens'`, `'no_budget'`, `'budget_exceeded'`, `'not_in_optimal_set'`,
  * `'skip_limit_reached'`, `'group_excluded'`: its tool call or result did not go in), or
  * `'invalid_structure'` (it breaks a rule of its format: an orphaned call or result, never sent)
  * and `'first_not_user'` (Anthropic: left out so that the request starts with a user message).
+ * A session (`createSession`) adds `'cached_prefix'` (kept because the previous request had it:
+ * the prompt cache's prefix) and `'cache_cut'` (left out at an earlier cut, so that the prefix
+ * stays what the provider has cached).
  */
-export type MessageDecisionReason = DecisionReason | 'pinned' | 'invalid_structure' | 'first_not_user';
+export type MessageDecisionReason = DecisionReason | 'pinned' | 'invalid_structure' | 'first_not_user' | 'cached_prefix' | 'cache_cut';
 
 /** The verdict on one message. */
 export interface MessageDecision {

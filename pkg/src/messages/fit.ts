@@ -6,16 +6,18 @@
 
 import { CtxpackError, readingInput } from '../errors.js';
 import { exactKnapsackSlice, greedySlice, knapsackSlice, packGreedy, type SliceItem, type SliceResult } from '../slicers/functions.js';
-import { CallCounts, estimateTokens, type TokenCounter } from '../tokens/counter.js';
+import { estimateTokens, type TokenCounter } from '../tokens/counter.js';
+import { CountCache, countThrough, prefillAsync } from '../tokens/cache.js';
 import { readBudgets } from '../validate/budgets.js';
+import type { Unchecked } from '../validate/fields.js';
 import { invalidOption, optionsRecord, readCount, readEnum, readFunction, readNonEmptyString, rejectUnknownOptions } from '../validate/options.js';
 import { monotonicMs } from '../planner/metrics.js';
 import { adapterOf } from './formats.js';
 import { readRelevance, relevanceValues } from './relevance.js';
-import { buildUnits, pinnedMessages, type KeepRule } from './structure.js';
-import { collectText, joinText, type Turn } from './turns.js';
+import { buildUnits, pinnedMessages, type KeepRule, type Units } from './structure.js';
+import { collectText, joinText, type FormatAdapter, type Turn } from './turns.js';
 import { messageArray, structureViolations } from './validate.js';
-import type { FitMessagesOptions, FitMessagesResult, MessageDecision, MessageDecisionReason } from '../types.js';
+import type { FitMessagesAsyncOptions, FitMessagesOptions, FitMessagesResult, MessageDecision, MessageDecisionReason, RelevanceWeights } from '../types.js';
 
 const KNOWN_OPTIONS: readonly (keyof FitMessagesOptions)[] = [
   'format',
@@ -29,21 +31,6 @@ const KNOWN_OPTIONS: readonly (keyof FitMessagesOptions)[] = [
   'relevance',
 ];
 const SLICERS = ['exact', 'knapsack', 'greedy', 'acs', 'packer'] as const;
-
-/** Counts `texts` with the caller's counter; errors name `where(i)`, never the text. */
-function countAll(texts: readonly string[], counter: TokenCounter, model: string | undefined, where: (i: number) => string): Uint32Array {
-  const counts = new CallCounts(new Uint32Array(texts.length), texts.slice(), counter, model);
-  for (let i = 0; i < texts.length; i++) {
-    try {
-      counts.get(i);
-    } catch (err) {
-      if (!(err instanceof CtxpackError)) throw err;
-      const details = err.cause === undefined ? { field: 'content', index: i } : { field: 'content', index: i, cause: err.cause };
-      throw new CtxpackError(err.code, err.message.replace(`candidates[${i}].content`, where(i)), details);
-    }
-  }
-  return counts.costs;
-}
 
 function readKeep(o: Readonly<Record<string, unknown>>): KeepRule | undefined {
   return typeof o['keep'] === 'function' ? (o['keep'] as KeepRule) : o['keep'] === undefined ? undefined : readCount(o, 'keep', 0);
@@ -69,14 +56,89 @@ function readKeep(o: Readonly<Record<string, unknown>>): KeepRule | undefined {
  *    request starts with a user message.
  */
 export function fitMessages<M>(messages: readonly M[], options: FitMessagesOptions): FitMessagesResult<M> {
-  return readingInput(() => fit(messages, options));
+  return readingInput(() => {
+    const prep = prepareFit(messages, options);
+    return chooseFit(scoreFit(countFit(prep, new CountCache(0))));
+  });
 }
 
-function fit<M>(messages: readonly M[], options: FitMessagesOptions): FitMessagesResult<M> {
+/** Default of `concurrency`: counts in flight at once with an async counter. */
+export const DEFAULT_CONCURRENCY = 8;
+
+/**
+ * {@link fitMessages} with a counter that may return a Promise (a provider's count-tokens
+ * endpoint, LangChain's `getNumTokens`): each distinct text is counted once, at most
+ * `options.concurrency` (default 8) at a time, then the same selection runs. A rejection is
+ * `TOKEN_COUNT_FAILED` naming the message, with the rejection as its `cause`.
+ */
+export async function fitMessagesAsync<M>(messages: readonly M[], options: FitMessagesAsyncOptions): Promise<FitMessagesResult<M>> {
+  const cache = new CountCache(0);
+  const prep = readingInput(() => prepareFit(messages, options, ['concurrency']));
+  await prefillFit(prep, cache, readConcurrency(prep.options));
+  return readingInput(() => chooseFit(scoreFit(countFit(prep, cache))));
+}
+
+/** `options.concurrency`: an integer ≥ 1. */
+export function readConcurrency(o: Unchecked): number {
+  const c = readCount(o, 'concurrency', DEFAULT_CONCURRENCY);
+  if (c < 1) throw invalidOption('concurrency', 'an integer of at least 1', c);
+  return c;
+}
+
+/** What fitMessages reads and derives before counting. Shared with the session (session/). @internal */
+export interface PreparedFit<M> {
+  readonly t0: number;
+  readonly options: Unchecked;
+  readonly list: readonly M[];
+  readonly adapter: FormatAdapter;
+  readonly budget: ReturnType<typeof readBudgets>;
+  readonly counter: TokenCounter;
+  readonly model: string | undefined;
+  readonly query: string | undefined;
+  readonly slicer: (typeof SLICERS)[number];
+  readonly weights: Required<RelevanceWeights>;
+  readonly hasSystem: boolean;
+  readonly turns: readonly Turn[];
+  readonly units: Units;
+  readonly pinned: Uint8Array;
+  readonly broken: Uint8Array;
+  readonly warnings: string[];
+  /** Each message's text, then the system prompt's when there is one. */
+  readonly texts: readonly string[];
+}
+
+/** Counted: `costs[i]` per message, the system prompt's, and what the pins take with overheads. @internal */
+export interface CountedFit<M> extends PreparedFit<M> {
+  readonly costs: Uint32Array;
+  readonly systemCost: number;
+  readonly pinnedTokens: number;
+  /** Each text's content key (tokens/cache.ts), as `texts`. */
+  readonly textKeys: readonly string[];
+}
+
+/** Scored: each message's relevance value, and which messages compete. @internal */
+export interface ScoredFit<M> extends CountedFit<M> {
+  readonly values: Float64Array;
+  readonly scored: Uint8Array;
+}
+
+/**
+ * A plan's constraints beyond fitMessages' own (the session's): `forced` messages are kept
+ * (reason `'cached_prefix'`), only `eligible` ones compete for the rest, and the whole request
+ * takes at most `target` tokens (default the effective budget). @internal
+ */
+export interface FitPlan {
+  forced?: Uint8Array;
+  eligible?: Uint8Array;
+  target?: number;
+}
+
+/** Steps 1 to 3 without counting: options, messages, units, pins, broken units. @internal */
+export function prepareFit<M>(messages: readonly M[], options: unknown, extraOptions: readonly string[] = []): PreparedFit<M> {
   const t0 = monotonicMs();
   const list = messageArray(messages) as readonly M[];
   const o = optionsRecord(options);
-  rejectUnknownOptions(o, KNOWN_OPTIONS, 'fitMessages');
+  rejectUnknownOptions(o, [...KNOWN_OPTIONS, ...extraOptions], 'fitMessages');
   const adapter = adapterOf(o['format']);
   const budget = readBudgets(o['budgets']);
   const counter = readFunction<TokenCounter>(o, 'countTokens') ?? estimateTokens;
@@ -109,41 +171,83 @@ function fit<M>(messages: readonly M[], options: FitMessagesOptions): FitMessage
     for (const j of unit) broken[j] = 1;
     warnings.push(`${v.message} (rule ${v.rule}): left out with its unit`);
   }
-
-  // Count, and charge what must be kept first.
   const texts = turns.map((t) => t.text);
-  const costs = countAll(texts, counter, model, (i) => `messages[${i}]`);
-  const overhead = budget.perFragmentOverhead;
-  const systemCost = system === undefined ? 0 : countAll([joinText(collectText(system))], counter, model, () => 'options.system')[0]!;
-  let pinnedTokens = system === undefined ? 0 : systemCost + overhead;
-  for (let i = 0; i < n; i++) if (pinned[i] === 1) pinnedTokens += costs[i]! + overhead;
-  if (pinnedTokens > budget.effective) {
+  if (system !== undefined) texts.push(joinText(collectText(system)));
+  return {
+    t0, options: o, list, adapter, budget, counter, model, query, slicer, weights, hasSystem: system !== undefined,
+    turns, units, pinned, broken, warnings, texts,
+  };
+}
+
+/** The counting call, with or without `options.model`. */
+function countWith(prep: PreparedFit<unknown>): (text: string) => unknown {
+  const { counter, model } = prep;
+  return model === undefined ? (text) => counter(text) : (text) => counter(text, model);
+}
+
+/** Where a text is, for error messages: `messages[i]` or `options.system`. */
+function whereOf(prep: PreparedFit<unknown>): (i: number) => string {
+  return (i) => (i < prep.list.length ? `messages[${i}]` : 'options.system');
+}
+
+/** Fills `cache` from an async counter (fitMessagesAsync, session.fitAsync). @internal */
+export function prefillFit(prep: PreparedFit<unknown>, cache: CountCache, concurrency: number): Promise<void> {
+  return prefillAsync(prep.texts, cache, countWith(prep), whereOf(prep), concurrency);
+}
+
+/** Step 3's count: every text through `cache` (counted once each), then what must be kept, or `PINNED_OVER_BUDGET`. @internal */
+export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit<M> {
+  const n = prep.list.length;
+  const { costs: all, keys: textKeys } = countThrough(prep.texts, cache, countWith(prep), whereOf(prep));
+  const costs = all.subarray(0, n);
+  const systemCost = prep.hasSystem ? all[n]! : 0;
+  const overhead = prep.budget.perFragmentOverhead;
+  let pinnedTokens = prep.hasSystem ? systemCost + overhead : 0;
+  for (let i = 0; i < n; i++) if (prep.pinned[i] === 1) pinnedTokens += costs[i]! + overhead;
+  if (pinnedTokens > prep.budget.effective) {
     throw new CtxpackError(
       'PINNED_OVER_BUDGET',
       `what must be kept (system prompt, the latest user message and after, options.keep) takes ${pinnedTokens} tokens, ` +
-        `${pinnedTokens - budget.effective} more than the effective budget ${budget.effective}`,
+        `${pinnedTokens - prep.budget.effective} more than the effective budget ${prep.budget.effective}`,
       { field: 'budgets' },
     );
   }
+  return { ...prep, costs, systemCost, pinnedTokens, textKeys };
+}
 
-  // Score and select the rest.
+/** Step 4: relevance of the messages that compete. @internal */
+export function scoreFit<M>(c: CountedFit<M>): ScoredFit<M> {
+  const { turns, texts, pinned, broken } = c;
+  const n = turns.length;
   const scored = new Uint8Array(n);
   for (let i = 0; i < n; i++) scored[i] = pinned[i] === 0 && broken[i] === 0 ? 1 : 0;
   let latest = n - 1;
   while (latest >= 0 && !(turns[latest]!.role === 'user' && turns[latest]!.prose)) latest--;
-  const q = typeof query === 'string' ? query : latest >= 0 ? texts[latest]! : '';
-  const values = relevanceValues(texts, q, scored, weights);
+  const q = c.query ?? (latest >= 0 ? texts[latest]! : '');
+  const values = relevanceValues(texts.slice(0, n), q, scored, c.weights);
+  return { ...c, values, scored };
+}
+
+/** Step 5: selection under the budget (and a session's plan), and the result. @internal */
+export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesResult<M> {
+  const { list, turns, units, pinned, broken, costs, values, scored, budget, systemCost } = s;
+  const n = list.length;
+  const overhead = budget.perFragmentOverhead;
+  const forced = plan.forced;
+  let forcedTokens = 0;
+  if (forced !== undefined) for (let i = 0; i < n; i++) if (forced[i] === 1 && scored[i] === 1) forcedTokens += costs[i]! + overhead;
   const items: SliceItem[] = [];
   const itemIndex: number[] = [];
   for (let i = 0; i < n; i++) {
-    if (scored[i] === 0) continue;
+    if (scored[i] === 0 || forced?.[i] === 1 || (plan.eligible !== undefined && plan.eligible[i] === 0)) continue;
     const unit = units.unitOf[i]!;
     const item: SliceItem = { id: String(i), tokens: costs[i]! + overhead, score: values[i]! };
     if (units.members.get(unit)!.length > 1) item.group = `u${unit}`;
     items.push(item);
     itemIndex.push(i);
   }
-  const result = slice(slicer, items, { targetTokens: budget.effective - pinnedTokens });
+  const target = Math.min(plan.target ?? budget.effective, budget.effective);
+  const result = slice(s.slicer, items, { targetTokens: Math.max(0, target - s.pinnedTokens - forcedTokens) });
 
   const reasons = new Array<MessageDecisionReason>(n);
   const groupReasons = new Array<MessageDecisionReason | undefined>(n);
@@ -153,6 +257,10 @@ function fit<M>(messages: readonly M[], options: FitMessagesOptions): FitMessage
       reasons[i] = 'pinned';
       included[i] = 1;
     } else if (broken[i] === 1) reasons[i] = 'invalid_structure';
+    else if (forced?.[i] === 1) {
+      reasons[i] = 'cached_prefix';
+      included[i] = 1;
+    } else reasons[i] = 'cache_cut'; // not eligible under a session's plan; the slicer's reason replaces it for the eligible
   }
   result.decisions.forEach((d, k) => {
     const i = itemIndex[k]!;
@@ -160,7 +268,7 @@ function fit<M>(messages: readonly M[], options: FitMessagesOptions): FitMessage
     if (d.groupReason !== undefined) groupReasons[i] = d.groupReason;
     if (d.included) included[i] = 1;
   });
-  if (adapter.firstFromUser) startWithUser(turns, units, pinned, included, reasons);
+  if (s.adapter.firstFromUser) startWithUser(turns, units, pinned, included, reasons);
 
   const kept: M[] = [];
   const decisions: MessageDecision[] = new Array(n);
@@ -174,21 +282,22 @@ function fit<M>(messages: readonly M[], options: FitMessagesOptions): FitMessage
     decisions[i] = { index: i, included: inc, reason: reasons[i]!, cost_tokens: costs[i]!, score: pinned[i] === 1 ? 1 : values[i]!, unit: units.unitOf[i]! };
     if (groupReasons[i] !== undefined) (decisions[i] as MessageDecision & { group_reason?: MessageDecisionReason }).group_reason = groupReasons[i];
   }
+  const warnings = [...s.warnings];
   if (n === 0) warnings.push('messages is empty: there is nothing to send');
-  const budgetUsed = tokensSelected + overhead * (kept.length + (system === undefined ? 0 : 1));
+  const budgetUsed = tokensSelected + overhead * (kept.length + (s.hasSystem ? 1 : 0));
   return {
     messages: kept,
     decisions,
     metrics: {
       candidate_count: n,
       messages_kept: kept.length,
-      pinned_tokens: pinnedTokens,
+      pinned_tokens: s.pinnedTokens,
       tokens_selected: tokensSelected,
-      fragments_counted: n + (system === undefined ? 0 : 1),
+      fragments_counted: s.texts.length,
       effective_budget: budget.effective,
       budget_used: budgetUsed,
       prompt_tokens: budget.overheadTokens + budgetUsed,
-      planner_ms: monotonicMs() - t0,
+      planner_ms: monotonicMs() - s.t0,
     },
     warnings,
   };

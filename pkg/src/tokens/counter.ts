@@ -117,29 +117,51 @@ export class CallCounts {
     if (this.counter === undefined) {
       throw new CtxpackError('INTERNAL', `candidates[${index}] has neither a count nor a counter`);
     }
-    let n: unknown;
+    let answer: unknown;
     try {
-      n = this.model === undefined ? this.counter(text) : this.counter(text, this.model);
+      answer = this.model === undefined ? this.counter(text) : this.counter(text, this.model);
     } catch (err) {
-      throw new CtxpackError(
-        'TOKEN_COUNT_FAILED',
-        `options.countTokens threw ${describeThrown(err)} for candidates[${index}].content; it is this error's cause`,
-        { field: 'content', index, cause: err },
-      );
+      throw counterThrew(err, index);
     }
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_COST_TOKENS) {
-      throw new CtxpackError(
-        'TOKEN_COUNT_FAILED',
-        `options.countTokens must return an integer from 0 to 4294967295 for candidates[${index}].content, got ${describeValue(n)}`,
-        { field: 'content', index },
-      );
-    }
+    const n = checkedCount(answer, index);
     this.counted++;
     this.remaining--;
     this.costs[index] = n;
     this.contents![index] = undefined;
     return n;
   }
+}
+
+/**
+ * `TOKEN_COUNT_FAILED` for a counter that threw (or whose Promise rejected) on candidate `index`;
+ * the thrown value is the cause. Shared by every counting path.
+ * @internal
+ */
+export function counterThrew(err: unknown, index: number): CtxpackError {
+  return new CtxpackError(
+    'TOKEN_COUNT_FAILED',
+    `options.countTokens threw ${describeThrown(err)} for candidates[${index}].content; it is this error's cause`,
+    { field: 'content', index, cause: err },
+  );
+}
+
+/**
+ * What a counter answered for candidate `index`, checked: an integer from 0 to 4294967295, else
+ * `TOKEN_COUNT_FAILED` (a Promise says to use an async entry point).
+ * @internal
+ */
+export function checkedCount(n: unknown, index: number): number {
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_COST_TOKENS) {
+    const promise = typeof (n as { then?: unknown } | null)?.then === 'function';
+    // Refused, so nobody awaits it: its rejection must not surface as an unhandled one.
+    if (promise) (n as PromiseLike<unknown>).then(undefined, () => undefined);
+    throw new CtxpackError(
+      'TOKEN_COUNT_FAILED',
+      `options.countTokens must return an integer from 0 to 4294967295 for candidates[${index}].content, got ${promise ? 'a Promise (counters are synchronous here: fitMessagesAsync and session.fitAsync take async ones)' : describeValue(n)}`,
+      { field: 'content', index },
+    );
+  }
+  return n;
 }
 
 /** Names what a counter threw without repeating its message, which may quote the text. */

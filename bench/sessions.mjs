@@ -1,0 +1,212 @@
+#!/usr/bin/env node
+// `make bench`, sessions (issue 15), side by side in one run:
+//  1. long tool-heavy generated agent sessions (pkg/test/agent-sessions.mjs) replayed request by
+//     request at a 24k budget: the share of prompt tokens that are the previous request's exact
+//     prefix (recomputed here from the messages sent, not taken from the session's report), next
+//     to the append-only bound (nothing ever cut), and the budget used, for a session, fitMessages
+//     afresh each turn, and a recency window;
+//  2. the cost of one turn with js-tiktoken at the end of an 80-round history: a session, the
+//     history tokenized once per turn (fitMessages), and LangChain's trimMessages.
+//
+//   node bench/sessions.mjs [--write bench/RESULTS.md]   # replaces the "Sessions" section
+//   node bench/sessions.mjs --smoke                      # tiny sizes, once each
+//
+// Nothing here asserts a time; the smoke run fails only if a request is invalid or over budget.
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = dirname(here);
+const lib = await import(pathToFileURL(join(root, 'pkg/dist/node.js')).href);
+const { forEncoding } = await import(pathToFileURL(join(root, 'pkg/dist/tokenizers/js-tiktoken.js')).href);
+const { agentSession } = await import(pathToFileURL(join(root, 'pkg/test/agent-sessions.mjs')).href);
+const require = createRequire(join(root, 'pkg/package.json'));
+const { trimMessages } = await import(pathToFileURL(require.resolve('@langchain/core/messages')).href);
+
+const args = process.argv.slice(2);
+const smoke = args.includes('--smoke');
+const out = args.includes('--write') ? args[args.indexOf('--write') + 1] : undefined;
+const BUDGET = 24_000;
+const SEEDS = smoke ? [1] : [1, 2, 3];
+const ROUNDS = smoke ? 8 : 80;
+
+// ---- 1. prefix reuse ----
+
+/** Leading messages of `sent` equal (as JSON) to `previous`'s, and their tokens with the system prompt's. */
+function prefixTokens(previous, sent, base) {
+  if (previous === undefined) return 0;
+  let tokens = base;
+  for (let k = 0; k < sent.length && k < previous.length && sent[k].json === previous[k].json; k++) tokens += sent[k].tokens;
+  return tokens;
+}
+
+/** A recency window: pinned messages, then whole units from the newest back, until one does not fit. */
+function recencyWindow(decisions, budget) {
+  const units = new Map();
+  for (const d of decisions) (units.get(d.unit) ?? units.set(d.unit, []).get(d.unit)).push(d);
+  let used = decisions.filter((d) => d.reason === 'pinned').reduce((a, d) => a + d.cost_tokens, 0);
+  const kept = new Set(decisions.filter((d) => d.reason === 'pinned').map((d) => d.index));
+  for (const unit of [...units.keys()].sort((a, b) => b - a)) {
+    const members = units.get(unit);
+    if (members.some((d) => kept.has(d.index) || d.reason === 'invalid_structure')) continue;
+    const cost = members.reduce((a, d) => a + d.cost_tokens, 0);
+    if (used + cost > budget) break;
+    used += cost;
+    for (const d of members) kept.add(d.index);
+  }
+  return [...kept].sort((a, b) => a - b);
+}
+
+function replay(format, seed) {
+  const { messages, system } = agentSession(seed, format, ROUNDS);
+  const cache = format;
+  const base = system === undefined ? 0 : lib.estimateTokens(system);
+  const ends = lib.requestEnds(messages, format);
+  const json = messages.map((m) => JSON.stringify(m));
+  const rows = { session: [], fresh: [], window: [], bound: [] };
+  const previous = {};
+  const session = lib.createSession({ format, system, budgets: { tokens_max: BUDGET }, cache });
+  const record = (name, indexes, costs, budgetUsed) => {
+    const sent = indexes.map((i) => ({ json: json[i], tokens: costs[i] }));
+    const prompt = base + sent.reduce((a, s) => a + s.tokens, 0);
+    if (budgetUsed !== undefined && budgetUsed !== prompt) throw new Error(`${name}: ${budgetUsed} tokens reported, ${prompt} recounted`);
+    rows[name].push({ prompt, prefix: prefixTokens(previous[name], sent, base) });
+    previous[name] = sent;
+  };
+  for (const end of ends) {
+    const now = messages.slice(0, end + 1);
+    const kept = (r) => r.decisions.filter((d) => d.included).map((d) => d.index);
+    const s = session.fit(now);
+    const costs = s.decisions.map((d) => d.cost_tokens);
+    if (lib.validateMessages(s.messages, format).length > 0) throw new Error(`session: invalid request after messages[${end}]`);
+    if (s.metrics.budget_used > s.metrics.effective_budget) throw new Error(`session: over budget after messages[${end}]`);
+    record('session', kept(s), costs, s.metrics.budget_used);
+    const f = lib.fitMessages(now, { format, system, budgets: { tokens_max: BUDGET } });
+    record('fresh', kept(f), costs, f.metrics.budget_used);
+    const windowed = recencyWindow(f.decisions, BUDGET - base);
+    record('window', windowed, costs);
+    record('bound', now.map((_, i) => i), costs);
+  }
+  return rows;
+}
+
+const shareOf = (rows) => rows.reduce((a, r) => a + r.prefix, 0) / rows.reduce((a, r) => a + r.prompt, 0);
+const useOf = (rows) => rows.reduce((a, r) => a + Math.min(r.prompt, BUDGET) / BUDGET, 0) / rows.length;
+
+const reuse = [];
+for (const format of ['openai', 'anthropic']) {
+  for (const seed of SEEDS) {
+    const t0 = performance.now();
+    const rows = replay(format, seed);
+    const bound = shareOf(rows.bound);
+    reuse.push({
+      format,
+      seed,
+      turns: rows.session.length,
+      historyTokens: rows.bound.at(-1).prompt,
+      bound,
+      ...Object.fromEntries(['session', 'fresh', 'window'].map((k) => [k, { share: shareOf(rows[k]), ofBound: shareOf(rows[k]) / bound, use: useOf(rows[k]) }])),
+    });
+    process.stderr.write(`sessions: ${format} seed ${seed}: ${rows.session.length} turns in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+  }
+}
+
+// ---- 2. per-turn cost with js-tiktoken ----
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const tiktoken = forEncoding('o200k_base');
+const { messages: lc } = agentSession(1, 'langchain', ROUNDS);
+const lcEnds = lib.requestEnds(lc, 'langchain');
+const LAST = smoke ? 2 : 5;
+const warm = lib.createSession({ format: 'langchain', budgets: { tokens_max: BUDGET }, cache: 'openai', countTokens: tiktoken, counterId: 'o200k_base' });
+const tWarm = performance.now();
+for (const end of lcEnds.slice(0, -LAST)) warm.fit(lc.slice(0, end + 1));
+const warmMs = performance.now() - tWarm;
+process.stderr.write(`sessions: js-tiktoken session replayed ${lcEnds.length - LAST} turns in ${(warmMs / 1000).toFixed(1)} s\n`);
+const sessionMs = [];
+const freshMs = [];
+for (const end of lcEnds.slice(-LAST)) {
+  const now = lc.slice(0, end + 1);
+  let t = performance.now();
+  warm.fit(now);
+  sessionMs.push(performance.now() - t);
+  t = performance.now();
+  lib.fitMessages(now, { format: 'langchain', budgets: { tokens_max: BUDGET }, countTokens: tiktoken });
+  freshMs.push(performance.now() - t);
+}
+const text = (m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)) + JSON.stringify(m.tool_calls ?? []);
+// trimMessages counts every shrinking prefix of the history (about N calls over up to N messages):
+// with a plain counter that is N × the history's tokens per turn (many minutes here), so the
+// counter it gets remembers each message's count within the call, as a careful caller would.
+const counterFor = () => {
+  const memo = new WeakMap();
+  const one = (m) => memo.get(m) ?? memo.set(m, tiktoken(text(m))).get(m);
+  return (msgs) => msgs.reduce((a, m) => a + one(m), 0);
+};
+let t = performance.now();
+await trimMessages(lc, { maxTokens: BUDGET, tokenCounter: counterFor(), strategy: 'last', includeSystem: true, startOn: 'human' });
+const trimMs = performance.now() - t;
+process.stderr.write(`sessions: trimMessages ${(trimMs / 1000).toFixed(1)} s\n`);
+const historyTokens = counterFor()(lc);
+const cost = { session: median(sessionMs), fresh: median(freshMs), trim: trimMs, warmMs, turns: lcEnds.length, messages: lc.length, historyTokens };
+
+// ---- the report ----
+
+const pct = (x) => `${(100 * x).toFixed(1)} %`;
+const ms = (x) => (x < 10 ? x.toFixed(2) : x.toFixed(0));
+const meanOf = (key, sub) => reuse.reduce((a, r) => a + r[key][sub], 0) / reuse.length;
+const minOf = (key, sub) => Math.min(...reuse.map((r) => r[key][sub]));
+const rows = reuse.map((r) => `| ${r.format} | ${r.seed} | ${r.turns} | ${r.historyTokens} | ${pct(r.bound)} | ${pct(r.session.share)} (${pct(r.session.ofBound)}) | ${pct(r.session.use)} | ${pct(r.fresh.share)} (${pct(r.fresh.ofBound)}) | ${pct(r.fresh.use)} | ${pct(r.window.share)} (${pct(r.window.ofBound)}) | ${pct(r.window.use)} |`);
+const met = (ok) => (smoke ? 'not judged (smoke)' : ok ? 'met' : '**missed**');
+const section = `## Sessions (issue 15)
+
+Produced by \`node bench/sessions.mjs --write bench/RESULTS.md\` (part of \`make bench\`).${smoke ? ' **Smoke run**: tiny sizes; the figures mean nothing.' : ''}
+
+### Prefix reuse
+
+Generated tool-heavy agent sessions (\`pkg/test/agent-sessions.mjs\`: ${ROUNDS} rounds of a user
+request, one to six steps of tool calls, some parallel, 6 % of results large, and a reply) replayed
+request by request (after each user or tool message) at \`tokens_max\` ${BUDGET}, counted with
+\`estimateTokens\`. *Prefix share*: the prompt tokens that are the previous request's exact prefix
+(leading messages equal as JSON, with the system prompt), over all prompt tokens, recomputed here
+from the messages sent; in brackets, as a share of the *append-only bound* (every message sent
+every turn, nothing ever cut). *Use*: the prompt over the budget, averaged over turns. *Session*:
+\`createSession\` with \`cache\` set to the format's provider; *fitMessages*: afresh each turn; *recency
+window*: the pinned messages, then whole units from the newest back until one does not fit.
+
+| format | seed | turns | history at the end (tokens) | append-only bound | session: prefix share | use | fitMessages: prefix share | use | recency window: prefix share | use |
+|--|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|
+${rows.join('\n')}
+
+### Cost of a turn
+
+One LangChain history of ${cost.messages} messages (${ROUNDS} rounds, ${cost.turns} requests,
+${cost.historyTokens} o200k tokens at the end), js-tiktoken (\`forEncoding('o200k_base')\`), budget ${BUDGET}.
+Medians of the last ${LAST} turns, ms per turn:
+
+| | ms per turn |
+|--|--:|
+| session (\`session.fit\`, counts cached; replaying the ${cost.turns - LAST} turns before took ${ms(cost.warmMs)} ms in all) | ${ms(cost.session)} |
+| \`fitMessages\`, tokenizing the history each turn | ${ms(cost.fresh)} |
+| LangChain \`trimMessages\` (strategy \`'last'\`, one call at the last turn; its counter memoises each message's count within the call, without which it recounts every shrinking prefix, N × the history per turn) | ${ms(cost.trim)} |
+
+### Targets
+
+| target | measured | |
+|--|--|--|
+| prefix share ≥ 90 % of the append-only bound | session: mean ${pct(meanOf('session', 'ofBound'))}, lowest ${pct(minOf('session', 'ofBound'))} (fitMessages ${pct(meanOf('fresh', 'ofBound'))}, recency window ${pct(meanOf('window', 'ofBound'))}) | ${met(minOf('session', 'ofBound') >= 0.9)} |
+| budget used ≥ 70 % on average | session: mean ${pct(meanOf('session', 'use'))}, lowest ${pct(minOf('session', 'use'))} | ${met(minOf('session', 'use') >= 0.7)} |
+| a turn ≥ 10× cheaper than tokenizing the history each turn | ${ms(cost.session)} ms vs ${ms(cost.fresh)} ms: ${(cost.fresh / cost.session).toFixed(1)}× (trimMessages ${ms(cost.trim)} ms) | ${met(cost.fresh / cost.session >= 10)} |
+`;
+
+process.stdout.write(`\n${section}`);
+if (out !== undefined) {
+  const file = join(root, out);
+  const current = readFileSync(file, 'utf8');
+  const start = current.indexOf('## Sessions (issue 15)');
+  writeFileSync(file, `${start < 0 ? `${current.trimEnd()}\n\n` : current.slice(0, start)}${section}`);
+  process.stderr.write(`wrote ${out}\n`);
+}

@@ -1,0 +1,57 @@
+/**
+ * Where the session puts prompt-cache breakpoints, and Anthropic's `cache_control` on copies of
+ * the messages there (opt-in: it rewrites the message's last block).
+ *
+ * @internal
+ * @module
+ */
+
+import { isRecord } from '../validate/fields.js';
+import type { Pricing } from './pricing.js';
+import type { CacheBreakpoint } from './types.js';
+
+/** Blocks that cannot carry `cache_control` themselves. */
+const NOT_MARKABLE = new Set(['thinking', 'redacted_thinking']);
+
+/**
+ * The breakpoints among `positions` (messages before each, in order of priority), at most
+ * `maxBreakpoints`, each with at least `minCacheableTokens` before it and on a message that can
+ * carry one; with `apply`, the messages with `cache_control` there (new objects).
+ */
+export function placeBreakpoints<M>(
+  messages: M[],
+  positions: readonly number[],
+  tokensBefore: (before: number) => number,
+  p: Pricing,
+  apply: boolean,
+): { messages: M[]; breakpoints: CacheBreakpoint[] } {
+  const chosen: CacheBreakpoint[] = [];
+  const out = apply ? messages.slice() : messages;
+  for (const before of positions) {
+    if (chosen.length >= p.maxBreakpoints) break;
+    if (before < 1 || before > messages.length || chosen.some((b) => b.index === before - 1)) continue;
+    const tokens = tokensBefore(before);
+    if (tokens < p.minCacheableTokens) continue;
+    const marked = withCacheControl(messages[before - 1], p.ttl);
+    if (marked === undefined) continue;
+    if (apply) out[before - 1] = marked as M;
+    chosen.push({ index: before - 1, tokens });
+  }
+  chosen.sort((a, b) => a.index - b.index);
+  return { messages: out, breakpoints: chosen };
+}
+
+/** A copy of an Anthropic message whose last markable block has `cache_control`; `undefined` when it has none. */
+function withCacheControl(message: unknown, ttl: '5m' | '1h' | undefined): unknown {
+  if (!isRecord(message)) return undefined;
+  const control = ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
+  const content = message['content'];
+  if (typeof content === 'string') return content.length === 0 ? undefined : { ...message, content: [{ type: 'text', text: content, cache_control: control }] };
+  if (!Array.isArray(content)) return undefined;
+  let k = content.length - 1;
+  while (k >= 0 && (!isRecord(content[k]) || NOT_MARKABLE.has(String((content[k] as Record<string, unknown>)['type'])))) k--;
+  if (k < 0) return undefined;
+  const blocks = content.slice();
+  blocks[k] = { ...(content[k] as Record<string, unknown>), cache_control: control };
+  return { ...message, content: blocks };
+}

@@ -1,0 +1,339 @@
+/**
+ * `createSession`: `fitMessages` across the turns of one conversation. Counts are cached by
+ * content, the request sent last is remembered, and each turn either appends to it (the prompt
+ * cache's prefix stays valid) or cuts where the objective of pricing.ts says: docs/sessions.md.
+ *
+ * @module
+ */
+
+import { readingInput, shownName } from '../errors.js';
+import { chooseFit, countFit, prefillFit, prepareFit, readConcurrency, scoreFit, type FitPlan, type PreparedFit, type ScoredFit } from '../messages/fit.js';
+import { adapterOf } from '../messages/formats.js';
+import type { Turn } from '../messages/turns.js';
+import { CountCache, textKey } from '../tokens/cache.js';
+import { estimateTokens } from '../tokens/counter.js';
+import { invalidOption, optionsRecord, readBoolean, readCount, readNonEmptyString } from '../validate/options.js';
+import type { FitMessagesResult } from '../types.js';
+import { placeBreakpoints } from './breakpoints.js';
+import { cachedTokens, cutObjective, readPricing, requestCost, type Pricing } from './pricing.js';
+import { readState } from './state.js';
+import type { PreviousRequest, SessionFitResult, SessionOptions, SessionState, SessionTurnOptions } from './types.js';
+
+/** Options that are the session's own; every other one goes to fitMessages each turn. */
+const SESSION_OPTIONS = ['cache', 'breakpoints', 'counterId', 'maxCachedCounts', 'concurrency', 'state'];
+/** What a turn may change. */
+const TURN_OPTIONS = ['system', 'query', 'budgets'];
+/** The stable head takes at most this share of the budget, so that recent turns keep the rest. */
+export const HEAD_SHARE = 0.25;
+/** The growth per turn the cuts plan for is the mean of this many last turns. */
+const GROWTH_TURNS = 16;
+/** The prompt sizes a cut considers, as shares of the budget: 100 % down to 30 %. */
+const CUT_SHARES = Array.from({ length: 15 }, (_, k) => 1 - k * 0.05);
+
+/** A conversation's planner: call `fit` (or `fitAsync`) once per request, with the whole history so far. */
+export interface Session {
+  /** Fits this turn's history; the counter must be synchronous. */
+  fit<M>(history: readonly M[], turn?: SessionTurnOptions): SessionFitResult<M>;
+  /** Fits this turn's history with a counter that may return a Promise (at most `concurrency` in flight). */
+  fitAsync<M>(history: readonly M[], turn?: SessionTurnOptions): Promise<SessionFitResult<M>>;
+  /** The state as plain JSON (hashes and counts, never text): pass it as `createSession({ ..., state })` to continue. */
+  exportState(): SessionState;
+  /** The count cache: entries, and lookups answered or missed since the session began. */
+  readonly countCache: { readonly size: number; readonly hits: number; readonly misses: number };
+}
+
+/**
+ * Creates a session. Options are `fitMessages`' plus `cache` (`'anthropic'`, `'openai'`, `'none'`
+ * or a profile), `breakpoints` (Anthropic: place `cache_control`), `counterId`, `maxCachedCounts`,
+ * `concurrency` and `state`. Bad options are `INVALID_OPTION` (budgets `INVALID_BUDGET`), at the
+ * first `fit` for those fitMessages reads.
+ */
+export function createSession(options: SessionOptions): Session {
+  return readingInput(() => new ChatSession(options));
+}
+
+class ChatSession implements Session {
+  private readonly base: Record<string, unknown> = {};
+  private readonly pricing: Pricing;
+  private readonly breakpoints: boolean;
+  private readonly counterId: string | null;
+  private readonly model: string | null;
+  private readonly counts: CountCache;
+  private readonly concurrency: number;
+  private previous: PreviousRequest | null = null;
+  private growth: number[] = [];
+
+  constructor(options: SessionOptions) {
+    const o = optionsRecord(options);
+    for (const key of Object.keys(o)) if (!SESSION_OPTIONS.includes(key)) this.base[key] = o[key];
+    const format = adapterOf(o['format']).name;
+    this.pricing = readPricing(o['cache']);
+    this.breakpoints = readBoolean(o, 'breakpoints', false);
+    if (this.breakpoints && (format !== 'anthropic' || this.pricing.maxBreakpoints === 0)) {
+      throw invalidOption('breakpoints', "false unless format is 'anthropic' with a cache that has breakpoints", o['breakpoints']);
+    }
+    const counter = o['countTokens'];
+    this.counterId = readNonEmptyString(o, 'counterId') ?? (counter === undefined || counter === estimateTokens ? 'estimateTokens' : null);
+    this.model = readNonEmptyString(o, 'model') ?? null;
+    this.counts = new CountCache(readCount(o, 'maxCachedCounts', 50_000));
+    this.concurrency = readConcurrency(o);
+    if (o['state'] !== undefined) {
+      const state = readState(o['state']);
+      if (state.counter !== null && state.counter === this.counterId && state.model === this.model) this.counts.import(state.counts, 'state.counts');
+      this.previous = state.previous;
+      this.growth = state.growth;
+    }
+  }
+
+  get countCache(): { size: number; hits: number; misses: number } {
+    return { size: this.counts.size, hits: this.counts.hits, misses: this.counts.misses };
+  }
+
+  fit<M>(history: readonly M[], turn?: SessionTurnOptions): SessionFitResult<M> {
+    return readingInput(() => {
+      const hits = this.counts.hits;
+      const misses = this.counts.misses;
+      return this.plan(countFit(this.prepare(history, turn), this.counts), hits, misses);
+    });
+  }
+
+  async fitAsync<M>(history: readonly M[], turn?: SessionTurnOptions): Promise<SessionFitResult<M>> {
+    const hits = this.counts.hits;
+    const misses = this.counts.misses;
+    const prep = readingInput(() => this.prepare(history, turn));
+    await prefillFit(prep, this.counts, this.concurrency);
+    // The hits of the prefill are this turn's; its lookups again in countFit are not.
+    const prefillHits = this.counts.hits;
+    return readingInput(() => {
+      const counted = countFit(prep, this.counts);
+      this.counts.hits = prefillHits;
+      return this.plan(counted, hits, misses);
+    });
+  }
+
+  exportState(): SessionState {
+    return {
+      version: 1,
+      counter: this.counterId,
+      model: this.model,
+      counts: this.counterId === null ? [] : this.counts.export(),
+      previous: this.previous === null ? null : structuredClone(this.previous),
+      growth: [...this.growth],
+    };
+  }
+
+  private prepare<M>(history: readonly M[], turn: SessionTurnOptions | undefined): PreparedFit<M> {
+    const options = { ...this.base };
+    if (turn !== undefined) {
+      const t = optionsRecord(turn);
+      for (const key of Object.keys(t)) {
+        if (!TURN_OPTIONS.includes(key)) throw invalidOption(`turn.${shownName(key)}`, `absent (a turn may change ${TURN_OPTIONS.join(', ')})`, t[key]);
+        if (t[key] !== undefined) options[key] = t[key];
+      }
+    }
+    if (options['countTokens'] === undefined) options['countTokens'] = estimateTokens;
+    return prepareFit(history, options);
+  }
+
+  private plan<M>(counted: ReturnType<typeof countFit<M>>, hits0: number, misses0: number): SessionFitResult<M> {
+    const s = scoreFit(counted);
+    const n = s.list.length;
+    const overhead = s.budget.perFragmentOverhead;
+    const tokensOf = (i: number): number => s.costs[i]! + overhead;
+    const keys = s.turns.map((t, i) => messageKey(t, s.textKeys[i]!));
+    const systemKey = s.hasSystem ? s.textKeys[n]! : '';
+    const baseTokens = s.budget.overheadTokens + (s.hasSystem ? s.systemCost + overhead : 0);
+    const budget = s.budget.overheadTokens + s.budget.effective;
+    const prev = this.previous;
+
+    // How much of the previous request is still in the history, unchanged.
+    const sameSystem = prev !== null && prev.system === systemKey;
+    let reusable = 0;
+    if (sameSystem) {
+      while (reusable < prev.entries.length) {
+        const [index, key] = prev.entries[reusable]!;
+        if (index >= n || keys[index] !== key) break;
+        reusable++;
+      }
+    }
+    if (prev !== null && n > prev.n) {
+      let grew = 0;
+      for (let i = prev.n; i < n; i++) if (s.broken[i] === 0) grew += tokensOf(i);
+      this.growth.push(grew);
+      if (this.growth.length > GROWTH_TURNS) this.growth.shift();
+    }
+
+    /** The kept messages' common prefix with the previous request: messages, and prompt tokens. */
+    const prefixOf = (r: FitMessagesResult<M>): { messages: number; tokens: number; cached: number } => {
+      if (!sameSystem) return { messages: 0, tokens: 0, cached: 0 };
+      let k = 0;
+      let tokens = baseTokens;
+      for (const d of r.decisions) {
+        if (!d.included) continue;
+        if (k >= prev.entries.length || keys[d.index] !== prev.entries[k]![1]) break;
+        tokens += tokensOf(d.index);
+        k++;
+      }
+      const reads = prev.breakpoints.filter(([before]) => before <= k).map(([, t]) => t);
+      return { messages: k, tokens, cached: cachedTokens(this.pricing, tokens, reads) };
+    };
+
+    let result: FitMessagesResult<M> | undefined;
+    let cut = false;
+    if (!this.pricing.enabled) result = chooseFit(s);
+    else {
+      if (sameSystem && reusable === prev.entries.length && n >= prev.n) {
+        // Append: the previous request as it was, and every new message.
+        const forced = new Uint8Array(n);
+        for (const [index] of prev.entries) forced[index] = 1;
+        const eligible = new Uint8Array(n);
+        eligible.fill(1, prev.n);
+        const r = chooseFit(s, { forced, eligible });
+        const allNew = r.decisions.every((d) => d.index < prev.n || d.included || s.broken[d.index] === 1);
+        if (allNew && r.metrics.budget_used <= s.budget.effective) result = r;
+      }
+      if (result === undefined) {
+        result = this.cut(s, prev, sameSystem ? reusable : 0, budget, prefixOf);
+        cut = prev !== null;
+      }
+    }
+
+    // The report, the breakpoints, and what to remember.
+    const kept = result.decisions.filter((d) => d.included).map((d) => d.index);
+    const prefix = prefixOf(result);
+    const entries: [number, string, number][] = [];
+    let tokens = baseTokens;
+    for (const i of kept) {
+      tokens += tokensOf(i);
+      entries.push([i, keys[i]!, tokens]);
+    }
+    let head = 0;
+    if (prev === null || !sameSystem) {
+      // The first head: system messages and the first user message (an agent's task), so that
+      // every later cut keeps them and (Anthropic) the request still starts with the user.
+      while (head < kept.length && s.turns[kept[head]!]!.role === 'system') head++;
+      if (head < kept.length && s.turns[kept[head]!]!.role === 'user' && s.turns[kept[head]!]!.prose && entries[head]![2] <= baseTokens + HEAD_SHARE * s.budget.effective) head++;
+    } else if (!cut) head = Math.min(prev.head, entries.length);
+    else {
+      // After a cut: the common prefix with the previous request, within HEAD_SHARE of the budget.
+      while (head < prefix.messages && entries[head]![2] <= baseTokens + HEAD_SHARE * s.budget.effective) head++;
+    }
+    const positions = this.pricing.maxBreakpoints > 0 ? [entries.length, prefix.messages, head, ...(sameSystem ? prev.breakpoints.map(([b]) => b) : [])] : [];
+    const placed = placeBreakpoints(
+      result.messages,
+      positions,
+      (before) => (before === 0 ? baseTokens : entries[before - 1]![2]),
+      this.pricing,
+      this.breakpoints,
+    );
+    this.previous = {
+      n,
+      system: systemKey,
+      entries,
+      head,
+      breakpoints: placed.breakpoints.map((b) => [b.index + 1, b.tokens]),
+      systemTokens: baseTokens,
+      promptTokens: result.metrics.prompt_tokens,
+    };
+    const cost = requestCost(this.pricing, result.metrics.prompt_tokens, prefix.cached);
+    return {
+      ...result,
+      messages: placed.messages,
+      metrics: {
+        ...result.metrics,
+        cache_prefix_tokens: prefix.tokens,
+        predicted_cached_tokens: prefix.cached,
+        predicted_cost: cost,
+        count_cache_hits: this.counts.hits - hits0,
+        count_cache_misses: this.counts.misses - misses0,
+      },
+      cache: {
+        prefixMessages: prefix.messages,
+        prefixTokens: prefix.tokens,
+        predictedCachedTokens: prefix.cached,
+        breakpoints: placed.breakpoints,
+        cut,
+      },
+    };
+  }
+
+  /**
+   * A cut: keep the stable head (the previous request's first `head` entries still in the
+   * history), then choose the prompt size P that minimises `cutObjective` among CUT_SHARES of the
+   * budget, each filled by value as fitMessages fills it. Before any cut is needed (everything
+   * fits), the full fit.
+   */
+  private cut<M>(
+    s: ScoredFit<M>,
+    prev: PreviousRequest | null,
+    reusable: number,
+    budget: number,
+    prefixOf: (r: FitMessagesResult<M>) => { cached: number },
+  ): FitMessagesResult<M> {
+    const n = s.list.length;
+    const overhead = s.budget.perFragmentOverhead;
+    const forced = new Uint8Array(n);
+    let headTokens = 0;
+    for (let k = 0; prev !== null && k < Math.min(prev.head, reusable); k++) {
+      for (const j of s.units.members.get(s.units.unitOf[prev.entries[k]![0]]!)!) {
+        if (s.scored[j] === 1 && forced[j] === 0) {
+          forced[j] = 1;
+          headTokens += s.costs[j]! + overhead;
+        }
+      }
+    }
+    if (s.pinnedTokens + headTokens > s.budget.effective) forced.fill(0);
+    const full = chooseFit(s, { forced });
+    if (full.decisions.every((d) => d.included || s.scored[d.index] === 0)) return full;
+
+    // What the full fit keeps is worth its price: value is measured against its mean value per token.
+    let valueTokens = 0;
+    let keptTokens = 0;
+    for (const d of full.decisions) {
+      if (!d.included || s.scored[d.index] === 0 || forced[d.index] === 1) continue;
+      valueTokens += s.values[d.index]! * (d.cost_tokens + overhead);
+      keptTokens += d.cost_tokens + overhead;
+    }
+    const meanValue = valueTokens > 0 ? valueTokens / keptTokens : 1;
+    const growth = this.growthPerTurn(s);
+    let best = full;
+    let bestScore = Infinity;
+    for (const share of CUT_SHARES) {
+      const plan: FitPlan = { forced, target: Math.floor(share * s.budget.effective) };
+      const r = share === 1 ? full : chooseFit(s, plan);
+      let lost = 0;
+      for (const d of full.decisions) {
+        if (d.included && !r.decisions[d.index]!.included) lost += (s.values[d.index]! / meanValue) * (d.cost_tokens + overhead);
+      }
+      const score = cutObjective(this.pricing, budget, r.metrics.prompt_tokens, prefixOf(r).cached, growth, lost);
+      if (score < bestScore) {
+        best = r;
+        bestScore = score;
+      }
+    }
+    return best;
+  }
+
+  /** Tokens the history grows by per turn: the mean of the last turns, or before any, the history's tokens per request in it. */
+  private growthPerTurn(s: ScoredFit<unknown>): number {
+    if (this.growth.length > 0) return Math.max(1, this.growth.reduce((a, b) => a + b, 0) / this.growth.length);
+    let tokens = 0;
+    let requests = 0;
+    for (let i = 0; i < s.turns.length; i++) {
+      if (s.broken[i] === 0) tokens += s.costs[i]! + s.budget.perFragmentOverhead;
+      if (isRequestEnd(s.turns, i)) requests++;
+    }
+    return Math.max(1, tokens / Math.max(1, requests));
+  }
+}
+
+/** Whether a request is made after message `i`: a user or tool message followed by the assistant (or by nothing). */
+export function isRequestEnd(turns: readonly Turn[], i: number): boolean {
+  const role = turns[i]!.role;
+  return (role === 'user' || role === 'tool') && (i + 1 === turns.length || turns[i + 1]!.role === 'assistant');
+}
+
+/** A message's identity for the prompt cache: role, tool-call ids and the content key. */
+function messageKey(t: Turn, contentKey: string): string {
+  return textKey(`${t.role}\u0001${t.calls.join('\u0002')}\u0001${t.results.join('\u0002')}\u0001${contentKey}`);
+}

@@ -1,0 +1,65 @@
+/**
+ * Reading a session's exported state back: every field checked, so a corrupted or foreign state
+ * is `INVALID_OPTION` naming the field, never a wrong plan.
+ *
+ * @internal
+ * @module
+ */
+
+import { CtxpackError, describeValue } from '../errors.js';
+import { isRecord } from '../validate/fields.js';
+import type { PreviousRequest, SessionState } from './types.js';
+
+function bad(field: string, requirement: string, value: unknown, index?: number): CtxpackError {
+  return new CtxpackError('INVALID_OPTION', `options.${field}${index === undefined ? '' : `[${index}]`} must be ${requirement}, got ${describeValue(value)}`, {
+    field,
+    ...(index === undefined ? {} : { index }),
+  });
+}
+
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+const isKey = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{16}(:\d+)?$/.test(v);
+
+/** `options.state` as `exportState()` wrote it. Counts are checked when imported (tokens/cache.ts). */
+export function readState(value: unknown): SessionState {
+  if (!isRecord(value) || value['version'] !== 1) throw bad('state', 'a state exportState() returned (version 1)', value);
+  const counter = value['counter'];
+  const model = value['model'];
+  if (counter !== null && typeof counter !== 'string') throw bad('state.counter', 'a string or null', counter);
+  if (model !== null && typeof model !== 'string') throw bad('state.model', 'a string or null', model);
+  const growth = value['growth'];
+  if (!Array.isArray(growth) || !growth.every((g) => typeof g === 'number' && Number.isFinite(g) && g >= 0)) {
+    throw bad('state.growth', 'an array of non-negative numbers', growth);
+  }
+  return { version: 1, counter, model, counts: value['counts'] as SessionState['counts'], previous: readPrevious(value['previous']), growth: [...growth] };
+}
+
+function readPrevious(p: unknown): PreviousRequest | null {
+  if (p === null) return null;
+  if (!isRecord(p)) throw bad('state.previous', 'an object or null', p);
+  for (const key of ['n', 'head', 'systemTokens', 'promptTokens']) if (!isCount(p[key])) throw bad(`state.previous.${key}`, 'a non-negative integer', p[key]);
+  const system = p['system'];
+  if (system !== '' && !isKey(system)) throw bad('state.previous.system', "a hash or ''", system);
+  const entries = p['entries'];
+  if (!Array.isArray(entries)) throw bad('state.previous.entries', 'an array', entries);
+  entries.forEach((e: unknown, i) => {
+    if (!Array.isArray(e) || e.length !== 3 || !isCount(e[0]) || e[0] >= (p['n'] as number) || !isKey(e[1]) || !isCount(e[2]) || (i > 0 && e[0] <= (entries[i - 1] as number[])[0]!)) {
+      throw bad('state.previous.entries', '[index, hash, tokens], indexes ascending below n', e, i);
+    }
+  });
+  const breakpoints = p['breakpoints'];
+  if (!Array.isArray(breakpoints)) throw bad('state.previous.breakpoints', 'an array', breakpoints);
+  breakpoints.forEach((b: unknown, i) => {
+    if (!Array.isArray(b) || b.length !== 2 || !isCount(b[0]) || !isCount(b[1])) throw bad('state.previous.breakpoints', '[messages, tokens]', b, i);
+  });
+  if ((p['head'] as number) > entries.length) throw bad('state.previous.head', 'at most the number of entries', p['head']);
+  return {
+    n: p['n'] as number,
+    system: system as string,
+    entries: entries.map((e: [number, string, number]) => [e[0], e[1], e[2]]),
+    head: p['head'] as number,
+    breakpoints: breakpoints.map((b: [number, number]) => [b[0], b[1]]),
+    systemTokens: p['systemTokens'] as number,
+    promptTokens: p['promptTokens'] as number,
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * The public types of `createSession` (see docs/sessions.md).
+ *
+ * @module
+ */
+
+import type { Budgets, FitMessagesAsyncOptions, FitMessagesMetrics, FitMessagesOptions, FitMessagesResult } from '../types.js';
+
+/**
+ * How the provider bills a cached prompt prefix, in units of the price of an uncached input token.
+ * `'anthropic'`: reads 0.1, writes 1.25, at least 1024 tokens, 4 breakpoints, 5 minutes.
+ * `'openai'`: reads 0.5, writes 1 (automatic), at least 1024 tokens in steps of 128, no breakpoints.
+ * `'none'`: no prompt cache: every turn is fitted afresh, as `fitMessages` would.
+ */
+export type CachePricing = 'anthropic' | 'openai' | 'none' | CacheProfile;
+
+/** A provider's prompt cache, explicitly. */
+export interface CacheProfile {
+  /** Price of a cached input token read, relative to an uncached one (Anthropic 0.1). */
+  readCost: number;
+  /** Price of an input token written to the cache (Anthropic 1.25 for 5 minutes, 2 for 1 hour; 1 when writes are free). */
+  writeCost: number;
+  /** The shortest prefix the provider caches (Anthropic 1024 for Sonnet and Opus, 2048 for Haiku; OpenAI 1024). */
+  minCacheableTokens: number;
+  /** Explicit breakpoints per request (Anthropic 4); 0 when caching is automatic (OpenAI). */
+  maxBreakpoints: number;
+  /** The breakpoints' lifetime, written into `cache_control` (Anthropic `'5m'` or `'1h'`). */
+  ttl?: '5m' | '1h';
+}
+
+/** Options of `createSession`: those of `fitMessages`, plus the prompt cache and the session's state. */
+export interface SessionOptions extends Omit<FitMessagesOptions, 'budgets' | 'countTokens'> {
+  /** The budgets; may also be given per turn. */
+  budgets?: Budgets;
+  /** Counts a message's text. `fit` needs a synchronous counter; `fitAsync` takes one returning a Promise too. Default `estimateTokens`. */
+  countTokens?: FitMessagesAsyncOptions['countTokens'];
+  /** The prompt cache the plans are made for. Default `'none'`. */
+  cache?: CachePricing;
+  /**
+   * Anthropic only, opt-in: put `cache_control` on the last block of the messages at
+   * `cache.breakpoints` (new objects; your messages stay untouched). Default false.
+   */
+  breakpoints?: boolean;
+  /** A name for a custom `countTokens`, so that exported counts are reused only with the same counter. */
+  counterId?: string;
+  /** Token counts kept across turns at most (least recently used go first; never fewer than one history). Default 50 000. */
+  maxCachedCounts?: number;
+  /** `fitAsync`: counts in flight at once. Default 8. */
+  concurrency?: number;
+  /** A state `exportState()` returned, to continue a session in another process. */
+  state?: SessionState;
+}
+
+/** What may change from one turn to the next. */
+export interface SessionTurnOptions {
+  /** Anthropic: the top-level system prompt of this turn. */
+  system?: string | readonly unknown[];
+  /** The text relevance is measured against this turn. */
+  query?: string;
+  /** This turn's budgets. */
+  budgets?: Budgets;
+}
+
+/** A breakpoint: after `result.messages[index]`; `tokens` is the prompt up to and including it. */
+export interface CacheBreakpoint {
+  index: number;
+  tokens: number;
+}
+
+/** The prompt cache figures of one turn (predictions: the provider decides). */
+export interface SessionCacheReport {
+  /** Leading messages of this request equal to the previous request's (0 when the system prompt changed). */
+  prefixMessages: number;
+  /** Their tokens, with the system prompt and the per-message overheads: what the provider could read from its cache. */
+  prefixTokens: number;
+  /** What the provider is predicted to bill as cached: the prefix up to the previous request's last breakpoint within it (Anthropic), rounded down to steps of 128 (OpenAI); 0 below `minCacheableTokens`. */
+  predictedCachedTokens: number;
+  /** Where to put `cache_control` (Anthropic), at most `maxBreakpoints`, each with at least `minCacheableTokens` before it. */
+  breakpoints: CacheBreakpoint[];
+  /** Whether this turn cut the history (else it appended to the previous request, or there was none). */
+  cut: boolean;
+}
+
+/** `fitMessages`' metrics plus the session's. */
+export interface SessionMetrics extends FitMessagesMetrics {
+  /** `cache.prefixTokens`. */
+  cache_prefix_tokens: number;
+  /** `cache.predictedCachedTokens`. */
+  predicted_cached_tokens: number;
+  /** The input of this request in uncached-token prices: cached tokens × readCost + the rest × writeCost (× 1 without a cache). */
+  predicted_cost: number;
+  /** Texts whose count came from the session's cache this turn, and texts counted. */
+  count_cache_hits: number;
+  count_cache_misses: number;
+}
+
+/** One turn of a session: what `fitMessages` returns, plus the cache figures. */
+export interface SessionFitResult<M> extends FitMessagesResult<M> {
+  metrics: SessionMetrics;
+  cache: SessionCacheReport;
+}
+
+/** A session's state as plain JSON: hashes and counts, never text. */
+export interface SessionState {
+  version: 1;
+  /** The counter the counts are from (`null`: unnamed, so they are not reused). */
+  counter: string | null;
+  model: string | null;
+  /** `[hash:length, count]`, least recently used first. */
+  counts: [string, number][];
+  /** The previous request, or null before the first turn. */
+  previous: PreviousRequest | null;
+  /** Tokens the history grew by in the last turns (the growth the cut plans for). */
+  growth: number[];
+}
+
+/** What the session remembers of the request it sent last. */
+export interface PreviousRequest {
+  /** The history's length then. */
+  n: number;
+  /** The system prompt's text hash ('' without one). */
+  system: string;
+  /** Per message sent: its index in the history, its hash, and the prompt's tokens up to and including it. */
+  entries: [number, string, number][];
+  /** Leading entries that form the stable head: kept through every cut. */
+  head: number;
+  /** The breakpoints placed: entries before each, and the tokens up to it. */
+  breakpoints: [number, number][];
+  /** The system prompt's tokens with its overhead, and the request's. */
+  systemTokens: number;
+  promptTokens: number;
+}
+
+/** One turn of `replaySession`. */
+export interface ReplayTurn {
+  /** 1-based. */
+  turn: number;
+  /** Messages in the history at this turn, and those sent. */
+  historyMessages: number;
+  sentMessages: number;
+  /** `metrics.prompt_tokens`, `metrics.effective_budget`. */
+  promptTokens: number;
+  effectiveBudget: number;
+  prefixTokens: number;
+  predictedCachedTokens: number;
+  predictedCost: number;
+  cut: boolean;
+}

@@ -1,0 +1,174 @@
+/**
+ * Token counts kept across calls, keyed by content: a stable hash of the counted text (64 bits
+ * and the length), so a history rebuilt from a database still hits. Bounded: least recently used
+ * entries go first, and never one the current call used (the bound is at least the call's size).
+ * Exported as plain JSON (hashes and counts, never text).
+ *
+ * @internal
+ * @module
+ */
+
+import { CtxpackError, describeValue } from '../errors.js';
+import { MAX_COST_TOKENS } from '../validate/fields.js';
+import { checkedCount, counterThrew } from './counter.js';
+
+/**
+ * The key of a text: a 64-bit hash of its UTF-16 code units (two 32-bit multiply-xorshift lanes
+ * with different seeds, as cyrb53 does; `fnv1a64` byte by byte took most of a turn's time) and
+ * its length, so that a collision also needs equal lengths. Stable across runtimes and versions:
+ * exported states hold these keys.
+ */
+export function textKey(text: string): string {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return `${(h1 >>> 0).toString(16).padStart(8, '0')}${(h2 >>> 0).toString(16).padStart(8, '0')}:${text.length}`;
+}
+
+/** Counts by text key, least recently used first (a Map keeps insertion order). */
+export class CountCache {
+  private readonly entries = new Map<string, number>();
+  /** Lookups answered from the cache, and counts the counter made, since creation. */
+  hits = 0;
+  misses = 0;
+
+  constructor(
+    /** Entries kept at most (raised to the size of a call while it runs). */
+    private limit: number,
+  ) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The count of `key`, marked as just used; `undefined` when absent. */
+  lookup(key: string): number | undefined {
+    const n = this.entries.get(key);
+    if (n === undefined) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, n);
+    this.hits++;
+    return n;
+  }
+
+  /** Stores a count just made; evicts the least recently used beyond `max(limit, atLeast)`. */
+  store(key: string, n: number, atLeast = 0): void {
+    this.misses++;
+    this.entries.delete(key);
+    this.entries.set(key, n);
+    const bound = Math.max(this.limit, atLeast);
+    for (const k of this.entries.keys()) {
+      if (this.entries.size <= bound) break;
+      this.entries.delete(k);
+    }
+  }
+
+  /** `[key, count]` pairs, least recently used first. */
+  export(): [string, number][] {
+    return [...this.entries];
+  }
+
+  /** Takes exported pairs (in their order); a malformed one is `INVALID_OPTION` naming `field[index]`. */
+  import(pairs: unknown, field: string): void {
+    if (!Array.isArray(pairs)) throw new CtxpackError('INVALID_OPTION', `${field} must be an array of [key, count] pairs, got ${describeValue(pairs)}`, { field });
+    pairs.forEach((p: unknown, i) => {
+      const ok =
+        Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && /^[0-9a-f]{16}:\d+$/.test(p[0]) &&
+        Number.isInteger(p[1]) && (p[1] as number) >= 0 && (p[1] as number) <= MAX_COST_TOKENS;
+      if (!ok) throw new CtxpackError('INVALID_OPTION', `${field}[${i}] must be a [key, count] pair as exportState() writes it, got ${describeValue(p)}`, { field, index: i });
+      this.entries.set(p[0] as string, p[1] as number);
+    });
+    for (const k of this.entries.keys()) {
+      if (this.entries.size <= this.limit) break;
+      this.entries.delete(k);
+    }
+  }
+}
+
+/**
+ * Counts `texts` through `cache`: each distinct text the cache lacks is counted once, with
+ * `count(text)` (synchronous), checked, stored. Errors name `where(i)`, never the text. Returns
+ * the counts and each text's key.
+ */
+export function countThrough(
+  texts: readonly string[],
+  cache: CountCache,
+  count: (text: string) => unknown,
+  where: (i: number) => string,
+): { costs: Uint32Array; keys: string[] } {
+  const costs = new Uint32Array(texts.length);
+  const keys = new Array<string>(texts.length);
+  for (let i = 0; i < texts.length; i++) {
+    const key = textKey(texts[i]!);
+    keys[i] = key;
+    const known = cache.lookup(key);
+    if (known !== undefined) {
+      costs[i] = known;
+      continue;
+    }
+    let answer: unknown;
+    try {
+      answer = count(texts[i]!);
+    } catch (err) {
+      throw renamed(counterThrew(err, i), i, where);
+    }
+    costs[i] = checkedAt(answer, i, where);
+    cache.store(key, costs[i]!, texts.length);
+  }
+  return { costs, keys };
+}
+
+/**
+ * Fills `cache` with the counts of `texts` it lacks, from a counter that may return a Promise:
+ * distinct texts, at most `concurrency` counts in flight. A rejection is `TOKEN_COUNT_FAILED` with
+ * the rejection as its cause, naming `where(i)`.
+ */
+export async function prefillAsync(
+  texts: readonly string[],
+  cache: CountCache,
+  count: (text: string) => unknown,
+  where: (i: number) => string,
+  concurrency: number,
+): Promise<void> {
+  const todo = new Map<string, number>(); // key → first index
+  for (let i = 0; i < texts.length; i++) {
+    const key = textKey(texts[i]!);
+    if (!todo.has(key) && cache.lookup(key) === undefined) todo.set(key, i);
+  }
+  const jobs = [...todo];
+  let next = 0;
+  let failed: CtxpackError | undefined;
+  const worker = async (): Promise<void> => {
+    while (failed === undefined && next < jobs.length) {
+      const [key, i] = jobs[next++]!;
+      try {
+        const n = checkedAt(await count(texts[i]!), i, where);
+        cache.store(key, n, texts.length);
+      } catch (err) {
+        failed ??= err instanceof CtxpackError ? err : renamed(counterThrew(err, i), i, where);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
+  if (failed !== undefined) throw failed;
+}
+
+function checkedAt(answer: unknown, i: number, where: (i: number) => string): number {
+  try {
+    return checkedCount(answer, i);
+  } catch (err) {
+    throw renamed(err as CtxpackError, i, where);
+  }
+}
+
+/** The counting error with the caller's name for the text (`messages[3]`) instead of `candidates[3].content`. */
+function renamed(err: CtxpackError, i: number, where: (i: number) => string): CtxpackError {
+  const details = err.cause === undefined ? { field: 'content', index: i } : { field: 'content', index: i, cause: err.cause };
+  return new CtxpackError(err.code, err.message.replace(`candidates[${i}].content`, where(i)), details);
+}
