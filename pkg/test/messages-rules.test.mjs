@@ -83,6 +83,27 @@ test('Anthropic: the system prompt is counted and the request starts with a user
   assert.throws(() => fitMessages(msgs, { format: 'openai', system: 'x', budgets: { tokens_max: 30 } }), { code: 'INVALID_OPTION', field: 'system' });
 });
 
+test('Anthropic: a unit that would open the request is left out before slicing again, so its budget goes to others', () => {
+  const est = (t) => Math.ceil(t.length / 4);
+  const msgs = [
+    { role: 'user', content: 'greetings and some long unrelated preamble '.repeat(40) }, // does not fit
+    { role: 'assistant', content: 'the deploy token rotates every hour on the staging server '.repeat(3) }, // most relevant
+    { role: 'user', content: 'ok thanks, what about lunch plans for friday afternoon' },
+    { role: 'assistant', content: 'lunch at noon near the office on friday works for everyone' },
+    { role: 'user', content: 'how often does the deploy token rotate on staging?' },
+  ];
+  const budget = est(msgs[4].content) + est(msgs[1].content) + est(msgs[2].content) + 4;
+  const r = fitMessages(msgs, { format: 'anthropic', budgets: { tokens_max: budget }, countTokens: est });
+  // Message 1 ranks first but nothing before it fits: it would open the request, so it is left out
+  // and the slice runs again; messages 2 and 3 then take the budget it would have used.
+  assert.deepEqual(reasons(r), ['budget_exceeded', 'first_not_user', 'scored', 'scored', 'pinned']);
+  assert.deepEqual(validateMessages(r.messages, 'anthropic'), []);
+  assert.equal(r.messages[0], msgs[2]);
+  // The same history as OpenAI (no user-first rule) keeps message 1.
+  const o = fitMessages(msgs, { format: 'openai', budgets: { tokens_max: budget }, countTokens: est });
+  assert.equal(o.decisions[1].included, true);
+});
+
 test('validateMessages: each rule', () => {
   const rules = (m, f) => validateMessages(m, f).map((v) => v.rule);
   assert.deepEqual(rules([], 'openai'), ['no_messages']);

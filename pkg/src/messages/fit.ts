@@ -52,8 +52,9 @@ function readKeep(o: Readonly<Record<string, unknown>>): KeepRule | undefined {
  * 4. **Score** the other messages by relevance to `options.query` (default: the latest user
  *    message's text): see relevance.ts and the README.
  * 5. **Select** with `options.slicer` (default `'acs'`: by value, highest first, each unit that still fits what
- *    the pins leave), units whole. Anthropic: leading assistant units are then dropped, so that the
- *    request starts with a user message.
+ *    the pins leave), units whole. Anthropic: units that would open the request before any user
+ *    message are left out and the budget sliced again without them (up to 8 rounds; what still
+ *    leads after the last is dropped), so that the request starts with a user message.
  */
 export function fitMessages<M>(messages: readonly M[], options: FitMessagesOptions): FitMessagesResult<M> {
   return readingInput(() => {
@@ -236,18 +237,35 @@ export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesRe
   const forced = plan.forced;
   let forcedTokens = 0;
   if (forced !== undefined) for (let i = 0; i < n; i++) if (forced[i] === 1 && scored[i] === 1) forcedTokens += costs[i]! + overhead;
-  const items: SliceItem[] = [];
-  const itemIndex: number[] = [];
-  for (let i = 0; i < n; i++) {
-    if (scored[i] === 0 || forced?.[i] === 1 || (plan.eligible !== undefined && plan.eligible[i] === 0)) continue;
-    const unit = units.unitOf[i]!;
-    const item: SliceItem = { id: String(i), tokens: costs[i]! + overhead, score: values[i]! };
-    if (units.members.get(unit)!.length > 1) item.group = `u${unit}`;
-    items.push(item);
-    itemIndex.push(i);
-  }
   const target = Math.min(plan.target ?? budget.effective, budget.effective);
-  const result = slice(s.slicer, items, { targetTokens: Math.max(0, target - s.pinnedTokens - forcedTokens) });
+  const room = { targetTokens: Math.max(0, target - s.pinnedTokens - forcedTokens) };
+  // Anthropic: units that would open the request with an assistant message are left out and the
+  // budget sliced again without them, so that what they would have taken goes to others
+  // (a few rounds; startWithUser below drops whatever still leads after the last).
+  const leadOut = new Uint8Array(n);
+  let items: SliceItem[];
+  let itemIndex: number[];
+  let result: SliceResult;
+  for (let round = 0; ; round++) {
+    items = [];
+    itemIndex = [];
+    for (let i = 0; i < n; i++) {
+      if (scored[i] === 0 || forced?.[i] === 1 || leadOut[i] === 1 || (plan.eligible !== undefined && plan.eligible[i] === 0)) continue;
+      const unit = units.unitOf[i]!;
+      const item: SliceItem = { id: String(i), tokens: costs[i]! + overhead, score: values[i]! };
+      if (units.members.get(unit)!.length > 1) item.group = `u${unit}`;
+      items.push(item);
+      itemIndex.push(i);
+    }
+    result = slice(s.slicer, items, room);
+    if (!s.adapter.firstFromUser || round === FIRST_USER_ROUNDS) break;
+    const kept = new Uint8Array(n);
+    for (let i = 0; i < n; i++) if (pinned[i] === 1 || forced?.[i] === 1) kept[i] = 1;
+    result.decisions.forEach((d, k) => d.included && (kept[itemIndex[k]!] = 1));
+    const leading = leadingUnits(turns, units, pinned, kept);
+    if (leading.length === 0) break;
+    for (const i of leading) leadOut[i] = 1;
+  }
 
   const reasons = new Array<MessageDecisionReason>(n);
   const groupReasons = new Array<MessageDecisionReason | undefined>(n);
@@ -260,7 +278,8 @@ export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesRe
     else if (forced?.[i] === 1) {
       reasons[i] = 'cached_prefix';
       included[i] = 1;
-    } else reasons[i] = 'cache_cut'; // not eligible under a session's plan; the slicer's reason replaces it for the eligible
+    } else if (leadOut[i] === 1) reasons[i] = 'first_not_user';
+    else reasons[i] = 'cache_cut'; // not eligible under a session's plan; the slicer's reason replaces it for the eligible
   }
   result.decisions.forEach((d, k) => {
     const i = itemIndex[k]!;
@@ -341,17 +360,18 @@ function slice(slicer: (typeof SLICERS)[number], items: SliceItem[], budget: { t
   }
 }
 
-/** Anthropic: drops leading assistant units until a user message comes first (a pinned one cannot be dropped). */
-function startWithUser(
-  turns: readonly Turn[],
-  units: ReturnType<typeof buildUnits>,
-  pinned: Uint8Array,
-  included: Uint8Array,
-  reasons: MessageDecisionReason[],
-): void {
+/** Rounds of slicing again without the units that would lead (Anthropic); each round leaves out at least one unit. */
+const FIRST_USER_ROUNDS = 8;
+
+/**
+ * The members of the units that open `kept` before its first user message (an assistant or tool
+ * message first), in order; a pinned one is `INVALID_MESSAGES` (it cannot be left out).
+ */
+function leadingUnits(turns: readonly Turn[], units: ReturnType<typeof buildUnits>, pinned: Uint8Array, kept: Uint8Array): number[] {
+  const out: number[] = [];
   for (let i = 0; i < turns.length; i++) {
-    if (included[i] === 0) continue;
-    if (turns[i]!.role === 'user') return;
+    if (kept[i] === 0) continue;
+    if (turns[i]!.role === 'user') break;
     if (pinned[i] === 1) {
       throw new CtxpackError('INVALID_MESSAGES', `messages[${i}] is kept by rule but would open the request, which must start with a user message`, {
         field: 'first_not_user',
@@ -359,8 +379,23 @@ function startWithUser(
       });
     }
     for (const j of units.members.get(units.unitOf[i]!)!) {
-      included[j] = 0;
-      reasons[j] = 'first_not_user';
+      if (kept[j] === 1) out.push(j);
+      kept[j] = 0;
     }
+  }
+  return out;
+}
+
+/** Anthropic: drops what still opens the request before a user message after the last round. */
+function startWithUser(
+  turns: readonly Turn[],
+  units: ReturnType<typeof buildUnits>,
+  pinned: Uint8Array,
+  included: Uint8Array,
+  reasons: MessageDecisionReason[],
+): void {
+  for (const j of leadingUnits(turns, units, pinned, included.slice())) {
+    included[j] = 0;
+    reasons[j] = 'first_not_user';
   }
 }
