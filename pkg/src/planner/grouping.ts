@@ -30,7 +30,7 @@ export interface GroupedSlice extends PlannerSlice {
 }
 
 /** The candidates' links with item `p` = candidate `order[p]` (`rankOf` its inverse). */
-function linksIn(c: Candidates, s: Settings, order: Uint32Array | undefined, rankOf: Uint32Array | undefined): Links {
+export function linksIn(c: Candidates, s: Settings, order: Uint32Array | undefined, rankOf: Uint32Array | undefined): Links {
   const at = (p: number): number => (order === undefined ? p : order[p]!);
   const deps = s.dependencies === 'require' ? c.dependencies : undefined;
   return linksOf(

@@ -114,8 +114,21 @@ export class CallCounts {
   get(index: number): number {
     const text = this.contents === undefined ? undefined : this.contents[index];
     if (text === undefined) return this.costs[index]!;
+    const n = this.count(text, 'content', index);
+    this.remaining--;
+    this.costs[index] = n;
+    this.contents![index] = undefined;
+    return n;
+  }
+
+  /**
+   * The count of `text`, candidate `index`'s `field` (`'content'`, `'variants[2].content'`), with
+   * the counter's checks.
+   * @throws {CtxpackError} As {@link CallCounts.get}, naming `field`.
+   */
+  count(text: string, field: string, index: number): number {
     if (this.counter === undefined) {
-      throw new CtxpackError('INTERNAL', `candidates[${index}] has neither a count nor a counter`);
+      throw new CtxpackError('INTERNAL', `candidates[${index}].${field} has neither a count nor a counter`);
     }
     let n: unknown;
     try {
@@ -123,21 +136,18 @@ export class CallCounts {
     } catch (err) {
       throw new CtxpackError(
         'TOKEN_COUNT_FAILED',
-        `options.countTokens threw ${describeThrown(err)} for candidates[${index}].content; it is this error's cause`,
-        { field: 'content', index, cause: err },
+        `options.countTokens threw ${describeThrown(err)} for candidates[${index}].${field}; it is this error's cause`,
+        { field, index, cause: err },
       );
     }
     if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_COST_TOKENS) {
       throw new CtxpackError(
         'TOKEN_COUNT_FAILED',
-        `options.countTokens must return an integer from 0 to 4294967295 for candidates[${index}].content, got ${describeValue(n)}`,
-        { field: 'content', index },
+        `options.countTokens must return an integer from 0 to 4294967295 for candidates[${index}].${field}, got ${describeValue(n)}`,
+        { field, index },
       );
     }
     this.counted++;
-    this.remaining--;
-    this.costs[index] = n;
-    this.contents![index] = undefined;
     return n;
   }
 }
