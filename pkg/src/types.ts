@@ -247,6 +247,18 @@ export interface KVPolicyOptions {
    * Ids must be unique.
    */
   previousCache?: readonly CacheEntry[];
+  /**
+   * Top-K key promotion (spec: "Promote keys referenced by top-K candidate fragments to reduce
+   * thrash"): the `dependencies` of the K best-ranked candidates are pinned even when those
+   * candidates are not selected. Non-negative integer, default 5; 0 turns it off.
+   */
+  kvTopK?: number;
+}
+
+/** Options of `generateKVPolicy`: {@link KVPolicyOptions}, and the ranking to promote from. */
+export interface GenerateKVPolicyOptions extends KVPolicyOptions {
+  /** The candidates, best first, whose first `kvTopK` have their `dependencies` pinned. Absent: no promotion. */
+  rankedCandidates?: readonly FragmentFields[];
 }
 
 /** KV cache instructions for the selected fragments. An id appears in at most one list. */

@@ -56,7 +56,10 @@ export function finish<T extends PlannerFragmentFields>(
       dependencies: c.dependencies?.[i] ?? NO_STRINGS,
     };
   }
-  const kvPolicy: KVPolicy = buildKVPolicy(kvInputs, s.previousCache, s.now, s.maxKvSize, true);
+  // Top-K promotion: the dependencies of the best-ranked candidates, selected or not.
+  const promoted: string[] = [];
+  for (let r = 0; r < Math.min(s.kvTopK, order.length); r++) promoted.push(...(c.dependencies?.[order[r]!] ?? NO_STRINGS));
+  const kvPolicy: KVPolicy = buildKVPolicy(kvInputs, s.previousCache, s.now, s.maxKvSize, true, promoted);
   const decisions = decisionsOf(c.ids, order, chosen, sliced.reasons, sliced.groupReasons, scores, benefits, counts, c.contents === undefined, scratch);
   if (c.variants !== undefined) describeVersions(decisions, c.variants, variants, budget.effective, budget.perFragmentOverhead);
   let requestId = s.requestId;

@@ -23,7 +23,7 @@ import {
   rejectUnknownOptions,
   type DependencyMode,
 } from '../validate/options.js';
-import { DEFAULT_MAX_KV_SIZE, readCache, type CheckedCacheEntry } from '../kv/policy.js';
+import { DEFAULT_KV_TOP_K, DEFAULT_MAX_KV_SIZE, readCache, type CheckedCacheEntry } from '../kv/policy.js';
 import type { ScoringContext } from '../ranking/scoring.js';
 import { DEFAULT_DIVERSITY_WINDOW } from '../ranking/tiebreak.js';
 import type { TokenCounter } from '../tokens/counter.js';
@@ -55,6 +55,7 @@ export interface Settings {
   readonly allowOvershoot: boolean;
   readonly diversityWindow: number;
   readonly maxKvSize: number;
+  readonly kvTopK: number;
   readonly previousCache: readonly CheckedCacheEntry[];
   readonly requestId: string | undefined;
   readonly logger: ((record: SelectionLogRecord) => void) | undefined;
@@ -78,6 +79,7 @@ const KNOWN_OPTIONS: readonly (keyof PlannerOptions)[] = [
   'weights',
   'diversityWindow',
   'maxKvSize',
+  'kvTopK',
   'previousCache',
   'slicer',
   'maxConsecutiveSkips',
@@ -126,6 +128,7 @@ export function readSettings(options: unknown, defaultNow: number): Settings {
     allowOvershoot: readBoolean(o, 'allow_overshoot', false),
     diversityWindow: readCount(o, 'diversityWindow', DEFAULT_DIVERSITY_WINDOW, MAX_COST_TOKENS),
     maxKvSize: readCount(o, 'maxKvSize', DEFAULT_MAX_KV_SIZE),
+    kvTopK: readCount(o, 'kvTopK', DEFAULT_KV_TOP_K),
     previousCache: previous === undefined ? [] : readCache(previous, 'previousCache'),
     requestId,
     logger,
