@@ -354,6 +354,15 @@ export interface PlannerOptions extends ScoringOptions, TieBreakOptions, KVPolic
   maxTableBytes?: number;
   /** `'count-knapsack'` and `'exact-count'`: per-kind count constraints. */
   countEntries?: readonly CountEntryOption[];
+  /**
+   * The level-of-detail mix to reach (spec: "Balance LOD mix per lod_mix"): per `lod`, the fewest
+   * (`min`) and most (`max`) fragments of that `lod` (a fragment without one counts as
+   * `'default'`). Enforced by `'count-knapsack'` and `'exact-count'`, which then count fragments by
+   * their `lod` (`min` is the `requireCount`, `max` the `capCount`, no cap when absent) and refuse
+   * `countEntries` beside it; the other strategies do not enforce it (a warning says so). The
+   * achieved mix is in `metrics.lod_mix` whatever the strategy.
+   */
+  lodMix?: Record<string, { min?: number; max?: number }>;
   /** `'count-knapsack'` only: what to do when a kind has fewer candidates than required. Default `'degrade'`. */
   scarcity?: 'degrade' | 'throw';
   /**
@@ -442,6 +451,12 @@ export interface PlannerMetrics {
   budget_used: number;
   /** The prompt the plan makes, in tokens: `overhead_tokens + budget_used`. */
   prompt_tokens: number;
+  /**
+   * The achieved level-of-detail mix: per `lod` of the version that went in (`'default'` when
+   * absent), how many fragments and how many tokens (without overhead). See
+   * {@link PlannerOptions.lodMix}.
+   */
+  lod_mix: Record<string, { count: number; tokens: number }>;
 }
 
 /**

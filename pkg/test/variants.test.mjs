@@ -189,3 +189,43 @@ test('top-K promotion reaches only the first K candidates of the ranking', () =>
   assert.throws(() => generateKVPolicy([], { now, kvTopK: -1 }), (e) => e.code === 'INVALID_OPTION' && e.field === 'kvTopK');
   assert.throws(() => generateKVPolicy([], { now, rankedCandidates: 'x' }), (e) => e.code === 'INVALID_OPTION' && e.field === 'rankedCandidates');
 });
+
+// Spec, objectives: "Balance LOD mix per lod_mix".
+test('Balance LOD mix per lod_mix: the count-constrained strategies take at least min and at most max fragments of each lod', () => {
+  const fragments = [];
+  for (let i = 0; i < 6; i++) fragments.push({ id: `micro${i}`, cost_tokens: 100, lod: 'micro', entities: ['auth'], timestamp: now });
+  for (let i = 0; i < 3; i++) fragments.push({ id: `macro${i}`, cost_tokens: 100, lod: 'macro', timestamp: now - 1e9 });
+  const lodMix = { macro: { min: 2 }, micro: { max: 3 } };
+  for (const slicer of ['count-knapsack', 'exact-count']) {
+    const plain = selectFragments(fragments, gaze, { tokens_max: 600 }, { now, slicer });
+    assert.equal(plain.metrics.lod_mix.micro.count, 6, slicer);
+    const mixed = selectFragments(fragments, gaze, { tokens_max: 600 }, { now, slicer, lodMix });
+    assert.equal(mixed.metrics.lod_mix.macro.count >= 2, true, slicer);
+    assert.equal(mixed.metrics.lod_mix.micro.count <= 3, true, slicer);
+    assert.equal(mixed.metrics.lod_mix.micro.tokens, 100 * mixed.metrics.lod_mix.micro.count, slicer);
+  }
+  // The other strategies report it in warnings, and still report the achieved mix.
+  const acs = selectFragments(fragments, gaze, { tokens_max: 600 }, { now, lodMix });
+  assert.ok(acs.warnings.some((w) => w.includes('lodMix')));
+  assert.equal(acs.metrics.lod_mix.micro.count, 6);
+});
+
+test('the achieved lod mix counts the version that went in', () => {
+  const plan = selectFragments(toolSession(), gaze, { tokens_max: 2700 }, { now, slicer: 'exact', countTokens: estimateTokens });
+  assert.deepEqual({ ...plan.metrics.lod_mix.macro }, { count: 1, tokens: 350 });
+  assert.deepEqual({ ...plan.metrics.lod_mix.default }, { count: 2, tokens: 2300 });
+});
+
+test('lodMix is refused when malformed or beside countEntries, naming the entry by position', () => {
+  const fragments = [{ id: 'a', cost_tokens: 10, lod: 'macro' }];
+  const refuse = (options, field) =>
+    assert.throws(
+      () => selectFragments(fragments, gaze, { tokens_max: 100 }, { now, slicer: 'count-knapsack', ...options }),
+      (e) => e.code === 'INVALID_OPTION' && e.field === field,
+    );
+  refuse({ lodMix: 'x' }, 'lodMix');
+  refuse({ lodMix: { macro: 3 } }, 'lodMix');
+  refuse({ lodMix: { macro: { min: -1 } } }, 'lodMix.min');
+  refuse({ lodMix: { macro: { min: 3, max: 2 } } }, 'lodMix.min');
+  refuse({ lodMix: { macro: { min: 1 } }, countEntries: [] }, 'lodMix');
+});

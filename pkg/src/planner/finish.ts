@@ -37,6 +37,7 @@ export function finish<T extends PlannerFragmentFields>(
   const k = chosen.length;
   const selectedIds = new Array<string>(k);
   const selectedCosts = new Array<number>(k);
+  const selectedLods = new Array<string | undefined>(k);
   const kvInputs = new Array<KVInput>(k);
   const variants = sliced.variants;
   for (let j = 0; j < k; j++) {
@@ -46,11 +47,12 @@ export function finish<T extends PlannerFragmentFields>(
     const versions = variants?.versions[i];
     const version = versions === undefined || variants!.chosen[i] === NO_VERSION ? 0 : variants!.chosen[i]!;
     selectedCosts[j] = versions === undefined ? counts.get(i) : versions.costs[version]!;
+    selectedLods[j] = versions === undefined ? c.lods[i] : versions.lods[version];
     const lastAccess = c.lastAccess[i]!;
     kvInputs[j] = {
       id: c.ids[i]!,
       cost: selectedCosts[j]!,
-      lod: versions === undefined ? c.lods[i] : versions.lods[version],
+      lod: selectedLods[j],
       benefit: benefits[i]!,
       lastAccessMs: Number.isNaN(lastAccess) ? undefined : lastAccess,
       dependencies: c.dependencies?.[i] ?? NO_STRINGS,
@@ -90,6 +92,7 @@ export function finish<T extends PlannerFragmentFields>(
     candidateCount: n,
     ids: selectedIds,
     costs: selectedCosts,
+    lods: selectedLods,
     sources: selectedSources,
     entities: selectedEntities,
     entityMasks: selectedMasks,

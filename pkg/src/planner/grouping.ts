@@ -55,7 +55,7 @@ export function checkGrouping(c: Candidates, s: Settings): Grouping | undefined 
   const links = linksIn(c, s, undefined, undefined);
   if (!links.any) return undefined;
   const counted = s.slicer === 'count-knapsack' || s.slicer === 'exact-count';
-  const [kinds, kindNames] = counted ? kindColumns(n, (i) => kindOf(c, i)) : [undefined, undefined];
+  const [kinds, kindNames] = counted ? kindColumns(n, (i) => kindOf(c, i, s.countByLod)) : [undefined, undefined];
   const entries = counted ? (s.countEntries ?? []).map((e) => ({ ...e })) : undefined;
   const units = groupUnits(
     coreSlicer(s.slicer),

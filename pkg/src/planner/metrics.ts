@@ -4,6 +4,7 @@
  * @module
  */
 
+import { DEFAULT_KIND } from './settings.js';
 import { CtxpackError, describeValue } from '../errors.js';
 import { assertFragmentObject, readEntities, readId, readOptionalString } from '../validate/fields.js';
 import { readCache, type CheckedCacheEntry } from '../kv/policy.js';
@@ -309,6 +310,8 @@ export interface MetricsInput {
   /** The selected fragments in rank order, as parallel arrays of their validated fields; ids unique. */
   readonly ids: readonly string[];
   readonly costs: readonly number[];
+  /** The `lod` of the version that went in. */
+  readonly lods: readonly (string | undefined)[];
   readonly sources: readonly (string | undefined)[];
   readonly entities: readonly (readonly string[])[];
   /** The entity masks of the selection (`EntityMatcher`, ranking/scoring.ts), when the gaze is small enough. */
@@ -355,5 +358,19 @@ export function buildMetrics(input: MetricsInput): PlannerMetrics {
     effective_budget: input.effectiveBudget,
     budget_used: budgetUsed,
     prompt_tokens: input.overheadTokens + budgetUsed,
+    lod_mix: lodMixOf(input.lods, costs),
   };
+}
+
+/** The achieved mix: per lod (`'default'` when absent), count and tokens, lods in first-seen order. */
+function lodMixOf(lods: readonly (string | undefined)[], costs: readonly number[]): Record<string, { count: number; tokens: number }> {
+  // A null-prototype record: a lod named like an Object.prototype member stays a plain key.
+  const mix = Object.create(null) as Record<string, { count: number; tokens: number }>;
+  for (let j = 0; j < lods.length; j++) {
+    const lod = lods[j] ?? DEFAULT_KIND;
+    const entry = (mix[lod] ??= { count: 0, tokens: 0 });
+    entry.count++;
+    entry.tokens += costs[j]!;
+  }
+  return mix;
 }

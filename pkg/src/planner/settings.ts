@@ -14,6 +14,7 @@ import {
   readBucketSize,
   readCount,
   readCountEntries,
+  readLodMix,
   readDependencyMode,
   readEnum,
   readFunction,
@@ -50,6 +51,8 @@ export interface Settings {
   readonly bucketSizeGiven: boolean;
   readonly maxTableBytes: number | undefined;
   readonly countEntries: readonly CountEntryOption[] | undefined;
+  /** `lodMix` given: the count entries are its, over each fragment's `lod`. */
+  readonly countByLod: boolean;
   readonly scarcity: 'degrade' | 'throw';
   readonly dependencies: DependencyMode;
   readonly allowOvershoot: boolean;
@@ -72,6 +75,7 @@ const SLICER_OPTIONS: readonly (readonly [name: string, usedBy: readonly Planner
   ['maxTableBytes', ['knapsack', 'count-knapsack', 'exact', 'exact-count']],
   ['countEntries', ['count-knapsack', 'exact-count']],
   ['scarcity', ['count-knapsack', 'exact-count']],
+  ['lodMix', ['count-knapsack', 'exact-count']],
 ];
 
 const KNOWN_OPTIONS: readonly (keyof PlannerOptions)[] = [
@@ -87,6 +91,7 @@ const KNOWN_OPTIONS: readonly (keyof PlannerOptions)[] = [
   'maxTableBytes',
   'countEntries',
   'scarcity',
+  'lodMix',
   'dependencies',
   'allow_overshoot',
   'requestId',
@@ -122,7 +127,8 @@ export function readSettings(options: unknown, defaultNow: number): Settings {
     bucketSize: readBucketSize(o),
     bucketSizeGiven: o['bucketSize'] !== undefined,
     maxTableBytes,
-    countEntries: o['countEntries'] === undefined ? undefined : readCountEntries(o['countEntries'], 'countEntries'),
+    countEntries: o['lodMix'] !== undefined ? readLodMix(o) : o['countEntries'] === undefined ? undefined : readCountEntries(o['countEntries'], 'countEntries'),
+    countByLod: o['lodMix'] !== undefined,
     scarcity: readEnum(o, 'scarcity', ['degrade', 'throw'] as const, 'degrade'),
     dependencies: readDependencyMode(o),
     allowOvershoot: readBoolean(o, 'allow_overshoot', false),
@@ -145,3 +151,4 @@ export function settingsWarnings(s: Settings): string[] {
   if (s.model !== undefined && s.countTokens === undefined) warnings.push('options.model is ignored without options.countTokens');
   return warnings;
 }
+

@@ -60,7 +60,7 @@ export function slice(call: Call, order: Uint32Array, scores: Float64Array, bene
         charges[r] = charge(r);
       }
     }
-    const [slicer, request] = buildRequest(rankScores, charges, (rank) => kindOf(c, order[rank]!), effective, s);
+    const [slicer, request] = buildRequest(rankScores, charges, (rank) => kindOf(c, order[rank]!, s.countByLod), effective, s);
     if (c.variants !== undefined) {
       const v = sliceVariants(call, order, rankScores, charges, slicer, request);
       result = v;
@@ -89,7 +89,8 @@ export function slice(call: Call, order: Uint32Array, scores: Float64Array, bene
   for (const sf of result.shortfalls) {
     // The kind is the caller's string (any length): the entry is named by its index instead.
     const entry = (s.countEntries ?? []).findIndex((e) => e.kind === sf.kind);
-    warnings.push(`count requirement of options.countEntries[${entry}] not met: required ${sf.requiredCount}, satisfied ${sf.satisfiedCount}`);
+    const option = s.countByLod ? 'lodMix' : 'countEntries';
+    warnings.push(`count requirement of options.${option}[${entry}] not met: required ${sf.requiredCount}, satisfied ${sf.satisfiedCount}`);
   }
   if (result.overBudget) {
     warnings.push(`selection exceeds the effective budget ${effective} by ${result.overrunTokens} tokens to satisfy count requirements`);
