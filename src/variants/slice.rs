@@ -102,7 +102,7 @@ impl Variants {
             return Err(CtxpackError::InvalidOption {
                 option: "variants".into(),
                 reason:
-                    "alternative versions are not supported by the count-constrained strategies"
+                    "(alternative versions of items) are not supported by the count-constrained strategies, which count items, not versions"
                         .into(),
             });
         }

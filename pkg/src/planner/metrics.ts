@@ -362,15 +362,34 @@ export function buildMetrics(input: MetricsInput): PlannerMetrics {
   };
 }
 
-/** The achieved mix: per lod (`'default'` when absent), count and tokens, lods in first-seen order. */
-function lodMixOf(lods: readonly (string | undefined)[], costs: readonly number[]): Record<string, { count: number; tokens: number }> {
-  // A null-prototype record: a lod named like an Object.prototype member stays a plain key.
-  const mix = Object.create(null) as Record<string, { count: number; tokens: number }>;
-  for (let j = 0; j < lods.length; j++) {
-    const lod = lods[j] ?? DEFAULT_KIND;
-    const entry = (mix[lod] ??= { count: 0, tokens: 0 });
-    entry.count++;
-    entry.tokens += costs[j]!;
+type LodMix = PlannerMetrics['lod_mix'];
+
+/** The achieved mix: per lod (`'default'` when absent), count and tokens, lods in first-seen order. @internal */
+export function lodMixOf(lods: readonly (string | undefined)[], costs: readonly number[]): LodMix {
+  const mix = new Map<string, { count: number; tokens: number }>();
+  for (let j = 0; j < lods.length; j++) add(mix, lods[j] ?? DEFAULT_KIND, 1, costs[j]!);
+  return recordOf(mix);
+}
+
+/** Two passes' mixes added up, `a`'s lods first (the pinned pass, pins.ts). @internal */
+export function mergeLodMix(a: LodMix, b: LodMix): LodMix {
+  const mix = new Map<string, { count: number; tokens: number }>();
+  for (const part of [a, b]) for (const lod of Object.keys(part)) add(mix, lod, part[lod]!.count, part[lod]!.tokens);
+  return recordOf(mix);
+}
+
+function add(mix: Map<string, { count: number; tokens: number }>, lod: string, count: number, tokens: number): void {
+  const entry = mix.get(lod);
+  if (entry === undefined) mix.set(lod, { count, tokens });
+  else {
+    entry.count += count;
+    entry.tokens += tokens;
   }
-  return mix;
+}
+
+/** A plain object whose own keys are the lods: defined, not assigned, so that `'__proto__'` stays a key. */
+function recordOf(mix: Map<string, { count: number; tokens: number }>): LodMix {
+  const out: LodMix = {};
+  for (const [lod, entry] of mix) Object.defineProperty(out, lod, { value: entry, enumerable: true, writable: true, configurable: true });
+  return out;
 }

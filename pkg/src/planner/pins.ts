@@ -16,8 +16,8 @@ import { CtxpackError, describeValue } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
 import { readBudgets } from '../validate/budgets.js';
 import { duplicateError } from '../validate/candidates.js';
-import { calculateCoverage, calculateDiversityScore, meanOf } from './metrics.js';
-import type { Budgets, Decision, Gaze, PlannerFragmentFields, PlannerMetrics, PlannerOptions, SelectionResult } from '../types.js';
+import { calculateCoverage, calculateDiversityScore, meanOf, mergeLodMix } from './metrics.js';
+import type { Budgets, Decision, Gaze, PlannerFragmentFields, PlannerOptions, SelectionResult } from '../types.js';
 
 type Pass = <T extends PlannerFragmentFields>(c: readonly T[], g: Gaze, b: Budgets, o: PlannerOptions | undefined) => SelectionResult<T>;
 
@@ -163,21 +163,9 @@ function merge<T extends PlannerFragmentFields>(
       effective_budget: budget.effective,
       budget_used: budgetUsed,
       prompt_tokens: budget.overheadTokens + budgetUsed,
-      lod_mix: mergedMix(kept.metrics.lod_mix, rest.metrics.lod_mix),
+      lod_mix: mergeLodMix(kept.metrics.lod_mix, rest.metrics.lod_mix),
       planner_ms: kept.metrics.planner_ms + rest.metrics.planner_ms,
     },
   };
 }
 
-/** Two passes' achieved lod mixes added up (pinned first, so their lods come first). */
-function mergedMix(a: PlannerMetrics['lod_mix'], b: PlannerMetrics['lod_mix']): PlannerMetrics['lod_mix'] {
-  const mix = Object.create(null) as PlannerMetrics['lod_mix'];
-  for (const part of [a, b]) {
-    for (const lod of Object.keys(part)) {
-      const entry = (mix[lod] ??= { count: 0, tokens: 0 });
-      entry.count += part[lod]!.count;
-      entry.tokens += part[lod]!.tokens;
-    }
-  }
-  return mix;
-}
