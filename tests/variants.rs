@@ -537,3 +537,40 @@ fn an_excluded_group_member_says_why() {
     assert_eq!(s.selection.decisions[0].code(), "group_excluded");
     assert_eq!(s.group_reasons[0], Some(ExclusionReason::BudgetExceeded));
 }
+
+/// Extreme counts and scores: an error or a selection within the budget,
+/// never a panic (sums past `i64::MAX`, scores near `f64::MAX`, values
+/// past the exact search's range).
+#[test]
+fn extreme_values_do_not_panic() {
+    let big = [i64::MAX, i64::MAX / 2, 1 << 40, u32::MAX as i64, 0, 1];
+    let scores = [f64::MAX, -f64::MAX, 1e300, 1e15, 0.0, -1.0, 0.5];
+    let mut rng = Rng::new(0xE7);
+    for case in 0..150 {
+        let n = 1 + rng.index(6);
+        let items: Vec<Item<'static>> = (0..n)
+            .map(|_| Item::new(*rng.pick(&big), *rng.pick(&scores)))
+            .collect();
+        let mut v = Variants::new(n);
+        for i in 0..n {
+            for _ in 0..rng.index(3) {
+                v = v.add(i, *rng.pick(&big), *rng.pick(&scores)).unwrap();
+            }
+        }
+        let target = *rng.pick(&[0, 1, 1 << 50, i64::MAX]);
+        let groups = if rng.chance(1, 2) {
+            Groups::new(n)
+        } else {
+            Groups::new(n).group(0..n).unwrap()
+        };
+        for (name, strategy) in strategies() {
+            match v.slice(&strategy, &items, &groups, &Budget::new(target)) {
+                Ok(s) => check_shape(&items, &v, &s, target, name),
+                Err(e) => assert!(
+                    ["INVALID_FIELD", "TABLE_TOO_LARGE"].contains(&e.code()),
+                    "case {case}, {name}: {e}"
+                ),
+            }
+        }
+    }
+}
