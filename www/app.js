@@ -1,7 +1,8 @@
-// The context preview page: loads fragments, plans them with the package on every input, and
-// shows the plan. The package is the built browser bundle, imported as it ships.
+// The context preview page: loads fragments or a chat history, plans them with the package on
+// every input (selectFragments, fitMessages), and shows the plan. The package is the built browser
+// bundle, imported as it ships.
 
-import { CtxpackError, init, selectFragments, toEpochMs } from '/pkg/dist/index.js';
+import { CtxpackError, detectMessageFormat, fitMessages, init, selectFragments, toEpochMs } from '/pkg/dist/index.js';
 import { ScoreChart } from './src/chart.js';
 import { Controls } from './src/controls.js';
 import { SAMPLED_POINTS, VALUE_SCALE, describeCurve, kindOf, plotPoints, rankedItems, scaledValue } from './src/curve.js';
@@ -10,6 +11,7 @@ import { byId, showMessage } from './src/dom.js';
 import * as fmt from './src/format.js';
 import { FragmentTables } from './src/fragment-table.js';
 import { InputError, MAX_INPUT_CHARS, parseDocument } from './src/input.js';
+import { renderChatMetrics, renderChatSummary, renderMessages, requestJson } from './src/message-view.js';
 import { plannerOptions } from './src/strategy.js';
 import { kindColors, renderAnswer, renderBar, renderKvPolicy, renderMetrics, renderSummary, renderWarnings, whyNotSimulated } from './src/views.js';
 
@@ -17,9 +19,11 @@ import { kindColors, renderAnswer, renderBar, renderKvPolicy, renderMetrics, ren
  * What tests and curious people can read: `lastRenderMs` is the time from the last input event
  * to the updated page (DOM written), `lastPaintMs` to the next frame after it; `plan` counts the
  * plans shown; `plot` is the data the plot shows (`plan`: the plan it belongs to; `values`: the
- * scaled value at each budget, see curve.js) and `answer` the fragment answer shown.
+ * scaled value at each budget, see curve.js) and `answer` the fragment answer shown. For a chat
+ * history `chat` is what the page asked fitMessages (`format`, `options` without the messages) and
+ * the verdicts it shows.
  */
-const probe = { updates: 0, plan: 0, lastRenderMs: NaN, lastPaintMs: NaN, plot: null, answer: null };
+const probe = { updates: 0, plan: 0, lastRenderMs: NaN, lastPaintMs: NaN, plot: null, answer: null, chat: null };
 window.__ctxpack = probe;
 
 const $ = {
@@ -40,9 +44,18 @@ const $ = {
   detailText: byId('detail-text'),
   selectedTitle: byId('selected-title'),
   excludedTitle: byId('excluded-title'),
+  chat: byId('chat'),
+  chatSummary: byId('chat-summary'),
+  chatWarnings: byId('chat-warnings'),
+  chatRows: byId('chat-table').tBodies[0],
+  chatRequest: byId('chat-request'),
+  chatMetrics: byId('chat-metrics'),
 };
 
-/** The loaded fragments: `{ fragments, now, colors }`, or null before the first load. */
+/**
+ * What is loaded, or null before the first load: fragments `{ kind: 'fragments', fragments, now,
+ * colors }` or a chat history `{ kind: 'messages', messages, system, format }`.
+ */
 let data = null;
 let loads = 0;
 /** What the budget questions need of the plan shown: `{ id, items, strategy, budget }`. */
@@ -71,10 +84,14 @@ function describeError(err) {
 function load(text, sourceName) {
   try {
     const doc = parseDocument(text);
+    if (doc.kind === 'messages') {
+      loadHistory(doc, sourceName);
+      return;
+    }
     const now = doc.now === undefined ? Date.now() : toEpochMs(doc.now, 'now');
     // Validates every fragment (the package names the field and index of the first problem).
     selectFragments(doc.fragments, { entities: doc.gaze ?? [] }, { tokens_max: 0 }, { now });
-    data = { fragments: doc.fragments, withoutVariants: withoutVariants(doc.fragments), now, colors: kindColors(doc.fragments.map(kindOf)) };
+    data = { kind: 'fragments', fragments: doc.fragments, withoutVariants: withoutVariants(doc.fragments), now, colors: kindColors(doc.fragments.map(kindOf)) };
     byId('variants-toggle').hidden = data.withoutVariants === doc.fragments;
     choose(null);
     controls.setData(doc.fragments, doc);
@@ -86,6 +103,31 @@ function load(text, sourceName) {
   } catch (err) {
     showMessage($.inputError, `${sourceName} was not loaded: ${describeError(err)}`);
   }
+}
+
+/** Loads a chat history: the package detects its format (unless it says) and checks every message. */
+function loadHistory(doc, sourceName) {
+  const format = doc.format ?? detectMessageFormat(doc.messages, { system: doc.system });
+  const history = { kind: 'messages', messages: doc.messages, system: doc.system, format };
+  // Validates and counts every message: with an unbounded budget nothing is cut.
+  const all = fitMessages(doc.messages, chatOptions(history, { budget: Number.MAX_SAFE_INTEGER, query: '', strategy: { slicer: 'acs' } }));
+  data = history;
+  byId('variants-toggle').hidden = true;
+  choose(null);
+  controls.setHistory(all.metrics.tokens_selected, doc);
+  showMessage($.inputError, '');
+  $.source.textContent =
+    `${sourceName}: ${fmt.tokens(doc.messages.length)} ${format} messages, ${fmt.tokens(all.metrics.tokens_selected)} tokens (estimated).` +
+    (doc.description ? ` ${doc.description}` : '');
+  timedUpdate();
+}
+
+/** fitMessages options for the page's settings: the slicer alone, and the query when one is typed. */
+function chatOptions(history, settings) {
+  const o = { format: history.format, budgets: { tokens_max: settings.budget }, slicer: settings.strategy.slicer };
+  if (history.system !== undefined) o.system = history.system;
+  if (settings.query.trim() !== '') o.query = settings.query;
+  return o;
 }
 
 /** Runs `read` and loads its text, unless a newer load started meanwhile. */
@@ -138,6 +180,11 @@ function withoutVariants(fragments) {
 function update() {
   if (data === null) return;
   const settings = controls.read();
+  if (data.kind === 'messages') {
+    updateChat(settings);
+    return;
+  }
+  $.chat.hidden = true;
   const fragments = byId('variants').checked ? data.fragments : data.withoutVariants;
   variantsInUse = fragments !== data.withoutVariants;
   let plan;
@@ -192,6 +239,32 @@ function update() {
   shown = { id: ++probe.plan, items: rankedItems(data.fragments, plan.decisions), strategy: settings.strategy, budget: settings.budget };
   curves.request({ type: 'curve', plan: shown.id, items: shown.items, strategy: shown.strategy, budget: shown.budget });
   askAnswer();
+}
+
+/** Fits the chat history with the current settings and shows the messages in conversation order. */
+function updateChat(settings) {
+  $.plan.hidden = true;
+  shown = null;
+  curves.cancelWaiting();
+  answers.cancelWaiting();
+  const options = chatOptions(data, settings);
+  let result;
+  try {
+    result = fitMessages(data.messages, options);
+  } catch (err) {
+    showMessage($.planError, `No request for these settings: ${describeError(err)}`);
+    $.chat.hidden = true;
+    probe.chat = null;
+    return;
+  }
+  showMessage($.planError, '');
+  $.chat.hidden = false;
+  renderChatSummary($.chatSummary, result, { format: data.format, budget: settings.budget });
+  renderWarnings($.chatWarnings, result.warnings);
+  renderMessages($.chatRows, data.messages, result);
+  $.chatRequest.textContent = requestJson(result, data.system);
+  renderChatMetrics($.chatMetrics, result.metrics);
+  probe.chat = { plan: ++probe.plan, format: data.format, options, decisions: result.decisions };
 }
 
 function showCurve(result, job) {

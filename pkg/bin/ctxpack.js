@@ -2,7 +2,7 @@
 // ctxpack command line: plan a context from a JSON file of fragments, or fit a chat history.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { CtxpackError, estimateTokens, fitMessages, selectFragments } from '../dist/node.js';
+import { CtxpackError, detectMessageFormat, estimateTokens, fitMessages, selectFragments } from '../dist/node.js';
 
 const USAGE = `usage: ctxpack plan <fragments.json | -> --budget N [options]
        ctxpack fit <history.json | -> --budget N [--format F] [--query TEXT] [--keep N] [--json]
@@ -199,22 +199,12 @@ function isHistory(input) {
   return input !== null && typeof input === 'object' && Array.isArray(input.messages);
 }
 
-/** The format of a JSON chat history, from its messages' shapes. */
-function detectFormat(messages, system) {
-  const parts = messages.flatMap((m) => (Array.isArray(m?.content) ? m.content : []));
-  if (parts.some((p) => ['tool-call', 'tool-result', 'reasoning'].includes(p?.type))) return 'ai-sdk';
-  if (parts.some((p) => ['tool_use', 'tool_result', 'thinking', 'redacted_thinking'].includes(p?.type))) return 'anthropic';
-  if (messages.some((m) => m?.role === 'tool' && Array.isArray(m.content))) return 'ai-sdk';
-  if (messages.some((m) => ['system', 'developer', 'tool'].includes(m?.role) || m?.tool_calls !== undefined)) return 'openai';
-  return system !== undefined ? 'anthropic' : 'openai';
-}
-
 function fit(input, values) {
   const doc = Array.isArray(input) ? { messages: input } : input;
   if (doc === null || typeof doc !== 'object' || !Array.isArray(doc.messages)) fail('fit: the input must be a JSON array of messages or an object with a "messages" array');
   const budget = values.budget !== undefined ? Number(values.budget) : doc.budgets?.tokens_max;
   if (budget === undefined || !Number.isSafeInteger(budget) || budget < 0) fail('--budget N (a non-negative integer) is required, or "budgets": { "tokens_max": N } in the input');
-  const format = values.format ?? doc.format ?? detectFormat(doc.messages, doc.system);
+  const format = values.format ?? doc.format ?? detectMessageFormat(doc.messages, { system: doc.system });
   const options = { format, budgets: budgetsOf(doc, budget), countTokens: estimateTokens };
   if (doc.system !== undefined) options.system = doc.system;
   if (values.query !== undefined) options.query = values.query;

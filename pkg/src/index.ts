@@ -127,6 +127,7 @@ export type { MinBudgetOptions, MinBudgetResult, SimulationOptions, SimulationSl
 
 export { fitMessages } from './messages/fit.js';
 export { validateMessages } from './messages/validate.js';
+export { detectMessageFormat } from './messages/detect.js';
 export { MESSAGE_FORMATS } from './messages/formats.js';
 export { DEFAULT_RELEVANCE } from './messages/relevance.js';
 export type {

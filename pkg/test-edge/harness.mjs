@@ -9,8 +9,12 @@ import { Miniflare } from 'miniflare';
 
 const pkgRoot = dirname(dirname(fileURLToPath(import.meta.url)));
 
-/** Bundles `source` against the package and starts it; returns { dispatch, bundlePath, dispose }. */
-export async function startWorker(source) {
+/**
+ * Bundles `source` against the package and starts it; returns { dispatch, bundlePath, dispose }.
+ * `nodeCompat`: as a Worker with the `nodejs_compat` flag (what LangChain needs): `node:*` left to
+ * workerd, and packages without `exports` resolved by their main fields, as wrangler does.
+ */
+export async function startWorker(source, { nodeCompat = false } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'ctxpack-worker-'));
   mkdirSync(join(dir, 'node_modules'));
   symlinkSync(pkgRoot, join(dir, 'node_modules', 'ctxpack'), 'dir');
@@ -24,6 +28,7 @@ export async function startWorker(source) {
     platform: 'neutral',
     conditions: ['workerd', 'worker', 'browser'],
     loader: { '.wasm': 'copy' },
+    ...(nodeCompat ? { mainFields: ['browser', 'module', 'main'], external: ['node:*'] } : {}),
     outdir: out,
     logLevel: 'warning',
   });
@@ -34,6 +39,7 @@ export async function startWorker(source) {
     modulesRoot: out,
     modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
     compatibilityDate: '2026-04-01',
+    ...(nodeCompat ? { compatibilityFlags: ['nodejs_compat'] } : {}),
   });
   return {
     bundlePath,

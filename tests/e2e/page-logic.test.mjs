@@ -53,6 +53,7 @@ describe('locateJsonError', () => {
 describe('parseDocument', () => {
   test('reads an array, or an object with fragments and optional gaze, budgets, now, description', () => {
     assert.deepEqual(parseDocument('[{"id": "a", "cost_tokens": 1}]'), {
+      kind: 'fragments',
       fragments: [{ id: 'a', cost_tokens: 1 }],
       gaze: undefined,
       budget: undefined,
@@ -67,13 +68,35 @@ describe('parseDocument', () => {
     assert.equal(doc.description, session.description);
   });
 
+  test('reads a chat history: an array of messages, or an object with messages and optional system, format, budgets, query', () => {
+    const messages = [{ role: 'user', content: 'hi' }];
+    assert.deepEqual(parseDocument(JSON.stringify(messages)), {
+      kind: 'messages',
+      messages,
+      system: undefined,
+      format: undefined,
+      budget: undefined,
+      query: undefined,
+      description: undefined,
+    });
+    const doc = parseDocument(JSON.stringify({ messages, system: 'Be brief.', format: 'anthropic', budgets: { tokens_max: 300 }, query: 'q', description: 'd' }));
+    assert.deepEqual(doc, { kind: 'messages', messages, system: 'Be brief.', format: 'anthropic', budget: 300, query: 'q', description: 'd' });
+    // An array with one element that is not a message is fragments (and the package says what is wrong).
+    assert.equal(parseDocument('[{"role": "user", "content": "x"}, {"id": "a", "cost_tokens": 1}]').kind, 'fragments');
+  });
+
   test('names what is wrong, never quoting the text', () => {
     const cases = [
       ['   ', /nothing to read/],
       ['[1, 2', /not valid JSON: at line 1, column 6 \(character 6\) expected ',' or '\]', found the end of the text/],
       ['"SECRET"', /The JSON is a string of length 6, not fragments/],
       ['null', /The JSON is null, not fragments/],
-      ['{"SECRET": 1}', /object without "fragments"/],
+      ['{"SECRET": 1}', /object without "fragments" or "messages"/],
+      ['{"messages": "SECRET"}', /"messages" is a string of length 6, not an array of messages/],
+      ['{"messages": []}', /"messages" is empty/],
+      ['{"messages": [{"role": "user"}], "format": ["SECRET"]}', /"format" must be a string, got an array of length 1/],
+      ['{"messages": [{"role": "user"}], "query": {"SECRET": 1}}', /"query" must be a string, got an object/],
+      ['{"messages": [{"role": "user"}], "budgets": {"tokens_max": -1}}', /"budgets.tokens_max" must be a whole number/],
       ['{"fragments": "SECRET"}', /"fragments" is a string of length 6, not an array/],
       ['{"fragments": []}', /"fragments" is empty/],
       ['{"fragments": [{}], "gaze": ["SECRET"]}', /"gaze" must be an object \{ "entities": \[\.\.\.\] \}, got an array of length 1/],

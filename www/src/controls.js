@@ -6,6 +6,7 @@ import { kindOf } from './curve.js';
 /**
  * @typedef {object} Settings
  * @property {string[]} gaze  Distinct entities, in the order typed.
+ * @property {string} query  The chat query as typed; '' means the package's default (the latest user message).
  * @property {number} budget  NaN when the number field does not hold a number.
  * @property {import('./strategy.js').Strategy} strategy
  */
@@ -19,6 +20,9 @@ export class Controls {
   /** @param {(event: Event) => void} onChange  Called on every input that changes the plan. */
   constructor(onChange) {
     this.gaze = byId('gaze');
+    this.query = byId('query');
+    /** 'fragments' or 'messages': which inputs apply to what is loaded. */
+    this.mode = 'fragments';
     this.range = byId('budget-range');
     this.budget = byId('budget');
     this.strategy = byId('strategy');
@@ -41,7 +45,7 @@ export class Controls {
       this.showStrategyOptions();
       onChange(e);
     });
-    for (const input of [this.gaze, this.bucketSize, this.skipLimit, this.counts]) input.addEventListener('input', onChange);
+    for (const input of [this.gaze, this.query, this.bucketSize, this.skipLimit, this.counts]) input.addEventListener('input', onChange);
     this.overshoot.addEventListener('change', onChange);
     this.requireDependencies.addEventListener('change', onChange);
     this.showStrategyOptions();
@@ -51,6 +55,7 @@ export class Controls {
   read() {
     return {
       gaze: parseGaze(this.gaze.value),
+      query: this.query.value,
       budget: this.budget.valueAsNumber,
       strategy: {
         slicer: this.strategy.value,
@@ -80,14 +85,37 @@ export class Controls {
    * @param {{ gaze?: string[], budget?: number }} doc
    */
   setData(fragments, doc) {
+    this.setMode('fragments');
     if (doc.gaze !== undefined) this.gaze.value = doc.gaze.join(', ');
-    const total = fragments.reduce((sum, f) => sum + f.cost_tokens, 0);
-    const budget = doc.budget ?? (Number.isFinite(this.budget.valueAsNumber) ? this.budget.valueAsNumber : Math.round(total / 4));
+    this.setBudgetRange(fragments.reduce((sum, f) => sum + f.cost_tokens, 0), doc.budget);
+    this.fillCounts(fragments);
+    this.entitiesHint.textContent = entitiesHint(fragments);
+  }
+
+  /**
+   * Fits the controls to a newly loaded chat history of `total` tokens (counted by the package).
+   * @param {number} total
+   * @param {{ budget?: number, query?: string }} doc
+   */
+  setHistory(total, doc) {
+    this.setMode('messages');
+    this.query.value = doc.query ?? '';
+    this.setBudgetRange(total, doc.budget);
+  }
+
+  /** The budget range spans what is loaded; the budget is the document's, else kept, else a quarter. */
+  setBudgetRange(total, docBudget) {
+    const budget = docBudget ?? (Number.isFinite(this.budget.valueAsNumber) ? this.budget.valueAsNumber : Math.round(total / 4));
     this.range.max = String(Math.max(total, budget, 1));
     this.range.value = String(budget);
     this.budget.value = String(budget);
-    this.fillCounts(fragments);
-    this.entitiesHint.textContent = entitiesHint(fragments);
+  }
+
+  /** Shows the inputs that apply to fragments or to a chat history. */
+  setMode(mode) {
+    this.mode = mode;
+    for (const node of document.querySelectorAll('[data-mode]')) node.hidden = node.dataset.mode !== mode;
+    this.showStrategyOptions();
   }
 
   /** One row per kind (kinds compare ASCII case-insensitively in the core): require 0, cap = all. */
@@ -116,9 +144,10 @@ export class Controls {
     );
   }
 
+  /** The options of the chosen strategy; fitMessages takes the slicer alone, so none in messages mode. */
   showStrategyOptions() {
     for (const node of document.querySelectorAll('[data-for]')) {
-      node.hidden = !node.dataset.for.split(' ').includes(this.strategy.value);
+      node.hidden = this.mode === 'messages' || !node.dataset.for.split(' ').includes(this.strategy.value);
     }
   }
 }

@@ -1,6 +1,7 @@
-// Turns a text (a bundled sample, pasted JSON, a dropped file) into fragments plus the optional
-// settings a document may carry. Checks only the shape of the document; every fragment field is
-// checked by the package itself when the page plans. Messages never quote the text.
+// Turns a text (a bundled sample, pasted JSON, a dropped file) into fragments or a chat history,
+// plus the optional settings a document may carry. Checks only the shape of the document; every
+// fragment field and every message is checked by the package itself when the page plans.
+// Messages never quote the text.
 
 import { locateJsonError } from './json-error.js';
 
@@ -13,7 +14,8 @@ export class InputError extends Error {
 }
 
 /**
- * @typedef {object} Document
+ * @typedef {object} Document  Fragments to plan with `selectFragments`.
+ * @property {'fragments'} kind
  * @property {unknown[]} fragments  Non-empty; validated by `selectFragments`.
  * @property {string[] | undefined} gaze  `gaze.entities`, when the document has a gaze.
  * @property {number | undefined} budget  `budgets.tokens_max`, when the document has budgets.
@@ -21,11 +23,24 @@ export class InputError extends Error {
  * @property {string | undefined} description
  */
 
-const SHAPE = 'an array of fragments, or an object { "fragments": [...], "gaze"?, "budgets"?, "now"? }';
+/**
+ * @typedef {object} History  A chat history to fit with `fitMessages`.
+ * @property {'messages'} kind
+ * @property {unknown[]} messages  Non-empty; validated by `fitMessages`.
+ * @property {unknown} system  Anthropic's top-level system prompt, when the document has one.
+ * @property {string | undefined} format  When the document says; else the package detects it.
+ * @property {number | undefined} budget  `budgets.tokens_max`, when the document has budgets.
+ * @property {string | undefined} query
+ * @property {string | undefined} description
+ */
+
+const SHAPE =
+  'an array of fragments, or an object { "fragments": [...], "gaze"?, "budgets"?, "now"? }; ' +
+  'or a chat history: an array of messages, or an object { "messages": [...], "system"?, "format"?, "budgets"?, "query"? }';
 
 /**
  * @param {string} text
- * @returns {Document}
+ * @returns {Document | History}
  * @throws {InputError}
  */
 export function parseDocument(text) {
@@ -50,16 +65,41 @@ function parseJson(text) {
   }
 }
 
+/** A message, as JSON holds one: an object with a string `role` (fragments have none). */
+const isMessage = (v) => isObject(v) && typeof v.role === 'string';
+
 function readDocument(json) {
-  if (Array.isArray(json)) return { fragments: nonEmpty(json, 'The array'), gaze: undefined, budget: undefined, now: undefined, description: undefined };
+  if (Array.isArray(json)) {
+    if (json.length > 0 && json.every(isMessage)) return readHistory({ messages: json });
+    return { kind: 'fragments', fragments: nonEmpty(json, 'The array'), gaze: undefined, budget: undefined, now: undefined, description: undefined };
+  }
   if (!isObject(json)) throw new InputError(`The JSON is ${describe(json)}, not fragments: expected ${SHAPE}.`);
-  if (!('fragments' in json)) throw new InputError(`The JSON is an object without "fragments": expected ${SHAPE}.`);
+  if ('messages' in json && !('fragments' in json)) return readHistory(json);
+  if (!('fragments' in json)) throw new InputError(`The JSON is an object without "fragments" or "messages": expected ${SHAPE}.`);
   if (!Array.isArray(json.fragments)) throw new InputError(`"fragments" is ${describe(json.fragments)}, not an array of fragments.`);
   return {
+    kind: 'fragments',
     fragments: nonEmpty(json.fragments, '"fragments"'),
     gaze: readGaze(json.gaze),
     budget: readBudget(json.budgets),
     now: readNow(json.now),
+    description: typeof json.description === 'string' ? json.description : undefined,
+  };
+}
+
+/** @returns {History} */
+function readHistory(json) {
+  if (!Array.isArray(json.messages)) throw new InputError(`"messages" is ${describe(json.messages)}, not an array of messages.`);
+  if (json.messages.length === 0) throw new InputError('"messages" is empty: there are no messages to fit.');
+  if (json.format !== undefined && typeof json.format !== 'string') throw new InputError(`"format" must be a string, got ${describe(json.format)}.`);
+  if (json.query !== undefined && typeof json.query !== 'string') throw new InputError(`"query" must be a string, got ${describe(json.query)}.`);
+  return {
+    kind: 'messages',
+    messages: json.messages,
+    system: json.system,
+    format: json.format,
+    budget: readBudget(json.budgets),
+    query: json.query,
     description: typeof json.description === 'string' ? json.description : undefined,
   };
 }
