@@ -39,7 +39,29 @@ const IMPLS = {
   knapsack: ['wasm-columns', 'wasm-fragments', 'js', 'planner-knapsack'],
   exact: ['wasm-columns'],
   'exact-count': ['wasm-columns'],
+  'exact-variants': ['wasm-columns'],
 };
+
+/**
+ * Issue 13's instance: every item with a summary of ⌈tokens / 8⌉ tokens and a stub of
+ * min(12, tokens), each worth the score × sqrt(its tokens / the item's), as bench/native.rs makes
+ * them: the columns of `sliceVariants`.
+ */
+function versionColumns(tokens, scores) {
+  const n = tokens.length;
+  const versionClass = new Uint32Array(2 * n);
+  const vTokens = new Uint32Array(2 * n);
+  const vScores = new Float64Array(2 * n);
+  for (let i = 0; i < n; i++) {
+    const t = tokens[i];
+    [Math.floor((t + 7) / 8), Math.min(12, t)].forEach((v, k) => {
+      versionClass[2 * i + k] = i;
+      vTokens[2 * i + k] = v;
+      vScores[2 * i + k] = scores[i] * Math.sqrt(v / t);
+    });
+  }
+  return { versionClass, tokens: vTokens, scores: vScores };
+}
 
 // ---- data ----
 
@@ -130,8 +152,24 @@ async function child(spec) {
     logger: (record) => phases.push(record.phase_ms),
     ...(slicer === 'knapsack' ? { bucketSize: bucket } : {}),
   });
+  const EMPTY = new Uint32Array(0);
+  const variantsGlue = algo === 'exact-variants' ? await import(GLUE) : undefined;
+  const versions = algo === 'exact-variants' ? versionColumns(cols.tokens, cols.scores) : undefined;
+  if (variantsGlue !== undefined) variantsGlue.initSync({ module: readFileSync(WASM) });
+  const sliceVariants = () =>
+    variantsGlue.sliceVariants('exact', cols.tokens, cols.scores, EMPTY, [], EMPTY, EMPTY, EMPTY, EMPTY, versions.versionClass, versions.tokens, versions.scores, {
+      targetTokens: budget,
+    });
+  let variantTokens;
   const runs = {
-    'wasm-columns': algo.startsWith('exact')
+    'wasm-columns': algo === 'exact-variants'
+      ? () => {
+          const r = sliceVariants();
+          report = r.exact;
+          variantTokens = r.totalTokens;
+          return r.selected;
+        }
+      : algo.startsWith('exact')
       ? () => {
           const r = lib.sliceColumns(algo, exactCols, { targetTokens: budget }, exactOptions);
           report = r.exact;
@@ -176,7 +214,7 @@ async function child(spec) {
   };
   if (!impl.startsWith('planner') && impl !== 'seed-acs') {
     result.hash = fingerprint(first);
-    result.tokens = Array.from(first).reduce((sum, i) => sum + data.tokens[i], 0);
+    result.tokens = variantTokens ?? Array.from(first).reduce((sum, i) => sum + data.tokens[i], 0);
   } else {
     result.tokens = first.reduce((sum, f) => sum + f.cost_tokens, 0);
   }
@@ -189,7 +227,9 @@ async function child(spec) {
     const glue = await import(GLUE);
     const memory = glue.initSync({ module: readFileSync(WASM) }).memory;
     const before = memory.buffer.byteLength;
-    if (algo === 'exact-count') {
+    if (algo === 'exact-variants') {
+      sliceVariants();
+    } else if (algo === 'exact-count') {
       glue.sliceColumnar(algo, exactCols.tokens, exactCols.scores, exactCols.kinds, exactCols.kindNames, { targetTokens: budget, ...exactOptions });
     } else {
       glue.sliceColumnar(algo, cols.tokens, cols.scores, new Uint32Array(0), [], { targetTokens: budget, ...knapsackOptions });
@@ -462,6 +502,16 @@ function targets(cases, first, gz) {
       ? 'not run (smoke)'
       : `${fmt(exactWasm?.ms)} ms (wasm columns, median), solver '${exactWasm?.report?.solver ?? exactSolver}', ${exactHead.results['ctxpack-native']?.values?.report?.peakStates} DP states at most`,
     exactWasm?.ms <= 20 && exactWasm?.report?.solver === 'exact',
+  );
+  const mckp = cases.find((c) => c.algo === 'exact-variants' && c.n === 10_000);
+  const mckpWasm = mckp?.results['wasm-columns'];
+  add(
+    'Multiple-choice knapsack, exact, wasm, n = 10k × 3 versions at a 128k-token budget: ≤ 50 ms (issue 13)',
+    mckp === undefined
+      ? 'not run (smoke)'
+      : `${fmt(mckpWasm?.ms)} ms (wasm \`sliceVariants\`, median; native ${fmt(mckp.results['ctxpack-native']?.ms)} ms), solver '${mckpWasm?.report?.solver}', ` +
+          `${mckp.results['ctxpack-native']?.values?.report?.peakStates} DP states at most; the 0/1 case beside it (n = 10k, 128k, exact): ${fmt(exactWasm?.ms)} ms`,
+    mckpWasm?.ms <= 50 && mckpWasm?.report?.solver === 'exact',
   );
   const countHead = find('exact-count', 10_000, 10_000);
   const countWasm = countHead?.results['wasm-columns'];

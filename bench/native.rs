@@ -35,8 +35,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use ctxpack::{
-    Budget, CountQuotaEntry, ExactCountConstrainedSlice, ExactKnapsackSlice, GreedySlice, Item,
-    KnapsackSlice, ScarcityBehavior, Selection, Slicer as _, Solver,
+    Budget, CountQuotaEntry, ExactCountConstrainedSlice, ExactKnapsackSlice, GreedySlice,
+    GroupedStrategy, Groups, Item, KnapsackSlice, ScarcityBehavior, Selection, Slicer as _, Solver,
+    Variants,
 };
 use cupel::{ContextBudget, ContextItemBuilder, ContextKind, ScoredItem, Slicer as _};
 
@@ -225,6 +226,15 @@ fn cases(smoke: bool) -> Vec<Case> {
             });
         }
     }
+    // Issue 13: the multiple-choice knapsack, exact, every item with a
+    // summary and a stub (`versions`), beside the 0/1 case above.
+    out.push(Case {
+        algo: "exact-variants",
+        n: if smoke { 2_000 } else { 10_000 },
+        budget: 128_000,
+        bucket: 16,
+        extra: false,
+    });
     for n in if smoke {
         vec![2_000]
     } else {
@@ -360,7 +370,49 @@ fn values_json(case: &Case, items: &[Item<'_>], s: &Selection) -> String {
     }
 }
 
+/// Two shorter versions of every item, as `bench.mjs` makes them: a summary
+/// of ⌈tokens / 8⌉ tokens and a stub of min(12, tokens), each worth the
+/// score × sqrt(its tokens / the item's) (the planner's default rule).
+fn versions(items: &[Item<'_>]) -> Variants {
+    let mut v = Variants::new(items.len());
+    for (i, it) in items.iter().enumerate() {
+        for t in [(it.tokens + 7) / 8, it.tokens.min(12)] {
+            let scale = (t as f64 / it.tokens as f64).sqrt();
+            v = v.add(i, t, it.score * scale).expect("valid version");
+        }
+    }
+    v
+}
+
+fn run_variants(case: &Case, items: &[Item<'_>], smoke: bool) -> Outcome {
+    let budget = Budget::new(case.budget);
+    let v = versions(items);
+    let groups = Groups::new(items.len());
+    let exact = GroupedStrategy::Exact(ExactKnapsackSlice::new());
+    let (ms, min_ms, peak_bytes, s) = measure(smoke, || {
+        v.slice(&exact, items, &groups, &budget).expect("variants")
+    });
+    let report = s.selection.exact.expect("exact report");
+    Outcome {
+        status: "ok",
+        reason: String::new(),
+        ms,
+        min_ms,
+        peak_bytes,
+        total_tokens: s.selection.total_tokens,
+        values: format!(
+            "{{\"exact\":{},\"report\":{}}}",
+            report.value,
+            solver_json(&s.selection)
+        ),
+        selected: s.selection.selected,
+    }
+}
+
 fn run_ctxpack(case: &Case, items: &[Item<'_>], items8: &[Item<'_>], smoke: bool) -> Outcome {
+    if case.algo == "exact-variants" {
+        return run_variants(case, items, smoke);
+    }
     let budget = Budget::new(case.budget);
     let exact_count = ExactCountConstrainedSlice::new(entries(), ScarcityBehavior::Degrade)
         .expect("valid entries");

@@ -14,6 +14,7 @@
 //! | [`ExactKnapsackSlice`] | beyond the seeds | the knapsack optimum over real token counts (minknap), bucketed fallback past its guard |
 //! | [`ExactCountConstrainedSlice`] | beyond the seeds | require and cap counts per kind, solved to optimality within the budget |
 //! | [`Groups`] | beyond the seeds | atomic groups and dependencies around any of them ([`GroupedStrategy`]) |
+//! | [`Variants`] | beyond the seeds | alternative versions of an item (full, summary, stub), at most one selected: the multiple-choice knapsack |
 //!
 //! Every slicer implements [`Slicer`]: it takes [`Item`]s (tokens, score,
 //! kind) and a [`Budget`] and returns a [`Selection`]: the selected indexes
@@ -47,6 +48,7 @@ mod selection;
 mod simulation;
 mod slicers;
 mod sort;
+mod variants;
 
 // The slicers' modules by name, for the crate's own paths.
 use slicers::{count_constrained, exact, exact_count, greedy, knapsack, packer};
@@ -70,6 +72,7 @@ pub use selection::{Decision, ExclusionReason, InclusionReason, Selection, Short
 pub use simulation::simulate::{
     BudgetSimulation, MinBudget, SlackDiff, Strategy, DEFAULT_MAX_SIMULATION_CELLS,
 };
+pub use variants::{VariantSelection, Variants, MAX_OPTIONS};
 
 /// A selection strategy: picks items under a budget and explains each
 /// decision.

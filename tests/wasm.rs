@@ -15,13 +15,13 @@
 
 use ctxpack::wasm::{
     budget_curve, decision_codes, error_codes, group_units, min_budget_for, slice_columnar,
-    slice_grouped, slice_objects,
+    slice_grouped, slice_objects, slice_variants,
 };
 use ctxpack::{
     Budget, BudgetSimulation, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError,
     Decision, DependencyMode, ExactCountConstrainedSlice, ExactKnapsackSlice, ExactReport,
     GreedyPacker, GreedySlice, GroupedStrategy, Groups, Item, KnapsackSlice, ScarcityBehavior,
-    Selection, Slicer, Solver, Strategy,
+    Selection, Slicer, Solver, Strategy, Variants,
 };
 use js_sys::{Array, Float64Array, Object, Reflect, Uint32Array, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
@@ -2769,4 +2769,151 @@ fn slice_grouped_takes_a_long_chain_and_a_huge_group() {
         m
     );
     assert_eq!(number(&js, "unitCount"), 1.0);
+}
+
+/// `sliceVariants` answers what [`Variants::slice`] answers natively:
+/// the selection, the reasons, the version per item and the totals over
+/// the chosen versions, for every strategy that takes variants, with and
+/// without groups.
+#[wasm_bindgen_test]
+#[allow(clippy::float_cmp)] // whole numbers, compared exactly
+fn slice_variants_equals_the_native_variant_slice() {
+    let f = main_fixture();
+    let items = f.items();
+    let n = items.len();
+    // Every other item: a summary of a quarter of its tokens and a stub.
+    let mut class = Vec::new();
+    let mut tokens = Vec::new();
+    let mut scores = Vec::new();
+    for i in (0..n).step_by(2) {
+        for (t, s) in [
+            (f.tokens[i] / 4, f.scores[i] * 0.5),
+            (f.tokens[i].min(5), f.scores[i] * 0.1),
+        ] {
+            class.push(u32::try_from(i).expect("small"));
+            tokens.push(t);
+            scores.push(s);
+        }
+    }
+    let classes: Vec<usize> = class.iter().map(|&c| c as usize).collect();
+    let wide: Vec<i64> = tokens.iter().map(|&t| i64::from(t)).collect();
+    let variants = Variants::from_columns(n, &classes, &wide, &scores).expect("variants");
+    let group_of: Vec<u32> = (0..n)
+        .map(|i| if i % 5 == 1 { 7 } else { NO_GROUP })
+        .collect();
+    let groups = Groups::from_labels(group_of.iter().map(|&g| (g != NO_GROUP).then_some(g)));
+    let strategies = [
+        ("greedy", GroupedStrategy::Greedy),
+        ("packer", GroupedStrategy::Packer(GreedyPacker::new(3))),
+        (
+            "knapsack",
+            GroupedStrategy::Knapsack(KnapsackSlice::default()),
+        ),
+        ("exact", GroupedStrategy::Exact(ExactKnapsackSlice::new())),
+    ];
+    for (name, strategy) in strategies {
+        for target in [0u32, 90, 400, 1500] {
+            let o = obj(&[("targetTokens", num(f64::from(target)))]);
+            let js = slice_variants(
+                name,
+                &f.tokens,
+                &f.scores,
+                &f.kinds,
+                f.kind_names.clone(),
+                &group_of,
+                &[],
+                &[],
+                &[],
+                &class,
+                &tokens,
+                &scores,
+                o,
+            )
+            .unwrap_or_else(|e| panic!("{name} {target}: {e:?}"));
+            let native = variants
+                .slice(&strategy, &items, &groups, &Budget::new(i64::from(target)))
+                .expect("native");
+            let sel: Vec<u32> = native
+                .selection
+                .selected
+                .iter()
+                .map(|&i| u32::try_from(i).expect("small"))
+                .collect();
+            assert_eq!(u32s(&js, "selected"), sel, "{name} {target}");
+            let reasons: Vec<u8> = native.selection.decisions.iter().map(|d| d.id()).collect();
+            assert_eq!(u8s(&js, "reasons"), reasons, "{name} {target}");
+            let version: Vec<u32> = native
+                .version
+                .iter()
+                .map(|v| v.map_or(u32::MAX, |v| u32::try_from(v).expect("small")))
+                .collect();
+            assert_eq!(u32s(&js, "version"), version, "{name} {target}");
+            assert_eq!(
+                number(&js, "totalTokens"),
+                i64_f64(native.selection.total_tokens)
+            );
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+fn slice_variants_refuses_naming_the_callers_item() {
+    let o = obj(&[("targetTokens", num(100.0)), ("noun", string("candidates"))]);
+    // A version whose class is past the items (named as given: there is no such item to map).
+    let r = refused(slice_variants(
+        "exact",
+        &[10, 20],
+        &[0.5, 0.4],
+        &[],
+        vec![],
+        &[],
+        &[],
+        &[],
+        &[3, 7],
+        &[2],
+        &[5],
+        &[0.1],
+        o,
+    ));
+    assert_eq!(
+        (r.code.as_str(), r.field.as_deref(), r.index),
+        ("INVALID_FIELD", Some("variants"), Some(2))
+    );
+    let o = obj(&[("targetTokens", num(100.0)), ("noun", string("candidates"))]);
+    let r = refused(slice_variants(
+        "count-knapsack",
+        &[10, 20],
+        &[0.5, 0.4],
+        &[],
+        vec![],
+        &[],
+        &[],
+        &[],
+        &[],
+        &[1],
+        &[5],
+        &[0.1],
+        o,
+    ));
+    assert_eq!(
+        (r.code.as_str(), r.field.as_deref()),
+        ("INVALID_OPTION", Some("variants"))
+    );
+    let o = obj(&[("targetTokens", num(100.0))]);
+    let r = refused(slice_variants(
+        "greedy",
+        &[10, 20],
+        &[0.5, 0.4],
+        &[],
+        vec![],
+        &[],
+        &[],
+        &[],
+        &[],
+        &[1, 0],
+        &[5],
+        &[0.1],
+        o,
+    ));
+    assert_eq!(r.code, "INVALID_INPUT");
 }

@@ -62,6 +62,10 @@ let loads = 0;
 let shown = null;
 /** The fragment whose budgets are shown (its id), or null. */
 let chosen = null;
+/** Whether the plan shown let shorter versions in (the plot does not model them). */
+let variantsInUse = false;
+const VARIANTS_NOTE =
+  'The plot and the budget answers take every fragment at its full size: the budget simulation does not model shorter versions; the plan and the tables do.';
 
 const tables = new FragmentTables(byId('selected-table'), byId('excluded-table'), choose);
 const chart = new ScoreChart(byId('plot'));
@@ -87,7 +91,8 @@ function load(text, sourceName) {
     const now = doc.now === undefined ? Date.now() : toEpochMs(doc.now, 'now');
     // Validates every fragment (the package names the field and index of the first problem).
     selectFragments(doc.fragments, { entities: doc.gaze ?? [] }, { tokens_max: 0 }, { now });
-    data = { kind: 'fragments', fragments: doc.fragments, now, colors: kindColors(doc.fragments.map(kindOf)) };
+    data = { kind: 'fragments', fragments: doc.fragments, withoutVariants: withoutVariants(doc.fragments), now, colors: kindColors(doc.fragments.map(kindOf)) };
+    byId('variants-toggle').hidden = data.withoutVariants === doc.fragments;
     choose(null);
     controls.setData(doc.fragments, doc);
     showMessage($.inputError, '');
@@ -107,6 +112,7 @@ function loadHistory(doc, sourceName) {
   // Validates and counts every message: with an unbounded budget nothing is cut.
   const all = fitMessages(doc.messages, chatOptions(history, { budget: Number.MAX_SAFE_INTEGER, query: '', strategy: { slicer: 'acs' } }));
   data = history;
+  byId('variants-toggle').hidden = true;
   choose(null);
   controls.setHistory(all.metrics.tokens_selected, doc);
   showMessage($.inputError, '');
@@ -165,6 +171,12 @@ function timedUpdate(event) {
   requestAnimationFrame(() => setTimeout(() => (probe.lastPaintMs = performance.now() - start)));
 }
 
+/** The fragments without their `variants` (the same array when none has any), for the toggle. */
+function withoutVariants(fragments) {
+  if (!fragments.some((f) => f.variants !== undefined)) return fragments;
+  return fragments.map(({ variants, ...f }) => f);
+}
+
 function update() {
   if (data === null) return;
   const settings = controls.read();
@@ -173,9 +185,11 @@ function update() {
     return;
   }
   $.chat.hidden = true;
+  const fragments = byId('variants').checked ? data.fragments : data.withoutVariants;
+  variantsInUse = fragments !== data.withoutVariants;
   let plan;
   try {
-    plan = selectFragments(data.fragments, { entities: settings.gaze }, { tokens_max: settings.budget }, plannerOptions(settings.strategy, data.now));
+    plan = selectFragments(fragments, { entities: settings.gaze }, { tokens_max: settings.budget }, plannerOptions(settings.strategy, data.now));
   } catch (err) {
     showMessage($.planError, `No plan for these settings: ${describeError(err)}`);
     $.plan.hidden = true;
@@ -197,7 +211,13 @@ function update() {
     value += scaledValue(d.score);
   }
   const byKind = new Map();
-  for (const f of plan.fragments) byKind.set(kindOf(f), (byKind.get(kindOf(f)) ?? 0) + f.cost_tokens);
+  for (const d of plan.decisions) {
+    if (!d.included) continue;
+    const f = data.fragments[d.index];
+    // With variants, the tokens of the version that went in.
+    const tokens = d.versions?.find((v) => v.status === 'selected')?.cost_tokens ?? f.cost_tokens;
+    byKind.set(kindOf(f), (byKind.get(kindOf(f)) ?? 0) + tokens);
+  }
   const summary = {
     selected: plan.fragments.length,
     candidates: data.fragments.length,
@@ -272,13 +292,12 @@ function showCurve(result, job) {
       `From 0 to ${fmt.tokens(c.end)} tokens it peaks at ${v(c.peak)} (from ${fmt.tokens(c.peakAt)} tokens); ` +
       `99% of that peak is reached at ${fmt.tokens(c.enoughAt)} tokens.`,
   );
-  showMessage(
-    $.plotNote,
+  const sampledNote =
     curve.sampled === null
       ? ''
       : `This curve is sampled: ${job.strategy.slicer} ran separately at ${fmt.tokens(curve.values.length)} budgets, and between them the value may differ. ` +
-          whyNotSimulated(curve.sampled, job.strategy.slicer),
-  );
+          whyNotSimulated(curve.sampled, job.strategy.slicer);
+  showMessage($.plotNote, [variantsInUse ? VARIANTS_NOTE : '', sampledNote].filter(Boolean).join(' '));
 }
 
 /** Shows (or, with null, hides) one fragment's budgets. */
@@ -317,6 +336,7 @@ function showAnswer(result, job) {
 
 function wireInputs() {
   byId('detail-close').addEventListener('click', () => choose(null));
+  byId('variants').addEventListener('change', timedUpdate);
   const sample = byId('sample');
   sample.addEventListener('change', () => loadSample(sample.value));
   byId('paste-load').addEventListener('click', () => load(byId('paste').value, 'The pasted JSON'));

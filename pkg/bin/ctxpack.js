@@ -29,6 +29,9 @@ options:
   --bucket-size N       knapsack bucket size (default 100)
   --max-skips N         packer: stop after N consecutive misses (default 3; 0 never stops)
   --count KIND:REQ:CAP  count-knapsack constraint, repeatable (e.g. --count system:2:2)
+  --lod-mix LOD:MIN:MAX the lod mix (lodMix) for count-knapsack / exact-count, repeatable
+                        (e.g. --lod-mix macro:2: for at least 2 summaries; MAX empty: no cap)
+  --kv-top-k N          pin the dependencies of the N best-ranked candidates (default 5; 0: off)
   --allow-overshoot     allow one fragment over budget when its benefit exceeds 0.9
   --require-dependencies
                         a fragment goes in only with the fragments it depends on
@@ -111,6 +114,8 @@ function main(argv) {
         'bucket-size': { type: 'string' },
         'max-skips': { type: 'string' },
         count: { type: 'string', multiple: true },
+        'lod-mix': { type: 'string', multiple: true },
+        'kv-top-k': { type: 'string' },
         'allow-overshoot': { type: 'boolean' },
         'require-dependencies': { type: 'boolean' },
         'estimate-tokens': { type: 'boolean' },
@@ -164,6 +169,18 @@ function main(argv) {
   if (values['allow-overshoot']) options.allow_overshoot = true;
   if (values['require-dependencies']) options.dependencies = 'require';
   if (values['estimate-tokens']) options.countTokens = estimateTokens;
+  if (values['kv-top-k'] !== undefined) options.kvTopK = integer('kv-top-k');
+  if (values['lod-mix']) {
+    options.lodMix = {};
+    for (const spec of values['lod-mix']) {
+      const m = /^([^:]+):(\d*):(\d*)$/.exec(spec);
+      if (!m) fail(`--lod-mix must look like LOD:MIN:MAX (MIN or MAX may be empty), got '${spec}'`);
+      const bounds = {};
+      if (m[2] !== '') bounds.min = Number(m[2]);
+      if (m[3] !== '') bounds.max = Number(m[3]);
+      options.lodMix[m[1]] = bounds;
+    }
+  }
   if (values.count) {
     options.countEntries = values.count.map((spec) => {
       const m = /^([^:]+):(\d+):(\d+)$/.exec(spec);
@@ -278,7 +295,11 @@ function render(plan, fragments, budget, slicer) {
     lines.push(`  ${pad('rank', 5)}${pad('id', 30)}${pad('kind', 13)}${pad('tokens', 8)}${pad('score', 8)}${pad('benefit', 9)}reason`);
     for (const d of decisions) {
       const f = byId.get(d.id);
-      lines.push(`  ${pad(d.rank + 1, 5)}${pad(d.id, 30)}${pad(f?.kind ?? '', 13)}${pad(d.cost_tokens ?? '-', 8)}${pad(num(d.score), 8)}${pad(num(d.benefit), 9)}${d.reason}${d.group_reason ? ` (group: ${d.group_reason})` : ''}`);
+      // With variants: the version that went in, and its tokens.
+      const version = d.versions?.find((v) => v.status === 'selected');
+      const shown = version !== undefined && version.variant !== null ? `${d.id} [${d.variant_id ?? `variant ${version.variant}`}]` : d.id;
+      const tokens = version !== undefined ? version.cost_tokens : d.cost_tokens;
+      lines.push(`  ${pad(d.rank + 1, 5)}${pad(shown, 30)}${pad(f?.kind ?? '', 13)}${pad(tokens ?? '-', 8)}${pad(num(d.score), 8)}${pad(num(d.benefit), 9)}${d.reason}${d.group_reason ? ` (group: ${d.group_reason})` : ''}`);
     }
   };
   const byRank = [...plan.decisions].sort((a, b) => a.rank - b.rank);
@@ -288,6 +309,7 @@ function render(plan, fragments, budget, slicer) {
   lines.push(`  request_id ${m.request_id}  planner_ms ${num(m.planner_ms, 2)}  candidates ${m.candidate_count}`);
   lines.push(`  tokens_selected ${m.tokens_selected}  mean_benefit ${num(m.mean_benefit)}  coverage_entities ${num(m.coverage_entities)}  diversity_score ${num(m.diversity_score)}`);
   lines.push(`  top3 ${m.top3_fragment_ids.map((id, i) => `${id} (${num(m.top3_scores[i])})`).join(', ')}`);
+  lines.push(`  lod_mix ${Object.entries(m.lod_mix).map(([lod, x]) => `${lod} ${x.count} (${x.tokens} tokens)`).join(', ') || '-'}`);
   lines.push(`  kv_cache hits ${m.kv_cache_stats.hits} misses ${m.kv_cache_stats.misses} evictions ${m.kv_cache_stats.evictions}  cache_hit_rate ${num(m.cache_hit_rate)}`);
   lines.push('', 'kv policy');
   for (const key of ['pin', 'compress', 'evict']) lines.push(`  ${pad(key, 9)}${plan.kvPolicy[key].join(', ') || '-'}`);

@@ -16,7 +16,9 @@ export type {
   EvictionOptions,
   Fragment,
   FragmentFields,
+  FragmentVariant,
   Gaze,
+  GenerateKVPolicyOptions,
   KVPolicy,
   KVPolicyOptions,
   PlannerFragmentFields,
@@ -33,6 +35,7 @@ export type {
   TextFragmentFields,
   TieBreakOptions,
   TimeInput,
+  VersionDecision,
 } from './types.js';
 
 export { CHARS_PER_TOKEN, createEstimator, estimateTokens } from './tokens/counter.js';
@@ -56,6 +59,7 @@ export { DEFAULT_DIVERSITY_WINDOW, SCORE_TIE_TOLERANCE, applyTieBreaking } from 
 
 export {
   COMPRESS_MIN_TOKENS,
+  DEFAULT_KV_TOP_K,
   DEFAULT_MAX_KV_SIZE,
   STALE_AFTER_MS,
   calculateEvictionScore,

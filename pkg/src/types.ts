@@ -75,6 +75,34 @@ export interface FragmentFields {
    * (BM25 in the WebAssembly core, for that call only). Never logged, never copied into messages.
    */
   content?: string;
+  /**
+   * Shorter versions of this fragment (a summary, a one-line stub), of which `selectFragments`
+   * takes at most one, or the fragment itself, or nothing: see {@link FragmentVariant} and
+   * docs/variants.md. Groups and dependencies apply to the fragment whatever version goes in.
+   */
+  variants?: FragmentVariant[];
+}
+
+/**
+ * An alternative version of a fragment: `cost_tokens`, or `content` to count with
+ * `options.countTokens`, and its level of detail.
+ *
+ * Its value is the full fragment's ACS score × `benefit_scale`, which defaults to
+ * `sqrt(cost_tokens / full cost_tokens)` (at most 1; 1 when the full version costs 0): a summary at
+ * a tenth of the tokens keeps about 32% of the value, a 12-token stub of a 4,000-token result
+ * about 5%.
+ */
+export interface FragmentVariant {
+  /** Names the version in decisions (`variant_id`); optional, unique within the fragment. */
+  id?: string;
+  /** Token cost of this version: an integer in `[0, 2^32 - 1]`; or absent with `content`. */
+  cost_tokens?: number;
+  /** The version's text, counted with `options.countTokens` when `cost_tokens` is absent. */
+  content?: string;
+  /** Level of detail of this version (`'macro'` for a summary, `'atomic'` for a stub, …). */
+  lod: 'macro' | 'micro' | 'atomic' | (string & {});
+  /** The share of the full version's value this version keeps: a finite number in `[0, 1]`. */
+  benefit_scale?: number;
 }
 
 /**
@@ -219,6 +247,18 @@ export interface KVPolicyOptions {
    * Ids must be unique.
    */
   previousCache?: readonly CacheEntry[];
+  /**
+   * Top-K key promotion (spec: "Promote keys referenced by top-K candidate fragments to reduce
+   * thrash"): the `dependencies` of the K best-ranked candidates are pinned even when those
+   * candidates are not selected. Non-negative integer, default 5; 0 turns it off.
+   */
+  kvTopK?: number;
+}
+
+/** Options of `generateKVPolicy`: {@link KVPolicyOptions}, and the ranking to promote from. */
+export interface GenerateKVPolicyOptions extends KVPolicyOptions {
+  /** The candidates, best first, whose first `kvTopK` have their `dependencies` pinned. Absent: no promotion. */
+  rankedCandidates?: readonly FragmentFields[];
 }
 
 /** KV cache instructions for the selected fragments. An id appears in at most one list. */
@@ -314,6 +354,15 @@ export interface PlannerOptions extends ScoringOptions, TieBreakOptions, KVPolic
   maxTableBytes?: number;
   /** `'count-knapsack'` and `'exact-count'`: per-kind count constraints. */
   countEntries?: readonly CountEntryOption[];
+  /**
+   * The level-of-detail mix to reach (spec: "Balance LOD mix per lod_mix"): per `lod`, the fewest
+   * (`min`) and most (`max`) fragments of that `lod` (a fragment without one counts as
+   * `'default'`). Enforced by `'count-knapsack'` and `'exact-count'`, which then count fragments by
+   * their `lod` (`min` is the `requireCount`, `max` the `capCount`, no cap when absent) and refuse
+   * `countEntries` beside it; the other strategies do not enforce it (a warning says so). The
+   * achieved mix is in `metrics.lod_mix` whatever the strategy.
+   */
+  lodMix?: Record<string, { min?: number; max?: number }>;
   /** `'count-knapsack'` only: what to do when a kind has fewer candidates than required. Default `'degrade'`. */
   scarcity?: 'degrade' | 'throw';
   /**
@@ -402,6 +451,12 @@ export interface PlannerMetrics {
   budget_used: number;
   /** The prompt the plan makes, in tokens: `overhead_tokens + budget_used`. */
   prompt_tokens: number;
+  /**
+   * The achieved level-of-detail mix: per `lod` of the version that went in (`'default'` when
+   * absent), how many fragments and how many tokens (without overhead). See
+   * {@link PlannerOptions.lodMix}.
+   */
+  lod_mix: Record<string, { count: number; tokens: number }>;
 }
 
 /**
@@ -457,6 +512,34 @@ export interface Decision {
   cost_tokens: number | null;
   /** Only with `reason: 'group_excluded'`: why the group as a whole was left out (e.g. `'budget_exceeded'`). */
   group_reason?: DecisionReason;
+  /**
+   * Only for a candidate with `variants`: the index in `variants` of the version that went in;
+   * `null` when the full fragment went in or nothing did. `cost_tokens` stays the full version's.
+   */
+  variant?: number | null;
+  /** The chosen variant's `id`, when it has one. */
+  variant_id?: string;
+  /**
+   * Only for a candidate with `variants`: why each version did or did not go in, the full
+   * fragment first, then `variants` in order.
+   */
+  versions?: VersionDecision[];
+}
+
+/**
+ * One version of a candidate with variants: `'selected'`; `'other_version'` (another version of the
+ * fragment went in: the strategy preferred it); `'too_large'` (this version alone exceeds the
+ * effective budget); `'not_selected'` (no version went in: see the decision's `reason`).
+ */
+export interface VersionDecision {
+  /** Index in `variants`; `null` for the full fragment. */
+  variant: number | null;
+  /** The version's tokens, without `per_fragment_overhead`; `null` when never counted. */
+  cost_tokens: number | null;
+  /** The value the strategy gave it: the full score × its `benefit_scale`. */
+  score: number;
+  lod: string | undefined;
+  status: 'selected' | 'other_version' | 'too_large' | 'not_selected';
 }
 
 /** Result of `selectFragments`. */

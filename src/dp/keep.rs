@@ -23,6 +23,12 @@ impl KeepTable {
         &mut self.bits[row * self.words..(row + 1) * self.words]
     }
 
+    /// Rows `first..first + count`, contiguous: a class's version rows for
+    /// [`keep_class_row_i64`](super::row::keep_class_row_i64).
+    pub(crate) fn rows_mut(&mut self, first: usize, count: usize) -> &mut [u64] {
+        &mut self.bits[first * self.words..(first + count) * self.words]
+    }
+
     pub(crate) fn set(&mut self, row: usize, c: usize) {
         self.bits[row * self.words + c / 64] |= 1 << (c % 64);
     }

@@ -30,15 +30,44 @@ pub(crate) fn max_row_i32(dp: &mut [i32], w: usize, v: i32) {
 }
 
 /// [`max_row_i64`], recording in `keep` (one bit per cell, when given) the
-/// cells where taking the item is strictly better.
-pub(crate) fn keep_row_i64(dp: &mut [i64], w: usize, v: i64, mut keep: Option<&mut [u64]>) {
-    for c in (w..dp.len()).rev() {
-        let with = dp[c - w].saturating_add(v);
-        if with > dp[c] {
-            dp[c] = with;
-            if let Some(keep) = keep.as_deref_mut() {
-                keep[c / 64] |= 1 << (c % 64);
+/// cells where taking the item is strictly better: [`keep_class_row_i64`]
+/// with one version.
+pub(crate) fn keep_row_i64(dp: &mut [i64], w: usize, v: i64, keep: Option<&mut [u64]>) {
+    keep_class_row_i64(dp, &[(w, v)], keep);
+}
+
+/// The multiple-choice row update: a class of versions `(w, v)` of which
+/// at most one is taken, `dp[c] = max(dp[c], max_j dp[c − w_j] + v_j)`,
+/// descending (each cell reads the previous row's values). `keep`, when
+/// given, holds one row of bits per version (`versions.len()` rows of
+/// equal length, contiguous): version `j`'s bit at `c` is set when it beat
+/// every version before it there, so the last version whose bit is set is
+/// the one taken. Every `w >= 1`.
+pub(crate) fn keep_class_row_i64(
+    dp: &mut [i64],
+    versions: &[(usize, i64)],
+    mut keep: Option<&mut [u64]>,
+) {
+    let words = keep
+        .as_deref()
+        .map_or(0, |k| k.len() / versions.len().max(1));
+    let Some(lightest) = versions.iter().map(|&(w, _)| w).min() else {
+        return;
+    };
+    for c in (lightest..dp.len()).rev() {
+        let mut best = dp[c];
+        for (j, &(w, v)) in versions.iter().enumerate() {
+            if w > c {
+                continue;
+            }
+            let with = dp[c - w].saturating_add(v);
+            if with > best {
+                best = with;
+                if let Some(keep) = keep.as_deref_mut() {
+                    keep[j * words + c / 64] |= 1 << (c % 64);
+                }
             }
         }
+        dp[c] = best;
     }
 }

@@ -350,7 +350,7 @@ impl ExactKnapsackSlice {
 
 /// The smallest bucket size whose [`KnapsackSlice`] table for `rows` rows
 /// fits `max_bytes` and `max_cells` (or `target` when none does).
-fn fallback_bucket(rows: u64, target: i64, max_bytes: u64, max_cells: u64) -> i64 {
+pub(crate) fn fallback_bucket(rows: u64, target: i64, max_bytes: u64, max_cells: u64) -> i64 {
     let fits = |bucket: i64| {
         let columns = u128::try_from(target / bucket).unwrap_or(0) + 1;
         let rows = u128::from(rows);

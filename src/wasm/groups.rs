@@ -97,7 +97,7 @@ impl<'a> Structure<'a> {
 }
 
 /// The units as `groupUnits` and `sliceGrouped` report them.
-fn set_units(obj: &JsValue, units: &Units) {
+pub(super) fn set_units(obj: &JsValue, units: &Units) {
     let unit_of: Vec<u32> = units.unit_of().iter().map(|&u| to_u32(u)).collect();
     set(obj, "unitOf", &Uint32Array::from(&unit_of[..]).into());
     set(obj, "unitCount", &JsValue::from(index_f64(units.len())));

@@ -7,6 +7,9 @@
 //!   kind? }`, of which only those four properties are read);
 //! * `groups.rs`: `groupUnits` and `sliceGrouped`, groups and dependencies
 //!   (CSR arrays) around any slicer;
+//! * `variants.rs`: `sliceVariants`, alternative versions of the items
+//!   (columns: class index, tokens, score per version) with groups and
+//!   dependencies;
 //! * `simulation.rs`: `budgetCurve` and `minBudgetFor`;
 //! * `lazy.rs`: `packLazy`, the packer asking for counts through a JS
 //!   callback only for the items its walk reaches;
@@ -33,11 +36,13 @@ mod lazy;
 mod options;
 mod simulation;
 mod slice;
+mod variants;
 
 pub use groups::{group_units, slice_grouped};
 pub use lazy::pack_lazy;
 pub use simulation::{budget_curve, min_budget_for};
 pub use slice::{slice_columnar, slice_objects};
+pub use variants::slice_variants;
 
 /// Largest integer a JS number holds exactly.
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;

@@ -395,4 +395,39 @@ describe('the preview page', { timeout: 300_000 }, () => {
     await page.uncheck('#require-dependencies');
     await settled();
   });
+
+  test('on the sample with summaries and stubs the tables show which version went in, and the toggle turns the variants off', async () => {
+    await page.selectOption('#sample', 'samples/agent-session-variants.json');
+    await page.waitForFunction(() => !document.getElementById('variants-toggle').hidden);
+    const doc = sample('agent-session-variants.json');
+    const shown = await settled();
+    const want = expected(doc, shown.budget);
+    assert.deepEqual(shown.selected, want.selected);
+    assert.deepEqual(shown.excluded, want.excluded);
+    assert.match(shown.plotNote, /shorter versions/);
+    // Every version label the page renders is the one selectFragments chose (the tables render the rows in view).
+    const plan = selectFragments(doc.fragments, doc.gaze, { tokens_max: shown.budget }, doc.options);
+    const label = new Map(
+      plan.decisions
+        .filter((d) => d.included && d.variant != null)
+        .map((d) => [d.id, `${d.variant_id} (${doc.fragments[d.index].variants[d.variant].lod})`]),
+    );
+    assert.ok(label.size > 0, 'some fragment goes in shortened');
+    const rendered = await page.$$eval('#selected-table span.version', (spans) => spans.map((s) => [s.closest('tr').dataset.id, s.textContent]));
+    assert.ok(rendered.length > 0, 'the selected table shows versions');
+    for (const [id, text] of rendered) assert.equal(text, label.get(id), id);
+    await page.screenshot({ path: join(ARTIFACTS, 'preview-variants.png'), fullPage: true });
+
+    await page.uncheck('#variants');
+    const plain = await settled();
+    const stripped = { ...doc, fragments: doc.fragments.map(({ variants, ...f }) => f) };
+    const wantPlain = expected(stripped, plain.budget);
+    assert.deepEqual(plain.selected, wantPlain.selected);
+    assert.equal(await page.locator('#selected-table span.version').count(), 0);
+    assertPlotAgrees(plain, wantPlain);
+    await page.check('#variants');
+    await page.selectOption('#sample', 'samples/agent-session.json');
+    await page.waitForFunction(() => document.getElementById('variants-toggle').hidden);
+    await settled();
+  });
 });

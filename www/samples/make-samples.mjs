@@ -1,6 +1,8 @@
 // Writes the bundled samples, deterministically (a fixed seed and a fixed clock):
 //   agent-session.json   a coding agent's session: 64 fragments of every kind
 //   large-corpus.json    1,200 fragments shaped like a retrieval-heavy context
+//   agent-session-variants.json   the agent session, its tool results and long documents with a
+//                        summary and a one-line stub (docs/variants.md)
 // Run: node www/samples/make-samples.mjs
 import { writeFileSync } from 'node:fs';
 
@@ -100,13 +102,41 @@ function largeCorpus(n) {
   return out;
 }
 
+/**
+ * The session with shorter versions: every tool result and every micro document of 900 tokens or
+ * more gets a summary (an eighth of its tokens, lod macro) and a stub (lod atomic) naming what was
+ * left out. No random draws: the other samples stay as they were.
+ */
+function withVariants(fragments) {
+  return fragments.map((f) => {
+    const long = f.kind === 'tool_result' || (f.kind === 'document' && f.lod === 'micro' && f.cost_tokens >= 900);
+    if (!long) return f;
+    const what = f.kind === 'tool_result' ? 'tool result' : 'document';
+    return {
+      ...f,
+      variants: [
+        { id: 'summary', cost_tokens: Math.ceil(f.cost_tokens / 8), lod: 'macro', content: `Summary of ${f.id}: the key lines only.` },
+        { id: 'stub', cost_tokens: 12, lod: 'atomic', content: `[${what} omitted: ${f.cost_tokens.toLocaleString('en-US')} tokens]` },
+      ],
+    };
+  });
+}
+
 const here = new URL('.', import.meta.url);
+const session = agentSession();
 writeFileSync(new URL('agent-session.json', here), JSON.stringify({
   description: 'A coding agent session: system prompt and tool schemas, chat turns, tool calls with their results, retrieved documents and memories.',
   now: new Date(NOW).toISOString(),
   gaze: { entities: ['auth', 'session', 'login'] },
   budgets: { tokens_max: 6000 },
-  fragments: agentSession(),
+  fragments: session,
+}, null, 2) + '\n');
+writeFileSync(new URL('agent-session-variants.json', here), JSON.stringify({
+  description: 'The coding agent session with a summary and a one-line stub for every tool result and long document: at most one version of each goes in.',
+  now: new Date(NOW).toISOString(),
+  gaze: { entities: ['auth', 'session', 'login'] },
+  budgets: { tokens_max: 6000 },
+  fragments: withVariants(session),
 }, null, 2) + '\n');
 writeFileSync(new URL('large-corpus.json', here), JSON.stringify({
   description: '1,200 synthetic fragments: log-normal token counts (median about 300), mixed kinds and sources.',

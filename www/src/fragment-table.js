@@ -46,6 +46,8 @@ const COLUMNS = 8;
  * @property {string} reason
  * @property {string | undefined} groupReason  For `group_excluded`: why the group was left out.
  * @property {boolean} included
+ * @property {string | undefined} version  With variants: the version that went in (its id, or
+ *   `variant k`) and its lod; undefined for the full fragment or none.
  */
 
 class VirtualTable {
@@ -121,7 +123,7 @@ function rowElement(r, position, chosen) {
     'tr',
     { dataset: { id: r.id }, className: chosen ? 'chosen' : '' },
     el('td', { className: 'num' }, r.rank + 1),
-    el('th', { scope: 'row', className: 'id' }, pick),
+    el('th', { scope: 'row', className: 'id' }, pick, ...(r.version === undefined ? [] : [' ', el('span', { className: 'version', title: `went in as ${r.version}` }, r.version)])),
     el('td', {}, r.kind),
     el('td', { className: 'group', title: r.group ?? '' }, r.group ?? ''),
     el('td', { className: 'num' }, fmt.tokens(r.tokens)),
@@ -163,12 +165,16 @@ export class FragmentTables {
     const rows = new Array(decisions.length);
     for (const d of decisions) {
       const f = fragments[d.index];
+      // With variants: the version that went in, its tokens and lod.
+      const chosen = d.versions?.find((v) => v.status === 'selected');
+      const version = chosen === undefined || chosen.variant === null ? undefined : `${d.variant_id ?? `variant ${chosen.variant}`} (${chosen.lod})`;
       rows[d.rank] = {
         id: d.id,
         rank: d.rank,
         kind: kindOf(f),
         group: f.group,
-        tokens: f.cost_tokens,
+        tokens: chosen?.cost_tokens ?? f.cost_tokens,
+        version,
         score: d.score,
         benefit: d.benefit,
         reason: d.reason,

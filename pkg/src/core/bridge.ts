@@ -527,14 +527,68 @@ export function sliceGroupedColumnar(slicer: SlicerName, req: ColumnarRequest, l
       naming.origin ?? EMPTY_U32,
       o,
     ) as RawGrouped);
+  return groupedOf(raw);
+}
+
+/** A grouped answer decoded: reasons and group reasons as codes. */
+function groupedOf<R extends RawGrouped>(raw: R): Omit<R, 'reasons' | 'groupReasons'> & GroupedResult {
   const groupReasons = new Array<ReasonCode | undefined>(raw.groupReasons.length);
   for (let i = 0; i < raw.groupReasons.length; i++) {
     const g = raw.groupReasons[i]!;
     groupReasons[i] = g === NO_REASON ? undefined : (codes[g] as ReasonCode);
   }
-  const out: GroupedResult = { ...raw, reasons: reasonsOf(raw.reasons), groupReasons };
+  const out = { ...raw, reasons: reasonsOf(raw.reasons), groupReasons };
   if (raw.repaired === undefined) delete out.repaired;
   return out;
+}
+
+/** Alternative versions as columns: one row per version, `versionClass` its item (rows of an item in version order). */
+export interface VariantColumns {
+  versionClass: Uint32Array;
+  tokens: Uint32Array;
+  scores: Float64Array;
+}
+
+/** A multiple-choice slice's answer: a grouped one, plus the version each item went in with. */
+export interface VariantResult extends GroupedResult {
+  /** Per item: 0 the item itself, `k` its `k`-th alternative version, {@link NO_VERSION} when left out. */
+  version: Uint32Array;
+}
+
+/** {@link VariantResult.version}'s "left out". */
+export const NO_VERSION = 0xffff_ffff;
+
+/**
+ * Runs `slicer` with alternative versions (`sliceVariants`), under groups and dependencies: at
+ * most one version per item; every rule is the core's (docs/variants.md).
+ */
+export function sliceVariantsColumnar(
+  slicer: SlicerName,
+  req: ColumnarRequest,
+  links: Links,
+  dependencies: DependencyMode,
+  naming: Naming,
+  versions: VariantColumns,
+): VariantResult {
+  const o = options(req);
+  o['dependencies'] = dependencies;
+  if (naming.noun !== undefined) o['noun'] = naming.noun;
+  const raw = call(() => glue.sliceVariants(
+      slicer,
+      req.tokens,
+      req.scores,
+      req.kinds ?? EMPTY_U32,
+      req.kindNames ?? [],
+      links.groupOf,
+      links.depOffsets,
+      links.depTargets,
+      naming.origin ?? EMPTY_U32,
+      versions.versionClass,
+      versions.tokens,
+      versions.scores,
+      o,
+    ) as RawGrouped & { version: Uint32Array });
+  return groupedOf(raw);
 }
 
 /** `groupReasons` value for "none". */

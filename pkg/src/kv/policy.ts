@@ -11,7 +11,7 @@ import { assertFragmentObject, isRecord, readBenefit, readCost, readDependencies
 import { optionsRecord, readCount, readNow } from '../validate/options.js';
 import { identity, mergeSort, orderedBits, radixSort } from '../ranking/sort.js';
 import { parseTimeInput } from '../ranking/time.js';
-import type { CacheEntry, EvictionOptions, FragmentFields, KVPolicy, KVPolicyOptions } from '../types.js';
+import type { CacheEntry, EvictionOptions, FragmentFields, GenerateKVPolicyOptions, KVPolicy } from '../types.js';
 
 /** Spec: "Max KV size: 64 items (default)". */
 export const DEFAULT_MAX_KV_SIZE = 64;
@@ -19,6 +19,11 @@ export const DEFAULT_MAX_KV_SIZE = 64;
 export const COMPRESS_MIN_TOKENS = 500;
 /** Seed: low-benefit fragments not accessed for this long (24 h) are evicted. */
 export const STALE_AFTER_MS = 86_400_000;
+/**
+ * Spec: "Promote keys referenced by top-K candidate fragments to reduce thrash". K = 5 by default:
+ * the candidates a slightly larger budget, or the next call, is most likely to take.
+ */
+export const DEFAULT_KV_TOP_K = 5;
 
 /** A validated cache entry. @internal */
 export interface CheckedCacheEntry {
@@ -254,9 +259,10 @@ export function buildKVPolicy(
   now: number,
   maxKvSize: number,
   distinctIds = false,
+  promoted: readonly string[] = [],
 ): KVPolicy {
   const previousById = new Map(previous.map((e) => [e.id, e]));
-  if (distinctIds) return policyOfDistinct(selected, previous, previousById, now, maxKvSize);
+  if (distinctIds) return policyOfDistinct(selected, previous, previousById, now, maxKvSize, promoted);
   const pin = new Set<string>();
   const compress = new Set<string>();
   const evict = new Set<string>();
@@ -270,6 +276,7 @@ export function buildKVPolicy(
     for (const dep of f.dependencies) pin.add(dep);
     if (!keys.has(f.id)) keys.set(f.id, f);
   }
+  for (const id of promoted) pin.add(id);
   for (const id of pin) {
     compress.delete(id);
     evict.delete(id);
@@ -301,6 +308,7 @@ function policyOfDistinct(
   previousById: ReadonlyMap<string, CheckedCacheEntry>,
   now: number,
   maxKvSize: number,
+  promoted: readonly string[],
 ): KVPolicy {
   const m = selected.length;
   const pin = new Set<string>();
@@ -315,6 +323,10 @@ function policyOfDistinct(
       dependencies = true;
       for (const dep of f.dependencies) pin.add(dep);
     }
+  }
+  if (promoted.length > 0) {
+    dependencies = true;
+    for (const id of promoted) pin.add(id);
   }
   const compress: string[] = [];
   const evict: string[] = [];
@@ -364,6 +376,11 @@ function policyOfDistinct(
  * Memory management rules:
  * - **Dependencies are pinned**: every id in a selected fragment's `dependencies` is pinned ("keys
  *   required by a chosen fragment MUST be pinned"), whether or not it is itself selected.
+ * - **Top-K promotion** ("promote keys referenced by top-K candidate fragments to reduce thrash"):
+ *   with `options.rankedCandidates` (best first; `selectFragments` passes its ranking), every id in
+ *   the `dependencies` of the first `kvTopK` (default 5, 0: none) is pinned too, whether or not
+ *   those candidates were selected: the keys a slightly different budget would need stay warm.
+ *   Pinned after the selected fragments' own pins.
  * - **One list per id, pin wins**: an id pinned for any reason is removed from `compress` and
  *   `evict`; an id in `compress` is removed from `evict`.
  * - **Soft backoff beyond `maxKvSize`** (default 64): the *full keys* of this selection are the
@@ -384,10 +401,11 @@ function policyOfDistinct(
  * @throws {CtxpackError} `INVALID_INPUT` / `INVALID_FIELD` for malformed fragments,
  *   `INVALID_OPTION` / `DUPLICATE_ID` for bad options.
  */
-export function generateKVPolicy<T extends FragmentFields>(selected: readonly T[], options?: KVPolicyOptions): KVPolicy {
+export function generateKVPolicy<T extends FragmentFields>(selected: readonly T[], options?: GenerateKVPolicyOptions): KVPolicy {
   const o = optionsRecord(options);
   const now = readNow(o);
   const maxKvSize = readCount(o, 'maxKvSize', DEFAULT_MAX_KV_SIZE);
+  const promoted = promotedKeys(o['rankedCandidates'], readCount(o, 'kvTopK', DEFAULT_KV_TOP_K));
   const previous = o['previousCache'] === undefined ? [] : readCache(o['previousCache'], 'previousCache');
   if (!Array.isArray(selected)) {
     throw new CtxpackError('INVALID_INPUT', `selected must be an array, got ${describeValue(selected)}`, { field: 'selected' });
@@ -404,5 +422,21 @@ export function generateKVPolicy<T extends FragmentFields>(selected: readonly T[
       dependencies: readDependencies(f, at),
     };
   });
-  return buildKVPolicy(inputs, previous, now, maxKvSize);
+  return buildKVPolicy(inputs, previous, now, maxKvSize, false, promoted);
+}
+
+/** The `dependencies` of the first `k` of `ranked` (`options.rankedCandidates`), checked, in order. */
+function promotedKeys(ranked: unknown, k: number): string[] {
+  if (ranked === undefined) return [];
+  if (!Array.isArray(ranked)) {
+    throw new CtxpackError('INVALID_OPTION', `options.rankedCandidates must be an array, got ${describeValue(ranked)}`, { field: 'rankedCandidates' });
+  }
+  const keys: string[] = [];
+  for (let index = 0; index < Math.min(k, ranked.length); index++) {
+    const f: unknown = ranked[index];
+    const at = { collection: 'rankedCandidates', index };
+    assertFragmentObject(f, at);
+    keys.push(...readDependencies(f, at));
+  }
+  return keys;
 }

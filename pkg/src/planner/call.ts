@@ -57,7 +57,7 @@ export function readCall(candidates: unknown, gaze: unknown, budgets: unknown, o
   // Groups and required dependencies: checked here, before anything is counted.
   const grouping = checkGrouping(c, s);
   const packer = s.slicer === 'packer';
-  return { c, gaze: gazeSet, budget, s, counts, idHash, grouping, packer, lazy: packer && grouping === undefined, warnings };
+  return { c, gaze: gazeSet, budget, s, counts, idHash, grouping, packer, lazy: packer && grouping === undefined && c.variants === undefined, warnings };
 }
 
 /**

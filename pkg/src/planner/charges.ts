@@ -29,6 +29,7 @@ export function chargeOf(index: number, cost: number, budget: CheckedBudgets): n
 /** Step 1's checks that need the options and the budgets, in input order. */
 export function checkCharges(c: Candidates, s: Settings, budget: CheckedBudgets): void {
   const { given, contents } = c;
+  checkVariantCounts(c, s);
   // Without contents to count and without overhead, no check can fail.
   if (contents === undefined && budget.perFragmentOverhead === 0) return;
   for (let i = 0; i < given.length; i++) {
@@ -42,6 +43,22 @@ export function checkCharges(c: Candidates, s: Settings, budget: CheckedBudgets)
       }
     } else {
       chargeOf(i, given[i]!, budget);
+    }
+  }
+}
+
+/** A variant without `cost_tokens` needs a counter, as a candidate does. */
+function checkVariantCounts(c: Candidates, s: Settings): void {
+  if (c.variants === undefined || s.countTokens !== undefined) return;
+  for (let i = 0; i < c.variants.length; i++) {
+    const list = c.variants[i];
+    const k = list === undefined ? -1 : list.findIndex((v) => v.cost === undefined);
+    if (k >= 0) {
+      throw new CtxpackError(
+        'INVALID_FIELD',
+        `candidates[${i}].variants[${k}].cost_tokens is missing: pass options.countTokens (or estimateTokens) to count its content, or give cost_tokens`,
+        { field: `variants[${k}].cost_tokens`, index: i },
+      );
     }
   }
 }

@@ -8,12 +8,15 @@
 import type { Scratch } from '../core/scratch.js';
 import { buildKVPolicy, type KVInput } from '../kv/policy.js';
 import { hashId } from '../ranking/hash.js';
-import type { KVPolicy, PlannerFragmentFields, SelectionResult } from '../types.js';
+import type { Decision, KVPolicy, PlannerFragmentFields, SelectionResult } from '../types.js';
 import { NO_STRINGS } from '../validate/candidates.js';
 import type { Call } from './call.js';
 import { decisionsOf } from './decisions.js';
 import { buildMetrics, defaultRequestId, monotonicMs } from './metrics.js';
 import type { Sliced } from './slice.js';
+import { NO_VERSION } from '../core/bridge.js';
+import type { VariantInput } from '../validate/variants.js';
+import { versionDecisions, type VariantSlice } from './variants.js';
 
 /** The phases' start times (monotonic ms): validate, score, rank, slice. */
 export type PhaseTimes = readonly [t0: number, t1: number, t2: number, t3: number, t4: number];
@@ -34,23 +37,33 @@ export function finish<T extends PlannerFragmentFields>(
   const k = chosen.length;
   const selectedIds = new Array<string>(k);
   const selectedCosts = new Array<number>(k);
+  const selectedLods = new Array<string | undefined>(k);
   const kvInputs = new Array<KVInput>(k);
+  const variants = sliced.variants;
   for (let j = 0; j < k; j++) {
     const i = order[chosen[j]!]!;
     selectedIds[j] = c.ids[i]!;
-    selectedCosts[j] = counts.get(i);
+    // With variants, the version that went in (the overshoot takes the full one).
+    const versions = variants?.versions[i];
+    const version = versions === undefined || variants!.chosen[i] === NO_VERSION ? 0 : variants!.chosen[i]!;
+    selectedCosts[j] = versions === undefined ? counts.get(i) : versions.costs[version]!;
+    selectedLods[j] = versions === undefined ? c.lods[i] : versions.lods[version];
     const lastAccess = c.lastAccess[i]!;
     kvInputs[j] = {
       id: c.ids[i]!,
       cost: selectedCosts[j]!,
-      lod: c.lods[i],
+      lod: selectedLods[j],
       benefit: benefits[i]!,
       lastAccessMs: Number.isNaN(lastAccess) ? undefined : lastAccess,
       dependencies: c.dependencies?.[i] ?? NO_STRINGS,
     };
   }
-  const kvPolicy: KVPolicy = buildKVPolicy(kvInputs, s.previousCache, s.now, s.maxKvSize, true);
+  // Top-K promotion: the dependencies of the best-ranked candidates, selected or not.
+  const promoted: string[] = [];
+  for (let r = 0; r < Math.min(s.kvTopK, order.length); r++) promoted.push(...(c.dependencies?.[order[r]!] ?? NO_STRINGS));
+  const kvPolicy: KVPolicy = buildKVPolicy(kvInputs, s.previousCache, s.now, s.maxKvSize, true, promoted);
   const decisions = decisionsOf(c.ids, order, chosen, sliced.reasons, sliced.groupReasons, scores, benefits, counts, c.contents === undefined, scratch);
+  if (c.variants !== undefined) describeVersions(decisions, c.variants, variants, budget.effective, budget.perFragmentOverhead);
   let requestId = s.requestId;
   if (requestId === undefined) {
     const hashed = idHash !== undefined && idHash.now === s.now && idHash.tokensMax === budget.tokensMax && idHash.count === n;
@@ -79,6 +92,7 @@ export function finish<T extends PlannerFragmentFields>(
     candidateCount: n,
     ids: selectedIds,
     costs: selectedCosts,
+    lods: selectedLods,
     sources: selectedSources,
     entities: selectedEntities,
     entityMasks: selectedMasks,
@@ -105,4 +119,29 @@ export function finish<T extends PlannerFragmentFields>(
     });
   }
   return { fragments, metrics, kvPolicy, decisions, warnings: call.warnings };
+}
+
+/**
+ * The decisions of candidates with variants: which version went in (`variant`, `variant_id`) and
+ * why each did or did not (`versions`; absent when the slicer did not run).
+ */
+function describeVersions(
+  decisions: Decision[],
+  inputs: readonly (readonly VariantInput[] | undefined)[],
+  variants: VariantSlice | undefined,
+  effective: number,
+  overhead: number,
+): void {
+  for (let i = 0; i < decisions.length; i++) {
+    const list = inputs[i];
+    if (list === undefined) continue;
+    const d = decisions[i]!;
+    const versions = variants?.versions[i];
+    let chosen = variants === undefined ? NO_VERSION : variants.chosen[i]!;
+    if (d.included && chosen === NO_VERSION) chosen = 0; // the overshoot takes the full fragment
+    d.variant = chosen === NO_VERSION || chosen === 0 ? null : chosen - 1;
+    const id = d.variant === null ? undefined : list[d.variant]!.id;
+    if (id !== undefined) d.variant_id = id;
+    if (versions !== undefined) d.versions = versionDecisions(versions, chosen, effective, overhead);
+  }
 }

@@ -30,7 +30,7 @@ export interface GroupedSlice extends PlannerSlice {
 }
 
 /** The candidates' links with item `p` = candidate `order[p]` (`rankOf` its inverse). */
-function linksIn(c: Candidates, s: Settings, order: Uint32Array | undefined, rankOf: Uint32Array | undefined): Links {
+export function linksIn(c: Candidates, s: Settings, order: Uint32Array | undefined, rankOf: Uint32Array | undefined): Links {
   const at = (p: number): number => (order === undefined ? p : order[p]!);
   const deps = s.dependencies === 'require' ? c.dependencies : undefined;
   return linksOf(
@@ -55,7 +55,7 @@ export function checkGrouping(c: Candidates, s: Settings): Grouping | undefined 
   const links = linksIn(c, s, undefined, undefined);
   if (!links.any) return undefined;
   const counted = s.slicer === 'count-knapsack' || s.slicer === 'exact-count';
-  const [kinds, kindNames] = counted ? kindColumns(n, (i) => kindOf(c, i)) : [undefined, undefined];
+  const [kinds, kindNames] = counted ? kindColumns(n, (i) => kindOf(c, i, s.countByLod)) : [undefined, undefined];
   const entries = counted ? (s.countEntries ?? []).map((e) => ({ ...e })) : undefined;
   const units = groupUnits(
     coreSlicer(s.slicer),

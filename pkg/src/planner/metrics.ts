@@ -4,6 +4,7 @@
  * @module
  */
 
+import { DEFAULT_KIND } from './settings.js';
 import { CtxpackError, describeValue } from '../errors.js';
 import { assertFragmentObject, readEntities, readId, readOptionalString } from '../validate/fields.js';
 import { readCache, type CheckedCacheEntry } from '../kv/policy.js';
@@ -309,6 +310,8 @@ export interface MetricsInput {
   /** The selected fragments in rank order, as parallel arrays of their validated fields; ids unique. */
   readonly ids: readonly string[];
   readonly costs: readonly number[];
+  /** The `lod` of the version that went in. */
+  readonly lods: readonly (string | undefined)[];
   readonly sources: readonly (string | undefined)[];
   readonly entities: readonly (readonly string[])[];
   /** The entity masks of the selection (`EntityMatcher`, ranking/scoring.ts), when the gaze is small enough. */
@@ -355,5 +358,38 @@ export function buildMetrics(input: MetricsInput): PlannerMetrics {
     effective_budget: input.effectiveBudget,
     budget_used: budgetUsed,
     prompt_tokens: input.overheadTokens + budgetUsed,
+    lod_mix: lodMixOf(input.lods, costs),
   };
+}
+
+type LodMix = PlannerMetrics['lod_mix'];
+
+/** The achieved mix: per lod (`'default'` when absent), count and tokens, lods in first-seen order. @internal */
+export function lodMixOf(lods: readonly (string | undefined)[], costs: readonly number[]): LodMix {
+  const mix = new Map<string, { count: number; tokens: number }>();
+  for (let j = 0; j < lods.length; j++) add(mix, lods[j] ?? DEFAULT_KIND, 1, costs[j]!);
+  return recordOf(mix);
+}
+
+/** Two passes' mixes added up, `a`'s lods first (the pinned pass, pins.ts). @internal */
+export function mergeLodMix(a: LodMix, b: LodMix): LodMix {
+  const mix = new Map<string, { count: number; tokens: number }>();
+  for (const part of [a, b]) for (const lod of Object.keys(part)) add(mix, lod, part[lod]!.count, part[lod]!.tokens);
+  return recordOf(mix);
+}
+
+function add(mix: Map<string, { count: number; tokens: number }>, lod: string, count: number, tokens: number): void {
+  const entry = mix.get(lod);
+  if (entry === undefined) mix.set(lod, { count, tokens });
+  else {
+    entry.count += count;
+    entry.tokens += tokens;
+  }
+}
+
+/** A plain object whose own keys are the lods: defined, not assigned, so that `'__proto__'` stays a key. */
+function recordOf(mix: Map<string, { count: number; tokens: number }>): LodMix {
+  const out: LodMix = {};
+  for (const [lod, entry] of mix) Object.defineProperty(out, lod, { value: entry, enumerable: true, writable: true, configurable: true });
+  return out;
 }

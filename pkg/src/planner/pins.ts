@@ -16,7 +16,7 @@ import { CtxpackError, describeValue } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
 import { readBudgets } from '../validate/budgets.js';
 import { duplicateError } from '../validate/candidates.js';
-import { calculateCoverage, calculateDiversityScore, meanOf } from './metrics.js';
+import { calculateCoverage, calculateDiversityScore, meanOf, mergeLodMix } from './metrics.js';
 import type { Budgets, Decision, Gaze, PlannerFragmentFields, PlannerOptions, SelectionResult } from '../types.js';
 
 type Pass = <T extends PlannerFragmentFields>(c: readonly T[], g: Gaze, b: Budgets, o: PlannerOptions | undefined) => SelectionResult<T>;
@@ -163,7 +163,9 @@ function merge<T extends PlannerFragmentFields>(
       effective_budget: budget.effective,
       budget_used: budgetUsed,
       prompt_tokens: budget.overheadTokens + budgetUsed,
+      lod_mix: mergeLodMix(kept.metrics.lod_mix, rest.metrics.lod_mix),
       planner_ms: kept.metrics.planner_ms + rest.metrics.planner_ms,
     },
   };
 }
+

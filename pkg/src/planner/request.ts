@@ -31,8 +31,12 @@ export function coreSlicer(slicer: PlannerSlicer): SlicerName {
   return slicer === 'acs' ? 'packer' : slicer;
 }
 
-/** A candidate's kind for the count-constrained knapsack: its `kind`, else its `lod`, else `'default'`. */
-export function kindOf(c: Candidates, index: number): string {
+/**
+ * A candidate's kind for the count-constrained knapsack: its `kind`, else its `lod`, else
+ * `'default'`; with `options.lodMix` (`byLod`), its `lod`, else `'default'`.
+ */
+export function kindOf(c: Candidates, index: number, byLod = false): string {
+  if (byLod) return c.lods[index] ?? DEFAULT_KIND;
   // Validated by validateCandidates, and not kept there: only this slicer needs it.
   return readOptionalString(c.fragments[index]!, 'kind', index) ?? c.lods[index] ?? DEFAULT_KIND;
 }

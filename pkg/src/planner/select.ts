@@ -93,6 +93,18 @@ export { DEFAULT_BUCKET_SIZE, DEFAULT_KIND, DEFAULT_MAX_CONSECUTIVE_SKIPS, OVERS
  *    Decisions say `'group_excluded'` (with `group_reason`, the group's own reason) for a member
  *    that would fit alone but whose group was left out, and `'dependency_excluded'` when a
  *    dependency is not selected. The selected fragments are still returned in rank order.
+ *
+ *    **Variants.** A candidate's `variants` are shorter versions of it (a summary, a stub): at most
+ *    one version of each candidate goes in, or none (docs/variants.md). A version's value is the
+ *    candidate's score × its `benefit_scale` (default `sqrt(its cost / the full cost)`), its size its
+ *    count plus the per-fragment overhead. `'acs'`, `'packer'` and `'greedy'` take each candidate's
+ *    best version that still fits when they reach it (greedy orders by the full version's
+ *    density); `'knapsack'` and `'exact'` solve the multiple-choice knapsack (bucketed; exact
+ *    within its guards); the count-constrained strategies refuse variants (`INVALID_OPTION`).
+ *    Groups and dependencies hold whatever version goes in; `'packer'` then counts every
+ *    candidate first. Decisions say which version went in (`variant`, `variant_id`) and why each
+ *    did or did not (`versions`); the metrics, the KV policy and `metrics.lod_mix` take the
+ *    version that went in.
  * 5. **Edge cases** (spec: "Edge Cases"): no candidates → empty plan; an effective budget of 0
  *    (`tokens_max` 0, or reserves that leave nothing, with a warning) → empty plan and every
  *    decision's reason is `'no_budget'`. When the slicer selects nothing because every candidate

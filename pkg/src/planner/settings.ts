@@ -14,6 +14,7 @@ import {
   readBucketSize,
   readCount,
   readCountEntries,
+  readLodMix,
   readDependencyMode,
   readEnum,
   readFunction,
@@ -23,7 +24,7 @@ import {
   rejectUnknownOptions,
   type DependencyMode,
 } from '../validate/options.js';
-import { DEFAULT_MAX_KV_SIZE, readCache, type CheckedCacheEntry } from '../kv/policy.js';
+import { DEFAULT_KV_TOP_K, DEFAULT_MAX_KV_SIZE, readCache, type CheckedCacheEntry } from '../kv/policy.js';
 import type { ScoringContext } from '../ranking/scoring.js';
 import { DEFAULT_DIVERSITY_WINDOW } from '../ranking/tiebreak.js';
 import type { TokenCounter } from '../tokens/counter.js';
@@ -50,11 +51,14 @@ export interface Settings {
   readonly bucketSizeGiven: boolean;
   readonly maxTableBytes: number | undefined;
   readonly countEntries: readonly CountEntryOption[] | undefined;
+  /** `lodMix` given: the count entries are its, over each fragment's `lod`. */
+  readonly countByLod: boolean;
   readonly scarcity: 'degrade' | 'throw';
   readonly dependencies: DependencyMode;
   readonly allowOvershoot: boolean;
   readonly diversityWindow: number;
   readonly maxKvSize: number;
+  readonly kvTopK: number;
   readonly previousCache: readonly CheckedCacheEntry[];
   readonly requestId: string | undefined;
   readonly logger: ((record: SelectionLogRecord) => void) | undefined;
@@ -71,6 +75,7 @@ const SLICER_OPTIONS: readonly (readonly [name: string, usedBy: readonly Planner
   ['maxTableBytes', ['knapsack', 'count-knapsack', 'exact', 'exact-count']],
   ['countEntries', ['count-knapsack', 'exact-count']],
   ['scarcity', ['count-knapsack', 'exact-count']],
+  ['lodMix', ['count-knapsack', 'exact-count']],
 ];
 
 const KNOWN_OPTIONS: readonly (keyof PlannerOptions)[] = [
@@ -78,6 +83,7 @@ const KNOWN_OPTIONS: readonly (keyof PlannerOptions)[] = [
   'weights',
   'diversityWindow',
   'maxKvSize',
+  'kvTopK',
   'previousCache',
   'slicer',
   'maxConsecutiveSkips',
@@ -85,6 +91,7 @@ const KNOWN_OPTIONS: readonly (keyof PlannerOptions)[] = [
   'maxTableBytes',
   'countEntries',
   'scarcity',
+  'lodMix',
   'dependencies',
   'allow_overshoot',
   'requestId',
@@ -120,12 +127,14 @@ export function readSettings(options: unknown, defaultNow: number): Settings {
     bucketSize: readBucketSize(o),
     bucketSizeGiven: o['bucketSize'] !== undefined,
     maxTableBytes,
-    countEntries: o['countEntries'] === undefined ? undefined : readCountEntries(o['countEntries'], 'countEntries'),
+    countEntries: o['lodMix'] !== undefined ? readLodMix(o) : o['countEntries'] === undefined ? undefined : readCountEntries(o['countEntries'], 'countEntries'),
+    countByLod: o['lodMix'] !== undefined,
     scarcity: readEnum(o, 'scarcity', ['degrade', 'throw'] as const, 'degrade'),
     dependencies: readDependencyMode(o),
     allowOvershoot: readBoolean(o, 'allow_overshoot', false),
     diversityWindow: readCount(o, 'diversityWindow', DEFAULT_DIVERSITY_WINDOW, MAX_COST_TOKENS),
     maxKvSize: readCount(o, 'maxKvSize', DEFAULT_MAX_KV_SIZE),
+    kvTopK: readCount(o, 'kvTopK', DEFAULT_KV_TOP_K),
     previousCache: previous === undefined ? [] : readCache(previous, 'previousCache'),
     requestId,
     logger,
@@ -142,3 +151,4 @@ export function settingsWarnings(s: Settings): string[] {
   if (s.model !== undefined && s.countTokens === undefined) warnings.push('options.model is ignored without options.countTokens');
   return warnings;
 }
+

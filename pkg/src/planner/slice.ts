@@ -15,6 +15,7 @@ import { ascending } from './decisions.js';
 import { sliceGrouped } from './grouping.js';
 import { overshoot } from './overshoot.js';
 import { buildRequest, checkResult, kindOf, type PlannerSlice } from './request.js';
+import { sliceVariants, type VariantSlice } from './variants.js';
 
 /** What step 4 decided. */
 export interface Sliced {
@@ -24,6 +25,8 @@ export interface Sliced {
   reasons: DecisionReason[] | undefined;
   /** With groups: the group's own reason per rank position. */
   groupReasons: (DecisionReason | undefined)[] | undefined;
+  /** With `variants`: the versions and the one each candidate went in with. */
+  variants?: VariantSlice;
 }
 
 /** Slices the ranking `order` (rank → candidate) scored `scores`, with `benefits` for the overshoot. */
@@ -36,6 +39,7 @@ export function slice(call: Call, order: Uint32Array, scores: Float64Array, bene
   const rankScores = scratch.f64(n);
   let result: PlannerSlice;
   let groupReasons: (DecisionReason | undefined)[] | undefined;
+  let variants: VariantSlice | undefined;
   let tooLarge: (rank: number) => boolean = () => true; // the packer's misses before a pick are too large
   let eligible: (rank: number) => boolean = () => true; // what the overshoot may pick
   if (call.lazy && counts.needsCounting) {
@@ -56,17 +60,21 @@ export function slice(call: Call, order: Uint32Array, scores: Float64Array, bene
         charges[r] = charge(r);
       }
     }
-    const [slicer, request] = buildRequest(rankScores, charges, (rank) => kindOf(c, order[rank]!), effective, s);
-    if (call.grouping !== undefined) {
+    const [slicer, request] = buildRequest(rankScores, charges, (rank) => kindOf(c, order[rank]!, s.countByLod), effective, s);
+    if (c.variants !== undefined) {
+      const v = sliceVariants(call, order, rankScores, charges, slicer, request);
+      result = v;
+      variants = v;
+      groupReasons = v.groupReasons;
+      if (v.repaired === true) warnings.push(repairedWarning(s.slicer));
+      tooLarge = (rank) => v.tooLarge(rank, effective);
+      const alone = call.grouping?.alone;
+      if (alone !== undefined) eligible = (rank) => alone[order[rank]!] === 1;
+    } else if (call.grouping !== undefined) {
       const g = sliceGrouped(c, s, order, slicer, request);
       result = g;
       groupReasons = g.groupReasons;
-      if (g.repaired === true) {
-        warnings.push(
-          `options.dependencies 'require': the ${s.slicer} selection left out dependencies of what it chose, so it was repaired in rounds; ` +
-            'the plan honours every dependency but is not claimed optimal',
-        );
-      }
+      if (g.repaired === true) warnings.push(repairedWarning(s.slicer));
       const { alone } = call.grouping;
       tooLarge = (rank) => g.tooLarge(rank, effective);
       eligible = (rank) => alone[order[rank]!] === 1;
@@ -81,7 +89,8 @@ export function slice(call: Call, order: Uint32Array, scores: Float64Array, bene
   for (const sf of result.shortfalls) {
     // The kind is the caller's string (any length): the entry is named by its index instead.
     const entry = (s.countEntries ?? []).findIndex((e) => e.kind === sf.kind);
-    warnings.push(`count requirement of options.countEntries[${entry}] not met: required ${sf.requiredCount}, satisfied ${sf.satisfiedCount}`);
+    const option = s.countByLod ? 'lodMix' : 'countEntries';
+    warnings.push(`count requirement of options.${option}[${entry}] not met: required ${sf.requiredCount}, satisfied ${sf.satisfiedCount}`);
   }
   if (result.overBudget) {
     warnings.push(`selection exceeds the effective budget ${effective} by ${result.overrunTokens} tokens to satisfy count requirements`);
@@ -105,5 +114,13 @@ export function slice(call: Call, order: Uint32Array, scores: Float64Array, bene
     );
     if (best !== undefined) chosen = Uint32Array.of(best);
   }
-  return { chosen, reasons, groupReasons };
+  return variants === undefined ? { chosen, reasons, groupReasons } : { chosen, reasons, groupReasons, variants };
+}
+
+/** The warning of a selection that required dependencies made the core repair. */
+function repairedWarning(slicer: string): string {
+  return (
+    `options.dependencies 'require': the ${slicer} selection left out dependencies of what it chose, so it was repaired in rounds; ` +
+    'the plan honours every dependency but is not claimed optimal'
+  );
 }

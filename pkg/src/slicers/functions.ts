@@ -15,6 +15,10 @@ import {
   type ExactReport,
   type ObjectItem,
   sliceGroupedColumnar,
+  sliceVariantsColumnar,
+  NO_VERSION,
+  type GroupedResult,
+  type VariantColumns,
   type ReasonCode,
   type SliceReason,
   type SlicerName,
@@ -22,7 +26,7 @@ import {
 } from '../core/bridge.js';
 import { CtxpackError, describeValue, readingInput } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
-import { budgetOf, linksOfColumns, readSliceItems } from './items.js';
+import { budgetOf, linksOfColumns, readSliceItems, type Columns } from './items.js';
 import {
   optionsCopy,
   readBucketSize,
@@ -55,6 +59,12 @@ export interface SliceItem {
    * of them (transitively). Ids that name no item of the call are ignored. Ignored by default.
    */
   dependencies?: string[];
+  /**
+   * Shorter versions of the item (a summary, a stub), `{ tokens, score }` each: at most one
+   * version of the item, or the item itself, or nothing, is selected (docs/variants.md). Refused by
+   * the count-constrained slicers.
+   */
+  variants?: { tokens: number; score: number }[];
 }
 
 /** The budget of a slice (the specs' `ContextBudget`). */
@@ -85,6 +95,11 @@ export interface SliceDecision {
   reason: SliceReason;
   /** For `group_excluded`: why the group as a whole was left out. */
   groupReason?: ReasonCode;
+  /**
+   * When some item of the call has `variants`: the index in this item's `variants` of the version
+   * selected; `null` when the item itself went in, or nothing did.
+   */
+  variant?: number | null;
 }
 
 /** What every slicer returns. */
@@ -196,6 +211,7 @@ function run(slicer: SlicerName, items: unknown, budget: unknown, options: Recor
   const cols = readingInput(() => readSliceItems(items));
   const b = readingInput(() => budgetOf(budget));
   const { ids } = cols;
+  if (cols.versions !== undefined) return withVariants(slicer, cols, cols.versions, b, options, mode);
   if (cols.grouping) {
     const links = linksOfColumns(cols, mode);
     if (links.any) {
@@ -206,24 +222,7 @@ function run(slicer: SlicerName, items: unknown, budget: unknown, options: Recor
         mode,
         {},
       );
-      const result: SliceResult & { exact: ExactReport | null } = {
-        selected: Array.from(g.selected, (i) => ids[i]!),
-        decisions: g.reasons.map((reason, index) => {
-          const d: SliceDecision = { id: ids[index]!, index, included: INCLUDED.has(reason), reason };
-          const why = g.groupReasons[index];
-          if (why !== undefined) d.groupReason = why;
-          return d;
-        }),
-        totalTokens: g.totalTokens,
-        totalScore: g.totalScore,
-        shortfalls: g.shortfalls,
-        overBudget: g.overBudget,
-        overrunTokens: g.overrunTokens,
-        budgetReached: g.budgetReached,
-        exact: g.exact,
-      };
-      if (g.repaired !== undefined) result.repaired = g.repaired;
-      return result;
+      return fromGrouped(g, ids, undefined);
     }
   }
   const raw: ColumnarResult = sliceColumnar(slicer, { ...options, ...b, tokens: cols.tokens, scores: cols.scores, kinds: cols.kinds, kindNames: cols.kindNames });
@@ -244,6 +243,56 @@ function run(slicer: SlicerName, items: unknown, budget: unknown, options: Recor
     exact: raw.exact,
   };
   if (mode === 'require' && slicer !== 'greedy' && slicer !== 'packer') result.repaired = false;
+  return result;
+}
+
+/** {@link run} when some item has `variants`: the core's multiple-choice slice (docs/variants.md). */
+function withVariants(
+  slicer: SlicerName,
+  cols: Columns,
+  versions: VariantColumns,
+  b: { targetTokens: number; maxTokens?: number },
+  options: Record<string, unknown>,
+  mode: DependencyMode,
+): SliceResult & { exact: ExactReport | null } {
+  const { ids } = cols;
+  const g = sliceVariantsColumnar(
+    slicer,
+    { ...options, ...b, tokens: cols.tokens, scores: cols.scores, kinds: cols.kinds, kindNames: cols.kindNames },
+    linksOfColumns(cols, mode),
+    mode,
+    {},
+    versions,
+  );
+  return fromGrouped(g, ids, g.version);
+}
+
+/**
+ * A grouped (or multiple-choice) answer of the core as a slicer function's result; `version`, when
+ * given, becomes each decision's `variant`.
+ */
+function fromGrouped(g: GroupedResult, ids: readonly string[], version: Uint32Array | undefined): SliceResult & { exact: ExactReport | null } {
+  const result: SliceResult & { exact: ExactReport | null } = {
+    selected: Array.from(g.selected, (i) => ids[i]!),
+    decisions: g.reasons.map((reason, index) => {
+      const d: SliceDecision = { id: ids[index]!, index, included: INCLUDED.has(reason), reason };
+      const why = g.groupReasons[index];
+      if (why !== undefined) d.groupReason = why;
+      if (version !== undefined) {
+        const v = version[index]!;
+        d.variant = v === NO_VERSION || v === 0 ? null : v - 1;
+      }
+      return d;
+    }),
+    totalTokens: g.totalTokens,
+    totalScore: g.totalScore,
+    shortfalls: g.shortfalls,
+    overBudget: g.overBudget,
+    overrunTokens: g.overrunTokens,
+    budgetReached: g.budgetReached,
+    exact: g.exact,
+  };
+  if (g.repaired !== undefined) result.repaired = g.repaired;
   return result;
 }
 

@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { VariantColumns } from '../core/bridge.js';
 import { linksOf, type Links } from '../core/links.js';
 import { CtxpackError, describeValue } from '../errors.js';
 import { isRecord, MAX_COST_TOKENS } from '../validate/fields.js';
@@ -31,6 +32,8 @@ export interface Columns {
   dependencies: (readonly string[] | undefined)[];
   /** Whether any item has a group or dependencies (the call then goes through the core's grouped entry). */
   grouping: boolean;
+  /** The items' `variants` as the core takes them (a row per version), when any item has some. */
+  versions: VariantColumns | undefined;
 }
 
 /** Validates items as every slicer function does (ids, tokens, scores, kinds, groups, dependencies). @internal */
@@ -64,15 +67,17 @@ function columns(items: unknown): Columns {
     groups: [],
     dependencies: [],
     grouping: false,
+    versions: undefined,
   };
   const kindIds = new Map<string, number>();
   const firstIndex = new Map<string, number>();
+  const rows: VersionRows = { cls: [], tokens: [], scores: [] };
   for (let i = 0; i < n; i++) {
     const item: unknown = items[i];
     if (!isRecord(item)) {
       throw new CtxpackError('INVALID_FIELD', `items[${i}] must be an object, got ${describeValue(item)}`, { field: 'items', index: i });
     }
-    const { id, tokens, score, kind, group, dependencies } = item;
+    const { id, tokens, score, kind, group, dependencies, variants } = item;
     if (typeof id !== 'string' || id.length === 0) throw fieldError(i, 'id', 'a non-empty string', id);
     const first = firstIndex.get(id);
     if (first !== undefined) {
@@ -107,12 +112,35 @@ function columns(items: unknown): Columns {
       out.dependencies[i] = dependencies as string[];
       out.grouping = true;
     }
+    if (variants !== undefined) readVariants(rows, i, variants);
     out.ids[i] = id;
     out.tokens[i] = tokens;
     out.scores[i] = score;
     out.kinds[i] = k;
   }
+  if (rows.cls.length > 0) {
+    out.versions = { versionClass: Uint32Array.from(rows.cls), tokens: Uint32Array.from(rows.tokens), scores: Float64Array.from(rows.scores) };
+  }
   return out;
+}
+
+/** The version rows read so far: item, tokens, score. */
+type VersionRows = { cls: number[]; tokens: number[]; scores: number[] };
+
+/** Item `i`'s `variants`: `[{ tokens, score }]`, appended to `rows`. */
+function readVariants(rows: VersionRows, i: number, variants: unknown): void {
+  if (!Array.isArray(variants)) throw fieldError(i, 'variants', 'an array of { tokens, score } or absent', variants);
+  variants.forEach((v: unknown, k: number) => {
+    if (!isRecord(v)) throw fieldError(i, `variants[${k}]`, 'an object { tokens, score }', v);
+    const { tokens, score } = v;
+    if (typeof tokens !== 'number' || !Number.isInteger(tokens) || tokens < 0 || tokens > MAX_COST_TOKENS) {
+      throw fieldError(i, `variants[${k}].tokens`, 'an integer from 0 to 4294967295', tokens);
+    }
+    if (typeof score !== 'number' || !Number.isFinite(score)) throw fieldError(i, `variants[${k}].score`, 'a finite number', score);
+    rows.cls.push(i);
+    rows.tokens.push(tokens);
+    rows.scores.push(score);
+  });
 }
 
 /** The slicer functions' `budget` argument, validated. @internal */

@@ -114,20 +114,30 @@ export class CallCounts {
   get(index: number): number {
     const text = this.contents === undefined ? undefined : this.contents[index];
     if (text === undefined) return this.costs[index]!;
+    const n = this.count(text, 'content', index);
+    this.remaining--;
+    this.costs[index] = n;
+    this.contents![index] = undefined;
+    return n;
+  }
+
+  /**
+   * The count of `text`, candidate `index`'s `field` (`'content'`, `'variants[2].content'`), with
+   * the counter's checks.
+   * @throws {CtxpackError} As {@link CallCounts.get}, naming `field`.
+   */
+  count(text: string, field: string, index: number): number {
     if (this.counter === undefined) {
-      throw new CtxpackError('INTERNAL', `candidates[${index}] has neither a count nor a counter`);
+      throw new CtxpackError('INTERNAL', `candidates[${index}].${field} has neither a count nor a counter`);
     }
     let answer: unknown;
     try {
       answer = this.model === undefined ? this.counter(text) : this.counter(text, this.model);
     } catch (err) {
-      throw counterThrew(err, index);
+      throw counterThrew(err, index, field);
     }
-    const n = checkedCount(answer, index);
+    const n = checkedCount(answer, index, field);
     this.counted++;
-    this.remaining--;
-    this.costs[index] = n;
-    this.contents![index] = undefined;
     return n;
   }
 }
@@ -137,11 +147,11 @@ export class CallCounts {
  * the thrown value is the cause. Shared by every counting path.
  * @internal
  */
-export function counterThrew(err: unknown, index: number): CtxpackError {
+export function counterThrew(err: unknown, index: number, field = 'content'): CtxpackError {
   return new CtxpackError(
     'TOKEN_COUNT_FAILED',
-    `options.countTokens threw ${describeThrown(err)} for candidates[${index}].content; it is this error's cause`,
-    { field: 'content', index, cause: err },
+    `options.countTokens threw ${describeThrown(err)} for candidates[${index}].${field}; it is this error's cause`,
+    { field, index, cause: err },
   );
 }
 
@@ -150,15 +160,15 @@ export function counterThrew(err: unknown, index: number): CtxpackError {
  * `TOKEN_COUNT_FAILED` (a Promise says to use an async entry point).
  * @internal
  */
-export function checkedCount(n: unknown, index: number): number {
+export function checkedCount(n: unknown, index: number, field = 'content'): number {
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_COST_TOKENS) {
     const promise = typeof (n as { then?: unknown } | null)?.then === 'function';
     // Refused, so nobody awaits it: its rejection must not surface as an unhandled one.
     if (promise) (n as PromiseLike<unknown>).then(undefined, () => undefined);
     throw new CtxpackError(
       'TOKEN_COUNT_FAILED',
-      `options.countTokens must return an integer from 0 to 4294967295 for candidates[${index}].content, got ${promise ? 'a Promise (counters are synchronous here: fitMessagesAsync and session.fitAsync take async ones)' : describeValue(n)}`,
-      { field: 'content', index },
+      `options.countTokens must return an integer from 0 to 4294967295 for candidates[${index}].${field}, got ${promise ? 'a Promise (counters are synchronous here: fitMessagesAsync and session.fitAsync take async ones)' : describeValue(n)}`,
+      { field, index },
     );
   }
   return n;

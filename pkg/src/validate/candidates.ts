@@ -28,6 +28,7 @@ import type { Scratch } from '../core/scratch.js';
 import type { EntityMatcher } from '../ranking/scoring.js';
 import { identity, radixSort } from '../ranking/sort.js';
 import { MAX_EPOCH_MS } from '../ranking/time.js';
+import { readVariants, type VariantInput } from './variants.js';
 
 const getTime = Date.prototype.getTime;
 
@@ -61,6 +62,8 @@ export interface Candidates {
   readonly dependencies: (readonly string[] | undefined)[] | undefined;
   /** `group`, per candidate (the array is allocated at the first group). */
   readonly groups: (string | undefined)[] | undefined;
+  /** `variants`, where not empty (the array is allocated at the first). */
+  readonly variants: (readonly VariantInput[] | undefined)[] | undefined;
 }
 
 /** An empty list, shared. */
@@ -103,6 +106,7 @@ export function validateCandidates(
     lastAccess: scratch.f64(n),
     dependencies: undefined as (readonly string[] | undefined)[] | undefined,
     groups: undefined as (string | undefined)[] | undefined,
+    variants: undefined as (readonly VariantInput[] | undefined)[] | undefined,
   };
   const hashes = scratch.u32(n);
   // Duplicate ids are looked for after the pass, over all the ids at once. Candidates
@@ -170,6 +174,11 @@ export function validateCandidates(
           });
         }
         (c.groups ??= new Array<string | undefined>(n))[i] = group;
+      }
+      const variants = f['variants'];
+      if (variants !== undefined) {
+        const list = readVariants(variants, i);
+        if (list.length > 0) (c.variants ??= new Array<readonly VariantInput[] | undefined>(n))[i] = list;
       }
     }
   } catch (err) {

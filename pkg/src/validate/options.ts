@@ -183,3 +183,34 @@ export function readCountEntries(value: unknown, name: string): CountEntry[] {
 export function optionsCopy(options: unknown): Record<string, unknown> {
   return { ...optionsRecord(options) };
 }
+
+/**
+ * `options.lodMix` as count entries over `lod`: `{ [lod]: { min?, max? } }`, each a non-negative
+ * integer (`max` absent: no cap), `min ≤ max`; refused beside `countEntries` (both would set what
+ * is counted). Entries are named by their position, never by the caller's `lod` string.
+ */
+export function readLodMix(o: Unchecked): { kind: string; requireCount: number; capCount: number }[] {
+  const mix = o['lodMix'];
+  if (o['countEntries'] !== undefined) {
+    throw new CtxpackError('INVALID_OPTION', 'options.lodMix and options.countEntries cannot be given together: both set what is counted', {
+      field: 'lodMix',
+    });
+  }
+  if (!isRecord(mix)) throw invalidOption('lodMix', 'an object { [lod]: { min?, max? } }', mix);
+  return Object.keys(mix).map((lod, k) => {
+    const bounds = mix[lod];
+    if (!isRecord(bounds)) throw invalidOption('lodMix', 'an object { min?, max? } per lod', bounds, k);
+    const read = (name: 'min' | 'max', fallback: number): number => {
+      const v = bounds[name];
+      if (v === undefined) return fallback;
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_COST_TOKENS) {
+        throw invalidOption(`lodMix.${name}`, `a non-negative integer no greater than ${MAX_COST_TOKENS}`, v, k);
+      }
+      return v;
+    };
+    const min = read('min', 0);
+    const max = read('max', MAX_COST_TOKENS);
+    if (min > max) throw invalidOption('lodMix.min', `no greater than max (${max})`, min, k);
+    return { kind: lod, requireCount: min, capCount: max };
+  });
+}

@@ -1,0 +1,66 @@
+//! Greedy and the packer over classes: each class, when the walk reaches
+//! it, takes its best option (highest score, then fewest tokens) among
+//! those that fit what is left.
+
+use super::classes::Class;
+use crate::dp::order::density;
+use crate::{ExclusionReason, Item};
+
+/// Walks the classes of `pool`: greedy (`skip_limit: None`) by the density
+/// of each class in full, densest first, ties by position in `pool`; the
+/// packer (`Some(limit)`) in `pool` order, stopping after `limit`
+/// consecutive misses (0: never). Returns the chosen `(class, option)` in
+/// walk order; sets `reasons` of the classes left out.
+pub(crate) fn walk(
+    classes: &[Class],
+    pool: &[usize],
+    target: i64,
+    skip_limit: Option<u32>,
+    reasons: &mut [ExclusionReason],
+) -> Vec<(usize, usize)> {
+    let mut order: Vec<usize> = pool.to_vec();
+    if skip_limit.is_none() {
+        let dens: Vec<f64> = pool
+            .iter()
+            .map(|&c| density(&Item::new(classes[c].full.0, classes[c].full.1)))
+            .collect();
+        let mut idx: Vec<usize> = (0..pool.len()).collect();
+        idx.sort_by(|&a, &b| dens[b].total_cmp(&dens[a]).then(a.cmp(&b)));
+        order = idx.into_iter().map(|k| pool[k]).collect();
+    }
+    let mut left = target;
+    let mut misses = 0u32;
+    let mut chosen = Vec::new();
+    for (step, &c) in order.iter().enumerate() {
+        if classes[c].negative {
+            reasons[c] = ExclusionReason::NegativeTokens;
+            continue;
+        }
+        let mut best: Option<usize> = None;
+        for (k, o) in classes[c].options.iter().enumerate() {
+            // Options are in token order: a strictly better score wins.
+            if o.tokens <= left && best.map_or(true, |b| o.score > classes[c].options[b].score) {
+                best = Some(k);
+            }
+        }
+        if let Some(k) = best {
+            left -= classes[c].options[k].tokens;
+            misses = 0;
+            chosen.push((c, k));
+            continue;
+        }
+        reasons[c] = ExclusionReason::BudgetExceeded;
+        misses += 1;
+        if skip_limit.is_some_and(|limit| limit > 0 && misses >= limit) {
+            for &rest in &order[step + 1..] {
+                reasons[rest] = if classes[rest].negative {
+                    ExclusionReason::NegativeTokens
+                } else {
+                    ExclusionReason::SkipLimitReached
+                };
+            }
+            break;
+        }
+    }
+    chosen
+}
