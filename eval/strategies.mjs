@@ -27,7 +27,8 @@ export function probe(messages) {
   };
 }
 
-const keptBy = (decisions) => decisions.flatMap((x, i) => (x.included ? [i] : []));
+// A message sent as its stub (stubToolResults) does not carry its content: it is not kept.
+const keptBy = (decisions) => decisions.flatMap((x, i) => (x.included && !x.stubbed ? [i] : []));
 
 /** The text BM25 scores for a message as a fragment: its content and its tool calls. */
 function fragmentText(m) {
@@ -113,6 +114,11 @@ function select(slicer) {
 /** Every strategy by name; `group` says which table block it belongs to. */
 export const STRATEGIES = [
   { name: 'fitMessages (defaults)', group: 'ctxpack', run: (m, p, t) => keptBy(fitMessages(m, { format: 'openai', budgets: { tokens_max: t } }).decisions) },
+  {
+    name: 'fitMessages (stubToolResults)',
+    group: 'ctxpack',
+    run: (m, p, t) => keptBy(fitMessages(m, { format: 'openai', budgets: { tokens_max: t }, stubToolResults: true }).decisions),
+  },
   {
     name: 'BM25 alone',
     group: 'baseline',

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { CtxpackError, detectMessageFormat, estimateTokens, fitMessages, replaySession, selectFragments } from '../dist/node.js';
 
 const USAGE = `usage: ctxpack plan <fragments.json | -> --budget N [options]
-       ctxpack fit <history.json | -> --budget N [--format F] [--query TEXT] [--keep N] [--json]
+       ctxpack fit <history.json | -> --budget N [--format F] [--query TEXT] [--keep N] [--stub-tool-results] [--json]
        ctxpack replay <history.json | -> --budget N [--format F] [--cache anthropic|openai|none] [--json]
 
 plan: the input is a JSON array of fragments, or an object { fragments, gaze?, budgets?, now? }.
@@ -14,6 +14,7 @@ fit:  the input is a chat history: a JSON array of messages, or an object { mess
       unless --format or "format" says it; "system" is Anthropic's top-level system prompt. It
       prints every message in conversation order, kept or cut with the reason; --json prints the
       request's { messages, system? } instead. (plan given a chat history does the same.)
+      --stub-tool-results lets a tool result go in as a short stub (fitMessages' stubToolResults).
 replay: the same input, replayed request by request (after each user or tool message) through
       one session (createSession, --cache default: anthropic for Anthropic histories, else
       openai): per turn the prompt tokens, the share that is the previous request's prefix, the
@@ -123,6 +124,7 @@ function main(argv) {
         format: { type: 'string' },
         query: { type: 'string' },
         keep: { type: 'string' },
+        'stub-tool-results': { type: 'boolean' },
         cache: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -256,6 +258,7 @@ function fit(input, values) {
   if (values.query !== undefined) options.query = values.query;
   if (values.keep !== undefined) options.keep = Number(values.keep);
   if (values.slicer !== undefined) options.slicer = values.slicer;
+  if (values['stub-tool-results']) options.stubToolResults = true;
   let r;
   try {
     r = fitMessages(doc.messages, options);
@@ -277,7 +280,9 @@ function fit(input, values) {
     const preview = (typeof msg.content === 'string' ? msg.content : msg.content == null ? '' : JSON.stringify(msg.content)).replace(/\s+/g, ' ').slice(0, 48);
     const what = calls > 0 ? `[${calls} tool call${calls > 1 ? 's' : ''}] ${preview}` : preview;
     const group = d.unit !== d.index ? ` (with #${d.unit})` : '';
-    lines.push(`  ${pad(d.index, 5)}${pad(msg.role, 11)}${pad(d.cost_tokens, 8)}${pad(d.score.toFixed(2), 7)}${pad(d.included ? 'KEEP' : 'cut', 6)}${pad(d.reason + group, 20)}${what}`);
+    const verdict = d.stubbed ? 'STUB' : d.included ? 'KEEP' : 'cut';
+    const tokens = d.stubbed ? `${d.stub_tokens}/${d.cost_tokens}` : d.cost_tokens;
+    lines.push(`  ${pad(d.index, 5)}${pad(msg.role, 11)}${pad(tokens, 8)}${pad(d.score.toFixed(2), 7)}${pad(verdict, 6)}${pad(d.reason + group, 20)}${what}`);
   }
   for (const w of r.warnings) lines.push('', `warning: ${w}`);
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -611,6 +611,15 @@ export interface FitMessagesOptions {
   slicer?: 'acs' | 'exact' | 'knapsack' | 'greedy' | 'packer';
   /** The relevance formula's weights. */
   relevance?: RelevanceWeights;
+  /**
+   * Offer a stub of every tool result that is not kept by rule: a new message object (yours are
+   * never modified) whose tool results read `[tool result omitted: N characters]`, with the same
+   * tool call ids, so the call and its result stay a valid pair. The strategy then chooses, per
+   * message, the full result, the stub or neither (a multiple-choice knapsack; the stub's value is
+   * the message's × `sqrt(stub tokens / full tokens)`, docs/variants.md). Default `false`. Not
+   * taken by `createSession`.
+   */
+  stubToolResults?: boolean;
 }
 
 /** Options of `fitMessagesAsync`: those of `fitMessages`, with a counter that may return a Promise. */
@@ -647,6 +656,10 @@ export interface MessageDecision {
   score: number;
   /** The index of the first message of its atomic unit (itself when alone). */
   unit: number;
+  /** `stubToolResults`: `true` when the message went in as its stub (a new object in `messages`). */
+  stubbed?: true;
+  /** With `stubbed`: the stub's token count, which is what the request carries. */
+  stub_tokens?: number;
 }
 
 /** Metrics of `fitMessages`, named as the planner's. */

@@ -31,5 +31,11 @@ function read(message: unknown, index: number): Turn {
   return { role: role as Turn['role'], calls, results, prose: role === 'user', text: joinText(collectText(m['content'])) };
 }
 
+/** A tool message whose `tool-result` parts have `{ type: 'text', value: note }` as their output. */
+function stub(message: unknown, note: string): unknown {
+  const m = message as { content: readonly Record<string, unknown>[] };
+  return { ...m, content: m.content.map((p) => (p['type'] === 'tool-result' ? { ...p, output: { type: 'text', value: note } } : p)) };
+}
+
 /** The AI SDK `ModelMessage` adapter. */
-export const aiSdk: FormatAdapter = { name: 'ai-sdk', read, results: 'tool-messages', firstFromUser: false };
+export const aiSdk: FormatAdapter = { name: 'ai-sdk', read, results: 'tool-messages', firstFromUser: false, stub };

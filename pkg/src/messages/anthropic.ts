@@ -27,5 +27,11 @@ function read(message: unknown, index: number): Turn {
   return { role, calls, results, prose: role === 'user' && prose, text: joinText(collectText(m['content'])) };
 }
 
+/** A user message whose `tool_result` blocks hold `note` (their ids, `is_error` and the other blocks kept). */
+function stub(message: unknown, note: string): unknown {
+  const m = message as { content: readonly Record<string, unknown>[] };
+  return { ...m, content: m.content.map((b) => (b['type'] === 'tool_result' ? { ...b, content: note } : b)) };
+}
+
 /** The Anthropic Messages adapter. */
-export const anthropic: FormatAdapter = { name: 'anthropic', read, results: 'next-user', firstFromUser: true };
+export const anthropic: FormatAdapter = { name: 'anthropic', read, results: 'next-user', firstFromUser: true, stub };

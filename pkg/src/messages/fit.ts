@@ -10,7 +10,8 @@ import { estimateTokens, type TokenCounter } from '../tokens/counter.js';
 import { CountCache, countThrough, prefillAsync } from '../tokens/cache.js';
 import { readBudgets } from '../validate/budgets.js';
 import type { Unchecked } from '../validate/fields.js';
-import { invalidOption, optionsRecord, readCount, readEnum, readFunction, readNonEmptyString, rejectUnknownOptions } from '../validate/options.js';
+import { invalidOption, optionsRecord, readBoolean, readCount, readEnum, readFunction, readNonEmptyString, rejectUnknownOptions } from '../validate/options.js';
+import { defaultScale } from '../validate/variants.js';
 import { monotonicMs } from '../planner/metrics.js';
 import { adapterOf } from './formats.js';
 import { readRelevance, relevanceValues } from './relevance.js';
@@ -29,6 +30,7 @@ const KNOWN_OPTIONS: readonly (keyof FitMessagesOptions)[] = [
   'query',
   'slicer',
   'relevance',
+  'stubToolResults',
 ];
 const SLICERS = ['exact', 'knapsack', 'greedy', 'acs', 'packer'] as const;
 
@@ -104,13 +106,19 @@ export interface PreparedFit<M> {
   readonly pinned: Uint8Array;
   readonly broken: Uint8Array;
   readonly warnings: string[];
-  /** Each message's text, then the system prompt's when there is one. */
+  /** Each message's text, then the system prompt's when there is one, then each stub's. */
   readonly texts: readonly string[];
+  /** `stubToolResults`: per message, its stub's index in `stubs` or -1. */
+  readonly stubOf: Int32Array;
+  /** The stubs: new messages whose tool results are a note. */
+  readonly stubs: readonly M[];
 }
 
 /** Counted: `costs[i]` per message, the system prompt's, and what the pins take with overheads. @internal */
 export interface CountedFit<M> extends PreparedFit<M> {
   readonly costs: Uint32Array;
+  /** Each stub's count, as `stubs`. */
+  readonly stubCosts: Uint32Array;
   readonly systemCost: number;
   readonly pinnedTokens: number;
   /** Each text's content key (tokens/cache.ts), as `texts`. */
@@ -174,9 +182,21 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   }
   const texts = turns.map((t) => t.text);
   if (system !== undefined) texts.push(joinText(collectText(system)));
+  const stubOf = new Int32Array(n).fill(-1);
+  const stubs: M[] = [];
+  if (readBoolean(o, 'stubToolResults', false)) {
+    for (let i = 0; i < n; i++) {
+      if (turns[i]!.results.length === 0 || pinned[i] === 1 || broken[i] === 1) continue;
+      const stub = adapter.stub(list[i], `[tool result omitted: ${turns[i]!.text.length} characters]`) as M | undefined;
+      if (stub === undefined) continue;
+      stubOf[i] = stubs.length;
+      stubs.push(stub);
+      texts.push(readMessage(adapter, stub, i).text);
+    }
+  }
   return {
     t0, options: o, list, adapter, budget, counter, model, query, slicer, weights, hasSystem: system !== undefined,
-    turns, units, pinned, broken, warnings, texts,
+    turns, units, pinned, broken, warnings, texts, stubOf, stubs,
   };
 }
 
@@ -186,9 +206,11 @@ function countWith(prep: PreparedFit<unknown>): (text: string) => unknown {
   return model === undefined ? (text) => counter(text) : (text) => counter(text, model);
 }
 
-/** Where a text is, for error messages: `messages[i]` or `options.system`. */
+/** Where a text is, for error messages: `messages[i]`, `options.system` or a stub's `messages[i] (its stub)`. */
 function whereOf(prep: PreparedFit<unknown>): (i: number) => string {
-  return (i) => (i < prep.list.length ? `messages[${i}]` : 'options.system');
+  const n = prep.list.length;
+  const firstStub = n + (prep.hasSystem ? 1 : 0);
+  return (i) => (i < n ? `messages[${i}]` : i < firstStub ? 'options.system' : `messages[${prep.stubOf.indexOf(i - firstStub)}] (its stub)`);
 }
 
 /** Fills `cache` from an async counter (fitMessagesAsync, session.fitAsync). @internal */
@@ -202,6 +224,7 @@ export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit
   const { costs: all, keys: textKeys } = countThrough(prep.texts, cache, countWith(prep), whereOf(prep));
   const costs = all.subarray(0, n);
   const systemCost = prep.hasSystem ? all[n]! : 0;
+  const stubCosts = all.subarray(n + (prep.hasSystem ? 1 : 0));
   const overhead = prep.budget.perFragmentOverhead;
   let pinnedTokens = prep.hasSystem ? systemCost + overhead : 0;
   for (let i = 0; i < n; i++) if (prep.pinned[i] === 1) pinnedTokens += costs[i]! + overhead;
@@ -213,7 +236,7 @@ export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit
       { field: 'budgets' },
     );
   }
-  return { ...prep, costs, systemCost, pinnedTokens, textKeys };
+  return { ...prep, costs, stubCosts, systemCost, pinnedTokens, textKeys };
 }
 
 /** Step 4: relevance of the messages that compete. @internal */
@@ -254,6 +277,8 @@ export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesRe
       const unit = units.unitOf[i]!;
       const item: SliceItem = { id: String(i), tokens: costs[i]! + overhead, score: values[i]! };
       if (units.members.get(unit)!.length > 1) item.group = `u${unit}`;
+      const k = s.stubOf[i]!;
+      if (k >= 0) item.variants = [{ tokens: s.stubCosts[k]! + overhead, score: values[i]! * defaultScale(s.stubCosts[k]!, costs[i]!) }];
       items.push(item);
       itemIndex.push(i);
     }
@@ -270,6 +295,7 @@ export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesRe
   const reasons = new Array<MessageDecisionReason>(n);
   const groupReasons = new Array<MessageDecisionReason | undefined>(n);
   const included = new Uint8Array(n);
+  const stubbed = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     if (pinned[i] === 1) {
       reasons[i] = 'pinned';
@@ -286,6 +312,7 @@ export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesRe
     reasons[i] = d.reason;
     if (d.groupReason !== undefined) groupReasons[i] = d.groupReason;
     if (d.included) included[i] = 1;
+    if (d.included && d.variant === 0) stubbed[i] = 1;
   });
   if (s.adapter.firstFromUser) startWithUser(turns, units, pinned, included, reasons);
 
@@ -294,11 +321,13 @@ export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesRe
   let tokensSelected = systemCost;
   for (let i = 0; i < n; i++) {
     const inc = included[i] === 1;
+    const stub = inc && stubbed[i] === 1 ? s.stubOf[i]! : -1;
     if (inc) {
-      kept.push(list[i]!);
-      tokensSelected += costs[i]!;
+      kept.push(stub >= 0 ? s.stubs[stub]! : list[i]!);
+      tokensSelected += stub >= 0 ? s.stubCosts[stub]! : costs[i]!;
     }
     decisions[i] = { index: i, included: inc, reason: reasons[i]!, cost_tokens: costs[i]!, score: pinned[i] === 1 ? 1 : values[i]!, unit: units.unitOf[i]! };
+    if (stub >= 0) Object.assign(decisions[i]!, { stubbed: true, stub_tokens: s.stubCosts[stub]! });
     if (groupReasons[i] !== undefined) (decisions[i] as MessageDecision & { group_reason?: MessageDecisionReason }).group_reason = groupReasons[i];
   }
   const warnings = [...s.warnings];

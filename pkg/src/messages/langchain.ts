@@ -37,5 +37,26 @@ function read(message: unknown, index: number): Turn {
   return { role, calls, results, prose: role === 'user', text: joinText(text) };
 }
 
+/**
+ * A new instance of the tool message's own class (LangChain's `ToolMessage`, constructed from its
+ * fields as LangChain constructs it) with `note` as content; `undefined` if that class refuses.
+ */
+function stub(message: unknown, note: string): unknown {
+  const m = message as Record<string, unknown> & { constructor: new (fields: object) => unknown };
+  try {
+    return new m.constructor({
+      content: note,
+      tool_call_id: m['tool_call_id'],
+      name: m['name'],
+      id: m['id'],
+      status: m['status'],
+      additional_kwargs: m['additional_kwargs'],
+      response_metadata: m['response_metadata'],
+    });
+  } catch {
+    return undefined;
+  }
+}
+
 /** The LangChain.js adapter. */
-export const langchain: FormatAdapter = { name: 'langchain', read, results: 'tool-messages', firstFromUser: false };
+export const langchain: FormatAdapter = { name: 'langchain', read, results: 'tool-messages', firstFromUser: false, stub };

@@ -27,5 +27,10 @@ function read(message: unknown, index: number): Turn {
   return { role: turnRole, calls, results, prose: turnRole === 'user', text: joinText(text) };
 }
 
+/** A `tool` message with `note` as its content. */
+function stub(message: unknown, note: string): unknown {
+  return { ...(message as object), content: note };
+}
+
 /** The OpenAI chat completions adapter. */
-export const openai: FormatAdapter = { name: 'openai', read, results: 'tool-messages', firstFromUser: false };
+export const openai: FormatAdapter = { name: 'openai', read, results: 'tool-messages', firstFromUser: false, stub };

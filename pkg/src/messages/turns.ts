@@ -35,6 +35,12 @@ export interface FormatAdapter {
   readonly results: ResultPlacement;
   /** Whether the first message must be from the user (Anthropic). */
   readonly firstFromUser: boolean;
+  /**
+   * A new message like `message` (already read: it carries tool results) whose tool results say
+   * `note` instead, for `fitMessages`' `stubToolResults`; `undefined` when it cannot be copied.
+   * The caller's message is never modified.
+   */
+  stub(message: unknown, note: string): unknown;
 }
 
 /** The formats `fitMessages` and `validateMessages` take. */

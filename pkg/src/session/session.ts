@@ -132,6 +132,10 @@ class ChatSession implements Session {
       }
     }
     if (options['countTokens'] === undefined) options['countTokens'] = estimateTokens;
+    // A stub changes what was sent, which the prefix bookkeeping does not follow yet.
+    if (options['stubToolResults'] !== undefined && options['stubToolResults'] !== false) {
+      throw invalidOption('stubToolResults', 'absent or false (sessions do not stub tool results)', options['stubToolResults']);
+    }
     return prepareFit(history, options);
   }
 
