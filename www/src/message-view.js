@@ -73,9 +73,9 @@ export function renderMessages(tbody, messages, result) {
         el('td', { className: 'num' }, d.index),
         el('td', {}, typeof m?.role === 'string' ? m.role : '?'),
         el('td', { className: 'preview', title: previewOf(m) }, previewOf(m)),
-        el('td', { className: 'num' }, fmt.tokens(d.cost_tokens)),
+        el('td', { className: 'num' }, d.stubbed ? `${fmt.tokens(d.stub_tokens)} of ${fmt.tokens(d.cost_tokens)}` : fmt.tokens(d.cost_tokens)),
         el('td', { className: 'num' }, fmt.score(d.score)),
-        el('td', {}, d.included ? 'kept' : 'cut'),
+        el('td', {}, d.stubbed ? 'stub' : d.included ? 'kept' : 'cut'),
         el('td', { title: reason + unit }, reason + unit),
       );
     }),
