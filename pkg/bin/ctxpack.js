@@ -7,6 +7,7 @@ import { CtxpackError, detectMessageFormat, estimateTokens, fitMessages, replayS
 const USAGE = `usage: ctxpack plan <fragments.json | -> --budget N [options]
        ctxpack fit <history.json | -> --budget N [--format F] [--query TEXT] [--keep N] [--stub-tool-results] [--json]
        ctxpack replay <history.json | -> --budget N [--format F] [--cache anthropic|openai|none] [--json]
+       ctxpack eval <history.json | -> --evidence I,J,… [--budgets 5,10,20,40] [--format F] [--json]
 
 plan: the input is a JSON array of fragments, or an object { fragments, gaze?, budgets?, now? }.
 fit:  the input is a chat history: a JSON array of messages, or an object { messages, system?,
@@ -15,6 +16,9 @@ fit:  the input is a chat history: a JSON array of messages, or an object { mess
       prints every message in conversation order, kept or cut with the reason; --json prints the
       request's { messages, system? } instead. (plan given a chat history does the same.)
       --stub-tool-results lets a tool result go in as a short stub (fitMessages' stubToolResults).
+eval: the same input, and the indexes of the messages its latest user message needs (--evidence,
+      or "evidence": [...] in the input): the share of them each fitMessages strategy keeps at
+      budgets given as percentages of the whole history (a message sent as a stub is not kept).
 replay: the same input, replayed request by request (after each user or tool message) through
       one session (createSession, --cache default: anthropic for Anthropic histories, else
       openai): per turn the prompt tokens, the share that is the previous request's prefix, the
@@ -126,6 +130,8 @@ function main(argv) {
         keep: { type: 'string' },
         'stub-tool-results': { type: 'boolean' },
         cache: { type: 'string' },
+        evidence: { type: 'string' },
+        budgets: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -137,12 +143,16 @@ function main(argv) {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  if (!['plan', 'fit', 'replay'].includes(positionals[0]) || positionals.length !== 2) fail(USAGE);
+  if (!['plan', 'fit', 'replay', 'eval'].includes(positionals[0]) || positionals.length !== 2) fail(USAGE);
 
   const file = positionals[1];
   const input = readJson(file);
   if (positionals[0] === 'replay') {
     replay(input, values);
+    return;
+  }
+  if (positionals[0] === 'eval') {
+    evaluate(input, values);
     return;
   }
   if (positionals[0] === 'fit' || isHistory(input)) {
@@ -250,6 +260,60 @@ function replay(input, values) {
     lines.push(`  ${pad(t.turn, 4)} ${pad(t.historyMessages, 7)} ${pad(t.sentMessages, 5)} ${pad(t.promptTokens, 7)} ${pad(pct(t.prefixTokens, t.promptTokens), 8)} ${pad(pct(t.predictedCachedTokens, t.promptTokens), 8)} ${pad(t.predictedCost.toFixed(0), 9)}  ${t.cut ? 'cut' : ''}`);
   }
   lines.push('', `total: ${prompt} prompt tokens, ${pct(prefix, prompt)} the previous request's prefix, ${pct(cached, prompt)} predicted cached, cost ${cost.toFixed(0)} (uncached: ${prompt})`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** The strategies `ctxpack eval` compares: fitMessages options beside the format and budgets. */
+const EVAL_STRATEGIES = [
+  ['fitMessages (defaults)', {}],
+  ['stubToolResults', { stubToolResults: true }],
+  ["slicer 'exact'", { slicer: 'exact' }],
+  ['BM25 alone', { relevance: { neighbour: 0, recency: 0 } }],
+  ['recency alone', { relevance: { neighbour: 0, recency: 1e9 } }],
+];
+
+/** A comma-separated list of non-negative integers, or fail naming the flag. */
+function integers(text, what) {
+  const parts = String(text).split(',').map((x) => x.trim());
+  if (parts.some((x) => !/^\d+$/.test(x))) fail(`${what} must be comma-separated non-negative integers`);
+  return parts.map(Number);
+}
+
+function evaluate(input, values) {
+  const { doc, format, options } = historyOf(input, { ...values, budget: String(Number.MAX_SAFE_INTEGER) }, 'eval');
+  const n = doc.messages.length;
+  const evidence = values.evidence !== undefined ? integers(values.evidence, '--evidence') : Array.isArray(doc.evidence) ? doc.evidence : fail('--evidence I,J,… is required (or "evidence": [...] in the input)');
+  if (evidence.length === 0 || evidence.some((i) => !Number.isInteger(i) || i < 0 || i >= n)) fail(`evidence must be message indexes from 0 to ${n - 1}`);
+  const shares = integers(values.budgets ?? '5,10,20,40', '--budgets');
+  if (shares.some((x) => x === 0 || x > 100)) fail('--budgets must be percentages from 1 to 100');
+  const run = (extra, tokens_max) => fitMessages(doc.messages, { ...options, ...extra, budgets: { ...options.budgets, tokens_max } });
+  let total;
+  try {
+    total = run({}, Number.MAX_SAFE_INTEGER).metrics.budget_used;
+  } catch (err) {
+    if (err instanceof CtxpackError) fail(`${err.code}: ${err.message}`, 1);
+    throw err;
+  }
+  const rows = EVAL_STRATEGIES.map(([name, extra]) => ({
+    strategy: name,
+    recall: shares.map((share) => {
+      try {
+        const d = run(extra, Math.round((total * share) / 100)).decisions;
+        return evidence.filter((i) => d[i].included && !d[i].stubbed).length / evidence.length;
+      } catch (err) {
+        if (err instanceof CtxpackError && err.code === 'PINNED_OVER_BUDGET') return null;
+        throw err;
+      }
+    }),
+  }));
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ format, historyTokens: total, evidence, budgets: shares, rows }, null, 2)}\n`);
+    return;
+  }
+  const pct = (x) => (x === null ? 'pinned>budget' : `${(100 * x).toFixed(1)} %`).padStart(13);
+  const lines = [`ctxpack eval (${format}): ${evidence.length} evidence message${evidence.length > 1 ? 's' : ''} of ${n}, history ${total} tokens`, ''];
+  lines.push(`  ${'strategy'.padEnd(24)}${shares.map((x) => `${x} %`.padStart(13)).join('')}`);
+  for (const r of rows) lines.push(`  ${r.strategy.padEnd(24)}${r.recall.map(pct).join('')}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

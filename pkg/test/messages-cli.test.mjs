@@ -29,3 +29,36 @@ test('ctxpack fit prints every message in conversation order with its reason; pl
   const aiSdk = [{ role: 'user', content: 'x' }, { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'a', toolName: 't', input: {} }] }, { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'a', toolName: 't', output: { type: 'text', value: 'r' } }] }];
   assert.match(run(['fit', '-', '--budget', '100'], JSON.stringify(aiSdk)), /ctxpack fit \(ai-sdk\)/);
 });
+
+test('ctxpack fit --stub-tool-results sends long tool results as stubs, marked STUB', () => {
+  const out = JSON.parse(run(['fit', sample, '--budget', '2500', '--stub-tool-results', '--json']));
+  const messages = JSON.parse(readFileSync(sample, 'utf8'));
+  const r = fitMessages(messages, { format: 'openai', budgets: { tokens_max: 2500 }, countTokens: estimateTokens, stubToolResults: true });
+  assert.deepEqual(out.messages, r.messages);
+  assert.deepEqual(validateMessages(out.messages, 'openai'), []);
+  assert.ok(r.decisions.some((d) => d.stubbed));
+  assert.match(run(['fit', sample, '--budget', '2500', '--stub-tool-results']), / STUB /);
+});
+
+test('ctxpack eval: the share of the evidence each strategy keeps, at budgets as shares of the history', () => {
+  const messages = JSON.parse(readFileSync(sample, 'utf8'));
+  const out = JSON.parse(run(['eval', sample, '--evidence', '9,10', '--budgets', '10,40', '--json']));
+  const total = fitMessages(messages, { format: 'openai', budgets: { tokens_max: Number.MAX_SAFE_INTEGER } }).metrics.budget_used;
+  assert.equal(out.historyTokens, total);
+  assert.deepEqual(out.budgets, [10, 40]);
+  // Each figure recomputed here: evidence kept in full (a stub does not count) over evidence.
+  const recall = (extra, share) => {
+    const d = fitMessages(messages, { format: 'openai', budgets: { tokens_max: Math.round((total * share) / 100) }, ...extra }).decisions;
+    return [9, 10].filter((i) => d[i].included && !d[i].stubbed).length / 2;
+  };
+  const byName = Object.fromEntries(out.rows.map((r) => [r.strategy, r.recall]));
+  assert.deepEqual(byName['fitMessages (defaults)'], [recall({}, 10), recall({}, 40)]);
+  assert.deepEqual(byName.stubToolResults, [recall({ stubToolResults: true }, 10), recall({ stubToolResults: true }, 40)]);
+  assert.ok(byName.stubToolResults[0] > byName['fitMessages (defaults)'][0], 'stubs keep the commit log in full where the defaults cannot');
+  // Evidence from the input file, and refusals.
+  const withEvidence = JSON.stringify({ messages, evidence: [9, 10] });
+  assert.match(run(['eval', '-'], withEvidence), /2 evidence messages of 22/);
+  for (const args of [['eval', sample], ['eval', sample, '--evidence', '9,99'], ['eval', sample, '--evidence', '9', '--budgets', '0']]) {
+    assert.throws(() => execFileSync(process.execPath, [bin, ...args], { encoding: 'utf8', stdio: 'pipe' }), (e) => e.status === 2 && /evidence|budgets/.test(e.stderr));
+  }
+});
