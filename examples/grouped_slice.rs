@@ -122,7 +122,7 @@ fn main() {
                 writeln!(out, "ok {selected}|{codes}|{repaired}").expect("stdout");
             }
             Err(e) => {
-                writeln!(out, "err {} {}", e.code(), e.field().unwrap_or("-")).expect("stdout")
+                writeln!(out, "err {} {}", e.code(), e.field().unwrap_or("-")).expect("stdout");
             }
         }
     }
