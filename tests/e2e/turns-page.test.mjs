@@ -126,10 +126,12 @@ describe('the preview page replays a chat history across turns', { timeout: 300_
     const plan = await page.evaluate(() => window.__ctxpack.plan);
     await page.fill('#query', 'run_tests failing');
     await page.waitForFunction((n) => window.__ctxpack.plan > n, plan);
-    // The chat view answered the query; no replay was asked for.
-    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300)));
-    assert.equal(await lastJob(), before);
-    assert.equal(await page.evaluate(() => document.getElementById('turns-figure').getAttribute('aria-busy')), null);
+    assert.equal((await page.evaluate(() => window.__ctxpack.chat)).options.query, 'run_tests failing');
+    // The chat view answered the query, but asked no replay: the next replay is the very next job.
+    await page.selectOption('#turns-cache', 'none');
+    const next = await replayAfter(before, 20_000, 'none');
+    assert.equal(next.turns.job, before + 1);
+    assertSameAsNode(LOOP.messages, next);
     await page.fill('#query', '');
   });
 
