@@ -1,9 +1,10 @@
 // The context preview page: loads fragments or a chat history, plans them with the package on
-// every input (selectFragments, fitMessages), and shows the plan. The package is the built browser
+// every input (selectFragments, fitMessages), and shows the plan; a chat history is also replayed
+// request by request (replaySession, in a worker, when the history, budget or cache changes). The package is the built browser
 // bundle, imported as it ships.
 
 import { CtxpackError, detectMessageFormat, fitMessages, init, selectFragments, toEpochMs } from '/pkg/dist/index.js';
-import { ScoreChart } from './src/chart.js';
+import { ScoreChart, TurnsChart } from './src/chart.js';
 import { Controls } from './src/controls.js';
 import { SAMPLED_POINTS, VALUE_SCALE, describeCurve, kindOf, plotPoints, rankedItems, scaledValue } from './src/curve.js';
 import { WorkerClient } from './src/curve-client.js';
@@ -13,6 +14,7 @@ import { FragmentTables } from './src/fragment-table.js';
 import { InputError, MAX_INPUT_CHARS, parseDocument } from './src/input.js';
 import { renderChatMetrics, renderChatSummary, renderMessages, requestJson } from './src/message-view.js';
 import { plannerOptions } from './src/strategy.js';
+import { breakpointsText, turnsSummary } from './src/turns-view.js';
 import { kindColors, renderAnswer, renderBar, renderKvPolicy, renderMetrics, renderSummary, renderWarnings, whyNotSimulated } from './src/views.js';
 
 /**
@@ -21,9 +23,11 @@ import { kindColors, renderAnswer, renderBar, renderKvPolicy, renderMetrics, ren
  * plans shown; `plot` is the data the plot shows (`plan`: the plan it belongs to; `values`: the
  * scaled value at each budget, see curve.js) and `answer` the fragment answer shown. For a chat
  * history `chat` is what the page asked fitMessages (`format`, `options` without the messages) and
- * the verdicts it shows.
+ * the verdicts it shows; `turns` is the replay shown (`job`: its number; `options`: what the page
+ * asked replaySession; `turns`, `summary`, `breakpoints`: what it answered; `plotted`: the plot's
+ * data; or `error`).
  */
-const probe = { updates: 0, plan: 0, lastRenderMs: NaN, lastPaintMs: NaN, plot: null, answer: null, chat: null };
+const probe = { updates: 0, plan: 0, lastRenderMs: NaN, lastPaintMs: NaN, plot: null, answer: null, chat: null, turns: null };
 window.__ctxpack = probe;
 
 const $ = {
@@ -50,6 +54,10 @@ const $ = {
   chatRows: byId('chat-table').tBodies[0],
   chatRequest: byId('chat-request'),
   chatMetrics: byId('chat-metrics'),
+  turnsCache: byId('turns-cache'),
+  turnsFigure: byId('turns-figure'),
+  turnsSummary: byId('turns-summary'),
+  turnsBreakpoints: byId('turns-breakpoints'),
 };
 
 /**
@@ -66,12 +74,17 @@ let chosen = null;
 let variantsInUse = false;
 const VARIANTS_NOTE =
   'The plot and the budget answers take every fragment at its full size: the budget simulation does not model shorter versions; the plan and the tables do.';
+/** What the last replay was asked for: `{ data, budget, cache }`, or null. */
+let replayed = null;
 
 const tables = new FragmentTables(byId('selected-table'), byId('excluded-table'), choose);
 const chart = new ScoreChart(byId('plot'));
 const curves = new WorkerClient(showCurve, (message) => showMessage($.plotSummary, `The plot is unavailable: ${message}`));
 const answers = new WorkerClient(showAnswer, (message) => showMessage($.detailText, `No answer: ${message}`));
 const controls = new Controls(timedUpdate);
+const turnsChart = new TurnsChart(byId('turns-plot'));
+/** Made at the first chat history: a worker of its own, so that a long replay holds up nothing else. */
+let replays = null;
 
 /** A message that names what is wrong and never quotes the input. */
 function describeError(err) {
@@ -113,6 +126,8 @@ function loadHistory(doc, sourceName) {
   const all = fitMessages(doc.messages, chatOptions(history, { budget: Number.MAX_SAFE_INTEGER, query: '', strategy: { slicer: 'acs' } }));
   data = history;
   byId('variants-toggle').hidden = true;
+  // The provider the history's format is written for (as `ctxpack replay` defaults).
+  $.turnsCache.value = format === 'anthropic' ? 'anthropic' : 'openai';
   choose(null);
   controls.setHistory(all.metrics.tokens_selected, doc);
   showMessage($.inputError, '');
@@ -265,6 +280,39 @@ function updateChat(settings) {
   $.chatRequest.textContent = requestJson(result, data.system);
   renderChatMetrics($.chatMetrics, result.metrics);
   probe.chat = { plan: ++probe.plan, format: data.format, options, decisions: result.decisions };
+  askTurns(settings);
+}
+
+/**
+ * Replays the history through a session, unless the history, budget and cache are those of the
+ * last replay (the query does not matter: each request measures against its own latest user message).
+ */
+function askTurns(settings) {
+  const cache = $.turnsCache.value;
+  if (replayed !== null && replayed.data === data && replayed.budget === settings.budget && replayed.cache === cache) return;
+  replayed = { data, budget: settings.budget, cache };
+  const { format, system, budgets } = chatOptions(data, settings);
+  const options = system === undefined ? { format, budgets, cache } : { format, system, budgets, cache };
+  replays ??= new WorkerClient(showTurns, (message) => showMessage($.turnsSummary, `The replay is unavailable: ${message}`));
+  replays.request({ type: 'turns', messages: data.messages, options });
+  $.turnsFigure.setAttribute('aria-busy', 'true');
+}
+
+function showTurns(result, job) {
+  $.turnsFigure.removeAttribute('aria-busy');
+  const { budgets, cache } = job.options;
+  if (result.error !== undefined) {
+    turnsChart.clear();
+    showMessage($.turnsSummary, `No replay at ${fmt.tokens(budgets.tokens_max)} tokens: ${result.error}`);
+    showMessage($.turnsBreakpoints, '');
+    probe.turns = { job: job.id, options: job.options, error: result.error };
+    return;
+  }
+  const plotted = turnsChart.draw(result.turns);
+  showMessage($.turnsSummary, turnsSummary(result.summary, { budget: budgets.tokens_max, cache }));
+  showMessage($.turnsBreakpoints, cache === 'anthropic' && result.turns.length > 0 ? breakpointsText(result.breakpoints) : '');
+  $.turnsFigure.dataset.job = String(job.id);
+  probe.turns = { job: job.id, options: job.options, turns: result.turns, summary: result.summary, breakpoints: result.breakpoints, plotted };
 }
 
 function showCurve(result, job) {
@@ -337,6 +385,7 @@ function showAnswer(result, job) {
 function wireInputs() {
   byId('detail-close').addEventListener('click', () => choose(null));
   byId('variants').addEventListener('change', timedUpdate);
+  $.turnsCache.addEventListener('change', () => data?.kind === 'messages' && !$.chat.hidden && askTurns(controls.read()));
   const sample = byId('sample');
   sample.addEventListener('change', () => loadSample(sample.value));
   byId('paste-load').addEventListener('click', () => load(byId('paste').value, 'The pasted JSON'));

@@ -2,7 +2,7 @@
 // ctxpack command line: plan a context from a JSON file of fragments, or fit a chat history.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { CtxpackError, detectMessageFormat, estimateTokens, fitMessages, replaySession, selectFragments } from '../dist/node.js';
+import { CtxpackError, detectMessageFormat, estimateTokens, fitMessages, replaySession, selectFragments, summarizeReplay } from '../dist/node.js';
 
 const USAGE = `usage: ctxpack plan <fragments.json | -> --budget N [options]
        ctxpack fit <history.json | -> --budget N [--format F] [--query TEXT] [--keep N] [--stub-tool-results] [--json]
@@ -251,15 +251,16 @@ function replay(input, values) {
   const pct = (a, b) => (b === 0 ? '-' : `${((100 * a) / b).toFixed(1)} %`);
   const lines = [`ctxpack replay (${format}, cache ${typeof options.cache === 'string' ? options.cache : 'custom'}): ${turns.length} requests at ${options.budgets.tokens_max} tokens`, ''];
   lines.push(`  ${pad('turn', 4)} ${pad('history', 7)} ${pad('sent', 5)} ${pad('tokens', 7)} ${pad('prefix', 8)} ${pad('cached', 8)} ${pad('cost', 9)}  cut`);
-  let prompt = 0, prefix = 0, cached = 0, cost = 0;
   for (const t of turns) {
-    prompt += t.promptTokens;
-    prefix += t.prefixTokens;
-    cached += t.predictedCachedTokens;
-    cost += t.predictedCost;
     lines.push(`  ${pad(t.turn, 4)} ${pad(t.historyMessages, 7)} ${pad(t.sentMessages, 5)} ${pad(t.promptTokens, 7)} ${pad(pct(t.prefixTokens, t.promptTokens), 8)} ${pad(pct(t.predictedCachedTokens, t.promptTokens), 8)} ${pad(t.predictedCost.toFixed(0), 9)}  ${t.cut ? 'cut' : ''}`);
   }
-  lines.push('', `total: ${prompt} prompt tokens, ${pct(prefix, prompt)} the previous request's prefix, ${pct(cached, prompt)} predicted cached, cost ${cost.toFixed(0)} (uncached: ${prompt})`);
+  const sum = summarizeReplay(turns);
+  const share = (x) => pct(x, 1);
+  lines.push(
+    '',
+    `total: ${sum.promptTokens} prompt tokens, ${share(sum.prefixShare)} the previous request's prefix (${share(sum.ofAppendOnly)} of the append-only bound, ${share(sum.appendOnlyShare)}), ` +
+      `${share(sum.cachedShare)} predicted cached, ${share(sum.budgetUse)} of the budget used on average, cost ${sum.predictedCost.toFixed(0)} (uncached: ${sum.promptTokens})`,
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

@@ -145,12 +145,13 @@ export type {
 
 export { createSession } from './session/session.js';
 export type { Session } from './session/session.js';
-export { replaySession, requestEnds } from './session/replay.js';
+export { replaySession, requestEnds, summarizeReplay } from './session/replay.js';
 export type {
   CacheBreakpoint,
   CachePricing,
   CacheProfile,
   PreviousRequest,
+  ReplaySummary,
   ReplayTurn,
   SessionCacheReport,
   SessionFitResult,

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { CtxpackError, createSession, estimateTokens, fitMessages, fitMessagesAsync, replaySession, requestEnds, validateMessages } from 'ctxpack';
+import { CtxpackError, createSession, estimateTokens, fitMessages, fitMessagesAsync, replaySession, requestEnds, summarizeReplay, validateMessages } from 'ctxpack';
 import { agentSession } from './agent-sessions.mjs';
 
 const recorded = JSON.parse(readFileSync(new URL('../../www/samples/agent-chat.openai.json', import.meta.url), 'utf8'));
@@ -265,6 +265,37 @@ test('ctxpack replay prints one line per request and the totals replaySession gi
   const prompt = turns.reduce((a, t) => a + t.promptTokens, 0);
   assert.match(text, new RegExp(`total: ${prompt} prompt tokens`));
   assert.ok(turns.some((t) => t.cut) && turns.some((t) => t.predictedCachedTokens > 0));
+});
+
+test('summarizeReplay: the prefix share against the append-only bound (the whole history each turn, recounted by fitMessages), budget use, cost', () => {
+  const { messages } = agentSession(17, 'openai', 10);
+  const budgets = { tokens_max: 12_000, per_fragment_overhead: 3 };
+  const turns = replaySession(messages, { format: 'openai', budgets, cache: 'openai' });
+  assert.ok(turns.some((t) => t.cut), 'the budget makes the session cut');
+  const ends = requestEnds(messages, 'openai');
+  const whole = ends.map((end) => fitMessages(messages.slice(0, end + 1), { format: 'openai', budgets: { ...budgets, tokens_max: Number.MAX_SAFE_INTEGER } }).metrics.prompt_tokens);
+  assert.deepEqual(
+    turns.map((t) => t.historyTokens),
+    whole,
+  );
+  const sum = (f) => turns.reduce((a, t) => a + f(t), 0);
+  const prompt = sum((t) => t.promptTokens);
+  const bound = whole.slice(0, -1).reduce((a, x) => a + x, 0) / whole.reduce((a, x) => a + x, 0);
+  const s = summarizeReplay(turns);
+  assert.equal(s.requests, ends.length);
+  assert.equal(s.cuts, turns.filter((t) => t.cut).length);
+  assert.equal(s.promptTokens, prompt);
+  assert.ok(Math.abs(s.prefixShare - sum((t) => t.prefixTokens) / prompt) < 1e-12);
+  assert.ok(Math.abs(s.appendOnlyShare - bound) < 1e-12);
+  assert.ok(Math.abs(s.ofAppendOnly - s.prefixShare / bound) < 1e-12);
+  assert.ok(Math.abs(s.cachedShare - sum((t) => t.predictedCachedTokens) / prompt) < 1e-12);
+  assert.ok(Math.abs(s.budgetUse - sum((t) => t.budgetUsed / 12_000) / turns.length) < 1e-12);
+  assert.ok(Math.abs(s.predictedCost - sum((t) => t.predictedCost)) < 1e-9);
+  assert.ok(s.prefixShare < s.appendOnlyShare, 'cutting costs some reuse');
+});
+
+test('summarizeReplay of no turns: zeros, not NaN', () => {
+  assert.deepEqual(summarizeReplay([]), { requests: 0, cuts: 0, promptTokens: 0, prefixShare: 0, appendOnlyShare: 0, ofAppendOnly: 0, cachedShare: 0, budgetUse: 0, predictedCost: 0 });
 });
 
 test('session results (Anthropic breakpoints included) type-check as OpenAI and Anthropic SDK requests', async () => {

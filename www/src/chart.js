@@ -1,7 +1,8 @@
-// The plot of the selection's value against the budget, drawn by uPlot (a small canvas charting
-// library: axes, ticks, a cursor readout), with the chosen budget marked by a dashed line. A curve
-// known at every budget is drawn as the step function it is, from the budgets where it changes;
-// a sampled one as its samples, joined.
+// The page's plots, drawn by uPlot (a small canvas charting library: axes, ticks, a cursor
+// readout). ScoreChart: the selection's value against the budget, with the chosen budget marked by
+// a dashed line; a curve known at every budget is drawn as the step function it is, from the
+// budgets where it changes, a sampled one as its samples, joined. TurnsChart: a replayed chat
+// history request by request (replaySession's turns), with the turns that cut marked.
 
 import uPlot from '/vendor/uplot/uPlot.esm.js';
 import * as fmt from './format.js';
@@ -11,6 +12,28 @@ const LINE = '#0072b2';
 const MARK = '#d55e00';
 const stepped = uPlot.paths.stepped({ align: 1 });
 const linear = uPlot.paths.linear();
+const AXIS = { stroke: '#444', grid: { stroke: '#e4e4e4' }, ticks: { stroke: '#ccc' } };
+
+/** Keeps `plot` as wide as `container` (which may be hidden when the plot is made). */
+function followWidth(plot, container) {
+  new ResizeObserver(() => {
+    if (container.clientWidth > 0) plot.setSize({ width: container.clientWidth, height: HEIGHT });
+  }).observe(container);
+}
+
+/** A dashed line in the mark colour from (x0, y0) to (x1, y1), in canvas pixels. */
+function dashed(u, x0, y0, x1, y1) {
+  const { ctx } = u;
+  ctx.save();
+  ctx.strokeStyle = MARK;
+  ctx.lineWidth = 2 * uPlot.pxRatio;
+  ctx.setLineDash([6 * uPlot.pxRatio, 4 * uPlot.pxRatio]);
+  ctx.beginPath();
+  ctx.moveTo(x0, y0);
+  ctx.lineTo(x1, y1);
+  ctx.stroke();
+  ctx.restore();
+}
 
 /** The last index whose x is at most `x` (the step in force there); `xs` ascending. */
 function stepAt(xs, x) {
@@ -30,7 +53,6 @@ export class ScoreChart {
   constructor(container) {
     this.budget = 0;
     this.steps = false;
-    const axis = { stroke: '#444', grid: { stroke: '#e4e4e4' }, ticks: { stroke: '#ccc' } };
     this.plot = new uPlot(
       {
         width: container.clientWidth || 600,
@@ -40,8 +62,8 @@ export class ScoreChart {
           y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.08 : 1] },
         },
         axes: [
-          { ...axis, label: 'Budget (tokens)', values: (_u, splits) => splits.map(fmt.tokens) },
-          { ...axis, label: 'Value (score)', size: 60 },
+          { ...AXIS, label: 'Budget (tokens)', values: (_u, splits) => splits.map(fmt.tokens) },
+          { ...AXIS, label: 'Value (score)', size: 60 },
         ],
         cursor: {
           // On a step function the value under the cursor is the last step's, not the nearest one's.
@@ -71,9 +93,7 @@ export class ScoreChart {
       [[], []],
       container,
     );
-    new ResizeObserver(() => {
-      if (container.clientWidth > 0) this.plot.setSize({ width: container.clientWidth, height: HEIGHT });
-    }).observe(container);
+    followWidth(this.plot, container);
   }
 
   /** @param {{ xs: ArrayLike<number>, ys: ArrayLike<number>, steps: boolean, budget: number }} data  `ys` in score units. */
@@ -90,15 +110,65 @@ export class ScoreChart {
   drawBudgetMark(u) {
     if (u.data[0].length === 0) return;
     const x = Math.round(u.valToPos(this.budget, 'x', true));
-    const { ctx } = u;
-    ctx.save();
-    ctx.strokeStyle = MARK;
-    ctx.lineWidth = 2 * uPlot.pxRatio;
-    ctx.setLineDash([6 * uPlot.pxRatio, 4 * uPlot.pxRatio]);
-    ctx.beginPath();
-    ctx.moveTo(x, u.bbox.top);
-    ctx.lineTo(x, u.bbox.top + u.bbox.height);
-    ctx.stroke();
-    ctx.restore();
+    dashed(u, x, u.bbox.top, x, u.bbox.top + u.bbox.height);
+  }
+}
+
+/** The figures plotted per request, in the order of the plot's series after the x. */
+export const TURN_SERIES = ['promptTokens', 'prefixTokens', 'predictedCachedTokens', 'predictedCost'];
+
+/** A replayed chat history: per request the prompt, its prefix shared with the previous request, what is predicted cached, and the predicted cost. */
+export class TurnsChart {
+  /** @param {HTMLElement} container */
+  constructor(container) {
+    this.cuts = [];
+    // The shares are of the request's prompt tokens (series 1).
+    const share = (u, v, i) => (v == null ? '–' : `${fmt.tokens(v)} (${u.data[1][i] > 0 ? fmt.percent(v / u.data[1][i]) : '–'})`);
+    const line = (label, stroke, value, dash) => ({ label, stroke, width: 2, dash, points: { show: false }, value });
+    this.plot = new uPlot(
+      {
+        width: container.clientWidth || 600,
+        height: HEIGHT,
+        scales: { x: { time: false }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.08 : 1] } },
+        axes: [
+          { ...AXIS, label: 'Request', values: (_u, splits) => splits.map(fmt.tokens) },
+          { ...AXIS, label: 'Tokens', size: 70, values: (_u, splits) => splits.map(fmt.tokens) },
+        ],
+        series: [
+          { label: 'Request', value: (u, v, _s, i) => (v == null ? '–' : `${v}${this.cuts.includes(i) ? ' (cut)' : ''}`) },
+          line('Prompt', LINE, (_u, v) => (v == null ? '–' : fmt.tokens(v))),
+          line("Previous request's prefix", '#009e73', (u, v, _s, i) => share(u, v, i)),
+          line('Predicted cached', '#e69f00', (u, v, _s, i) => share(u, v, i), [4, 3]),
+          line('Predicted cost', '#cc79a7', (u, v, _s, i) => share(u, v, i)),
+        ],
+        hooks: { draw: [(u) => this.drawCuts(u)] },
+      },
+      [[], [], [], [], []],
+      container,
+    );
+    followWidth(this.plot, container);
+  }
+
+  /**
+   * @param {readonly import('ctxpack').ReplayTurn[]} turns
+   * @returns {number[][]} the data plotted: the turn numbers, then one array per TURN_SERIES
+   */
+  draw(turns) {
+    this.cuts = turns.flatMap((t, i) => (t.cut ? [i] : []));
+    this.plot.setData([turns.map((t) => t.turn), ...TURN_SERIES.map((key) => turns.map((t) => t[key]))]);
+    return this.plot.data;
+  }
+
+  clear() {
+    this.cuts = [];
+    this.plot.setData([[], [], [], [], []]);
+  }
+
+  /** A dashed vertical line at each request that cut the history. */
+  drawCuts(u) {
+    for (const i of this.cuts) {
+      const x = Math.round(u.valToPos(u.data[0][i], 'x', true));
+      dashed(u, x, u.bbox.top, x, u.bbox.top + u.bbox.height);
+    }
   }
 }

@@ -1,7 +1,8 @@
 // Answers the page's budget questions off the main thread, so that the page answers the slider at
-// once even when an answer takes a while (an exact curve over a large corpus, a sampled curve).
-// Two kinds of job: 'curve' (the plot's data, see curve.js) and 'fragment' (one fragment's
-// budgets, see fragment-answer.js). One job at a time; see WorkerClient.
+// once even when an answer takes a while (an exact curve over a large corpus, a sampled curve, a
+// long chat history replayed). Three kinds of job: 'curve' (the plot's data, see curve.js),
+// 'fragment' (one fragment's budgets, see fragment-answer.js) and 'turns' (a chat history replayed
+// request by request). One job at a time; see WorkerClient.
 
 import * as ctxpack from '/pkg/dist/index.js';
 import { planCurve } from './curve.js';
@@ -20,6 +21,8 @@ self.onmessage = async ({ data: job }) => {
       const coarse = (c) => performance.now() - start > COARSE_AFTER_MS && self.postMessage({ id: job.id, partial: true, curve: c }, [c.values.buffer]);
       const curve = planCurve(ctxpack, job.items, job.strategy, job.budget, coarse);
       self.postMessage({ id: job.id, curve }, [curve.values.buffer]);
+    } else if (job.type === 'turns') {
+      self.postMessage({ id: job.id, ...replayed(job.messages, job.options) });
     } else {
       self.postMessage({ id: job.id, answer: fragmentAnswer(ctxpack, job.items, job.strategy, job.budget, job.fragmentId) });
     }
@@ -28,3 +31,14 @@ self.onmessage = async ({ data: job }) => {
     self.postMessage({ id: job.id, error: message });
   }
 };
+
+/**
+ * replaySession's turns and their totals, and the last request's breakpoints, each with the index
+ * in the history of the message it follows (`result.messages` holds the history's own objects).
+ */
+function replayed(messages, options) {
+  let last = null;
+  const turns = ctxpack.replaySession(messages, options, (r) => (last = r));
+  const breakpoints = (last?.cache.breakpoints ?? []).map((b) => ({ ...b, message: messages.indexOf(last.messages[b.index]) }));
+  return { turns, summary: ctxpack.summarizeReplay(turns), breakpoints };
+}

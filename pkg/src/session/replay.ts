@@ -8,9 +8,10 @@
 import { CtxpackError, readingInput } from '../errors.js';
 import { adapterOf } from '../messages/formats.js';
 import { messageArray } from '../messages/validate.js';
+import { readBudgets } from '../validate/budgets.js';
 import { optionsRecord } from '../validate/options.js';
 import { createSession, isRequestEnd } from './session.js';
-import type { ReplayTurn, SessionFitResult, SessionOptions } from './types.js';
+import type { ReplaySummary, ReplayTurn, SessionFitResult, SessionOptions } from './types.js';
 
 /**
  * The indexes after which the model is asked for a reply: each user or tool message followed by
@@ -34,6 +35,7 @@ export function replaySession<M>(history: readonly M[], options: SessionOptions,
   const o = optionsRecord(options);
   const session = createSession(options);
   const out: ReplayTurn[] = [];
+  let overhead: number | undefined;
   for (const end of requestEnds(history, o['format'] as SessionOptions['format'])) {
     let r: SessionFitResult<M>;
     try {
@@ -43,11 +45,17 @@ export function replaySession<M>(history: readonly M[], options: SessionOptions,
       throw new CtxpackError(err.code, `${err.message} (at the request after messages[${end}])`, { field: err.field ?? 'messages', index: end, cause: err.cause });
     }
     each?.(r, end);
+    // The budgets were accepted by the fit above; what every message left out would have added.
+    overhead ??= readBudgets(o['budgets']).perFragmentOverhead;
+    let left = 0;
+    for (const d of r.decisions) if (!d.included) left += d.cost_tokens + overhead;
     out.push({
       turn: out.length + 1,
       historyMessages: end + 1,
       sentMessages: r.messages.length,
       promptTokens: r.metrics.prompt_tokens,
+      historyTokens: r.metrics.prompt_tokens + left,
+      budgetUsed: r.metrics.budget_used,
       effectiveBudget: r.metrics.effective_budget,
       prefixTokens: r.cache.prefixTokens,
       predictedCachedTokens: r.cache.predictedCachedTokens,
@@ -56,4 +64,45 @@ export function replaySession<M>(history: readonly M[], options: SessionOptions,
     });
   }
   return out;
+}
+
+/**
+ * The totals of a replay: the share of prompt tokens that are the previous request's prefix, next
+ * to the same share had every request sent the whole history (the append-only bound: nothing ever
+ * cut, so each request's prefix is the whole previous one), the mean budget use and the predicted
+ * cost. A share over no tokens is 0.
+ */
+export function summarizeReplay(turns: readonly ReplayTurn[]): ReplaySummary {
+  let prompt = 0;
+  let prefix = 0;
+  let cached = 0;
+  let cost = 0;
+  let use = 0;
+  let cuts = 0;
+  let history = 0;
+  let bound = 0;
+  turns.forEach((t, k) => {
+    prompt += t.promptTokens;
+    prefix += t.prefixTokens;
+    cached += t.predictedCachedTokens;
+    cost += t.predictedCost;
+    use += t.effectiveBudget > 0 ? t.budgetUsed / t.effectiveBudget : 0;
+    if (t.cut) cuts++;
+    history += t.historyTokens;
+    if (k > 0) bound += turns[k - 1]!.historyTokens;
+  });
+  const share = (a: number, b: number): number => (b > 0 ? a / b : 0);
+  const prefixShare = share(prefix, prompt);
+  const appendOnlyShare = share(bound, history);
+  return {
+    requests: turns.length,
+    cuts,
+    promptTokens: prompt,
+    prefixShare,
+    appendOnlyShare,
+    ofAppendOnly: share(prefixShare, appendOnlyShare),
+    cachedShare: share(cached, prompt),
+    budgetUse: share(use, turns.length),
+    predictedCost: cost,
+  };
 }

@@ -138,11 +138,35 @@ export interface ReplayTurn {
   /** Messages in the history at this turn, and those sent. */
   historyMessages: number;
   sentMessages: number;
-  /** `metrics.prompt_tokens`, `metrics.effective_budget`. */
+  /** `metrics.prompt_tokens`, `metrics.budget_used`, `metrics.effective_budget`. */
   promptTokens: number;
+  budgetUsed: number;
   effectiveBudget: number;
+  /** The prompt had the whole history been sent (every message with its overhead): the append-only bound's request. */
+  historyTokens: number;
   prefixTokens: number;
   predictedCachedTokens: number;
   predictedCost: number;
   cut: boolean;
+}
+
+/** `summarizeReplay`: the totals of a replay. Shares are of prompt tokens, 0 over none. */
+export interface ReplaySummary {
+  requests: number;
+  /** Turns that cut the history. */
+  cuts: number;
+  /** Σ `promptTokens`. */
+  promptTokens: number;
+  /** Σ `prefixTokens` / Σ `promptTokens`: what the previous request's exact prefix covers. */
+  prefixShare: number;
+  /** The same share had every request sent the whole history: Σ `historyTokens` of the turn before / Σ `historyTokens`. */
+  appendOnlyShare: number;
+  /** `prefixShare / appendOnlyShare` (issue 15's target: at least 0.9). */
+  ofAppendOnly: number;
+  /** Σ `predictedCachedTokens` / Σ `promptTokens`. */
+  cachedShare: number;
+  /** The mean over turns of `budgetUsed / effectiveBudget`. */
+  budgetUse: number;
+  /** Σ `predictedCost`, in uncached-token prices (without a cache it would be Σ `promptTokens`). */
+  predictedCost: number;
 }
