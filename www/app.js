@@ -142,6 +142,7 @@ function chatOptions(history, settings) {
   const o = { format: history.format, budgets: { tokens_max: settings.budget }, slicer: settings.strategy.slicer };
   if (history.system !== undefined) o.system = history.system;
   if (settings.query.trim() !== '') o.query = settings.query;
+  if (settings.stubToolResults) o.stubToolResults = true;
   return o;
 }
 

@@ -111,6 +111,27 @@ describe('the preview page with a chat history', { timeout: 300_000 }, () => {
     await page.fill('#query', '');
   });
 
+  test('stubbing tool results: the page sends the stubs fitMessages chooses, marked as such', async () => {
+    const before = await lastPlan();
+    await page.fill('#budget', '2500');
+    await shownAfter(before);
+    const mid = await lastPlan();
+    await page.check('#stub-tool-results');
+    const shown = await shownAfter(mid);
+    assert.equal(shown.chat.options.stubToolResults, true);
+    const node = inNode(CHAT, shown.chat);
+    assert.deepEqual(shown.chat.decisions, node.decisions);
+    const stubbed = node.decisions.filter((d) => d.stubbed).map((d) => d.index);
+    assert.ok(stubbed.length > 0, 'some result goes in as a stub at 2,500 tokens');
+    for (const i of stubbed) assert.equal(shown.rows[i].cells[5], 'stub');
+    const request = JSON.parse(shown.request);
+    assert.deepEqual(request.messages, node.messages);
+    assert.deepEqual(validateMessages(request.messages, 'openai'), []);
+    const after = await lastPlan();
+    await page.uncheck('#stub-tool-results');
+    assert.equal((await shownAfter(after)).chat.options.stubToolResults, undefined);
+  });
+
   test('a budget below what must be kept: PINNED_OVER_BUDGET, named, and no request shown', async () => {
     await page.fill('#budget', '20');
     await page.locator('#plan-error').waitFor({ state: 'visible' });

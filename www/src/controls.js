@@ -7,6 +7,7 @@ import { kindOf } from './curve.js';
  * @typedef {object} Settings
  * @property {string[]} gaze  Distinct entities, in the order typed.
  * @property {string} query  The chat query as typed; '' means the package's default (the latest user message).
+ * @property {boolean} stubToolResults  fitMessages' `stubToolResults`.
  * @property {number} budget  NaN when the number field does not hold a number.
  * @property {import('./strategy.js').Strategy} strategy
  */
@@ -21,6 +22,7 @@ export class Controls {
   constructor(onChange) {
     this.gaze = byId('gaze');
     this.query = byId('query');
+    this.stubToolResults = byId('stub-tool-results');
     /** 'fragments' or 'messages': which inputs apply to what is loaded. */
     this.mode = 'fragments';
     this.range = byId('budget-range');
@@ -47,6 +49,7 @@ export class Controls {
     });
     for (const input of [this.gaze, this.query, this.bucketSize, this.skipLimit, this.counts]) input.addEventListener('input', onChange);
     this.overshoot.addEventListener('change', onChange);
+    this.stubToolResults.addEventListener('change', onChange);
     this.requireDependencies.addEventListener('change', onChange);
     this.showStrategyOptions();
   }
@@ -56,6 +59,7 @@ export class Controls {
     return {
       gaze: parseGaze(this.gaze.value),
       query: this.query.value,
+      stubToolResults: this.stubToolResults.checked,
       budget: this.budget.valueAsNumber,
       strategy: {
         slicer: this.strategy.value,
