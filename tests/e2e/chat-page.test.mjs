@@ -7,33 +7,25 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { fitMessages, validateMessages } from '../../pkg/dist/node.js';
-import { launchChromium, ROOT, startServer } from './harness.mjs';
+import { openPreview, ROOT } from './harness.mjs';
 
 const CHAT = JSON.parse(readFileSync(join(ROOT, 'www', 'samples', 'agent-chat.openai.json'), 'utf8'));
 
 describe('the preview page with a chat history', { timeout: 300_000 }, () => {
-  let server;
-  let browser;
+  let preview;
   let page;
-  const errors = [];
 
   before(async () => {
-    server = await startServer();
-    browser = await launchChromium();
-    page = browser.page;
-    page.on('console', (m) => m.type() === 'error' && errors.push(`console: ${m.text()}`));
-    page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-    page.on('response', (r) => r.status() >= 400 && errors.push(`HTTP ${r.status()}: ${r.url()}`));
-    await page.goto(server.url);
+    preview = await openPreview();
+    page = preview.page;
     await page.waitForFunction(() => window.__ctxpack?.plan > 0);
   });
 
   after(async () => {
-    await browser?.close();
-    server?.child.kill();
+    await preview?.close();
   });
 
-  afterEach(() => assert.deepEqual(errors.splice(0), [], 'the page logged errors'));
+  afterEach(() => assert.deepEqual(preview.errors.splice(0), [], 'the page logged errors'));
 
   /** Waits for a chat result newer than `after`; returns what the page shows and what it asked. */
   async function shownAfter(after) {

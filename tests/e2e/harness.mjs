@@ -45,3 +45,29 @@ export async function launchChromium(viewport = { width: 1400, height: 1800 }) {
     },
   };
 }
+
+/**
+ * The preview page as the page tests open it: the server, Chromium, the page loaded, and every
+ * console error, page error, failed request and HTTP error collected in `errors` (each test file
+ * checks it is empty after every test). Resolves with { page, url, errors, close }.
+ */
+export async function openPreview(viewport) {
+  const server = await startServer();
+  const browser = await launchChromium(viewport);
+  const { page } = browser;
+  const errors = [];
+  page.on('console', (m) => m.type() === 'error' && errors.push(`console: ${m.text()}`));
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
+  page.on('response', (r) => r.status() >= 400 && errors.push(`HTTP ${r.status()}: ${r.url()}`));
+  await page.goto(server.url);
+  return {
+    page,
+    url: server.url,
+    errors,
+    async close() {
+      await browser.close();
+      server.child.kill();
+    },
+  };
+}

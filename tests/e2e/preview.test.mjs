@@ -13,7 +13,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { selectFragments, toEpochMs } from '../../pkg/dist/node.js';
-import { launchChromium, ROOT, startServer } from './harness.mjs';
+import { openPreview, ROOT } from './harness.mjs';
 import { SMALL } from './small-sample.mjs';
 
 const ARTIFACTS = join(ROOT, 'tests', 'e2e', 'artifacts');
@@ -41,29 +41,20 @@ function optionsFor(doc, slicer, extra = {}) {
 }
 
 describe('the preview page', { timeout: 300_000 }, () => {
-  let server;
-  let browser;
+  let preview;
   let page;
-  const errors = [];
 
   before(async () => {
-    server = await startServer();
-    browser = await launchChromium();
-    page = browser.page;
-    page.on('console', (m) => m.type() === 'error' && errors.push(`console: ${m.text()}`));
-    page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-    page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
-    page.on('response', (r) => r.status() >= 400 && errors.push(`HTTP ${r.status()}: ${r.url()}`));
     mkdirSync(ARTIFACTS, { recursive: true });
-    await page.goto(server.url);
+    preview = await openPreview();
+    page = preview.page;
   });
 
   after(async () => {
-    await browser?.close();
-    server?.child.kill();
+    await preview?.close();
   });
 
-  afterEach(() => assert.deepEqual(errors.splice(0), [], 'the page logged errors'));
+  afterEach(() => assert.deepEqual(preview.errors.splice(0), [], 'the page logged errors'));
 
   /** Waits until the page shows the plot for the plan it shows, at the budget in its budget field; returns what it shows. */
   async function settled() {
