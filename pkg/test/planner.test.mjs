@@ -212,6 +212,7 @@ test('empty candidates → empty plan with zeroed metrics', () => {
     effective_budget: 1000,
     budget_used: 0,
     prompt_tokens: 0,
+    exact_solver: null,
   });
 });
 

@@ -51,6 +51,17 @@ pub enum Solver {
         /// Which guard stopped the exact search.
         reason: FallbackReason,
     },
+    /// The count-constrained DP's cell or byte guard forced buckets of
+    /// `bucket_size` tokens, and the three-phase heuristic
+    /// ([`CountConstrainedKnapsackSlice`](crate::CountConstrainedKnapsackSlice))
+    /// on the same input did better (a smaller total shortfall, else a
+    /// higher value, within the budget): its selection is returned, so
+    /// that the exact slice never returns less than the heuristic it is
+    /// offered against. Not optimal.
+    Heuristic {
+        /// The bucket size the guard forced on the DP.
+        bucket_size: i64,
+    },
 }
 
 /// Why [`ExactKnapsackSlice`] fell back to the bucketed DP.

@@ -1,7 +1,7 @@
 //! Results as plain JS objects: typed arrays and numbers, nothing that
 //! holds wasm memory (so nothing needs `.free()`).
 
-use js_sys::{Array, Object, Reflect, Uint32Array, Uint8Array};
+use js_sys::{Array, JsString, Object, Reflect, Uint32Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use crate::{ExactReport, FallbackReason, Selection, Solver};
@@ -21,6 +21,30 @@ pub(super) fn i64_f64(i: i64) -> f64 {
     i as f64
 }
 
+/// A kind back as the caller wrote it: the inverse of
+/// [`kind_from_js`](super::decode::kind_from_js).
+pub(super) fn kind_to_js(kind: &str) -> JsValue {
+    if !kind.contains('\u{FFFD}') {
+        return JsValue::from_str(kind);
+    }
+    let mut units: Vec<u16> = Vec::with_capacity(kind.len());
+    let mut chars = kind.chars();
+    while let Some(c) = chars.next() {
+        if c != '\u{FFFD}' {
+            let mut buf = [0u16; 2];
+            units.extend_from_slice(c.encode_utf16(&mut buf));
+        } else if chars.next() == Some('1') {
+            let unit = chars.by_ref().take(4).fold(0u16, |u, h| {
+                (u << 4) | u16::try_from(h.to_digit(16).unwrap_or(0)).unwrap_or(0)
+            });
+            units.push(unit);
+        } else {
+            units.push(0xFFFD);
+        }
+    }
+    JsString::from_char_code(&units).into()
+}
+
 /// The exact report as a plain object; `null` for the seed slicers.
 pub(super) fn exact_object(report: Option<&ExactReport>) -> JsValue {
     let Some(r) = report else {
@@ -30,6 +54,7 @@ pub(super) fn exact_object(report: Option<&ExactReport>) -> JsValue {
     let (solver, bucket, reason) = match r.solver {
         Solver::Exact => ("exact", None, None),
         Solver::Bucketed { bucket_size } => ("bucketed", Some(bucket_size), None),
+        Solver::Heuristic { bucket_size } => ("heuristic", Some(bucket_size), None),
         Solver::BucketedFallback {
             bucket_size,
             reason,
@@ -93,7 +118,7 @@ pub(super) fn result_object(s: &Selection) -> JsValue {
     let shortfalls = Array::new();
     for sf in &s.shortfalls {
         let o: JsValue = Object::new().into();
-        set(&o, "kind", &JsValue::from_str(&sf.kind));
+        set(&o, "kind", &kind_to_js(&sf.kind));
         set(
             &o,
             "requiredCount",

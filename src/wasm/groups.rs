@@ -9,10 +9,10 @@
 //! list, and `options.noun` the list's name: both only name items in
 //! errors.
 
-use js_sys::{Object, Uint32Array, Uint8Array};
+use js_sys::{JsString, Object, Uint32Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 
-use super::decode::{columnar_items, kinds_of};
+use super::decode::{columnar_items, kind_names_from_js, kinds_of};
 use super::encode::{index_f64, result_object, set};
 use super::errors::with_naming;
 use super::options::{strategy_of, Mode, Options};
@@ -128,7 +128,7 @@ fn to_u32(i: usize) -> u32 {
 pub fn group_units(
     slicer: &str,
     kinds: &[u32],
-    kind_names: Vec<String>,
+    kind_names: Vec<JsString>,
     group_of: &[u32],
     dep_offsets: &[u32],
     dep_targets: &[u32],
@@ -141,6 +141,7 @@ pub fn group_units(
         dep_targets,
         origin,
     };
+    let kind_names = kind_names_from_js(&kind_names);
     with_naming(&options, Mode::Units, origin, |o| {
         units_of(slicer, kinds, &kind_names, &structure, o)
     })
@@ -209,7 +210,7 @@ pub fn slice_grouped(
     tokens: &[u32],
     scores: &[f64],
     kinds: &[u32],
-    kind_names: Vec<String>,
+    kind_names: Vec<JsString>,
     group_of: &[u32],
     dep_offsets: &[u32],
     dep_targets: &[u32],
@@ -222,6 +223,7 @@ pub fn slice_grouped(
         dep_targets,
         origin,
     };
+    let kind_names = kind_names_from_js(&kind_names);
     with_naming(&options, Mode::GroupedSlice, origin, |o| {
         grouped(slicer, tokens, scores, kinds, &kind_names, &structure, o)
     })

@@ -1,10 +1,10 @@
 //! The options object of every entry point, read property by property so
 //! that every refusal names its option; unknown keys are refused.
 
-use js_sys::{Array, Object, Reflect};
+use js_sys::{Array, JsString, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::decode::describe;
+use super::decode::{describe, kind_from_js};
 use super::MAX_SAFE_INTEGER;
 use crate::error::js_number;
 use crate::{
@@ -355,7 +355,7 @@ pub(super) fn parse_entries(value: &JsValue) -> Result<Vec<CountQuotaEntry>, Ctx
             let at = format!("entries[{i}]");
             known_keys(&e, &ENTRY_KEYS, &at)?;
             let kind = property(&e, "kind");
-            let Some(kind) = kind.as_string() else {
+            let Some(kind) = kind.dyn_ref::<JsString>().map(kind_from_js) else {
                 return Err(invalid_option(
                     &format!("{at}.kind"),
                     format!("must be a string, got {}", describe(&kind)),

@@ -1,11 +1,11 @@
 //! `sliceColumnar` and `sliceObjects`: one slice, without groups.
 
-use js_sys::Array;
+use js_sys::{Array, JsString};
 use wasm_bindgen::prelude::*;
 
-use super::decode::{columnar_items, decode_fragment};
+use super::decode::{columnar_items, decode_fragment, kind_names_from_js};
 use super::encode::result_object;
-use super::errors::to_js_error;
+use super::errors::{to_js_error, Refused};
 use super::options::{parse_options, strategy_of, Mode, Options};
 use crate::{Budget, CtxpackError, Item};
 
@@ -33,9 +33,10 @@ pub fn slice_columnar(
     tokens: &[u32],
     scores: &[f64],
     kinds: &[u32],
-    kind_names: Vec<String>,
+    kind_names: Vec<JsString>,
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
+    let kind_names = kind_names_from_js(&kind_names);
     columnar(slicer, tokens, scores, kinds, &kind_names, &options).map_err(|e| to_js_error(&e))
 }
 
@@ -60,26 +61,27 @@ pub(super) fn columnar(
 #[wasm_bindgen(js_name = sliceObjects)]
 #[allow(clippy::needless_pass_by_value)] // the JS calling convention hands over ownership
 pub fn slice_objects(slicer: &str, items: &JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-    objects(slicer, items, &options).map_err(|e| to_js_error(&e))
+    objects(slicer, items, &options).map_err(Refused::into_js)
 }
 
 pub(super) fn objects(
     slicer: &str,
     items: &JsValue,
     options: &JsValue,
-) -> Result<JsValue, CtxpackError> {
+) -> Result<JsValue, Refused> {
     let options = parse_options(options, Mode::Slice)?;
     if !Array::is_array(items) {
         return Err(CtxpackError::InvalidInput {
             reason: "items must be an array".into(),
-        });
+        }
+        .into());
     }
     let array: &Array = items.unchecked_ref();
     let decoded = array
         .iter()
         .enumerate()
         .map(|(i, v)| decode_fragment(i, &v))
-        .collect::<Result<Vec<_>, CtxpackError>>()?;
+        .collect::<Result<Vec<_>, Refused>>()?;
     let items: Vec<Item<'_>> = decoded
         .iter()
         .map(|d| Item {
@@ -88,5 +90,5 @@ pub(super) fn objects(
             kind: &d.kind,
         })
         .collect();
-    run(slicer, &items, &options)
+    Ok(run(slicer, &items, &options)?)
 }

@@ -324,6 +324,8 @@ export interface MetricsInput {
   readonly effectiveBudget: number;
   readonly perFragmentOverhead: number;
   readonly overheadTokens: number;
+  /** See {@link PlannerMetrics.exact_solver}. */
+  readonly exactSolver: PlannerMetrics['exact_solver'];
 }
 
 /**
@@ -355,5 +357,6 @@ export function buildMetrics(input: MetricsInput): PlannerMetrics {
     effective_budget: input.effectiveBudget,
     budget_used: budgetUsed,
     prompt_tokens: input.overheadTokens + budgetUsed,
+    exact_solver: input.exactSolver,
   };
 }
