@@ -168,21 +168,42 @@ fn unreadable(i: usize, field: &'static str) -> impl FnOnce(JsValue) -> Refused 
 
 pub(super) fn decode_fragment(i: usize, v: &JsValue) -> Result<Decoded, Refused> {
     if !v.is_object() || v.is_null() {
-        return Err(CtxpackError::InvalidField {
-            field: String::new(),
-            index: Some(i),
-            reason: format!("must be an object, got {}", describe(v)),
-        }
-        .into());
+        return Err(not_an_object(i, v));
     }
     let f: &Fragment = v.unchecked_ref();
-    let id = f.id().map_err(unreadable(i, "id"))?;
+    check_fragment(i, |field| {
+        match field {
+            "id" => f.id(),
+            "cost_tokens" => f.cost_tokens(),
+            "score" => f.score(),
+            _ => f.kind(),
+        }
+        .map_err(unreadable(i, field))
+    })
+}
+
+fn not_an_object(i: usize, v: &JsValue) -> Refused {
+    CtxpackError::InvalidField {
+        field: String::new(),
+        index: Some(i),
+        reason: format!("must be an object, got {}", describe(v)),
+    }
+    .into()
+}
+
+/// Checks fragment `i`'s four properties, each read by `read` when its
+/// turn comes (so the first bad one is reported, whatever follows).
+fn check_fragment(
+    i: usize,
+    mut read: impl FnMut(&'static str) -> Result<JsValue, Refused>,
+) -> Result<Decoded, Refused> {
+    let id = read("id")?;
     if !id.is_string() {
         return Err(
             field_error("id", i, format!("must be a string, got {}", describe(&id))).into(),
         );
     }
-    let raw_tokens = f.cost_tokens().map_err(unreadable(i, "cost_tokens"))?;
+    let raw_tokens = read("cost_tokens")?;
     let tokens = match raw_tokens.as_f64() {
         Some(t) if t.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&t) => {
             #[allow(clippy::cast_possible_truncation)] // checked above
@@ -201,7 +222,7 @@ pub(super) fn decode_fragment(i: usize, v: &JsValue) -> Result<Decoded, Refused>
             .into())
         }
     };
-    let raw_score = f.score().map_err(unreadable(i, "score"))?;
+    let raw_score = read("score")?;
     let score = if raw_score.is_undefined() {
         0.0
     } else {
@@ -213,7 +234,7 @@ pub(super) fn decode_fragment(i: usize, v: &JsValue) -> Result<Decoded, Refused>
             )
         })?
     };
-    let raw_kind = f.kind().map_err(unreadable(i, "kind"))?;
+    let raw_kind = read("kind")?;
     let kind = if raw_kind.is_undefined() {
         String::new()
     } else {
@@ -232,5 +253,50 @@ pub(super) fn decode_fragment(i: usize, v: &JsValue) -> Result<Decoded, Refused>
         tokens,
         score,
         kind,
+    })
+}
+
+/// A fragment object read through serde-wasm-bindgen, for the side-by-side
+/// measurement only (`make bench` builds it with `--features
+/// serde-fragments`; the package ships the getters above, see
+/// `slice::objects`).
+#[cfg(feature = "serde-fragments")]
+#[derive(serde::Deserialize)]
+struct FragmentIn {
+    #[serde(default, with = "serde_wasm_bindgen::preserve")]
+    id: JsValue,
+    #[serde(default, with = "serde_wasm_bindgen::preserve")]
+    cost_tokens: JsValue,
+    #[serde(default, with = "serde_wasm_bindgen::preserve")]
+    score: JsValue,
+    #[serde(default, with = "serde_wasm_bindgen::preserve")]
+    kind: JsValue,
+}
+
+/// [`decode_fragment`] through serde-wasm-bindgen. A throwing getter
+/// escapes it as a JS exception (it reads without `catch`): one more reason
+/// the package keeps the getters.
+#[cfg(feature = "serde-fragments")]
+pub(super) fn decode_fragment_serde(i: usize, v: &JsValue) -> Result<Decoded, Refused> {
+    if !v.is_object() || v.is_null() {
+        return Err(not_an_object(i, v));
+    }
+    let f: FragmentIn =
+        serde_wasm_bindgen::from_value(v.clone()).map_err(|_| CtxpackError::InvalidField {
+            field: String::new(),
+            index: Some(i),
+            reason: "could not be read".into(),
+        })?;
+    let mut f = Some(f);
+    check_fragment(i, |field| {
+        let f = f.as_mut().ok_or(CtxpackError::InvalidInput {
+            reason: "read twice".into(),
+        })?;
+        Ok(match field {
+            "id" => f.id.clone(),
+            "cost_tokens" => f.cost_tokens.clone(),
+            "score" => f.score.clone(),
+            _ => f.kind.clone(),
+        })
     })
 }

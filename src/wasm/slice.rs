@@ -3,7 +3,7 @@
 use js_sys::{Array, JsString};
 use wasm_bindgen::prelude::*;
 
-use super::decode::{columnar_items, decode_fragment, kind_names_from_js};
+use super::decode::{columnar_items, decode_fragment, kind_names_from_js, Decoded};
 use super::encode::result_object;
 use super::errors::{to_js_error, Refused};
 use super::options::{parse_options, strategy_of, Mode, Options};
@@ -64,10 +64,42 @@ pub fn slice_objects(slicer: &str, items: &JsValue, options: JsValue) -> Result<
     objects(slicer, items, &options).map_err(Refused::into_js)
 }
 
+/// The fragments' reader through serde-wasm-bindgen, for `make bench`'s
+/// side-by-side measurement only (see `bench/serde-fragments.mjs`).
+#[cfg(feature = "serde-fragments")]
+#[wasm_bindgen(js_name = sliceObjectsSerde)]
+#[allow(clippy::needless_pass_by_value)] // the JS calling convention hands over ownership
+pub fn slice_objects_serde(
+    slicer: &str,
+    items: &JsValue,
+    options: JsValue,
+) -> Result<JsValue, JsValue> {
+    objects_with(
+        slicer,
+        items,
+        &options,
+        super::decode::decode_fragment_serde,
+    )
+    .map_err(Refused::into_js)
+}
+
+// Fragments are read through four structural getters, not serde-wasm-bindgen:
+// `make bench` measures both side by side (bench/RESULTS.md, "object path"):
+// FIGURES. Serde also reads without `catch`, so a throwing getter would
+// escape as a raw exception instead of INVALID_INPUT with its cause.
 pub(super) fn objects(
     slicer: &str,
     items: &JsValue,
     options: &JsValue,
+) -> Result<JsValue, Refused> {
+    objects_with(slicer, items, options, decode_fragment)
+}
+
+fn objects_with(
+    slicer: &str,
+    items: &JsValue,
+    options: &JsValue,
+    decode: fn(usize, &JsValue) -> Result<Decoded, Refused>,
 ) -> Result<JsValue, Refused> {
     let options = parse_options(options, Mode::Slice)?;
     if !Array::is_array(items) {
@@ -80,7 +112,7 @@ pub(super) fn objects(
     let decoded = array
         .iter()
         .enumerate()
-        .map(|(i, v)| decode_fragment(i, &v))
+        .map(|(i, v)| decode(i, &v))
         .collect::<Result<Vec<_>, Refused>>()?;
     let items: Vec<Item<'_>> = decoded
         .iter()
