@@ -85,8 +85,9 @@ pub fn slice_objects_serde(
 
 // Fragments are read through four structural getters, not serde-wasm-bindgen:
 // `make bench` measures both side by side (bench/RESULTS.md, "The object
-// path"): at n = 100k, 0.66 µs per object with the getters, 1.20 µs through
-// serde-wasm-bindgen (+83 %; +82 % at 10k), far past the 10 % it may cost.
+// path"): serde-wasm-bindgen took 50–84 % longer per object than the getters
+// in every run on the shared 2-core machine (n = 100k: 0.66 against 1.20 µs
+// on a quiet one), far past the 10 % it may cost.
 // Serde also reads without `catch`, so a throwing getter would escape as a
 // raw exception instead of INVALID_INPUT with its cause.
 pub(super) fn objects(
