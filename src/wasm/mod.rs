@@ -10,8 +10,8 @@
 //! * `simulation.rs`: `budgetCurve` and `minBudgetFor`;
 //! * `lazy.rs`: `packLazy`, the packer asking for counts through a JS
 //!   callback only for the items its walk reaches;
-//! * `options.rs`, `decode.rs`: reading the inputs (options through serde
-//!   and serde-wasm-bindgen, fragment objects through structural getters);
+//! * `options.rs`, `de.rs`, `decode.rs`: reading the inputs (options
+//!   through serde, fragment objects through structural getters);
 //!   `encode.rs`: results as plain objects through serde (typed arrays,
 //!   numbers; nothing holds wasm memory, so nothing needs `.free()`);
 //!   `errors.rs`: every error becomes a JS `Error` with
@@ -26,6 +26,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::{CtxpackError, Decision};
 
+mod de;
 mod decode;
 mod encode;
 mod errors;

@@ -6,6 +6,7 @@ use js_sys::{Array, JsString, Object};
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
+use super::de::{from_js, Js};
 use super::decode::{describe, kind_from_js};
 use super::MAX_SAFE_INTEGER;
 use crate::error::js_number;
@@ -15,8 +16,8 @@ use crate::{
     KnapsackSlice, ScarcityBehavior, Strategy,
 };
 
-/// The options of every entry point, read property by property so that
-/// every refusal names its option, and unknown keys are refused.
+/// The options of every entry point, checked: what [`RawOptions`] holds,
+/// each refusal naming its option.
 pub(super) struct Options {
     /// `dependencies` of the grouped entry points (default `'ignore'`).
     pub(super) dependencies: DependencyMode,
@@ -119,65 +120,64 @@ pub(super) fn known_keys(obj: &JsValue, known: &[&str], what: &str) -> Result<()
 }
 
 /// The options object as it crosses the boundary: one typed struct for
-/// every entry point (which keys each accepts: [`Mode`]), deserialised by
-/// `serde_wasm_bindgen` in one call. Each value is kept as the JS value it
-/// is (`preserve`) and checked below, so that every refusal names its
-/// option and describes the value (never its content) as before.
+/// every entry point (which keys each accepts: [`Mode`]), deserialised in
+/// one call ([`from_js`](super::de::from_js)). Each value is kept as the JS
+/// value it is ([`Js`]) and checked below, so that every refusal names its
+/// option and describes the value (never its content).
 ///
-/// `deny_unknown_fields` states the intent, but `serde_wasm_bindgen` reads
-/// a struct by its own field names and never sees other keys: unknown keys
-/// are refused first by [`known_keys`] (`Object.keys`).
+/// `deny_unknown_fields` states the intent, but the deserializer reads a
+/// struct by its own field names and never sees other keys: unknown keys
+/// are refused first, by name, by [`known_keys`] (`Object.keys`).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct RawOptions {
-    #[serde(default, with = "serde_wasm_bindgen::preserve")]
-    target_tokens: JsValue,
-    #[serde(default, with = "serde_wasm_bindgen::preserve")]
-    max_tokens: JsValue,
-    #[serde(default, with = "serde_wasm_bindgen::preserve")]
-    max_budget: JsValue,
-    #[serde(default, with = "serde_wasm_bindgen::preserve")]
-    bucket_size: JsValue,
-    #[serde(default, with = "serde_wasm_bindgen::preserve")]
-    max_table_bytes: JsValue,
-    #[serde(default, with = "serde_wasm_bindgen::preserve")]
-    entries: JsValue,
-    #[serde(default, with = "serde_wasm_bindgen::preserve")]
-    scarcity: JsValue,
-    #[serde(default, with = "serde_wasm_bindgen::preserve")]
-    max_consecutive_skips: JsValue,
-    #[serde(default, with = "serde_wasm_bindgen::preserve")]
-    max_states: JsValue,
-    #[serde(default, with = "serde_wasm_bindgen::preserve")]
-    max_work: JsValue,
-    #[serde(default, with = "serde_wasm_bindgen::preserve")]
-    max_cells: JsValue,
-    #[serde(default, with = "serde_wasm_bindgen::preserve")]
-    compare_heuristic: JsValue,
-    #[serde(default, with = "serde_wasm_bindgen::preserve")]
-    dependencies: JsValue,
-    #[serde(default, with = "serde_wasm_bindgen::preserve")]
-    noun: JsValue,
+    #[serde(default)]
+    target_tokens: Js,
+    #[serde(default)]
+    max_tokens: Js,
+    #[serde(default)]
+    max_budget: Js,
+    #[serde(default)]
+    bucket_size: Js,
+    #[serde(default)]
+    max_table_bytes: Js,
+    #[serde(default)]
+    entries: Js,
+    #[serde(default)]
+    scarcity: Js,
+    #[serde(default)]
+    max_consecutive_skips: Js,
+    #[serde(default)]
+    max_states: Js,
+    #[serde(default)]
+    max_work: Js,
+    #[serde(default)]
+    max_cells: Js,
+    #[serde(default)]
+    compare_heuristic: Js,
+    #[serde(default)]
+    dependencies: Js,
+    #[serde(default)]
+    noun: Js,
 }
 
 /// One count entry, as [`RawOptions`].
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct RawEntry {
-    #[serde(default, with = "serde_wasm_bindgen::preserve")]
-    kind: JsValue,
-    #[serde(default, with = "serde_wasm_bindgen::preserve")]
-    require_count: JsValue,
-    #[serde(default, with = "serde_wasm_bindgen::preserve")]
-    cap_count: JsValue,
+    #[serde(default)]
+    kind: Js,
+    #[serde(default)]
+    require_count: Js,
+    #[serde(default)]
+    cap_count: Js,
 }
 
 /// The one place a deserialisation error becomes a [`CtxpackError`]:
 /// `what` names the object; serde's own message is dropped, since it can
 /// quote the caller's value.
-fn read<T: serde::de::DeserializeOwned>(value: JsValue, what: &str) -> Result<T, CtxpackError> {
-    serde_wasm_bindgen::from_value(value)
-        .map_err(|_| invalid_option(what, "could not be read as an object".into()))
+fn read<T: serde::de::DeserializeOwned>(value: &JsValue, what: &str) -> Result<T, CtxpackError> {
+    from_js(value).map_err(|_| invalid_option(what, "could not be read as an object".into()))
 }
 
 /// An optional whole number in `[min, max]`.
@@ -213,18 +213,18 @@ pub(super) fn whole(
 /// simulation.
 fn parse_budget(o: &RawOptions, mode: Mode) -> Result<(Option<Budget>, Option<i64>), CtxpackError> {
     if matches!(mode, Mode::Curve | Mode::MinBudget) {
-        let m = whole(&o.max_budget, "maxBudget", 0.0, MAX_SAFE_INTEGER)?;
+        let m = whole(&o.max_budget.0, "maxBudget", 0.0, MAX_SAFE_INTEGER)?;
         if mode == Mode::Curve && m.is_none() {
             return Err(invalid_option("maxBudget", "is required".into()));
         }
         return Ok((None, m));
     }
-    let target = match whole(&o.target_tokens, "targetTokens", 0.0, MAX_SAFE_INTEGER)? {
+    let target = match whole(&o.target_tokens.0, "targetTokens", 0.0, MAX_SAFE_INTEGER)? {
         Some(t) => t,
         None if mode == Mode::Units => return Ok((None, None)),
         None => return Err(invalid_option("targetTokens", "is required".into())),
     };
-    let budget = match whole(&o.max_tokens, "maxTokens", 0.0, MAX_SAFE_INTEGER)? {
+    let budget = match whole(&o.max_tokens.0, "maxTokens", 0.0, MAX_SAFE_INTEGER)? {
         None => Budget::new(target),
         Some(max) if max < target => {
             return Err(CtxpackError::InvalidBudget {
@@ -302,10 +302,10 @@ pub(super) fn parse_options(options: &JsValue, mode: Mode) -> Result<Options, Ct
         Mode::Curve | Mode::MinBudget => [&SIMULATION_KEYS[..], &GROUP_KEYS].concat(),
     };
     known_keys(options, &known, "")?;
-    let o: RawOptions = read(options.clone(), "")?;
+    let o: RawOptions = read(options, "")?;
     let (budget, max_budget) = parse_budget(&o, mode)?;
-    let (mut knapsack, bucket_size) = match o.bucket_size.as_f64() {
-        _ if o.bucket_size.is_undefined() => (KnapsackSlice::default(), None),
+    let (mut knapsack, bucket_size) = match o.bucket_size.0.as_f64() {
+        _ if o.bucket_size.0.is_undefined() => (KnapsackSlice::default(), None),
         Some(b) if b.fract() == 0.0 && b.abs() <= MAX_SAFE_INTEGER => {
             #[allow(clippy::cast_possible_truncation)] // a safe integer
             let b = b as i64;
@@ -316,7 +316,7 @@ pub(super) fn parse_options(options: &JsValue, mode: Mode) -> Result<Options, Ct
                 "bucketSize",
                 format!(
                     "must be a positive integer, got {}",
-                    describe(&o.bucket_size)
+                    describe(&o.bucket_size.0)
                 ),
             ))
         }
@@ -324,14 +324,14 @@ pub(super) fn parse_options(options: &JsValue, mode: Mode) -> Result<Options, Ct
     let limit = |v: &JsValue, key: &str| -> Result<Option<u64>, CtxpackError> {
         Ok(whole(v, key, 0.0, MAX_SAFE_INTEGER)?.map(i64::unsigned_abs))
     };
-    let max_table_bytes = limit(&o.max_table_bytes, "maxTableBytes")?;
+    let max_table_bytes = limit(&o.max_table_bytes.0, "maxTableBytes")?;
     if let Some(limit) = max_table_bytes {
         knapsack = knapsack.with_max_table_bytes(limit);
     }
-    let entries = parse_entries(&o.entries)?;
-    let scarcity = parse_scarcity(&o.scarcity)?;
+    let entries = parse_entries(&o.entries.0)?;
+    let scarcity = parse_scarcity(&o.scarcity.0)?;
     let max_consecutive_skips = match whole(
-        &o.max_consecutive_skips,
+        &o.max_consecutive_skips.0,
         "maxConsecutiveSkips",
         0.0,
         f64::from(u32::MAX),
@@ -340,22 +340,25 @@ pub(super) fn parse_options(options: &JsValue, mode: Mode) -> Result<Options, Ct
         Some(v) => u32::try_from(v).unwrap_or(u32::MAX),
     };
     let max_states =
-        limit(&o.max_states, "maxStates")?.map(|v| usize::try_from(v).unwrap_or(usize::MAX));
-    let max_work = limit(&o.max_work, "maxWork")?;
-    let max_cells = limit(&o.max_cells, "maxCells")?;
-    let compare_heuristic = if o.compare_heuristic.is_undefined() {
+        limit(&o.max_states.0, "maxStates")?.map(|v| usize::try_from(v).unwrap_or(usize::MAX));
+    let max_work = limit(&o.max_work.0, "maxWork")?;
+    let max_cells = limit(&o.max_cells.0, "maxCells")?;
+    let compare_heuristic = if o.compare_heuristic.0.is_undefined() {
         true
     } else {
-        o.compare_heuristic.as_bool().ok_or_else(|| {
+        o.compare_heuristic.0.as_bool().ok_or_else(|| {
             invalid_option(
                 "compareHeuristic",
-                format!("must be a boolean, got {}", describe(&o.compare_heuristic)),
+                format!(
+                    "must be a boolean, got {}",
+                    describe(&o.compare_heuristic.0)
+                ),
             )
         })?
     };
     Ok(Options {
-        dependencies: parse_dependencies(&o.dependencies)?,
-        noun: parse_noun(&o.noun)?,
+        dependencies: parse_dependencies(&o.dependencies.0)?,
+        noun: parse_noun(&o.noun.0)?,
         budget,
         max_budget,
         knapsack,
@@ -391,11 +394,11 @@ fn parse_entries(value: &JsValue) -> Result<Vec<CountQuotaEntry>, CtxpackError> 
         .map(|(i, e)| {
             let at = format!("entries[{i}]");
             known_keys(&e, &ENTRY_KEYS, &at)?;
-            let e: RawEntry = read(e, &at)?;
-            let Some(kind) = e.kind.dyn_ref::<JsString>().map(kind_from_js) else {
+            let e: RawEntry = read(&e, &at)?;
+            let Some(kind) = e.kind.0.dyn_ref::<JsString>().map(kind_from_js) else {
                 return Err(invalid_option(
                     &format!("{at}.kind"),
-                    format!("must be a string, got {}", describe(&e.kind)),
+                    format!("must be a string, got {}", describe(&e.kind.0)),
                 ));
             };
             let count = |v: &JsValue, key: &str| -> Result<usize, CtxpackError> {
@@ -406,8 +409,8 @@ fn parse_entries(value: &JsValue) -> Result<Vec<CountQuotaEntry>, CtxpackError> 
             };
             Ok(CountQuotaEntry::new(
                 kind,
-                count(&e.require_count, "requireCount")?,
-                count(&e.cap_count, "capCount")?,
+                count(&e.require_count.0, "requireCount")?,
+                count(&e.cap_count.0, "capCount")?,
             ))
         })
         .collect()
