@@ -74,6 +74,7 @@ function codeByName(file, patterns) {
     let r = 0;
     let shift = 0;
     for (;;) {
+      if (i >= data.length) throw new Error(`${file}: not a wasm module this script can read`);
       const x = data[i++];
       r += (x & 0x7f) * 2 ** shift;
       shift += 7;
@@ -90,8 +91,11 @@ function codeByName(file, patterns) {
     if (id === 2) {
       const count = leb();
       for (let k = 0; k < count; k++) {
-        i += leb();
-        i += leb();
+        // Module and field names (not `i += leb()`: that adds to `i` as it was before leb moved it).
+        for (let name = 0; name < 2; name++) {
+          const len = leb();
+          i += len;
+        }
         const kind = data[i++];
         if (kind === 0) { leb(); imports++; }
         else if (kind === 1) { i++; const flags = leb(); leb(); if (flags & 1) leb(); }
