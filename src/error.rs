@@ -63,6 +63,9 @@ pub enum CtxpackError {
         /// Which limit was exceeded: bytes (`max_table_bytes`) or DP cells
         /// (`max_cells`).
         unit: TableLimit,
+        /// Whether a larger `bucket_size` can help: not when the slice
+        /// chose its own coarsest bucket (the exact slices' fallbacks).
+        bucket_helps: bool,
     },
     /// `ScarcityBehavior::Throw` and a kind had fewer candidates than its
     /// `require_count`. The message is the specification's, with the kind
@@ -166,6 +169,15 @@ impl TableLimit {
 }
 
 impl CtxpackError {
+    /// The same error; a [`TableTooLarge`](Self::TableTooLarge) no longer
+    /// advises a larger bucket (the slice chose its coarsest itself).
+    pub(crate) fn without_bucket_advice(mut self) -> Self {
+        if let Self::TableTooLarge { bucket_helps, .. } = &mut self {
+            *bucket_helps = false;
+        }
+        self
+    }
+
     /// Every stable code [`code`](Self::code) can return, once each.
     ///
     /// ```
@@ -277,12 +289,14 @@ impl fmt::Display for CtxpackError {
                 bytes,
                 limit,
                 unit,
+                bucket_helps,
             } => {
                 let (unit, option) = unit.unit_and_option();
                 write!(
                     f,
-                    "knapsack table too large: {candidates} candidates x {} columns (capacity {capacity}) = {cells} cells, {bytes} bytes, over the limit of {limit} {unit}; raise bucket_size or {option}",
-                    capacity.saturating_add(1)
+                    "knapsack table too large: {candidates} candidates x {} columns (capacity {capacity}) = {cells} cells, {bytes} bytes, over the limit of {limit} {unit}; raise {}{option}",
+                    capacity.saturating_add(1),
+                    if *bucket_helps { "bucket_size or " } else { "" }
                 )
             }
             Self::CountRequirementShortfall {
@@ -408,6 +422,7 @@ mod tests {
                 bytes: 0,
                 limit: 0,
                 unit: super::TableLimit::Bytes,
+                bucket_helps: true,
             },
             CtxpackError::CountRequirementShortfall {
                 index: 0,

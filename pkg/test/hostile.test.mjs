@@ -336,6 +336,12 @@ test('TABLE_TOO_LARGE names the limit that was hit and the option of the API tha
     () => selectFragments([frag(0), frag(1), frag(2)], gaze, { tokens_max: 1000 }, { now: NOW, slicer: 'knapsack', bucketSize: 1, maxTableBytes: 64 }),
     check('maxTableBytes', /raise bucketSize or maxTableBytes$/),
   );
+  // exact chooses its fallback's bucket itself: only the limit can help.
+  const { exactKnapsackSlice } = await import('ctxpack');
+  refuses2(
+    () => exactKnapsackSlice(items, { targetTokens: 1000 }, { maxStates: 1, maxTableBytes: 64 }),
+    check('maxTableBytes', /over the limit of 64 bytes; raise maxTableBytes$/),
+  );
   // A limit at its largest is not worth raising.
   const n = 5000;
   const huge = { tokens: new Uint32Array(n).fill(4_000_000_000), scores: new Float64Array(n).fill(0.5) };

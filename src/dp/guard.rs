@@ -27,5 +27,6 @@ pub(crate) fn too_large(
         bytes: clamp(bytes),
         limit,
         unit,
+        bucket_helps: true,
     }
 }

@@ -158,6 +158,7 @@ fn curve(
             bytes: u64::MAX,
             limit: byte_limit,
             unit: crate::TableLimit::Bytes,
+            bucket_helps: true,
         });
     };
     let total = rows.iter().fold(0i64, |a, r| a.saturating_add(r.1));

@@ -337,9 +337,11 @@ impl ExactKnapsackSlice {
     ) -> Result<Selection, CtxpackError> {
         let bucket_size =
             fallback_bucket(rows, budget.target_tokens(), self.table_bytes, self.work);
+        // The bucket is this slice's choice, not the caller's: only the limit can help.
         let mut s = KnapsackSlice::new(bucket_size)?
             .with_max_table_bytes(self.table_bytes)
-            .slice(items, budget)?;
+            .slice(items, budget)
+            .map_err(CtxpackError::without_bucket_advice)?;
         // Zero-token items first, then the rest in input order.
         crate::sort::sort_indexes_by(&mut s.selected, |a, b| {
             (items[a].tokens != 0, a).cmp(&(items[b].tokens != 0, b))

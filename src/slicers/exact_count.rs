@@ -334,7 +334,11 @@ impl ExactCountConstrainedSlice {
                 return Ok(plan);
             }
             if bucket >= target {
-                return plan.check(self.cell_limit, self.table_bytes).map(|()| plan);
+                // The coarsest bucket: only the limits can help.
+                return plan
+                    .check(self.cell_limit, self.table_bytes)
+                    .map(|()| plan)
+                    .map_err(CtxpackError::without_bucket_advice);
             }
             // Cost is about proportional to 1 / bucket: jump there.
             let ratio = (cells.div_ceil(u128::from(self.cell_limit.max(1))))
@@ -666,6 +670,7 @@ impl Plan {
             } else {
                 crate::TableLimit::Cells
             },
+            bucket_helps: true,
         })
     }
 

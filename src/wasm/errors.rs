@@ -70,7 +70,13 @@ pub(super) fn to_js_error_named(err: &CtxpackError, naming: Option<&Naming<'_>>)
         index = Some(at);
     }
     let mut field = err.field();
-    if let CtxpackError::TableTooLarge { limit, unit, .. } = err {
+    if let CtxpackError::TableTooLarge {
+        limit,
+        unit,
+        bucket_helps,
+        ..
+    } = err
+    {
         // The options in the words JS callers use, and no advice to raise a
         // limit that is already the largest the options accept.
         let option = match unit {
@@ -80,10 +86,17 @@ pub(super) fn to_js_error_named(err: &CtxpackError, naming: Option<&Naming<'_>>)
         let facts = message.split("; raise").next().unwrap_or_default();
         #[allow(clippy::cast_precision_loss)] // a comparison with 2^53 - 1
         let at_most = *limit as f64 >= MAX_SAFE_INTEGER;
+        let bucket = if *bucket_helps { "bucketSize or " } else { "" };
         message = if at_most {
-            format!("{facts}; {option} is at its largest: raise bucketSize or lower the budget")
+            // Nothing left to raise but the bucket, when the caller chooses it.
+            let raise = if *bucket_helps {
+                "raise bucketSize or "
+            } else {
+                ""
+            };
+            format!("{facts}; {option} is at its largest: {raise}lower the budget")
         } else {
-            format!("{facts}; raise bucketSize or {option}")
+            format!("{facts}; raise {bucket}{option}")
         };
         field = Some(option);
     }
