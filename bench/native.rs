@@ -334,6 +334,7 @@ fn solver_json(s: &Selection) -> String {
         Solver::Exact => ("exact", 1),
         Solver::Bucketed { bucket_size } => ("bucketed", bucket_size),
         Solver::BucketedFallback { bucket_size, .. } => ("bucketed-fallback", bucket_size),
+        Solver::Heuristic { bucket_size } => ("heuristic", bucket_size),
     };
     format!(
         "{{\"solver\":{},\"bucketSize\":{bucket},\"value\":{},\"heuristicValue\":{},\"heuristicOverBudget\":{},\"work\":{},\"peakStates\":{}}}",

@@ -43,7 +43,7 @@ pub enum CtxpackError {
     InvalidCountEntry {
         /// Index of the entry in the entry list.
         index: usize,
-        /// The entry's kind.
+        /// The entry's kind (never shown in the message).
         kind: String,
         /// Why it was rejected.
         reason: String,
@@ -58,13 +58,24 @@ pub enum CtxpackError {
         cells: u64,
         /// Bytes the table would need (keep bits plus the value row).
         bytes: u64,
-        /// The configured limit in bytes.
+        /// The configured limit, in `unit`s.
         limit: u64,
+        /// Which limit was exceeded: bytes (`max_table_bytes`) or DP cells
+        /// (`max_cells`).
+        unit: TableLimit,
+        /// Whether a larger `bucket_size` can help: not when the slice
+        /// chose its own coarsest bucket (the exact slices' fallbacks).
+        bucket_helps: bool,
     },
     /// `ScarcityBehavior::Throw` and a kind had fewer candidates than its
-    /// `require_count`. The message is exactly the specification's.
+    /// `require_count`. The message is the specification's, with the kind
+    /// named by its entry (`the kind of entries[0]`): kinds are caller
+    /// strings of any length and may carry content, so no message shows one.
     CountRequirementShortfall {
-        /// The kind that was short, as written in its entry.
+        /// Index of the kind's entry in the entry list.
+        index: usize,
+        /// The kind that was short, as written in its entry (never shown in
+        /// the message).
         kind: String,
         /// How many candidates were committed.
         satisfied: usize,
@@ -120,6 +131,15 @@ pub enum CtxpackError {
         /// How many items its group holds.
         members: usize,
     },
+    /// A property of an input item could not be read: a getter or a Proxy
+    /// trap threw, or a Proxy was revoked (the wasm boundary hands what was
+    /// thrown to JS as the error's `cause`). Code `INVALID_INPUT`.
+    Unreadable {
+        /// The property.
+        field: &'static str,
+        /// Index of the item.
+        index: usize,
+    },
     /// The input as a whole has the wrong shape (for example not an array,
     /// or parallel arrays of different lengths).
     InvalidInput {
@@ -128,7 +148,36 @@ pub enum CtxpackError {
     },
 }
 
+/// Which guard a [`CtxpackError::TableTooLarge`] hit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableLimit {
+    /// The table's bytes (`max_table_bytes`).
+    Bytes,
+    /// The DP's cells (`max_cells` of the exact count-constrained slice and
+    /// of the budget simulation).
+    Cells,
+}
+
+impl TableLimit {
+    /// The limit's unit and the builder option that raises it.
+    pub const fn unit_and_option(self) -> (&'static str, &'static str) {
+        match self {
+            TableLimit::Bytes => ("bytes", "max_table_bytes"),
+            TableLimit::Cells => ("cells", "max_cells"),
+        }
+    }
+}
+
 impl CtxpackError {
+    /// The same error; a [`TableTooLarge`](Self::TableTooLarge) no longer
+    /// advises a larger bucket (the slice chose its coarsest itself).
+    pub(crate) fn without_bucket_advice(mut self) -> Self {
+        if let Self::TableTooLarge { bucket_helps, .. } = &mut self {
+            *bucket_helps = false;
+        }
+        self
+    }
+
     /// Every stable code [`code`](Self::code) can return, once each.
     ///
     /// ```
@@ -167,7 +216,7 @@ impl CtxpackError {
             Self::NotMonotonic { .. } => "NOT_MONOTONIC",
             Self::InvalidOption { .. } | Self::CountedKindInGroup { .. } => "INVALID_OPTION",
             Self::InvalidField { .. } => "INVALID_FIELD",
-            Self::InvalidInput { .. } => "INVALID_INPUT",
+            Self::InvalidInput { .. } | Self::Unreadable { .. } => "INVALID_INPUT",
         }
     }
 }
@@ -183,9 +232,11 @@ impl CtxpackError {
     pub fn field(&self) -> Option<&str> {
         match self {
             Self::InvalidScore { .. } => Some("score"),
-            Self::InvalidBudget { field, .. } => Some(field),
+            Self::InvalidBudget { field, .. } | Self::Unreadable { field, .. } => Some(field),
             Self::InvalidBucketSize { .. } => Some("bucket_size"),
-            Self::InvalidCountEntry { .. } => Some("entries"),
+            Self::InvalidCountEntry { .. } | Self::CountRequirementShortfall { .. } => {
+                Some("entries")
+            }
             Self::NotMonotonic { .. } => Some("slicer"),
             Self::CountedKindInGroup { .. } => Some("group"),
             Self::InvalidOption { option, .. } if !option.is_empty() => Some(option),
@@ -202,17 +253,19 @@ impl CtxpackError {
             Self::InvalidScore { .. }
                 | Self::InvalidField { index: Some(_), .. }
                 | Self::CountedKindInGroup { .. }
+                | Self::Unreadable { .. }
         )
     }
 
     /// The index of the item or entry the error is about, when there is one.
     pub fn index(&self) -> Option<usize> {
         match self {
-            Self::InvalidScore { index, .. } | Self::InvalidCountEntry { index, .. } => {
-                Some(*index)
-            }
+            Self::InvalidScore { index, .. }
+            | Self::InvalidCountEntry { index, .. }
+            | Self::CountRequirementShortfall { index, .. }
+            | Self::CountedKindInGroup { index, .. }
+            | Self::Unreadable { index, .. } => Some(*index),
             Self::InvalidField { index, .. } => *index,
-            Self::CountedKindInGroup { index, .. } => Some(*index),
             _ => None,
         }
     }
@@ -228,29 +281,32 @@ impl fmt::Display for CtxpackError {
             Self::InvalidBucketSize { value } => {
                 write!(f, "bucket size must be a positive integer, got {value}")
             }
-            Self::InvalidCountEntry {
-                index,
-                kind,
-                reason,
-            } => write!(f, "entries[{index}] (kind '{kind}'): {reason}"),
+            Self::InvalidCountEntry { index, reason, .. } => write!(f, "entries[{index}]: {reason}"),
             Self::TableTooLarge {
                 candidates,
                 capacity,
                 cells,
                 bytes,
                 limit,
-            } => write!(
-                f,
-                "knapsack table too large: {candidates} candidates x {} columns (capacity {capacity}) = {cells} cells, {bytes} bytes, over the limit of {limit} bytes; raise bucket_size or max_table_bytes",
-                capacity + 1
-            ),
+                unit,
+                bucket_helps,
+            } => {
+                let (unit, option) = unit.unit_and_option();
+                write!(
+                    f,
+                    "knapsack table too large: {candidates} candidates x {} columns (capacity {capacity}) = {cells} cells, {bytes} bytes, over the limit of {limit} {unit}; raise {}{option}",
+                    capacity.saturating_add(1),
+                    if *bucket_helps { "bucket_size or " } else { "" }
+                )
+            }
             Self::CountRequirementShortfall {
-                kind,
+                index,
                 satisfied,
                 required,
+                ..
             } => write!(
                 f,
-                "CountConstrainedKnapsackSlice: candidate pool for kind '{kind}' has {satisfied} items but RequireCount is {required}."
+                "CountConstrainedKnapsackSlice: candidate pool for the kind of entries[{index}] has {satisfied} items but RequireCount is {required}."
             ),
             Self::CountRequirementOverBudget {
                 required_tokens,
@@ -294,6 +350,10 @@ impl fmt::Display for CtxpackError {
             Self::CountedKindInGroup { index, members } => write!(
                 f,
                 "items[{index}] is in a group of {members} items and its kind has a count entry: count-constrained strategies count items, not groups"
+            ),
+            Self::Unreadable { field, index } => write!(
+                f,
+                "items[{index}].{field} could not be read: a getter or a Proxy trap threw, or a Proxy was revoked (the thrown value is this error's cause)"
             ),
             Self::InvalidInput { reason } => f.write_str(reason),
         }
@@ -361,8 +421,11 @@ mod tests {
                 cells: 0,
                 bytes: 0,
                 limit: 0,
+                unit: super::TableLimit::Bytes,
+                bucket_helps: true,
             },
             CtxpackError::CountRequirementShortfall {
+                index: 0,
                 kind: text(),
                 satisfied: 0,
                 required: 1,
@@ -385,6 +448,10 @@ mod tests {
             CtxpackError::CountedKindInGroup {
                 index: 0,
                 members: 2,
+            },
+            CtxpackError::Unreadable {
+                field: "kind",
+                index: 0,
             },
             CtxpackError::InvalidInput { reason: text() },
         ];

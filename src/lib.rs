@@ -58,7 +58,7 @@ pub use constraints::groups::{DependencyMode, Groups, UnitScore, Units};
 pub mod relevance;
 
 pub use count_constrained::{CountConstrainedKnapsackSlice, CountQuotaEntry, ScarcityBehavior};
-pub use error::CtxpackError;
+pub use error::{CtxpackError, TableLimit};
 pub use exact::{
     ExactKnapsackSlice, ExactReport, FallbackReason, Solver, DEFAULT_MAX_STATES, DEFAULT_MAX_WORK,
 };

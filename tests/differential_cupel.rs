@@ -370,6 +370,7 @@ fn difference_b_required_kind_without_candidates() {
     assert_eq!(
         err,
         CtxpackError::CountRequirementShortfall {
+            index: 0,
             kind: "tool".into(),
             satisfied: 0,
             required: 1
@@ -377,7 +378,7 @@ fn difference_b_required_kind_without_candidates() {
     );
     assert_eq!(
         err.to_string(),
-        "CountConstrainedKnapsackSlice: candidate pool for kind 'tool' has 0 items but RequireCount is 1."
+        "CountConstrainedKnapsackSlice: candidate pool for the kind of entries[0] has 0 items but RequireCount is 1."
     );
     let theirs = cupel_cck(&entries, 100, cupel::ScarcityBehavior::Throw)
         .slice(&inst.cupel_items(), &inst.cupel_budget())
@@ -418,7 +419,7 @@ fn difference_b_required_kind_without_candidates() {
         .unwrap_err();
     assert_eq!(
         ours.to_string(),
-        "CountConstrainedKnapsackSlice: candidate pool for kind 'tool' has 1 items but RequireCount is 2."
+        "CountConstrainedKnapsackSlice: candidate pool for the kind of entries[0] has 1 items but RequireCount is 2."
     );
     assert_ne!(ours.to_string(), theirs.to_string());
 }

@@ -556,3 +556,32 @@ fn budget_curves_equal_a_rerun_at_every_budget() {
         .unwrap_err();
     assert_eq!(err.code(), "TABLE_TOO_LARGE");
 }
+
+/// Issue 17: the exact slice chooses its fallback's bucket itself, so its
+/// `TABLE_TOO_LARGE` advises only the limit, never a bucket size it has no
+/// option for.
+#[test]
+fn the_fallback_table_error_advises_only_the_limit() {
+    let items: Vec<Item<'static>> = (0..40).map(|i| Item::new(50 + i, 0.5)).collect();
+    let err = ExactKnapsackSlice::new()
+        .with_max_states(1)
+        .with_max_table_bytes(64)
+        .slice(&items, &Budget::new(1000))
+        .unwrap_err();
+    assert_eq!(err.code(), "TABLE_TOO_LARGE");
+    let msg = err.to_string();
+    assert!(
+        msg.ends_with("over the limit of 64 bytes; raise max_table_bytes"),
+        "{msg}"
+    );
+    let err = KnapsackSlice::new(1)
+        .unwrap()
+        .with_max_table_bytes(64)
+        .slice(&items, &Budget::new(1000))
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .ends_with("; raise bucket_size or max_table_bytes"),
+        "{err}"
+    );
+}

@@ -211,6 +211,10 @@ fn check(config: &Config, items: &[Item<'_>], budget: &Budget) -> Result<(), Tes
             prop_assert_eq!(
                 e,
                 CtxpackError::CountRequirementShortfall {
+                    index: entries
+                        .iter()
+                        .position(|en| en.kind == short[0].kind)
+                        .unwrap_or(usize::MAX),
                     kind: short[0].kind.clone(),
                     satisfied: short[0].satisfied_count,
                     required: short[0].required_count,

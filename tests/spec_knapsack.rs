@@ -183,6 +183,8 @@ fn table_too_large_states_candidates_capacity_cells_and_bytes() {
             cells: 1001 * columns,
             bytes,
             limit: 64 << 10,
+            unit: ctxpack::TableLimit::Bytes,
+            bucket_helps: true,
         }
     );
     assert!(bytes > 64 << 10);

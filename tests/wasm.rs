@@ -174,7 +174,7 @@ impl Fixture {
             &self.tokens,
             &self.scores,
             &self.kinds,
-            self.kind_names.clone(),
+            js_names(&self.kind_names.clone()),
             options.clone(),
         )
     }
@@ -507,6 +507,14 @@ struct Refusal {
     field: Option<String>,
     index: Option<u32>,
     message: String,
+}
+
+/// Kind names as the columnar entry points take them (JS strings).
+fn js_names(names: &[String]) -> Vec<js_sys::JsString> {
+    names
+        .iter()
+        .map(|n| js_sys::JsString::from(n.as_str()))
+        .collect()
 }
 
 fn refusal(code: &str, field: Option<&str>, index: Option<u32>, message: &str) -> Refusal {
@@ -953,7 +961,7 @@ fn invalid_count_entry_require_above_cap() {
             "INVALID_COUNT_ENTRY",
             Some("entries"),
             Some(0),
-            "entries[0] (kind 'tool'): require_count 3 must not exceed cap_count 2",
+            "entries[0]: require_count 3 must not exceed cap_count 2",
         )
     );
 }
@@ -966,7 +974,7 @@ fn invalid_count_entry_cap_zero_with_requirement() {
             "INVALID_COUNT_ENTRY",
             Some("entries"),
             Some(1),
-            "entries[1] (kind 'tool'): cap_count 0 with require_count 1 can never be satisfied",
+            "entries[1]: cap_count 0 with require_count 1 can never be satisfied",
         )
     );
 }
@@ -979,7 +987,7 @@ fn invalid_count_entry_duplicate_kind_case_insensitive() {
             "INVALID_COUNT_ENTRY",
             Some("entries"),
             Some(2),
-            "entries[2] (kind 'TOOL'): the kind is already constrained by entries[0] (kinds compare case-insensitively)",
+            "entries[2]: the kind is already constrained by entries[0] (kinds compare case-insensitively)",
         )
     );
 }
@@ -1022,7 +1030,12 @@ fn table_too_large_with_tiny_max_table_bytes() {
             "{message}"
         );
         assert!(message.contains("over the limit of 64 bytes"), "{message}");
-        let expected = refusal("TABLE_TOO_LARGE", None, None, &message);
+        // The same facts; the options in their JS names, which `field` names.
+        let message = message.replace(
+            "raise bucket_size or max_table_bytes",
+            "raise bucketSize or maxTableBytes",
+        );
+        let expected = refusal("TABLE_TOO_LARGE", Some("maxTableBytes"), None, &message);
         assert_eq!(
             refused(fixture.columnar(slicer, &options)),
             expected,
@@ -1049,9 +1062,9 @@ fn count_requirement_shortfall_throw_has_the_spec_message() {
     ]);
     let expected = refusal(
         "COUNT_REQUIREMENT_SHORTFALL",
-        None,
-        None,
-        "CountConstrainedKnapsackSlice: candidate pool for kind 'tool' has 1 items but RequireCount is 3.",
+        Some("entries"),
+        Some(1),
+        "CountConstrainedKnapsackSlice: candidate pool for the kind of entries[1] has 1 items but RequireCount is 3.",
     );
     assert_eq!(
         refused(fixture.columnar("count-knapsack", &options)),
@@ -1504,7 +1517,7 @@ fn invalid_field_columnar_kind_id_outside_kind_names() {
                     &tokens,
                     &scores,
                     &kinds,
-                    names.clone(),
+                    js_names(&names.clone()),
                     target(100.0)
                 )),
                 field_refusal(
@@ -1566,7 +1579,7 @@ fn invalid_input_columnar_lengths_differ() {
                     &tokens,
                     scores,
                     kinds,
-                    vec!["k".to_owned()],
+                    js_names(&["k".to_owned()]),
                     target(100.0)
                 )),
                 refusal("INVALID_INPUT", None, None, message),
@@ -1841,6 +1854,7 @@ fn exact_js_matches(result: &JsValue, report: Option<&ExactReport>, label: &str)
     let (solver, bucket, reason) = match r.solver {
         Solver::Exact => ("exact", None, None),
         Solver::Bucketed { bucket_size } => ("bucketed", Some(bucket_size), None),
+        Solver::Heuristic { bucket_size } => ("heuristic", Some(bucket_size), None),
         Solver::BucketedFallback {
             bucket_size,
             reason,
@@ -2506,7 +2520,7 @@ fn group_units_refuses_early_and_names_items_through_origin() {
     let r = refused(group_units(
         "exact-count",
         &kinds,
-        names(),
+        js_names(&names()),
         &[NO_GROUP, 4, NO_GROUP, 4],
         &[],
         &[],
@@ -2621,7 +2635,7 @@ fn slice_grouped_equals_the_native_grouped_slice() {
                     &f.tokens,
                     &f.scores,
                     &f.kinds,
-                    f.kind_names.clone(),
+                    js_names(&f.kind_names.clone()),
                     &group_of,
                     &offsets,
                     &targets,

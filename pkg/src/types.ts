@@ -457,6 +457,15 @@ export interface PlannerMetrics {
    * {@link PlannerOptions.lodMix}.
    */
   lod_mix: Record<string, { count: number; tokens: number }>;
+  /**
+   * How the exact strategies (`'exact'`, `'exact-count'`) reached the plan: `'exact'` (the optimum
+   * at token precision), `'bucketed'` (the optimum over token counts rounded up to a bucket),
+   * `'bucketed-fallback'` (the exact search gave up; the bucketed knapsack answered) or
+   * `'heuristic'` (exact-count: at the buckets its guard forced, the three-phase heuristic did
+   * better, and its plan is returned); anything but `'exact'` is also in `warnings` unless you set
+   * `bucketSize`. `null` for the other strategies and when no strategy ran.
+   */
+  exact_solver: 'exact' | 'bucketed' | 'bucketed-fallback' | 'heuristic' | null;
 }
 
 /**

@@ -209,3 +209,144 @@ test('init(a rejected promise) after the core loaded: no unhandled rejection, in
   assert.deepEqual(unhandled, []);
   assert.equal(good().fragments.length, 1);
 });
+
+// Issue 17: the object path's fragments are read by the core; what a getter or trap throws there
+// is the same INVALID_INPUT with its cause as everywhere else, naming the fragment and property.
+test('sliceFragments: a throwing getter, a revoked Proxy, a throwing array trap → INVALID_INPUT with the cause', async () => {
+  const { sliceFragments } = await import('ctxpack');
+  const boom = new Error('boom');
+  for (const key of ['id', 'cost_tokens', 'score', 'kind']) {
+    const f = { id: 'a', cost_tokens: 1, score: 0.5, kind: 'k' };
+    Object.defineProperty(f, key, { get: () => { throw boom; }, enumerable: true });
+    refuses2(() => sliceFragments('greedy', [{ id: 'x', cost_tokens: 1 }, f], { targetTokens: 10 }), (e) => {
+      assert.ok(e instanceof CtxpackError, String(e));
+      assert.deepEqual([e.code, e.field, e.index, e.cause], ['INVALID_INPUT', key, 1, boom]);
+      assert.match(e.message, new RegExp(`^items\\[1\\]\\.${key} could not be read`));
+      return true;
+    });
+  }
+  const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+  revoke();
+  refuses2(() => sliceFragments('knapsack', [revoked], { targetTokens: 10 }), (e) => {
+    assert.deepEqual([e.code, e.field, e.index], ['INVALID_INPUT', 'id', 0]);
+    assert.ok(e.cause instanceof TypeError, String(e.cause));
+    return true;
+  });
+  const trapped = new Proxy([{ id: 'a', cost_tokens: 1 }], { get: (t, k) => { if (k === '0') throw boom; return t[k]; } });
+  refuses2(() => sliceFragments('greedy', trapped, { targetTokens: 10 }), (e) => {
+    assert.deepEqual([e.code, e.cause], ['INVALID_INPUT', boom]);
+    assert.doesNotMatch(e.message, /please report/);
+    return true;
+  });
+});
+
+// Issue 17: a JS string is UTF-16 and may hold lone surrogates, which a Rust String cannot; the
+// core used to see every one as U+FFFD, so distinct kinds collided.
+test('kinds compare as UTF-16 code units in the core: distinct lone-surrogate kinds stay distinct, and come back as written', async () => {
+  const { countConstrainedKnapsackSlice, exactCountConstrainedSlice, sliceFragments, sliceColumns } = await import('ctxpack');
+  const items = [
+    { id: 'a', tokens: 10, score: 0.9, kind: '\uD800' },
+    { id: 'b', tokens: 10, score: 0.5, kind: '\uD801' },
+    { id: 'c', tokens: 10, score: 0.4, kind: '\uFFFD' },
+    { id: 'd', tokens: 10, score: 0.3, kind: '\uFFFD0' },
+  ];
+  const entries = [
+    { kind: '\uD800', requireCount: 0, capCount: 0 },
+    { kind: '\uFFFD', requireCount: 0, capCount: 0 },
+    { kind: '\uDC00x', requireCount: 1, capCount: 1 },
+  ];
+  for (const run of [
+    () => countConstrainedKnapsackSlice(items, { targetTokens: 100 }, { entries, bucketSize: 1 }),
+    () => exactCountConstrainedSlice(items, { targetTokens: 100 }, { entries }),
+  ]) {
+    const r = run();
+    assert.deepEqual(r.selected.sort(), ['b', 'd']);
+    assert.deepEqual(r.decisions.map((d) => d.reason), ['count_cap_exceeded', 'scored', 'count_cap_exceeded', 'scored']);
+    assert.equal(r.shortfalls.length, 1);
+    assert.equal(r.shortfalls[0].kind, '\uDC00x', 'the kind comes back as the caller wrote it');
+  }
+  const fragments = items.map(({ id, tokens, score, kind }) => ({ id, cost_tokens: tokens, score, kind }));
+  const kindNames = items.map((i) => i.kind);
+  const columns = { tokens: Uint32Array.of(10, 10, 10, 10), scores: Float64Array.of(0.9, 0.5, 0.4, 0.3), kinds: Uint32Array.of(0, 1, 2, 3), kindNames };
+  for (const r of [
+    sliceFragments('count-knapsack', fragments, { targetTokens: 100 }, { entries, bucketSize: 1 }),
+    sliceColumns('exact-count', columns, { targetTokens: 100 }, { entries }),
+  ]) {
+    assert.deepEqual([...r.selected].sort(), [1, 3]);
+    assert.equal(r.shortfalls[0].kind, '\uDC00x');
+  }
+  // Two entries whose kinds differ only in their lone surrogates are two kinds, not a duplicate.
+  const two = [{ kind: '\uD800', requireCount: 0, capCount: 1 }, { kind: '\uD801', requireCount: 0, capCount: 1 }];
+  assert.equal(countConstrainedKnapsackSlice(items, { targetTokens: 100 }, { entries: two, bucketSize: 1 }).selected.length, 4);
+});
+
+// Issue 17: kinds are caller strings of any length and may carry content; the core's messages
+// named entries by their kind.
+test('no kind in any core message: INVALID_COUNT_ENTRY and COUNT_REQUIREMENT_SHORTFALL name the entry', async () => {
+  const { countConstrainedKnapsackSlice, exactCountConstrainedSlice } = await import('ctxpack');
+  const kind = SECRET.repeat(50_000);
+  const items = [{ id: 'a', tokens: 10, score: 0.5, kind }];
+  const check = (code, index, message) => (e) => {
+    assert.ok(e instanceof CtxpackError, String(e));
+    assert.deepEqual([e.code, e.field, e.index, e.message], [code, 'entries', index, message]);
+    return true;
+  };
+  for (const slice of [countConstrainedKnapsackSlice, exactCountConstrainedSlice]) {
+    refuses2(
+      () => slice(items, { targetTokens: 100 }, { entries: [{ kind: 'x', requireCount: 0, capCount: 1 }, { kind, requireCount: 3, capCount: 2 }] }),
+      check('INVALID_COUNT_ENTRY', 1, 'entries[1]: require_count 3 must not exceed cap_count 2'),
+    );
+    refuses2(
+      () => slice(items, { targetTokens: 100 }, { entries: [{ kind, requireCount: 1, capCount: 1 }, { kind: kind.toUpperCase(), requireCount: 0, capCount: 1 }] }),
+      check('INVALID_COUNT_ENTRY', 1, 'entries[1]: the kind is already constrained by entries[0] (kinds compare case-insensitively)'),
+    );
+    refuses2(
+      () => slice(items, { targetTokens: 100 }, { entries: [{ kind, requireCount: 3, capCount: 3 }], scarcity: 'throw' }),
+      check('COUNT_REQUIREMENT_SHORTFALL', 0, 'CountConstrainedKnapsackSlice: candidate pool for the kind of entries[0] has 1 items but RequireCount is 3.'),
+    );
+  }
+  // In selectFragments the short entry's warning names it too.
+  const frags = [frag(0, { kind })];
+  const r = selectFragments(frags, gaze, { tokens_max: 1000 }, { now: NOW, slicer: 'count-knapsack', countEntries: [{ kind, requireCount: 2, capCount: 2 }] });
+  assert.deepEqual(r.warnings, ['count requirement of options.countEntries[0] not met: required 2, satisfied 1']);
+});
+
+// Issue 17: TABLE_TOO_LARGE said "bytes" for a cell limit, advised the Rust names
+// (max_table_bytes), and advised raising a limit already at 2^53 - 1.
+test('TABLE_TOO_LARGE names the limit that was hit and the option of the API that raises it', async () => {
+  const { exactCountConstrainedSlice, sliceColumns } = await import('ctxpack');
+  const check = (field, pattern) => (e) => {
+    assert.ok(e instanceof CtxpackError, String(e));
+    assert.equal(e.code, 'TABLE_TOO_LARGE');
+    assert.equal(e.field, field);
+    assert.match(e.message, pattern);
+    assert.doesNotMatch(e.message, /max_table_bytes|max_cells|bucket_size/);
+    return true;
+  };
+  const items = Array.from({ length: 40 }, (_, i) => ({ id: `i${i}`, tokens: 50 + i, score: 0.5, kind: i % 2 ? 'a' : 'b' }));
+  refuses2(
+    () => knapsackSlice(items, { targetTokens: 1000 }, { bucketSize: 1, maxTableBytes: 64 }),
+    check('maxTableBytes', /over the limit of 64 bytes; raise bucketSize or maxTableBytes$/),
+  );
+  refuses2(
+    () => exactCountConstrainedSlice(items, { targetTokens: 1000 }, { entries: [{ kind: 'a', requireCount: 1, capCount: 5 }], bucketSize: 1, maxCells: 100 }),
+    check('maxCells', /over the limit of 100 cells; raise bucketSize or maxCells$/),
+  );
+  refuses2(
+    () => selectFragments([frag(0), frag(1), frag(2)], gaze, { tokens_max: 1000 }, { now: NOW, slicer: 'knapsack', bucketSize: 1, maxTableBytes: 64 }),
+    check('maxTableBytes', /raise bucketSize or maxTableBytes$/),
+  );
+  // exact chooses its fallback's bucket itself: only the limit can help.
+  const { exactKnapsackSlice } = await import('ctxpack');
+  refuses2(
+    () => exactKnapsackSlice(items, { targetTokens: 1000 }, { maxStates: 1, maxTableBytes: 64 }),
+    check('maxTableBytes', /over the limit of 64 bytes; raise maxTableBytes$/),
+  );
+  // A limit at its largest is not worth raising.
+  const n = 5000;
+  const huge = { tokens: new Uint32Array(n).fill(4_000_000_000), scores: new Float64Array(n).fill(0.5) };
+  refuses2(
+    () => sliceColumns('knapsack', huge, { targetTokens: Number.MAX_SAFE_INTEGER }, { bucketSize: 1, maxTableBytes: Number.MAX_SAFE_INTEGER }),
+    check('maxTableBytes', /over the limit of 9007199254740991 bytes; maxTableBytes is at its largest: raise bucketSize or lower the budget$/),
+  );
+});

@@ -109,7 +109,7 @@ test('countConstrainedKnapsackSlice: require, cap, shortfall, overrun and the sp
   assert.deepEqual([over.selected, over.overBudget, over.overrunTokens], [['b'], true, 10]);
   assert.throws(
     () => esm.countConstrainedKnapsackSlice(items, { targetTokens: 100 }, { entries: [{ kind: 'tool', requireCount: 3, capCount: 3 }], scarcity: 'throw' }),
-    { name: 'CtxpackError', code: 'COUNT_REQUIREMENT_SHORTFALL', message: "CountConstrainedKnapsackSlice: candidate pool for kind 'tool' has 2 items but RequireCount is 3." },
+    { name: 'CtxpackError', code: 'COUNT_REQUIREMENT_SHORTFALL', message: "CountConstrainedKnapsackSlice: candidate pool for the kind of entries[0] has 2 items but RequireCount is 3." },
   );
 });
 

@@ -213,6 +213,7 @@ test('empty candidates → empty plan with zeroed metrics', () => {
     budget_used: 0,
     prompt_tokens: 0,
     lod_mix: {},
+    exact_solver: null,
   });
 });
 

@@ -1,7 +1,7 @@
 //! The size guard of every knapsack DP: what its tables cost and the one
 //! `TABLE_TOO_LARGE` error they raise past a limit.
 
-use crate::CtxpackError;
+use crate::{CtxpackError, TableLimit};
 
 /// Bytes of a keep table of `rows` rows over `columns` cells: one bit per
 /// cell, each row padded to whole 64-bit words.
@@ -17,6 +17,7 @@ pub(crate) fn too_large(
     cells: u128,
     bytes: u128,
     limit: u64,
+    unit: TableLimit,
 ) -> CtxpackError {
     let clamp = |x: u128| u64::try_from(x).unwrap_or(u64::MAX);
     CtxpackError::TableTooLarge {
@@ -25,5 +26,7 @@ pub(crate) fn too_large(
         cells: clamp(cells),
         bytes: clamp(bytes),
         limit,
+        unit,
+        bucket_helps: true,
     }
 }

@@ -118,6 +118,7 @@ impl Layout {
             u128::from(row_count) * u128::from(columns),
             bytes,
             limit,
+            crate::TableLimit::Bytes,
         );
         if bytes > u128::from(limit) {
             return Err(too_large);

@@ -143,6 +143,11 @@ fn curve(
                 Some(l) if over_cells => l,
                 _ => byte_limit,
             },
+            if over_cells {
+                crate::TableLimit::Cells
+            } else {
+                crate::TableLimit::Bytes
+            },
         ));
     }
     let (Ok(columns), Ok(budgets)) = (usize::try_from(columns), usize::try_from(budgets)) else {
@@ -152,6 +157,8 @@ fn curve(
             cells: u64::MAX,
             bytes: u64::MAX,
             limit: byte_limit,
+            unit: crate::TableLimit::Bytes,
+            bucket_helps: true,
         });
     };
     let total = rows.iter().fold(0i64, |a, r| a.saturating_add(r.1));

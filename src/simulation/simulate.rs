@@ -9,6 +9,7 @@ use crate::dp::order::density_order;
 use crate::dp::row::{keep_row_i64, max_row_i64};
 use crate::exact::value_of;
 use crate::knapsack::scaled_value;
+use crate::TableLimit;
 use crate::{
     check_scores, Budget, CtxpackError, ExactKnapsackSlice, GreedyPacker, GreedySlice, Item,
     KnapsackSlice, Slicer, DEFAULT_MAX_TABLE_BYTES,
@@ -422,10 +423,24 @@ fn guard(
 ) -> Result<(), CtxpackError> {
     let cells = rows as u128 * columns;
     if cells > u128::from(max_cells) {
-        return Err(too_large(rows, columns, cells, bytes, max_cells));
+        return Err(too_large(
+            rows,
+            columns,
+            cells,
+            bytes,
+            max_cells,
+            TableLimit::Cells,
+        ));
     }
     if bytes > u128::from(max_bytes) {
-        return Err(too_large(rows, columns, cells, bytes, max_bytes));
+        return Err(too_large(
+            rows,
+            columns,
+            cells,
+            bytes,
+            max_bytes,
+            TableLimit::Bytes,
+        ));
     }
     Ok(())
 }
@@ -435,9 +450,17 @@ fn curve_len(max_budget: i64, max_bytes: u64) -> Result<usize, CtxpackError> {
     let budgets = u128::try_from(max_budget).unwrap_or(0) + 1;
     let bytes = budgets * 8;
     if bytes > u128::from(max_bytes) {
-        return Err(too_large(0, budgets, 0, bytes, max_bytes));
+        return Err(too_large(
+            0,
+            budgets,
+            0,
+            bytes,
+            max_bytes,
+            TableLimit::Bytes,
+        ));
     }
-    usize::try_from(budgets).map_err(|_| too_large(0, budgets, 0, bytes, max_bytes))
+    usize::try_from(budgets)
+        .map_err(|_| too_large(0, budgets, 0, bytes, max_bytes, TableLimit::Bytes))
 }
 
 // ---------------------------------------------------------------------------
@@ -767,6 +790,7 @@ fn knapsack_membership(
             0,
             bytes,
             k.max_table_bytes(),
+            TableLimit::Bytes,
         ));
     };
     // The spec's DP: keep[r][c] = dp[c − w] + v > dp[c], descending c.
@@ -846,8 +870,16 @@ fn exact_membership(
         .collect();
     let columns = u128::try_from(ceiling).unwrap_or(0) + 1;
     guard(rows.len(), columns, columns * 8, max_cells, max_bytes)?;
-    let cols = usize::try_from(columns)
-        .map_err(|_| too_large(rows.len(), columns, 0, columns * 8, max_bytes))?;
+    let cols = usize::try_from(columns).map_err(|_| {
+        too_large(
+            rows.len(),
+            columns,
+            0,
+            columns * 8,
+            max_bytes,
+            TableLimit::Bytes,
+        )
+    })?;
     let mut dp = vec![0i64; cols];
     for &(w, v) in &rows {
         max_row_i64(&mut dp, w, v);
@@ -871,6 +903,7 @@ fn exact_membership(
                 u128::from(max_cells) + 1,
                 0,
                 max_cells,
+                TableLimit::Cells,
             ));
         }
         budget_left -= n;

@@ -117,7 +117,7 @@ impl CountConstrainedKnapsackSlice {
     /// ).unwrap_err();
     /// assert_eq!(err.code(), "INVALID_COUNT_ENTRY");
     /// assert_eq!(err.to_string(),
-    ///     "entries[1] (kind 'tool'): cap_count 0 with require_count 1 can never be satisfied");
+    ///     "entries[1]: cap_count 0 with require_count 1 can never be satisfied");
     /// ```
     pub fn new(
         entries: Vec<CountQuotaEntry>,
@@ -211,6 +211,7 @@ impl Slicer for CountConstrainedKnapsackSlice {
                 match self.scarcity {
                     ScarcityBehavior::Throw => {
                         return Err(CtxpackError::CountRequirementShortfall {
+                            index: e,
                             kind: entry.kind.clone(),
                             satisfied,
                             required: entry.require_count,

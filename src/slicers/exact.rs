@@ -51,6 +51,17 @@ pub enum Solver {
         /// Which guard stopped the exact search.
         reason: FallbackReason,
     },
+    /// The count-constrained DP's cell or byte guard forced buckets of
+    /// `bucket_size` tokens, and the three-phase heuristic
+    /// ([`CountConstrainedKnapsackSlice`](crate::CountConstrainedKnapsackSlice))
+    /// on the same input did better (a smaller total shortfall, else a
+    /// higher value, within the budget): its selection is returned, so
+    /// that the exact slice never returns less than the heuristic it is
+    /// offered against. Not optimal.
+    Heuristic {
+        /// The bucket size the guard forced on the DP.
+        bucket_size: i64,
+    },
 }
 
 /// Why [`ExactKnapsackSlice`] fell back to the bucketed DP.
@@ -326,9 +337,11 @@ impl ExactKnapsackSlice {
     ) -> Result<Selection, CtxpackError> {
         let bucket_size =
             fallback_bucket(rows, budget.target_tokens(), self.table_bytes, self.work);
+        // The bucket is this slice's choice, not the caller's: only the limit can help.
         let mut s = KnapsackSlice::new(bucket_size)?
             .with_max_table_bytes(self.table_bytes)
-            .slice(items, budget)?;
+            .slice(items, budget)
+            .map_err(CtxpackError::without_bucket_advice)?;
         // Zero-token items first, then the rest in input order.
         crate::sort::sort_indexes_by(&mut s.selected, |a, b| {
             (items[a].tokens != 0, a).cmp(&(items[b].tokens != 0, b))

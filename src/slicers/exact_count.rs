@@ -334,7 +334,11 @@ impl ExactCountConstrainedSlice {
                 return Ok(plan);
             }
             if bucket >= target {
-                return plan.check(self.cell_limit, self.table_bytes).map(|()| plan);
+                // The coarsest bucket: only the limits can help.
+                return plan
+                    .check(self.cell_limit, self.table_bytes)
+                    .map(|()| plan)
+                    .map_err(CtxpackError::without_bucket_advice);
             }
             // Cost is about proportional to 1 / bucket: jump there.
             let ratio = (cells.div_ceil(u128::from(self.cell_limit.max(1))))
@@ -375,6 +379,7 @@ impl Slicer for ExactCountConstrainedSlice {
             for (e, entry) in entries.iter().enumerate() {
                 if pool[e] < entry.require_count {
                     return Err(CtxpackError::CountRequirementShortfall {
+                        index: e,
                         kind: entry.kind.clone(),
                         satisfied: pool[e],
                         required: entry.require_count,
@@ -403,9 +408,68 @@ impl Slicer for ExactCountConstrainedSlice {
             value_of(items, &s.selected),
         );
         report.work = solved.cells;
-        self.compare_heuristic(items, budget, &mut report);
+        if self.bucket_size.is_none() && plan.bucket > 1 {
+            // A guard forced buckets, and coarse buckets can lose to the
+            // heuristic by far (59 % of its value at n = 20k): run it
+            // whatever `compare` says, and return the better plan.
+            if let Some(better) = self.heuristic_if_better(items, budget, &s, &mut report) {
+                return Ok(better);
+            }
+        } else {
+            self.compare_heuristic(items, budget, &mut report);
+        }
         s.exact = Some(report);
         Ok(s)
+    }
+}
+
+impl ExactCountConstrainedSlice {
+    /// The heuristic's selection when it beats the bucketed DP's `exact`
+    /// (a smaller total shortfall, else a higher value; never over the
+    /// budget), with [`Solver::Heuristic`]; `None` otherwise, with the
+    /// heuristic's value recorded in `report`.
+    fn heuristic_if_better(
+        &self,
+        items: &[Item<'_>],
+        budget: &Budget,
+        exact: &Selection,
+        report: &mut ExactReport,
+    ) -> Option<Selection> {
+        let mut h = self.heuristic.slice(items, budget).ok()?;
+        let value = value_of(items, &h.selected);
+        report.heuristic_value = Some(value);
+        report.heuristic_over_budget = h.over_budget;
+        let short = |s: &Selection| -> usize {
+            s.shortfalls
+                .iter()
+                .map(|f| f.required_count - f.satisfied_count)
+                .sum()
+        };
+        let better =
+            (short(&h), std::cmp::Reverse(value)) < (short(exact), std::cmp::Reverse(report.value));
+        if h.over_budget || !better {
+            return None;
+        }
+        let Solver::Bucketed { bucket_size } = report.solver else {
+            return None;
+        };
+        // This slice's output order: zero-token items, then the others, each
+        // in input order.
+        let mut chosen = vec![false; items.len()];
+        for &i in &h.selected {
+            chosen[i] = true;
+        }
+        let zero = |i: &usize| items[*i].tokens == 0;
+        h.selected = (0..items.len())
+            .filter(|&i| chosen[i] && zero(&i))
+            .chain((0..items.len()).filter(|&i| chosen[i] && !zero(&i)))
+            .collect();
+        h.exact = Some(ExactReport {
+            solver: Solver::Heuristic { bucket_size },
+            value,
+            ..*report
+        });
+        Some(h)
     }
 }
 
@@ -601,6 +665,12 @@ impl Plan {
             } else {
                 cell_limit
             },
+            unit: if bytes > u128::from(byte_limit) {
+                crate::TableLimit::Bytes
+            } else {
+                crate::TableLimit::Cells
+            },
+            bucket_helps: true,
         })
     }
 

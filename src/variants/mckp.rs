@@ -6,7 +6,7 @@ use super::classes::Class;
 use crate::dp::guard::{keep_bytes, too_large};
 use crate::dp::keep::KeepTable;
 use crate::dp::row::keep_class_row_i64;
-use crate::{CtxpackError, ExclusionReason};
+use crate::{CtxpackError, ExclusionReason, TableLimit};
 
 /// A class as the DP sees it: the option it takes at no weight (its best
 /// zero-weight option, if any) and its other options that can improve on
@@ -93,7 +93,7 @@ pub(crate) fn solve(
     let columns = u128::try_from(capacity).unwrap_or(0) + 1;
     let bytes = keep_bytes(version_rows as u128, columns) + columns * 8;
     let cells = version_rows as u128 * columns;
-    let guard = || too_large(version_rows, columns, cells, bytes, max_table_bytes);
+    let guard = || too_large(version_rows, columns, cells, bytes, max_table_bytes, TableLimit::Bytes);
     if bytes > u128::from(max_table_bytes) {
         return Err(guard());
     }

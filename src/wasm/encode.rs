@@ -1,7 +1,8 @@
-//! Results as plain JS objects: typed arrays and numbers, nothing that
-//! holds wasm memory (so nothing needs `.free()`).
+//! Results as plain JS objects, serialised through serde: typed arrays and
+//! numbers, nothing that holds wasm memory (so nothing needs `.free()`).
 
-use js_sys::{Array, Object, Reflect, Uint32Array, Uint8Array};
+use js_sys::{JsString, Reflect, Uint32Array, Uint8Array};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::{ExactReport, FallbackReason, Selection, Solver};
@@ -21,92 +22,152 @@ pub(super) fn i64_f64(i: i64) -> f64 {
     i as f64
 }
 
-/// The exact report as a plain object; `null` for the seed slicers.
-pub(super) fn exact_object(report: Option<&ExactReport>) -> JsValue {
-    let Some(r) = report else {
-        return JsValue::NULL;
-    };
-    let obj: JsValue = Object::new().into();
+/// A kind back as the caller wrote it: the inverse of
+/// [`kind_from_js`](super::decode::kind_from_js).
+pub(super) fn kind_to_js(kind: &str) -> JsValue {
+    if !kind.contains('\u{FFFD}') {
+        return JsValue::from_str(kind);
+    }
+    let mut units: Vec<u16> = Vec::with_capacity(kind.len());
+    let mut chars = kind.chars();
+    while let Some(c) = chars.next() {
+        if c != '\u{FFFD}' {
+            let mut buf = [0u16; 2];
+            units.extend_from_slice(c.encode_utf16(&mut buf));
+        } else if chars.next() == Some('1') {
+            let unit = chars.by_ref().take(4).fold(0u16, |u, h| {
+                (u << 4) | u16::try_from(h.to_digit(16).unwrap_or(0)).unwrap_or(0)
+            });
+            units.push(unit);
+        } else {
+            units.push(0xFFFD);
+        }
+    }
+    JsString::from_char_code(&units).into()
+}
+
+/// Every result crosses as a plain object (`json_compatible`: no ES `Map`s,
+/// `None` as `null`); typed arrays pass through as they are (`preserve`).
+pub(super) fn to_js<T: Serialize>(value: &T) -> JsValue {
+    // Serialising these structs cannot fail: no maps with non-string keys,
+    // no numbers past 2^53 (all are f64).
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .unwrap_or(JsValue::NULL)
+}
+
+/// The exact report; `null` for the seed slicers.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct ExactOut {
+    solver: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bucket_size: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fallback_reason: Option<&'static str>,
+    value: f64,
+    heuristic_value: Option<f64>,
+    heuristic_over_budget: bool,
+    work: f64,
+    peak_states: f64,
+}
+
+fn exact_out(r: &ExactReport) -> ExactOut {
     let (solver, bucket, reason) = match r.solver {
         Solver::Exact => ("exact", None, None),
         Solver::Bucketed { bucket_size } => ("bucketed", Some(bucket_size), None),
+        Solver::Heuristic { bucket_size } => ("heuristic", Some(bucket_size), None),
         Solver::BucketedFallback {
             bucket_size,
             reason,
         } => ("bucketed-fallback", Some(bucket_size), Some(reason)),
     };
-    set(&obj, "solver", &JsValue::from_str(solver));
-    if let Some(b) = bucket {
-        set(&obj, "bucketSize", &JsValue::from(i64_f64(b)));
-    }
-    if let Some(reason) = reason {
-        let reason = match reason {
+    #[allow(clippy::cast_precision_loss)] // a work counter; exact below 2^53
+    let work = r.work as f64;
+    ExactOut {
+        solver,
+        bucket_size: bucket.map(i64_f64),
+        fallback_reason: reason.map(|reason| match reason {
             FallbackReason::StateLimit => "state-limit",
             FallbackReason::WorkLimit => "work-limit",
             FallbackReason::ValueRange => "value-range",
-        };
-        set(&obj, "fallbackReason", &JsValue::from_str(reason));
+        }),
+        value: i64_f64(r.value),
+        heuristic_value: r.heuristic_value.map(i64_f64),
+        heuristic_over_budget: r.heuristic_over_budget,
+        work,
+        peak_states: index_f64(r.peak_states),
     }
-    set(&obj, "value", &JsValue::from(i64_f64(r.value)));
-    set(
-        &obj,
-        "heuristicValue",
-        &r.heuristic_value
-            .map_or(JsValue::NULL, |v| JsValue::from(i64_f64(v))),
-    );
-    set(
-        &obj,
-        "heuristicOverBudget",
-        &JsValue::from(r.heuristic_over_budget),
-    );
-    #[allow(clippy::cast_precision_loss)] // a work counter; exact below 2^53
-    let work = r.work as f64;
-    set(&obj, "work", &JsValue::from(work));
-    set(&obj, "peakStates", &JsValue::from(index_f64(r.peak_states)));
-    obj
 }
 
-pub(super) fn result_object(s: &Selection) -> JsValue {
-    let obj: JsValue = Object::new().into();
+/// A kind whose `requireCount` was not met.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ShortfallOut {
+    /// The caller's string, as written ([`kind_to_js`]).
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    kind: JsValue,
+    required_count: f64,
+    satisfied_count: f64,
+}
+
+/// A slice's result: the core's [`Selection`] in the package's words.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct SliceOut {
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    selected: Uint32Array,
+    /// [`Decision::id`](crate::Decision::id)s, one per item.
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    reasons: Uint8Array,
+    total_tokens: f64,
+    total_score: f64,
+    over_budget: bool,
+    overrun_tokens: f64,
+    budget_reached: bool,
+    skipped_count: f64,
+    shortfalls: Vec<ShortfallOut>,
+    exact: Option<ExactOut>,
+}
+
+pub(super) fn slice_out(s: &Selection) -> SliceOut {
     let selected: Vec<u32> = s
         .selected
         .iter()
         .map(|&i| u32::try_from(i).unwrap_or(u32::MAX))
         .collect();
     let reasons: Vec<u8> = s.decisions.iter().map(|d| d.id()).collect();
-    set(&obj, "selected", &Uint32Array::from(&selected[..]).into());
-    set(&obj, "reasons", &Uint8Array::from(&reasons[..]).into());
-    set(&obj, "totalTokens", &JsValue::from(i64_f64(s.total_tokens)));
-    set(&obj, "totalScore", &JsValue::from(s.total_score));
-    set(&obj, "overBudget", &JsValue::from(s.over_budget));
-    set(
-        &obj,
-        "overrunTokens",
-        &JsValue::from(i64_f64(s.overrun_tokens)),
-    );
-    set(&obj, "budgetReached", &JsValue::from(s.budget_reached));
-    set(
-        &obj,
-        "skippedCount",
-        &JsValue::from(index_f64(s.excluded_count())),
-    );
-    let shortfalls = Array::new();
-    for sf in &s.shortfalls {
-        let o: JsValue = Object::new().into();
-        set(&o, "kind", &JsValue::from_str(&sf.kind));
-        set(
-            &o,
-            "requiredCount",
-            &JsValue::from(index_f64(sf.required_count)),
-        );
-        set(
-            &o,
-            "satisfiedCount",
-            &JsValue::from(index_f64(sf.satisfied_count)),
-        );
-        shortfalls.push(&o);
+    SliceOut {
+        selected: Uint32Array::from(&selected[..]),
+        reasons: Uint8Array::from(&reasons[..]),
+        total_tokens: i64_f64(s.total_tokens),
+        total_score: s.total_score,
+        over_budget: s.over_budget,
+        overrun_tokens: i64_f64(s.overrun_tokens),
+        budget_reached: s.budget_reached,
+        skipped_count: index_f64(s.excluded_count()),
+        shortfalls: s
+            .shortfalls
+            .iter()
+            .map(|sf| ShortfallOut {
+                kind: kind_to_js(&sf.kind),
+                required_count: index_f64(sf.required_count),
+                satisfied_count: index_f64(sf.satisfied_count),
+            })
+            .collect(),
+        exact: s.exact.as_ref().map(exact_out),
     }
-    set(&obj, "shortfalls", &shortfalls.into());
-    set(&obj, "exact", &exact_object(s.exact.as_ref()));
-    obj
+}
+
+/// A slice's result with what one entry point adds (`counted`, the groups').
+#[derive(Serialize)]
+pub(super) struct With<E: Serialize> {
+    #[serde(flatten)]
+    pub(super) slice: SliceOut,
+    #[serde(flatten)]
+    pub(super) extra: E,
+}
+
+pub(super) fn result_object(s: &Selection) -> JsValue {
+    to_js(&slice_out(s))
 }

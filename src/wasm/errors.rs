@@ -5,7 +5,8 @@ use wasm_bindgen::prelude::*;
 
 use super::encode::{index_f64, set};
 use super::options::{parse_options, Mode, Options};
-use crate::CtxpackError;
+use super::MAX_SAFE_INTEGER;
+use crate::{CtxpackError, TableLimit};
 
 /// How errors name the items: `noun[origin[i]]` for the core's
 /// `items[i]` (the caller's list, before any reordering).
@@ -19,6 +20,30 @@ impl Naming<'_> {
     /// Item `i`'s index in the caller's list.
     pub(super) fn origin_of(&self, i: usize) -> usize {
         self.origin.get(i).map_or(i, |&o| o as usize)
+    }
+}
+
+/// A refusal while reading the caller's values: the error, and what a
+/// getter or Proxy trap threw, if that is why.
+pub(super) struct Refused {
+    pub(super) error: CtxpackError,
+    /// Becomes the JS error's `cause`.
+    pub(super) cause: Option<JsValue>,
+}
+
+impl From<CtxpackError> for Refused {
+    fn from(error: CtxpackError) -> Self {
+        Refused { error, cause: None }
+    }
+}
+
+impl Refused {
+    pub(super) fn into_js(self) -> JsValue {
+        let js = to_js_error(&self.error);
+        if let Some(cause) = self.cause {
+            set(&js, "cause", &cause);
+        }
+        js
     }
 }
 
@@ -44,11 +69,42 @@ pub(super) fn to_js_error_named(err: &CtxpackError, naming: Option<&Naming<'_>>)
         }
         index = Some(at);
     }
+    let mut field = err.field();
+    if let CtxpackError::TableTooLarge {
+        limit,
+        unit,
+        bucket_helps,
+        ..
+    } = err
+    {
+        // The options in the words JS callers use, and no advice to raise a
+        // limit that is already the largest the options accept.
+        let option = match unit {
+            TableLimit::Bytes => "maxTableBytes",
+            TableLimit::Cells => "maxCells",
+        };
+        let facts = message.split("; raise").next().unwrap_or_default();
+        #[allow(clippy::cast_precision_loss)] // a comparison with 2^53 - 1
+        let at_most = *limit as f64 >= MAX_SAFE_INTEGER;
+        let bucket = if *bucket_helps { "bucketSize or " } else { "" };
+        message = if at_most {
+            // Nothing left to raise but the bucket, when the caller chooses it.
+            let raise = if *bucket_helps {
+                "raise bucketSize or "
+            } else {
+                ""
+            };
+            format!("{facts}; {option} is at its largest: {raise}lower the budget")
+        } else {
+            format!("{facts}; raise {bucket}{option}")
+        };
+        field = Some(option);
+    }
     let js = js_sys::Error::new(&message);
     js.set_name("CtxpackError");
     let obj: &JsValue = js.as_ref();
     set(obj, "code", &JsValue::from_str(err.code()));
-    if let Some(field) = err.field() {
+    if let Some(field) = field {
         // The core's own fields in the words JS callers use.
         let field = match err {
             CtxpackError::InvalidBucketSize { .. } => "bucketSize",

@@ -9,11 +9,12 @@
 //! list, and `options.noun` the list's name: both only name items in
 //! errors.
 
-use js_sys::{Object, Uint32Array, Uint8Array};
+use js_sys::{JsString, Uint32Array, Uint8Array};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use super::decode::{columnar_items, kinds_of};
-use super::encode::{index_f64, result_object, set};
+use super::decode::{columnar_items, kind_names_from_js, kinds_of};
+use super::encode::{index_f64, slice_out, to_js, With};
 use super::errors::with_naming;
 use super::options::{strategy_of, Mode, Options};
 use crate::{Budget, CtxpackError, Decision, DependencyMode, Groups, Item, Units};
@@ -97,10 +98,44 @@ impl<'a> Structure<'a> {
 }
 
 /// The units as `groupUnits` and `sliceGrouped` report them.
-pub(super) fn set_units(obj: &JsValue, units: &Units) {
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct UnitsOut {
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    unit_of: Uint32Array,
+    unit_count: f64,
+}
+
+pub(super) fn units_out(units: &Units) -> UnitsOut {
     let unit_of: Vec<u32> = units.unit_of().iter().map(|&u| to_u32(u)).collect();
-    set(obj, "unitOf", &Uint32Array::from(&unit_of[..]).into());
-    set(obj, "unitCount", &JsValue::from(index_f64(units.len())));
+    UnitsOut {
+        unit_of: Uint32Array::from(&unit_of[..]),
+        unit_count: index_f64(units.len()),
+    }
+}
+
+/// `groupUnits`' answer.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct UnitMapOut {
+    #[serde(flatten)]
+    units: UnitsOut,
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    unit_size: Uint32Array,
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    needs_other: Uint8Array,
+}
+
+/// What `sliceGrouped` adds to a slice's result.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct GroupedOut {
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    pub(super) group_reasons: Uint8Array,
+    #[serde(flatten)]
+    pub(super) units: UnitsOut,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) repaired: Option<bool>,
 }
 
 fn to_u32(i: usize) -> u32 {
@@ -128,7 +163,7 @@ fn to_u32(i: usize) -> u32 {
 pub fn group_units(
     slicer: &str,
     kinds: &[u32],
-    kind_names: Vec<String>,
+    kind_names: Vec<JsString>,
     group_of: &[u32],
     dep_offsets: &[u32],
     dep_targets: &[u32],
@@ -141,6 +176,7 @@ pub fn group_units(
         dep_targets,
         origin,
     };
+    let kind_names = kind_names_from_js(&kind_names);
     with_naming(&options, Mode::Units, origin, |o| {
         units_of(slicer, kinds, &kind_names, &structure, o)
     })
@@ -176,17 +212,17 @@ fn units_of(
         })
         .collect();
     units.admit(&strategy, &items, i64::from(u32::MAX))?;
-    let obj: JsValue = Object::new().into();
-    set_units(&obj, &units);
     let sizes: Vec<u32> = units.members().iter().map(|m| to_u32(m.len())).collect();
-    set(&obj, "unitSize", &Uint32Array::from(&sizes[..]).into());
     let needs: Vec<u8> = units
         .needs()
         .iter()
         .map(|ns| u8::from(!ns.is_empty()))
         .collect();
-    set(&obj, "needsOther", &Uint8Array::from(&needs[..]).into());
-    Ok(obj)
+    Ok(to_js(&UnitMapOut {
+        units: units_out(&units),
+        unit_size: Uint32Array::from(&sizes[..]),
+        needs_other: Uint8Array::from(&needs[..]),
+    }))
 }
 
 /// A slice under groups and dependencies: everything `sliceColumnar`
@@ -209,7 +245,7 @@ pub fn slice_grouped(
     tokens: &[u32],
     scores: &[f64],
     kinds: &[u32],
-    kind_names: Vec<String>,
+    kind_names: Vec<JsString>,
     group_of: &[u32],
     dep_offsets: &[u32],
     dep_targets: &[u32],
@@ -222,6 +258,7 @@ pub fn slice_grouped(
         dep_targets,
         origin,
     };
+    let kind_names = kind_names_from_js(&kind_names);
     with_naming(&options, Mode::GroupedSlice, origin, |o| {
         grouped(slicer, tokens, scores, kinds, &kind_names, &structure, o)
     })
@@ -241,20 +278,17 @@ fn grouped(
     let units = structure.groups(items.len(), options.dependencies)?.units();
     let budget = options.budget.unwrap_or(Budget::new(0));
     let g = units.slice_within(&strategy, &items, &budget, i64::from(u32::MAX))?;
-    let obj = result_object(&g.selection);
     let group_reasons: Vec<u8> = g
         .group_reasons
         .iter()
         .map(|r| r.map_or(u8::MAX, |r| Decision::Excluded(r).id()))
         .collect();
-    set(
-        &obj,
-        "groupReasons",
-        &Uint8Array::from(&group_reasons[..]).into(),
-    );
-    set_units(&obj, &units);
-    if let Some(repaired) = g.repaired {
-        set(&obj, "repaired", &JsValue::from(repaired));
-    }
-    Ok(obj)
+    Ok(to_js(&With {
+        slice: slice_out(&g.selection),
+        extra: GroupedOut {
+            group_reasons: Uint8Array::from(&group_reasons[..]),
+            units: units_out(&units),
+            repaired: g.repaired,
+        },
+    }))
 }

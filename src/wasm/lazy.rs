@@ -3,10 +3,16 @@
 use wasm_bindgen::prelude::*;
 
 use super::decode::{describe, field_error};
-use super::encode::{index_f64, result_object, set};
+use super::encode::{index_f64, slice_out, to_js, With};
 use super::errors::to_js_error;
 use super::options::{parse_options, Mode};
 use crate::{Budget, CtxpackError, GreedyPacker};
+
+/// What `packLazy` adds to a slice's result.
+#[derive(serde::Serialize)]
+struct Counted {
+    counted: f64,
+}
 
 /// Why [`pack_lazy`] failed: the core refused, or the count callback threw.
 pub(super) enum LazyError {
@@ -76,7 +82,10 @@ pub(super) fn lazy(
             ))),
         }
     })?;
-    let obj = result_object(&result.selection);
-    set(&obj, "counted", &JsValue::from(index_f64(result.counted)));
-    Ok(obj)
+    Ok(to_js(&With {
+        slice: slice_out(&result.selection),
+        extra: Counted {
+            counted: index_f64(result.counted),
+        },
+    }))
 }

@@ -13,11 +13,12 @@
 //! * `simulation.rs`: `budgetCurve` and `minBudgetFor`;
 //! * `lazy.rs`: `packLazy`, the packer asking for counts through a JS
 //!   callback only for the items its walk reaches;
-//! * `options.rs`, `decode.rs`: reading the inputs; `encode.rs`: results
-//!   as plain objects (typed arrays, numbers; nothing holds wasm memory,
-//!   so nothing needs `.free()`); `errors.rs`: every error becomes a JS
-//!   `Error` with `name = "CtxpackError"`, `code`, `field` and `index`
-//!   there only.
+//! * `options.rs`, `de.rs`, `decode.rs`: reading the inputs (options
+//!   through serde, fragment objects through structural getters);
+//!   `encode.rs`: results as plain objects through serde (typed arrays,
+//!   numbers; nothing holds wasm memory, so nothing needs `.free()`);
+//!   `errors.rs`: every error becomes a JS `Error` with
+//!   `name = "CtxpackError"`, `code`, `field` and `index` there only.
 //!
 //! The slices return `selected` as `Uint32Array`, `reasons` as
 //! `Uint8Array` of [`Decision::id`](crate::Decision::id)s, totals,
@@ -28,6 +29,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::{CtxpackError, Decision};
 
+mod de;
 mod decode;
 mod encode;
 mod errors;

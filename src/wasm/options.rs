@@ -1,10 +1,13 @@
-//! The options object of every entry point, read property by property so
-//! that every refusal names its option; unknown keys are refused.
+//! The options object of every entry point, deserialised through serde
+//! into one typed struct and checked field by field, so that every refusal
+//! names its option; unknown keys are refused.
 
-use js_sys::{Array, Object, Reflect};
+use js_sys::{Array, JsString, Object};
+use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
-use super::decode::describe;
+use super::de::{from_js, Js};
+use super::decode::{describe, kind_from_js};
 use super::MAX_SAFE_INTEGER;
 use crate::error::js_number;
 use crate::{
@@ -13,8 +16,8 @@ use crate::{
     KnapsackSlice, ScarcityBehavior, Strategy,
 };
 
-/// The options of every entry point, read property by property so that
-/// every refusal names its option, and unknown keys are refused.
+/// The options of every entry point, checked: what [`RawOptions`] holds,
+/// each refusal naming its option.
 pub(super) struct Options {
     /// `dependencies` of the grouped entry points (default `'ignore'`).
     pub(super) dependencies: DependencyMode,
@@ -116,20 +119,75 @@ pub(super) fn known_keys(obj: &JsValue, known: &[&str], what: &str) -> Result<()
     Ok(())
 }
 
-pub(super) fn property(obj: &JsValue, key: &str) -> JsValue {
-    Reflect::get(obj, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+/// The options object as it crosses the boundary: one typed struct for
+/// every entry point (which keys each accepts: [`Mode`]), deserialised in
+/// one call ([`from_js`](super::de::from_js)). Each value is kept as the JS
+/// value it is ([`Js`]) and checked below, so that every refusal names its
+/// option and describes the value (never its content).
+///
+/// `deny_unknown_fields` states the intent, but the deserializer reads a
+/// struct by its own field names and never sees other keys: unknown keys
+/// are refused first, by name, by [`known_keys`] (`Object.keys`).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RawOptions {
+    #[serde(default)]
+    target_tokens: Js,
+    #[serde(default)]
+    max_tokens: Js,
+    #[serde(default)]
+    max_budget: Js,
+    #[serde(default)]
+    bucket_size: Js,
+    #[serde(default)]
+    max_table_bytes: Js,
+    #[serde(default)]
+    entries: Js,
+    #[serde(default)]
+    scarcity: Js,
+    #[serde(default)]
+    max_consecutive_skips: Js,
+    #[serde(default)]
+    max_states: Js,
+    #[serde(default)]
+    max_work: Js,
+    #[serde(default)]
+    max_cells: Js,
+    #[serde(default)]
+    compare_heuristic: Js,
+    #[serde(default)]
+    dependencies: Js,
+    #[serde(default)]
+    noun: Js,
+}
+
+/// One count entry, as [`RawOptions`].
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RawEntry {
+    #[serde(default)]
+    kind: Js,
+    #[serde(default)]
+    require_count: Js,
+    #[serde(default)]
+    cap_count: Js,
+}
+
+/// The one place a deserialisation error becomes a [`CtxpackError`]:
+/// `what` names the object; serde's own message is dropped, since it can
+/// quote the caller's value.
+fn read<T: serde::de::DeserializeOwned>(value: &JsValue, what: &str) -> Result<T, CtxpackError> {
+    from_js(value).map_err(|_| invalid_option(what, "could not be read as an object".into()))
 }
 
 /// An optional whole number in `[min, max]`.
 #[allow(clippy::cast_possible_truncation)] // checked to be a whole number in range first
 pub(super) fn whole(
-    obj: &JsValue,
-    key: &str,
+    v: &JsValue,
     name: &str,
     min: f64,
     max: f64,
 ) -> Result<Option<i64>, CtxpackError> {
-    let v = property(obj, key);
     if v.is_undefined() {
         return Ok(None);
     }
@@ -145,7 +203,7 @@ pub(super) fn whole(
                 } else {
                     js_number(max)
                 },
-                describe(&v)
+                describe(v)
             ),
         )),
     }
@@ -153,30 +211,20 @@ pub(super) fn whole(
 
 /// `targetTokens` and `maxTokens` of a slice, or `maxBudget` of a
 /// simulation.
-pub(super) fn parse_budget(
-    options: &JsValue,
-    mode: Mode,
-) -> Result<(Option<Budget>, Option<i64>), CtxpackError> {
+fn parse_budget(o: &RawOptions, mode: Mode) -> Result<(Option<Budget>, Option<i64>), CtxpackError> {
     if matches!(mode, Mode::Curve | Mode::MinBudget) {
-        let m = whole(options, "maxBudget", "maxBudget", 0.0, MAX_SAFE_INTEGER)?;
+        let m = whole(&o.max_budget.0, "maxBudget", 0.0, MAX_SAFE_INTEGER)?;
         if mode == Mode::Curve && m.is_none() {
             return Err(invalid_option("maxBudget", "is required".into()));
         }
         return Ok((None, m));
     }
-    let target = whole(
-        options,
-        "targetTokens",
-        "targetTokens",
-        0.0,
-        MAX_SAFE_INTEGER,
-    )?;
-    let target = match target {
+    let target = match whole(&o.target_tokens.0, "targetTokens", 0.0, MAX_SAFE_INTEGER)? {
         Some(t) => t,
         None if mode == Mode::Units => return Ok((None, None)),
         None => return Err(invalid_option("targetTokens", "is required".into())),
     };
-    let budget = match whole(options, "maxTokens", "maxTokens", 0.0, MAX_SAFE_INTEGER)? {
+    let budget = match whole(&o.max_tokens.0, "maxTokens", 0.0, MAX_SAFE_INTEGER)? {
         None => Budget::new(target),
         Some(max) if max < target => {
             return Err(CtxpackError::InvalidBudget {
@@ -190,23 +238,21 @@ pub(super) fn parse_budget(
 }
 
 /// `dependencies`: `'ignore'` (the default) or `'require'`.
-fn parse_dependencies(options: &JsValue) -> Result<DependencyMode, CtxpackError> {
-    let raw = property(options, "dependencies");
+fn parse_dependencies(raw: &JsValue) -> Result<DependencyMode, CtxpackError> {
     match raw.as_string().as_deref() {
         _ if raw.is_undefined() => Ok(DependencyMode::Ignore),
         Some("ignore") => Ok(DependencyMode::Ignore),
         Some("require") => Ok(DependencyMode::Require),
         _ => Err(invalid_option(
             "dependencies",
-            format!("must be 'ignore' or 'require', got {}", quoted(&raw)),
+            format!("must be 'ignore' or 'require', got {}", quoted(raw)),
         )),
     }
 }
 
 /// `noun`: the name errors give the list (`candidates[7]…`), a short
 /// identifier so that messages never carry arbitrary caller text.
-fn parse_noun(options: &JsValue) -> Result<String, CtxpackError> {
-    let raw = property(options, "noun");
+fn parse_noun(raw: &JsValue) -> Result<String, CtxpackError> {
     if raw.is_undefined() {
         return Ok("items".into());
     }
@@ -223,7 +269,7 @@ fn parse_noun(options: &JsValue) -> Result<String, CtxpackError> {
             "noun",
             format!(
                 "must be an identifier of at most 32 characters, got {}",
-                describe(&raw)
+                describe(raw)
             ),
         )),
     }
@@ -237,18 +283,14 @@ fn quoted(raw: &JsValue) -> String {
     }
 }
 
-pub(super) fn parse_scarcity(options: &JsValue) -> Result<ScarcityBehavior, CtxpackError> {
-    let scarcity_raw = property(options, "scarcity");
-    match scarcity_raw.as_string().as_deref() {
-        _ if scarcity_raw.is_undefined() => Ok(ScarcityBehavior::Degrade),
+fn parse_scarcity(raw: &JsValue) -> Result<ScarcityBehavior, CtxpackError> {
+    match raw.as_string().as_deref() {
+        _ if raw.is_undefined() => Ok(ScarcityBehavior::Degrade),
         Some("degrade") => Ok(ScarcityBehavior::Degrade),
         Some("throw") => Ok(ScarcityBehavior::Throw),
         _ => Err(invalid_option(
             "scarcity",
-            format!(
-                "must be 'degrade' or 'throw', got {}",
-                quoted(&scarcity_raw)
-            ),
+            format!("must be 'degrade' or 'throw', got {}", quoted(raw)),
         )),
     }
 }
@@ -260,10 +302,10 @@ pub(super) fn parse_options(options: &JsValue, mode: Mode) -> Result<Options, Ct
         Mode::Curve | Mode::MinBudget => [&SIMULATION_KEYS[..], &GROUP_KEYS].concat(),
     };
     known_keys(options, &known, "")?;
-    let (budget, max_budget) = parse_budget(options, mode)?;
-    let bucket_raw = property(options, "bucketSize");
-    let (mut knapsack, bucket_size) = match bucket_raw.as_f64() {
-        _ if bucket_raw.is_undefined() => (KnapsackSlice::default(), None),
+    let o: RawOptions = read(options, "")?;
+    let (budget, max_budget) = parse_budget(&o, mode)?;
+    let (mut knapsack, bucket_size) = match o.bucket_size.0.as_f64() {
+        _ if o.bucket_size.0.is_undefined() => (KnapsackSlice::default(), None),
         Some(b) if b.fract() == 0.0 && b.abs() <= MAX_SAFE_INTEGER => {
             #[allow(clippy::cast_possible_truncation)] // a safe integer
             let b = b as i64;
@@ -272,26 +314,24 @@ pub(super) fn parse_options(options: &JsValue, mode: Mode) -> Result<Options, Ct
         _ => {
             return Err(invalid_option(
                 "bucketSize",
-                format!("must be a positive integer, got {}", describe(&bucket_raw)),
+                format!(
+                    "must be a positive integer, got {}",
+                    describe(&o.bucket_size.0)
+                ),
             ))
         }
     };
-    let max_table_bytes = whole(
-        options,
-        "maxTableBytes",
-        "maxTableBytes",
-        0.0,
-        MAX_SAFE_INTEGER,
-    )?
-    .map(i64::unsigned_abs);
+    let limit = |v: &JsValue, key: &str| -> Result<Option<u64>, CtxpackError> {
+        Ok(whole(v, key, 0.0, MAX_SAFE_INTEGER)?.map(i64::unsigned_abs))
+    };
+    let max_table_bytes = limit(&o.max_table_bytes.0, "maxTableBytes")?;
     if let Some(limit) = max_table_bytes {
         knapsack = knapsack.with_max_table_bytes(limit);
     }
-    let entries = parse_entries(&property(options, "entries"))?;
-    let scarcity = parse_scarcity(options)?;
+    let entries = parse_entries(&o.entries.0)?;
+    let scarcity = parse_scarcity(&o.scarcity.0)?;
     let max_consecutive_skips = match whole(
-        options,
-        "maxConsecutiveSkips",
+        &o.max_consecutive_skips.0,
         "maxConsecutiveSkips",
         0.0,
         f64::from(u32::MAX),
@@ -299,26 +339,26 @@ pub(super) fn parse_options(options: &JsValue, mode: Mode) -> Result<Options, Ct
         None => crate::DEFAULT_MAX_CONSECUTIVE_SKIPS,
         Some(v) => u32::try_from(v).unwrap_or(u32::MAX),
     };
-    let limit = |key: &str| -> Result<Option<u64>, CtxpackError> {
-        Ok(whole(options, key, key, 0.0, MAX_SAFE_INTEGER)?.map(i64::unsigned_abs))
-    };
-    let max_states = limit("maxStates")?.map(|v| usize::try_from(v).unwrap_or(usize::MAX));
-    let max_work = limit("maxWork")?;
-    let max_cells = limit("maxCells")?;
-    let heuristic_raw = property(options, "compareHeuristic");
-    let compare_heuristic = if heuristic_raw.is_undefined() {
+    let max_states =
+        limit(&o.max_states.0, "maxStates")?.map(|v| usize::try_from(v).unwrap_or(usize::MAX));
+    let max_work = limit(&o.max_work.0, "maxWork")?;
+    let max_cells = limit(&o.max_cells.0, "maxCells")?;
+    let compare_heuristic = if o.compare_heuristic.0.is_undefined() {
         true
     } else {
-        heuristic_raw.as_bool().ok_or_else(|| {
+        o.compare_heuristic.0.as_bool().ok_or_else(|| {
             invalid_option(
                 "compareHeuristic",
-                format!("must be a boolean, got {}", describe(&heuristic_raw)),
+                format!(
+                    "must be a boolean, got {}",
+                    describe(&o.compare_heuristic.0)
+                ),
             )
         })?
     };
     Ok(Options {
-        dependencies: parse_dependencies(options)?,
-        noun: parse_noun(options)?,
+        dependencies: parse_dependencies(&o.dependencies.0)?,
+        noun: parse_noun(&o.noun.0)?,
         budget,
         max_budget,
         knapsack,
@@ -334,7 +374,7 @@ pub(super) fn parse_options(options: &JsValue, mode: Mode) -> Result<Options, Ct
     })
 }
 
-pub(super) fn parse_entries(value: &JsValue) -> Result<Vec<CountQuotaEntry>, CtxpackError> {
+fn parse_entries(value: &JsValue) -> Result<Vec<CountQuotaEntry>, CtxpackError> {
     if value.is_undefined() {
         return Ok(Vec::new());
     }
@@ -354,23 +394,23 @@ pub(super) fn parse_entries(value: &JsValue) -> Result<Vec<CountQuotaEntry>, Ctx
         .map(|(i, e)| {
             let at = format!("entries[{i}]");
             known_keys(&e, &ENTRY_KEYS, &at)?;
-            let kind = property(&e, "kind");
-            let Some(kind) = kind.as_string() else {
+            let e: RawEntry = read(&e, &at)?;
+            let Some(kind) = e.kind.0.dyn_ref::<JsString>().map(kind_from_js) else {
                 return Err(invalid_option(
                     &format!("{at}.kind"),
-                    format!("must be a string, got {}", describe(&kind)),
+                    format!("must be a string, got {}", describe(&e.kind.0)),
                 ));
             };
-            let count = |key: &str| -> Result<usize, CtxpackError> {
+            let count = |v: &JsValue, key: &str| -> Result<usize, CtxpackError> {
                 let name = format!("{at}.{key}");
-                whole(&e, key, &name, 0.0, MAX_SAFE_INTEGER)?
+                whole(v, &name, 0.0, MAX_SAFE_INTEGER)?
                     .ok_or_else(|| invalid_option(&name, "is required".into()))
                     .map(|v| usize::try_from(v).unwrap_or(usize::MAX))
             };
             Ok(CountQuotaEntry::new(
                 kind,
-                count("requireCount")?,
-                count("capCount")?,
+                count(&e.require_count.0, "requireCount")?,
+                count(&e.cap_count.0, "capCount")?,
             ))
         })
         .collect()

@@ -1,11 +1,12 @@
 //! `budgetCurve` and `minBudgetFor`: the budget simulation, with groups
 //! built here from `groupOf`.
 
-use js_sys::{Float64Array, Object};
+use js_sys::Float64Array;
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use super::decode::columnar_items;
-use super::encode::{i64_f64, set};
+use super::encode::{i64_f64, to_js};
 use super::errors::with_naming;
 use super::groups::Structure;
 use super::options::{simulation_of, Mode, Options};
@@ -82,6 +83,16 @@ fn curve(
     Ok(Float64Array::from(&points[..]))
 }
 
+/// `minBudgetFor`'s answer (`None`: `null`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MinBudgetOut {
+    first: Option<f64>,
+    stable_from: Option<f64>,
+    ceiling: f64,
+    saturation: f64,
+}
+
 /// Budget simulation: where, between 0 and `options.maxBudget` (default:
 /// the saturation budget), the strategy selects item `index` (an item
 /// index; with groups, its unit) (`BudgetSimulation::min_budget_for`):
@@ -122,11 +133,10 @@ fn min_budget(
         Some(units) => units.min_budget_for(&sim, &items, index, options.max_budget)?,
         None => sim.min_budget_for(&items, index, options.max_budget)?,
     };
-    let obj: JsValue = Object::new().into();
-    let opt = |v: Option<i64>| v.map_or(JsValue::NULL, |v| JsValue::from(i64_f64(v)));
-    set(&obj, "first", &opt(m.first));
-    set(&obj, "stableFrom", &opt(m.stable_from));
-    set(&obj, "ceiling", &JsValue::from(i64_f64(m.ceiling)));
-    set(&obj, "saturation", &JsValue::from(i64_f64(m.saturation)));
-    Ok(obj)
+    Ok(to_js(&MinBudgetOut {
+        first: m.first.map(i64_f64),
+        stable_from: m.stable_from.map(i64_f64),
+        ceiling: i64_f64(m.ceiling),
+        saturation: i64_f64(m.saturation),
+    }))
 }

@@ -1,11 +1,11 @@
 //! `sliceColumnar` and `sliceObjects`: one slice, without groups.
 
-use js_sys::Array;
+use js_sys::{Array, JsString};
 use wasm_bindgen::prelude::*;
 
-use super::decode::{columnar_items, decode_fragment};
+use super::decode::{columnar_items, decode_fragment, kind_names_from_js, Decoded};
 use super::encode::result_object;
-use super::errors::to_js_error;
+use super::errors::{to_js_error, Refused};
 use super::options::{parse_options, strategy_of, Mode, Options};
 use crate::{Budget, CtxpackError, Item};
 
@@ -33,9 +33,10 @@ pub fn slice_columnar(
     tokens: &[u32],
     scores: &[f64],
     kinds: &[u32],
-    kind_names: Vec<String>,
+    kind_names: Vec<JsString>,
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
+    let kind_names = kind_names_from_js(&kind_names);
     columnar(slicer, tokens, scores, kinds, &kind_names, &options).map_err(|e| to_js_error(&e))
 }
 
@@ -60,26 +61,62 @@ pub(super) fn columnar(
 #[wasm_bindgen(js_name = sliceObjects)]
 #[allow(clippy::needless_pass_by_value)] // the JS calling convention hands over ownership
 pub fn slice_objects(slicer: &str, items: &JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-    objects(slicer, items, &options).map_err(|e| to_js_error(&e))
+    objects(slicer, items, &options).map_err(Refused::into_js)
 }
 
+/// The fragments' reader through serde-wasm-bindgen, for `make bench`'s
+/// side-by-side measurement only (see `bench/serde-fragments.mjs`).
+#[cfg(feature = "serde-fragments")]
+#[wasm_bindgen(js_name = sliceObjectsSerde)]
+#[allow(clippy::needless_pass_by_value)] // the JS calling convention hands over ownership
+pub fn slice_objects_serde(
+    slicer: &str,
+    items: &JsValue,
+    options: JsValue,
+) -> Result<JsValue, JsValue> {
+    objects_with(
+        slicer,
+        items,
+        &options,
+        super::decode::decode_fragment_serde,
+    )
+    .map_err(Refused::into_js)
+}
+
+// Fragments are read through four structural getters, not serde-wasm-bindgen:
+// `make bench` measures both side by side (bench/RESULTS.md, "The object
+// path"): serde-wasm-bindgen took 50–84 % longer per object than the getters
+// in every run on the shared 2-core machine (n = 100k: 0.66 against 1.20 µs
+// on a quiet one), far past the 10 % it may cost.
+// Serde also reads without `catch`, so a throwing getter would escape as a
+// raw exception instead of INVALID_INPUT with its cause.
 pub(super) fn objects(
     slicer: &str,
     items: &JsValue,
     options: &JsValue,
-) -> Result<JsValue, CtxpackError> {
+) -> Result<JsValue, Refused> {
+    objects_with(slicer, items, options, decode_fragment)
+}
+
+fn objects_with(
+    slicer: &str,
+    items: &JsValue,
+    options: &JsValue,
+    decode: fn(usize, &JsValue) -> Result<Decoded, Refused>,
+) -> Result<JsValue, Refused> {
     let options = parse_options(options, Mode::Slice)?;
     if !Array::is_array(items) {
         return Err(CtxpackError::InvalidInput {
             reason: "items must be an array".into(),
-        });
+        }
+        .into());
     }
     let array: &Array = items.unchecked_ref();
     let decoded = array
         .iter()
         .enumerate()
-        .map(|(i, v)| decode_fragment(i, &v))
-        .collect::<Result<Vec<_>, CtxpackError>>()?;
+        .map(|(i, v)| decode(i, &v))
+        .collect::<Result<Vec<_>, Refused>>()?;
     let items: Vec<Item<'_>> = decoded
         .iter()
         .map(|d| Item {
@@ -88,5 +125,5 @@ pub(super) fn objects(
             kind: &d.kind,
         })
         .collect();
-    run(slicer, &items, &options)
+    Ok(run(slicer, &items, &options)?)
 }

@@ -7,13 +7,14 @@
 //! `varScores[k]` its score; an item's versions keep their order (numbered
 //! from 1, the item itself being 0).
 
-use js_sys::{Uint32Array, Uint8Array};
+use js_sys::{JsString, Uint32Array, Uint8Array};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use super::decode::columnar_items;
-use super::encode::{result_object, set};
+use super::decode::{columnar_items, kind_names_from_js};
+use super::encode::{slice_out, to_js, With};
 use super::errors::with_naming;
-use super::groups::{set_units, Structure};
+use super::groups::{units_out, GroupedOut, Structure};
 use super::options::{strategy_of, Mode, Options};
 use crate::{Budget, CtxpackError, Decision, Variants};
 
@@ -37,7 +38,7 @@ pub fn slice_variants(
     tokens: &[u32],
     scores: &[f64],
     kinds: &[u32],
-    kind_names: Vec<String>,
+    kind_names: Vec<JsString>,
     group_of: &[u32],
     dep_offsets: &[u32],
     dep_targets: &[u32],
@@ -53,6 +54,7 @@ pub fn slice_variants(
         dep_targets,
         origin,
     };
+    let kind_names = kind_names_from_js(&kind_names);
     with_naming(&options, Mode::GroupedSlice, origin, |o| {
         let columns = (var_class, var_tokens, var_scores);
         variants(
@@ -87,26 +89,34 @@ fn variants(
     let variants = Variants::from_columns(items.len(), &class, &var_tokens, var_scores)?;
     let budget = options.budget.unwrap_or(Budget::new(0));
     let s = variants.slice_within(&strategy, &items, &units, &budget, i64::from(u32::MAX))?;
-    let obj = result_object(&s.selection);
     let group_reasons: Vec<u8> = s
         .group_reasons
         .iter()
         .map(|r| r.map_or(u8::MAX, |r| Decision::Excluded(r).id()))
         .collect();
-    set(
-        &obj,
-        "groupReasons",
-        &Uint8Array::from(&group_reasons[..]).into(),
-    );
     let version: Vec<u32> = s
         .version
         .iter()
         .map(|v| v.map_or(NONE, |v| u32::try_from(v).unwrap_or(NONE)))
         .collect();
-    set(&obj, "version", &Uint32Array::from(&version[..]).into());
-    set_units(&obj, &units);
-    if let Some(repaired) = s.repaired {
-        set(&obj, "repaired", &JsValue::from(repaired));
-    }
-    Ok(obj)
+    Ok(to_js(&With {
+        slice: slice_out(&s.selection),
+        extra: VariantsOut {
+            grouped: GroupedOut {
+                group_reasons: Uint8Array::from(&group_reasons[..]),
+                units: units_out(&units),
+                repaired: s.repaired,
+            },
+            version: Uint32Array::from(&version[..]),
+        },
+    }))
+}
+
+/// What `sliceVariants` adds to a slice's result: `sliceGrouped`'s, and the versions.
+#[derive(Serialize)]
+struct VariantsOut {
+    #[serde(flatten)]
+    grouped: GroupedOut,
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    version: Uint32Array,
 }

@@ -7,7 +7,7 @@
  */
 
 import * as glue from '../../wasm/ctxpack.js';
-import { CtxpackError, ERROR_CODES, describeValue, type CtxpackErrorCode } from '../errors.js';
+import { CtxpackError, ERROR_CODES, describeValue, type CtxpackErrorCode, type CtxpackErrorDetails } from '../errors.js';
 import { DEFAULT_MEMORY_LIMIT, defaultWasmInput, loadWasmSync } from '../loaders/browser.js';
 import type { DependencyMode } from '../validate/options.js';
 import type { Links } from './links.js';
@@ -70,16 +70,19 @@ export interface ExactReport {
    * `'exact'`: the optimum at token precision; `'bucketed'`: the optimum over token counts rounded
    * up to `bucketSize` (exact-count past its cell limit, or with a fixed `bucketSize`);
    * `'bucketed-fallback'`: the exact search gave up (`fallbackReason`) and the bucketed knapsack
-   * answered: within the budget, maybe not optimal.
+   * answered: within the budget, maybe not optimal; `'heuristic'` (exact-count): a guard forced
+   * buckets of `bucketSize` tokens on the DP, and the three-phase heuristic on the same input did
+   * better (a smaller total shortfall, else a higher value, within the budget), so its selection is
+   * returned: never less than the heuristic, not optimal.
    */
-  solver: 'exact' | 'bucketed' | 'bucketed-fallback';
-  /** The bucket size, for `'bucketed'` and `'bucketed-fallback'`. */
+  solver: 'exact' | 'bucketed' | 'bucketed-fallback' | 'heuristic';
+  /** The bucket size, for `'bucketed'`, `'bucketed-fallback'` and `'heuristic'`. */
   bucketSize?: number;
   /** Which guard stopped the exact search (`'bucketed-fallback'` only). */
   fallbackReason?: 'state-limit' | 'work-limit' | 'value-range';
   /** The selection's total scaled value. */
   value: number;
-  /** exact-count: the three-phase heuristic's value on the same input; `null` when not run or it failed. */
+  /** exact-count: the three-phase heuristic's value on the same input (always run when a guard forced buckets); `null` when not run or it failed. */
   heuristicValue: number | null;
   /** exact-count: whether the heuristic's selection exceeds the budget (then its value is not comparable). */
   heuristicOverBudget: boolean;
@@ -290,11 +293,13 @@ const KNOWN_CODES: ReadonlySet<string> = new Set<string>(ERROR_CODES);
 /** Turns what the wasm boundary threw into a CtxpackError. The only place this happens. */
 function fromWasm(err: unknown): CtxpackError {
   if (err instanceof Error && err.name === 'CtxpackError') {
-    const e = err as Error & { code?: unknown; field?: unknown; index?: unknown };
+    const e = err as Error & { code?: unknown; field?: unknown; index?: unknown; cause?: unknown };
     if (typeof e.code === 'string' && KNOWN_CODES.has(e.code)) {
-      const details: { field?: string; index?: number } = {};
+      const details: CtxpackErrorDetails = {};
       if (typeof e.field === 'string') details.field = e.field;
       if (typeof e.index === 'number') details.index = e.index;
+      // What a fragment's getter or Proxy trap threw while the core read it (sliceObjects).
+      if ('cause' in e) details.cause = e.cause;
       return new CtxpackError(e.code as CtxpackErrorCode, e.message, details);
     }
   }

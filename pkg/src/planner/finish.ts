@@ -105,6 +105,7 @@ export function finish<T extends PlannerFragmentFields>(
     effectiveBudget: budget.effective,
     perFragmentOverhead: budget.perFragmentOverhead,
     overheadTokens: budget.overheadTokens,
+    exactSolver: sliced.solver,
   });
   if (s.logger !== undefined) {
     const hash = s.hashIds ? hashId : (id: string): string => id;

@@ -90,6 +90,7 @@ export function sliceGrouped(c: Candidates, s: Settings, order: Uint32Array, sli
     shortfalls: g.shortfalls,
     overBudget: g.overBudget,
     overrunTokens: g.overrunTokens,
+    exact: g.exact,
     tooLarge: (rank, budget) => unitTokens[g.unitOf[rank]!]! > budget,
     repaired: g.repaired,
   };

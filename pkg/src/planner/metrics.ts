@@ -327,6 +327,8 @@ export interface MetricsInput {
   readonly effectiveBudget: number;
   readonly perFragmentOverhead: number;
   readonly overheadTokens: number;
+  /** See {@link PlannerMetrics.exact_solver}. */
+  readonly exactSolver: PlannerMetrics['exact_solver'];
 }
 
 /**
@@ -359,6 +361,7 @@ export function buildMetrics(input: MetricsInput): PlannerMetrics {
     budget_used: budgetUsed,
     prompt_tokens: input.overheadTokens + budgetUsed,
     lod_mix: lodMixOf(input.lods, costs),
+    exact_solver: input.exactSolver,
   };
 }
 

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ColumnarRequest, ColumnarResult, SlicerName } from '../core/bridge.js';
+import type { ColumnarRequest, ColumnarResult, ExactReport, SlicerName } from '../core/bridge.js';
 import type { Scratch } from '../core/scratch.js';
 import { CtxpackError } from '../errors.js';
 import type { Candidates } from '../validate/candidates.js';
@@ -24,6 +24,8 @@ export interface PlannerSlice {
   shortfalls: ColumnarResult['shortfalls'];
   overBudget: boolean;
   overrunTokens: number;
+  /** The exact strategies' report; `null` for the others. */
+  exact: ExactReport | null;
 }
 
 /** The core's name of a planner strategy. */

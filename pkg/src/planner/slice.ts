@@ -6,7 +6,7 @@
  * @module
  */
 
-import { packLazy, sliceColumnar } from '../core/bridge.js';
+import { packLazy, sliceColumnar, type ExactReport } from '../core/bridge.js';
 import type { Scratch } from '../core/scratch.js';
 import type { DecisionReason } from '../types.js';
 import type { Call } from './call.js';
@@ -27,6 +27,8 @@ export interface Sliced {
   groupReasons: (DecisionReason | undefined)[] | undefined;
   /** With `variants`: the versions and the one each candidate went in with. */
   variants?: VariantSlice;
+  /** The exact strategies' solver (`metrics.exact_solver`); `null` for the others and when the slicer did not run. */
+  solver: ExactReport['solver'] | null;
 }
 
 /** Slices the ranking `order` (rank → candidate) scored `scores`, with `benefits` for the overshoot. */
@@ -34,7 +36,7 @@ export function slice(call: Call, order: Uint32Array, scores: Float64Array, bene
   const { c, s, budget, counts, warnings, packer } = call;
   const n = order.length;
   const effective = budget.effective;
-  if (n === 0 || effective === 0) return { chosen: new Uint32Array(0), reasons: undefined, groupReasons: undefined };
+  if (n === 0 || effective === 0) return { chosen: new Uint32Array(0), reasons: undefined, groupReasons: undefined, solver: null };
   const charge = (rank: number): number => chargeOf(order[rank]!, counts.get(order[rank]!), budget);
   const rankScores = scratch.f64(n);
   let result: PlannerSlice;
@@ -92,6 +94,10 @@ export function slice(call: Call, order: Uint32Array, scores: Float64Array, bene
     const option = s.countByLod ? 'lodMix' : 'countEntries';
     warnings.push(`count requirement of options.${option}[${entry}] not met: required ${sf.requiredCount}, satisfied ${sf.satisfiedCount}`);
   }
+  if (result.exact !== null) {
+    const why = solverWarning(result.exact, s.bucketSizeGiven);
+    if (why !== undefined) warnings.push(`slicer '${s.slicer}': ${why}`);
+  }
   if (result.overBudget) {
     warnings.push(`selection exceeds the effective budget ${effective} by ${result.overrunTokens} tokens to satisfy count requirements`);
   }
@@ -114,7 +120,22 @@ export function slice(call: Call, order: Uint32Array, scores: Float64Array, bene
     );
     if (best !== undefined) chosen = Uint32Array.of(best);
   }
-  return variants === undefined ? { chosen, reasons, groupReasons } : { chosen, reasons, groupReasons, variants };
+  const solver = result.exact?.solver ?? null;
+  return variants === undefined ? { chosen, reasons, groupReasons, solver } : { chosen, reasons, groupReasons, variants, solver };
+}
+
+/** Why an exact strategy's plan is not the optimum at token precision, unless the caller chose so (a `bucketSize`). */
+function solverWarning(r: ExactReport, bucketSizeGiven: boolean): string | undefined {
+  switch (r.solver) {
+    case 'exact':
+      return undefined;
+    case 'bucketed':
+      return bucketSizeGiven ? undefined : `the DP did not fit its limits at token precision; solved with token counts rounded up to ${r.bucketSize} (optimal for those)`;
+    case 'bucketed-fallback':
+      return `the exact search stopped at its ${r.fallbackReason} guard; the bucketed knapsack (bucket ${r.bucketSize}) answered: within the budget, maybe not optimal`;
+    case 'heuristic':
+      return `the DP did not fit its limits at token precision, and at buckets of ${r.bucketSize} tokens the three-phase heuristic did better: its plan is returned (not optimal)`;
+  }
 }
 
 /** The warning of a selection that required dependencies made the core repair. */

@@ -99,6 +99,7 @@ export function sliceVariants(
     overBudget: g.overBudget,
     overrunTokens: g.overrunTokens,
     repaired: g.repaired,
+    exact: g.exact,
     tooLarge: (rank, limit) => unitSmallest[g.unitOf[rank]!]! > limit,
     versions,
     chosen,

@@ -547,5 +547,8 @@ export function sliceFragments(
   options?: CoreSliceOptions,
 ): ColumnarResult {
   const [name, req] = coreRequest(slicer, budget, options);
-  return sliceObjects(name, fragments, req as unknown as Omit<ColumnarRequest, 'tokens' | 'scores' | 'kinds' | 'kindNames'>);
+  // The array is read here (a Proxy's trap may throw: INVALID_INPUT with its cause); each
+  // fragment's four properties are read by the core, which reports a throwing one the same way.
+  const items = readingInput(() => (Array.isArray(fragments) ? Array.from(fragments) : fragments));
+  return sliceObjects(name, items, req as unknown as Omit<ColumnarRequest, 'tokens' | 'scores' | 'kinds' | 'kindNames'>);
 }
