@@ -156,6 +156,10 @@ pub enum TableLimit {
     /// The DP's cells (`max_cells` of the exact count-constrained slice and
     /// of the budget simulation).
     Cells,
+    /// The bytes this platform can address (`usize`: 4 GiB on wasm32), which
+    /// no option raises: the limit when a raised `max_table_bytes` allows
+    /// more than that.
+    Addressable,
 }
 
 impl TableLimit {
@@ -164,6 +168,7 @@ impl TableLimit {
         match self {
             TableLimit::Bytes => ("bytes", "max_table_bytes"),
             TableLimit::Cells => ("cells", "max_cells"),
+            TableLimit::Addressable => ("bytes", ""),
         }
     }
 }
@@ -291,13 +296,19 @@ impl fmt::Display for CtxpackError {
                 unit,
                 bucket_helps,
             } => {
-                let (unit, option) = unit.unit_and_option();
-                write!(
-                    f,
-                    "knapsack table too large: {candidates} candidates x {} columns (capacity {capacity}) = {cells} cells, {bytes} bytes, over the limit of {limit} {unit}; raise {}{option}",
-                    capacity.saturating_add(1),
-                    if *bucket_helps { "bucket_size or " } else { "" }
-                )
+                let (unit_name, option) = unit.unit_and_option();
+                let shape = format!(
+                    "knapsack table too large: {candidates} candidates x {} columns (capacity {capacity}) = {cells} cells, {bytes} bytes",
+                    capacity.saturating_add(1)
+                );
+                if *unit == TableLimit::Addressable {
+                    // No option raises the address space: only a coarser bucket or a smaller budget helps.
+                    let bucket = if *bucket_helps { "raise bucket_size or " } else { "" };
+                    write!(f, "{shape}, more than the {limit} bytes this platform can address; {bucket}lower the budget")
+                } else {
+                    let bucket = if *bucket_helps { "bucket_size or " } else { "" };
+                    write!(f, "{shape}, over the limit of {limit} {unit_name}; raise {bucket}{option}")
+                }
             }
             Self::CountRequirementShortfall {
                 index,

@@ -228,3 +228,24 @@ fn huge_scores_saturate_instead_of_overflowing() {
     let s = slice(1, &items, 3);
     assert_eq!(s.selected, [0]);
 }
+
+/// Past the platform's address space no option helps: the message names
+/// that limit and advises only a coarser bucket or a smaller budget.
+#[test]
+fn table_past_the_address_space_names_it_and_no_option() {
+    let err = ctxpack::CtxpackError::TableTooLarge {
+        candidates: 1500,
+        capacity: 1 << 31,
+        cells: 3_221_225_473_500,
+        bytes: 419_833_065_192,
+        limit: u64::from(u32::MAX),
+        unit: ctxpack::TableLimit::Addressable,
+        bucket_helps: true,
+    };
+    assert_eq!(err.code(), "TABLE_TOO_LARGE");
+    let text = err.to_string();
+    assert!(
+        text.ends_with("419833065192 bytes, more than the 4294967295 bytes this platform can address; raise bucket_size or lower the budget"),
+        "{text}"
+    );
+}

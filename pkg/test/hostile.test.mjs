@@ -349,4 +349,10 @@ test('TABLE_TOO_LARGE names the limit that was hit and the option of the API tha
     () => sliceColumns('knapsack', huge, { targetTokens: Number.MAX_SAFE_INTEGER }, { bucketSize: 1, maxTableBytes: Number.MAX_SAFE_INTEGER }),
     check('maxTableBytes', /over the limit of 9007199254740991 bytes; maxTableBytes is at its largest: raise bucketSize or lower the budget$/),
   );
+  // Within a raised limit but past the 4 GiB wasm addresses: that limit is named, and no option is advised.
+  const wide = { tokens: new Uint32Array(1500).fill(2 ** 22), scores: new Float64Array(1500).fill(0.5) };
+  refuses2(
+    () => sliceColumns('knapsack', wide, { targetTokens: 2 ** 31 }, { bucketSize: 1, maxTableBytes: 2 ** 52 }),
+    check('maxTableBytes', /419833065192 bytes, more than the 4294967295 bytes this platform can address; raise bucketSize or lower the budget$/),
+  );
 });

@@ -92,6 +92,30 @@ pub(crate) fn solve(
     Ok(reconstruct(weights, &layout, &bits))
 }
 
+/// `err` (a [`CtxpackError::TableTooLarge`]) with the platform's address
+/// space as its limit, which no option raises.
+fn too_large_for_platform(err: CtxpackError) -> CtxpackError {
+    match err {
+        CtxpackError::TableTooLarge {
+            candidates,
+            capacity,
+            cells,
+            bytes,
+            bucket_helps,
+            ..
+        } => CtxpackError::TableTooLarge {
+            candidates,
+            capacity,
+            cells,
+            bytes,
+            limit: u64::try_from(usize::MAX).unwrap_or(u64::MAX),
+            unit: crate::TableLimit::Addressable,
+            bucket_helps,
+        },
+        other => other,
+    }
+}
+
 /// The table's shape, checked against the byte limit.
 struct Layout {
     rows: usize,
@@ -127,12 +151,13 @@ impl Layout {
         // including the value row padded to whole words.
         let fits = |x: u64| usize::try_from(x).ok();
         let (Some(_), Some(_), Some(words_per_row), Some(capacity)) = (
-            fits(row_count * words_per_row),
+            fits(row_count.saturating_mul(words_per_row)),
             fits(words_per_row * 64),
             fits(words_per_row),
             fits(columns - 1),
         ) else {
-            return Err(too_large);
+            // Within a raised limit, but past what this platform addresses.
+            return Err(too_large_for_platform(too_large));
         };
         Ok(Layout {
             rows,

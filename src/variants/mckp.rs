@@ -93,7 +93,16 @@ pub(crate) fn solve(
     let columns = u128::try_from(capacity).unwrap_or(0) + 1;
     let bytes = keep_bytes(version_rows as u128, columns) + columns * 8;
     let cells = version_rows as u128 * columns;
-    let guard = || too_large(version_rows, columns, cells, bytes, max_table_bytes, TableLimit::Bytes);
+    let guard = || {
+        too_large(
+            version_rows,
+            columns,
+            cells,
+            bytes,
+            max_table_bytes,
+            TableLimit::Bytes,
+        )
+    };
     if bytes > u128::from(max_table_bytes) {
         return Err(guard());
     }

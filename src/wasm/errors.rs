@@ -79,25 +79,36 @@ pub(super) fn to_js_error_named(err: &CtxpackError, naming: Option<&Naming<'_>>)
     {
         // The options in the words JS callers use, and no advice to raise a
         // limit that is already the largest the options accept.
+        let facts = message
+            .split("; raise")
+            .next()
+            .unwrap_or_default()
+            .to_owned();
         let option = match unit {
             TableLimit::Bytes => "maxTableBytes",
             TableLimit::Cells => "maxCells",
+            // Past the address space: the message is the core's, the bucket is the JS name.
+            TableLimit::Addressable => {
+                message = message.replace("raise bucket_size", "raise bucketSize");
+                "maxTableBytes"
+            }
         };
-        let facts = message.split("; raise").next().unwrap_or_default();
-        #[allow(clippy::cast_precision_loss)] // a comparison with 2^53 - 1
-        let at_most = *limit as f64 >= MAX_SAFE_INTEGER;
-        let bucket = if *bucket_helps { "bucketSize or " } else { "" };
-        message = if at_most {
-            // Nothing left to raise but the bucket, when the caller chooses it.
-            let raise = if *bucket_helps {
-                "raise bucketSize or "
+        if *unit != TableLimit::Addressable {
+            #[allow(clippy::cast_precision_loss)] // a comparison with 2^53 - 1
+            let at_most = *limit as f64 >= MAX_SAFE_INTEGER;
+            let bucket = if *bucket_helps { "bucketSize or " } else { "" };
+            message = if at_most {
+                // Nothing left to raise but the bucket, when the caller chooses it.
+                let raise = if *bucket_helps {
+                    "raise bucketSize or "
+                } else {
+                    ""
+                };
+                format!("{facts}; {option} is at its largest: {raise}lower the budget")
             } else {
-                ""
+                format!("{facts}; raise {bucket}{option}")
             };
-            format!("{facts}; {option} is at its largest: {raise}lower the budget")
-        } else {
-            format!("{facts}; raise {bucket}{option}")
-        };
+        }
         field = Some(option);
     }
     let js = js_sys::Error::new(&message);
