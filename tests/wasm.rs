@@ -2833,7 +2833,7 @@ fn slice_variants_equals_the_native_variant_slice() {
                 &f.tokens,
                 &f.scores,
                 &f.kinds,
-                f.kind_names.clone(),
+                js_names(&f.kind_names),
                 &group_of,
                 &[],
                 &[],
