@@ -108,7 +108,10 @@ impl Variants {
             return Err(CtxpackError::InvalidField {
                 field: format!("variants[{k}].score"),
                 index: Some(item),
-                reason: format!("must be a finite number, got {score}"),
+                reason: format!(
+                    "must be a finite number, got {}",
+                    crate::error::js_number(score)
+                ),
             });
         }
         list.push((tokens, score));
@@ -259,7 +262,7 @@ fn class_of(
 /// The options no other option dominates, by tokens, then descending
 /// score, then descending value, then picks (deterministic).
 fn undominated(mut options: Vec<Opt>) -> Vec<Opt> {
-    options.sort_by(|a, b| {
+    crate::sort::sort_stable_by(&mut options, |a, b| {
         a.tokens
             .cmp(&b.tokens)
             .then(b.score.total_cmp(&a.score))

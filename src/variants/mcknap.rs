@@ -107,7 +107,9 @@ pub(crate) fn value(classes: &[Class], chosen: &[(usize, usize)]) -> i64 {
 /// increasing values in weight order.
 fn points(row: &Row) -> Points {
     let mut vs = row.versions.clone();
-    vs.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+    crate::sort::sort_stable_by(&mut vs, |a, b| {
+        a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2))
+    });
     let mut p = Points {
         w: vec![0],
         v: vec![0],
@@ -187,7 +189,7 @@ impl<'a> Search<'a> {
                 segs.push((p.w[h[1]] - p.w[h[0]], p.v[h[1]] - p.v[h[0]], r, h[0], h[1]));
             }
         }
-        segs.sort_by(|a, b| {
+        crate::sort::sort_stable_by(&mut segs, |a, b| {
             (i128::from(b.1) * i128::from(a.0))
                 .cmp(&(i128::from(a.1) * i128::from(b.0)))
                 .then(a.2.cmp(&b.2))
@@ -263,7 +265,7 @@ impl<'a> Search<'a> {
                 (g, r)
             })
             .collect();
-        core.sort_unstable();
+        crate::sort::sort_stable_by(&mut core, Ord::cmp);
         let mut states = vec![State {
             dw: 0,
             dv: 0,
@@ -295,7 +297,9 @@ impl<'a> Search<'a> {
                 }
             }
             // Stable: among equal states the earlier (fewer changes) stays.
-            next.sort_by(|a, b| a.0.dw.cmp(&b.0.dw).then(b.0.dv.cmp(&a.0.dv)));
+            crate::sort::sort_stable_by(&mut next, |a, b| {
+                a.0.dw.cmp(&b.0.dw).then(b.0.dv.cmp(&a.0.dv))
+            });
             states.clear();
             let mut last = i64::MIN;
             for &(s, j) in &next {

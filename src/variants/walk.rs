@@ -25,7 +25,7 @@ pub(crate) fn walk(
             .map(|&c| density(&Item::new(classes[c].full.0, classes[c].full.1)))
             .collect();
         let mut idx: Vec<usize> = (0..pool.len()).collect();
-        idx.sort_by(|&a, &b| dens[b].total_cmp(&dens[a]).then(a.cmp(&b)));
+        crate::sort::sort_indexes_by(&mut idx, |a, b| dens[b].total_cmp(&dens[a]).then(a.cmp(&b)));
         order = idx.into_iter().map(|k| pool[k]).collect();
     }
     let mut left = target;
