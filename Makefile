@@ -151,6 +151,10 @@ demo: build
 	node pkg/bin/ctxpack.js plan www/samples/agent-session.json --budget 6000 --gaze auth,session,login
 	@echo
 	node pkg/bin/ctxpack.js fit www/samples/agent-chat.openai.json --budget 4500
+	@echo
+	node pkg/bin/ctxpack.js fit www/samples/agent-chat.openai.json --budget 2500 --stub-tool-results
+	@echo
+	node pkg/bin/ctxpack.js replay www/samples/agent-loop.openai.json --budget 12000
 
 serve: build www-deps
 	node www/serve.mjs
