@@ -7,6 +7,10 @@
 pub(crate) mod count_constrained;
 pub(crate) mod exact;
 pub(crate) mod exact_count;
+pub(crate) mod exact_count_dp;
+pub(crate) mod exact_count_plan;
+pub(crate) mod exact_report;
 pub(crate) mod greedy;
 pub(crate) mod knapsack;
+pub(crate) mod minknap;
 pub(crate) mod packer;
