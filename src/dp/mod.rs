@@ -2,7 +2,8 @@
 //! the budget simulation:
 //!
 //! * `kernel.rs`: the spec's DP with its keep table (bit per cell), the row
-//!   update in scalar, SIMD128 and AVX2 forms, and the reconstruction;
+//!   update in scalar, SIMD128 and AVX2 forms, and the reconstruction
+//!   (its tests: `kernel_tests.rs`);
 //! * `keep.rs`: the keep table (a bit per cell) of the exact
 //!   count-constrained DP and the simulation's minimum budgets (the
 //!   kernel's own is the same layout, inline in its hot loop);

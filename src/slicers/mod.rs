@@ -3,6 +3,9 @@
 //! The four seed slicers follow their specifications in `docs/specs/`
 //! (greedy, knapsack, count-constrained knapsack, packer); `exact` and
 //! `exact_count` go beyond them and solve to optimality within guards.
+//! Their parts: `minknap.rs` (the exact slice's search), `exact_report.rs`
+//! (what both exact slices report), `exact_count_plan.rs` and
+//! `exact_count_dp.rs` (the count-constrained DP and its cells).
 
 pub(crate) mod count_constrained;
 pub(crate) mod exact;
