@@ -565,141 +565,16 @@ export interface SelectionResult<T extends PlannerFragmentFields = Fragment> {
   warnings: string[];
 }
 
-/** Chat formats of `fitMessages` and `validateMessages`. */
-export type MessageFormat = 'openai' | 'anthropic' | 'ai-sdk' | 'langchain';
-
-/**
- * A rule a conversation breaks (see `validateMessages`): `'malformed'` (a message its format cannot
- * read: the message names the field), `'no_messages'`, `'system_not_first'`, `'first_not_user'`
- * (Anthropic), `'missing_tool_result'`, `'orphan_tool_result'`.
- */
-export type MessageRule = 'malformed' | 'no_messages' | 'system_not_first' | 'first_not_user' | 'missing_tool_result' | 'orphan_tool_result';
-
-/** One rule violation: the message at fault (0 for `no_messages`), the rule, and a message naming indexes, never text. */
-export interface MessageViolation {
-  index: number;
-  rule: MessageRule;
-  message: string;
-}
-
-/**
- * Weights of `fitMessages`' relevance (see the README, "Chat messages"):
- * `value = (n + neighbour · max(n₋₁, n₊₁) + recency · exp(−turnsAfter / recencyTurns)) / (1 + neighbour + recency)`
- * with `n` the message's BM25 score for the query divided by the highest one.
- */
-export interface RelevanceWeights {
-  /** BM25 term saturation. Default 1.2. */
-  k1?: number;
-  /** BM25 length normalisation, 0 to 1. Default 0.75. */
-  b?: number;
-  /** Share of the better neighbour's relevance a message inherits. Default 0.5. */
-  neighbour?: number;
-  /** Weight of recency, measured in turns. Default 0.05. */
-  recency?: number;
-  /** Turns over which recency falls to 1/e. Default 40. */
-  recencyTurns?: number;
-}
-
-/** Options of `fitMessages`. */
-export interface FitMessagesOptions {
-  /** The messages' format. */
-  format: MessageFormat;
-  /** The budgets, as for `selectFragments`; `per_fragment_overhead` is charged per message. */
-  budgets: Budgets;
-  /** Anthropic only: the top-level system prompt (a string or text blocks); always kept and counted, never returned. */
-  system?: string | readonly unknown[];
-  /** Counts a message's text (see `PlannerOptions.countTokens`). Default `estimateTokens`. */
-  countTokens?: (text: string, model?: string) => number;
-  /** Passed to `countTokens`. */
-  model?: string;
-  /** Also always keep the last N messages, or the messages for which the predicate is true. */
-  keep?: number | ((message: unknown, index: number) => boolean);
-  /** The text relevance is measured against. Default: the text of the latest user message. */
-  query?: string;
-  /** How the budget is filled among the messages not kept by rule. Default `'acs'`: walk the messages by value, highest first, taking each unit that still fits; `'exact'` maximises the total value instead. */
-  slicer?: 'acs' | 'exact' | 'knapsack' | 'greedy' | 'packer';
-  /** The relevance formula's weights. */
-  relevance?: RelevanceWeights;
-  /**
-   * Offer a stub of every tool result that is not kept by rule: a new message object (yours are
-   * never modified) whose tool results read `[tool result omitted: N characters]`, with the same
-   * tool call ids, so the call and its result stay a valid pair. The strategy then chooses, per
-   * message, the full result, the stub or neither (a multiple-choice knapsack; the stub's value is
-   * the message's × `sqrt(stub tokens / full tokens)`, docs/variants.md). Default `false`. Not
-   * taken by `createSession`.
-   */
-  stubToolResults?: boolean;
-}
-
-/** Options of `fitMessagesAsync`: those of `fitMessages`, with a counter that may return a Promise. */
-export interface FitMessagesAsyncOptions extends Omit<FitMessagesOptions, 'countTokens'> {
-  /** Counts a message's text; may return a Promise (a provider's count-tokens endpoint). Default `estimateTokens`. */
-  countTokens?: (text: string, model?: string) => number | PromiseLike<number>;
-  /** Counts in flight at once. Default 8. */
-  concurrency?: number;
-}
-
-/**
- * Why a message is in or out: `'pinned'` (kept by rule), the slicer's reasons (`'scored'`,
- * `'zero_tokens'`, `'no_budget'`, `'budget_exceeded'`, `'not_in_optimal_set'`,
- * `'skip_limit_reached'`, `'group_excluded'`: its tool call or result did not go in), or
- * `'invalid_structure'` (it breaks a rule of its format: an orphaned call or result, never sent)
- * and `'first_not_user'` (Anthropic: left out so that the request starts with a user message).
- * A session (`createSession`) adds `'cached_prefix'` (kept because the previous request had it:
- * the prompt cache's prefix) and `'cache_cut'` (left out at an earlier cut, so that the prefix
- * stays what the provider has cached).
- */
-export type MessageDecisionReason = DecisionReason | 'pinned' | 'invalid_structure' | 'first_not_user' | 'cached_prefix' | 'cache_cut';
-
-/** The verdict on one message. */
-export interface MessageDecision {
-  /** Position in the input. */
-  index: number;
-  /** Whether the message is in the result. */
-  included: boolean;
-  /** Why; see {@link MessageDecisionReason}. */
-  reason: MessageDecisionReason;
-  /** Its token count (without `per_fragment_overhead`). */
-  cost_tokens: number;
-  /** Its relevance value in [0, 1] (1 for pinned messages). */
-  score: number;
-  /** The index of the first message of its atomic unit (itself when alone). */
-  unit: number;
-  /** `stubToolResults`: `true` when the message went in as its stub (a new object in `messages`). */
-  stubbed?: true;
-  /** With `stubbed`: the stub's token count, which is what the request carries. */
-  stub_tokens?: number;
-}
-
-/** Metrics of `fitMessages`, named as the planner's. */
-export interface FitMessagesMetrics {
-  /** Number of input messages. */
-  candidate_count: number;
-  /** Messages kept. */
-  messages_kept: number;
-  /** Tokens of what is kept by rule (system prompt and pinned messages, with their per-message overhead). */
-  pinned_tokens: number;
-  /** Sum of the kept messages' counts and the system prompt's, without overheads. */
-  tokens_selected: number;
-  /** Messages whose text was counted. */
-  fragments_counted: number;
-  /** See `PlannerMetrics.effective_budget`. */
-  effective_budget: number;
-  /** `tokens_selected + per_fragment_overhead × (kept messages + 1 with a system prompt)`. */
-  budget_used: number;
-  /** `overhead_tokens + budget_used`. */
-  prompt_tokens: number;
-  /** Wall time of the call in milliseconds. */
-  planner_ms: number;
-}
-
-/** Result of `fitMessages`. */
-export interface FitMessagesResult<M> {
-  /** Your message objects, unmodified, in conversation order: a subsequence of the input. */
-  messages: M[];
-  /** One per input message, in input order. */
-  decisions: MessageDecision[];
-  metrics: FitMessagesMetrics;
-  /** Warnings; they name messages by index, never by text. */
-  warnings: string[];
-}
+// The message layer's types live with it: messages/types.ts.
+export type {
+  FitMessagesAsyncOptions,
+  FitMessagesMetrics,
+  FitMessagesOptions,
+  FitMessagesResult,
+  MessageDecision,
+  MessageDecisionReason,
+  MessageFormat,
+  MessageRule,
+  MessageViolation,
+  RelevanceWeights,
+} from './messages/types.js';
