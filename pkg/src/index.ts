@@ -55,7 +55,8 @@ export {
   calculateScoringComponents,
 } from './ranking/scoring.js';
 
-export { DEFAULT_DIVERSITY_WINDOW, SCORE_TIE_TOLERANCE, applyTieBreaking } from './ranking/tiebreak.js';
+export { DEFAULT_DIVERSITY_WINDOW, SCORE_TIE_TOLERANCE } from './ranking/tiebreak.js';
+export { applyTieBreaking } from './ranking/apply.js';
 
 export {
   COMPRESS_MIN_TOKENS,
