@@ -345,9 +345,7 @@ interface RawGrouped extends RawResult {
 
 /** Runs `slicer` under groups and dependencies (`sliceGrouped`): every rule is the core's (docs/groups.md). */
 export function sliceGroupedColumnar(slicer: SlicerName, req: ColumnarRequest, links: Links, dependencies: DependencyMode, naming: Naming): GroupedResult {
-  const o = options(req);
-  o['dependencies'] = dependencies;
-  if (naming.noun !== undefined) o['noun'] = naming.noun;
+  const o = groupedOptions(req, dependencies, naming);
   const raw = call(() => glue.sliceGrouped(
       slicer,
       req.tokens,
@@ -361,6 +359,14 @@ export function sliceGroupedColumnar(slicer: SlicerName, req: ColumnarRequest, l
       o,
     ) as RawGrouped);
   return groupedOf(raw);
+}
+
+/** The options of the grouped entries (`sliceGrouped`, `sliceVariants`): the slice's, the dependency mode, the noun errors use. */
+function groupedOptions(req: ColumnarRequest, dependencies: DependencyMode, naming: Naming): Record<string, unknown> {
+  const o = options(req);
+  o['dependencies'] = dependencies;
+  if (naming.noun !== undefined) o['noun'] = naming.noun;
+  return o;
 }
 
 /** A grouped answer decoded: reasons and group reasons as codes. */
@@ -404,9 +410,7 @@ export function sliceVariantsColumnar(
   naming: Naming,
   versions: VariantColumns,
 ): VariantResult {
-  const o = options(req);
-  o['dependencies'] = dependencies;
-  if (naming.noun !== undefined) o['noun'] = naming.noun;
+  const o = groupedOptions(req, dependencies, naming);
   const raw = call(() => glue.sliceVariants(
       slicer,
       req.tokens,
