@@ -86,12 +86,35 @@ impl<'de> Deserialize<'de> for Js {
     }
 }
 
-/// `T` read from the plain object `obj`: each of `T`'s fields by its name.
-pub(super) fn from_js<T: DeserializeOwned>(obj: &JsValue) -> Result<T, Error> {
-    T::deserialize(ObjectDe(obj))
+thread_local! {
+    /// Field names already made JS strings, by the address of their
+    /// `&'static str`: decoding a name from wasm memory on every call was
+    /// most of a small call's cost.
+    static KEYS: RefCell<Vec<(usize, JsValue)>> = const { RefCell::new(Vec::new()) };
 }
 
-struct ObjectDe<'a>(&'a JsValue);
+/// `field` as a JS string, made once.
+fn field_key(field: &'static str) -> JsValue {
+    let addr = field.as_ptr() as usize;
+    KEYS.with(|keys| {
+        let mut keys = keys.borrow_mut();
+        if let Some((_, key)) = keys.iter().find(|(a, _)| *a == addr) {
+            return key.clone();
+        }
+        let key = JsValue::from_str(field);
+        keys.push((addr, key.clone()));
+        key
+    })
+}
+
+/// `T` read from the plain object `obj`: each of `T`'s fields named in
+/// `present` (the object's own keys, known to be fields), by its name; the
+/// others are left to their defaults without asking JS.
+pub(super) fn from_js<T: DeserializeOwned>(obj: &JsValue, present: &[&str]) -> Result<T, Error> {
+    T::deserialize(ObjectDe(obj, present))
+}
+
+struct ObjectDe<'a>(&'a JsValue, &'a [&'a str]);
 
 impl<'de> Deserializer<'de> for ObjectDe<'_> {
     type Error = Error;
@@ -111,6 +134,7 @@ impl<'de> Deserializer<'de> for ObjectDe<'_> {
         }
         visitor.visit_map(Fields {
             obj: self.0,
+            present: self.1,
             names: fields.iter(),
             value: JsValue::UNDEFINED,
         })
@@ -126,6 +150,7 @@ impl<'de> Deserializer<'de> for ObjectDe<'_> {
 /// The fields present (not `undefined`), in the struct's order.
 struct Fields<'a> {
     obj: &'a JsValue,
+    present: &'a [&'a str],
     names: std::slice::Iter<'static, &'static str>,
     value: JsValue,
 }
@@ -138,7 +163,10 @@ impl<'de> MapAccess<'de> for Fields<'_> {
         seed: K,
     ) -> Result<Option<K::Value>, Error> {
         for &field in self.names.by_ref() {
-            let value = Reflect::get(self.obj, &JsValue::from_str(field)).map_err(|_| Error)?;
+            if !self.present.contains(&field) {
+                continue;
+            }
+            let value = Reflect::get(self.obj, &field_key(field)).map_err(|_| Error)?;
             if !value.is_undefined() {
                 self.value = value;
                 return seed.deserialize(field.into_deserializer()).map(Some);

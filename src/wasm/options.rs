@@ -94,17 +94,24 @@ pub(super) fn invalid_option(option: &str, reason: String) -> CtxpackError {
     }
 }
 
-/// Checks that `obj` is a plain object whose keys are all in `known`.
-pub(super) fn known_keys(obj: &JsValue, known: &[&str], what: &str) -> Result<(), CtxpackError> {
+/// Checks that `obj` is a plain object whose keys are all in `known`, and
+/// returns the keys it has (as `known`'s names), for [`read`] to read only
+/// those.
+pub(super) fn known_keys(
+    obj: &JsValue,
+    known: &[&'static str],
+    what: &str,
+) -> Result<Vec<&'static str>, CtxpackError> {
     if !obj.is_object() || obj.is_null() || Array::is_array(obj) {
         return Err(invalid_option(
             what,
             format!("must be an object, got {}", describe(obj)),
         ));
     }
+    let mut present = Vec::new();
     for key in Object::keys(obj.unchecked_ref::<Object>()).iter() {
         let key = key.as_string().unwrap_or_default();
-        if !known.contains(&key.as_str()) {
+        let Some(&name) = known.iter().find(|&&k| k == key) else {
             let name = if what.is_empty() {
                 key
             } else {
@@ -114,9 +121,10 @@ pub(super) fn known_keys(obj: &JsValue, known: &[&str], what: &str) -> Result<()
                 &name,
                 format!("is not a known option (known: {})", known.join(", ")),
             ));
-        }
+        };
+        present.push(name);
     }
-    Ok(())
+    Ok(present)
 }
 
 /// The options object as it crosses the boundary: one typed struct for
@@ -127,7 +135,8 @@ pub(super) fn known_keys(obj: &JsValue, known: &[&str], what: &str) -> Result<()
 ///
 /// `deny_unknown_fields` states the intent, but the deserializer reads a
 /// struct by its own field names and never sees other keys: unknown keys
-/// are refused first, by name, by [`known_keys`] (`Object.keys`).
+/// are refused first, by name, by [`known_keys`] (`Object.keys`), which
+/// also says which fields to read.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct RawOptions {
@@ -176,8 +185,12 @@ struct RawEntry {
 /// The one place a deserialisation error becomes a [`CtxpackError`]:
 /// `what` names the object; serde's own message is dropped, since it can
 /// quote the caller's value.
-fn read<T: serde::de::DeserializeOwned>(value: &JsValue, what: &str) -> Result<T, CtxpackError> {
-    from_js(value).map_err(|_| invalid_option(what, "could not be read as an object".into()))
+fn read<T: serde::de::DeserializeOwned>(
+    value: &JsValue,
+    present: &[&str],
+    what: &str,
+) -> Result<T, CtxpackError> {
+    from_js(value, present).map_err(|_| invalid_option(what, "could not be read as an object".into()))
 }
 
 /// An optional whole number in `[min, max]`.
@@ -301,8 +314,8 @@ pub(super) fn parse_options(options: &JsValue, mode: Mode) -> Result<Options, Ct
         Mode::GroupedSlice | Mode::Units => [&OPTION_KEYS[..], &GROUP_KEYS].concat(),
         Mode::Curve | Mode::MinBudget => [&SIMULATION_KEYS[..], &GROUP_KEYS].concat(),
     };
-    known_keys(options, &known, "")?;
-    let o: RawOptions = read(options, "")?;
+    let present = known_keys(options, &known, "")?;
+    let o: RawOptions = read(options, &present, "")?;
     let (budget, max_budget) = parse_budget(&o, mode)?;
     let (mut knapsack, bucket_size) = match o.bucket_size.0.as_f64() {
         _ if o.bucket_size.0.is_undefined() => (KnapsackSlice::default(), None),
@@ -393,8 +406,8 @@ fn parse_entries(value: &JsValue) -> Result<Vec<CountQuotaEntry>, CtxpackError> 
         .enumerate()
         .map(|(i, e)| {
             let at = format!("entries[{i}]");
-            known_keys(&e, &ENTRY_KEYS, &at)?;
-            let e: RawEntry = read(&e, &at)?;
+            let present = known_keys(&e, &ENTRY_KEYS, &at)?;
+            let e: RawEntry = read(&e, &present, &at)?;
             let Some(kind) = e.kind.0.dyn_ref::<JsString>().map(kind_from_js) else {
                 return Err(invalid_option(
                     &format!("{at}.kind"),
