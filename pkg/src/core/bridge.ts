@@ -154,6 +154,9 @@ function options(req: ColumnarRequest): Record<string, unknown> {
   return o;
 }
 
+/** No kind names (the glue only reads the array). */
+const NO_NAMES: string[] = [];
+
 function decode(raw: RawResult): ColumnarResult {
   return { ...raw, reasons: reasonsOf(raw.reasons) as ReasonCode[] };
 }
@@ -171,8 +174,8 @@ export function sliceColumnar(slicer: SlicerName, req: ColumnarRequest): Columna
       slicer,
       req.tokens,
       req.scores,
-      req.kinds ?? new Uint32Array(0),
-      req.kindNames ?? [],
+      req.kinds ?? EMPTY_U32,
+      req.kindNames ?? NO_NAMES,
       options(req),
     ) as RawResult);
   return decode(raw);

@@ -390,9 +390,7 @@ function add(mix: Map<string, { count: number; tokens: number }>, lod: string, c
   }
 }
 
-/** A plain object whose own keys are the lods: defined, not assigned, so that `'__proto__'` stays a key. */
+/** A plain object whose own keys are the lods: `fromEntries` defines them, so that `'__proto__'` stays a key. */
 function recordOf(mix: Map<string, { count: number; tokens: number }>): LodMix {
-  const out: LodMix = {};
-  for (const [lod, entry] of mix) Object.defineProperty(out, lod, { value: entry, enumerable: true, writable: true, configurable: true });
-  return out;
+  return Object.fromEntries(mix) as LodMix;
 }

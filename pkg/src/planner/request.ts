@@ -72,37 +72,41 @@ export function buildRequest(
   tokensMax: number,
   s: Settings,
 ): [SlicerName, ColumnarRequest] {
-  const base: ColumnarRequest = { tokens: charges, scores, targetTokens: tokensMax, maxTokens: tokensMax };
+  // One object, its options assigned: spreading a base object into a new one took V8's slow path
+  // (about a microsecond, a tenth of a small call's slice).
+  const req: ColumnarRequest = { tokens: charges, scores, targetTokens: tokensMax, maxTokens: tokensMax };
   switch (s.slicer) {
     case 'acs':
-      return ['packer', { ...base, maxConsecutiveSkips: UNLIMITED_SKIPS }];
+      req.maxConsecutiveSkips = UNLIMITED_SKIPS;
+      return ['packer', req];
     case 'packer':
-      return ['packer', { ...base, maxConsecutiveSkips: s.maxConsecutiveSkips }];
+      req.maxConsecutiveSkips = s.maxConsecutiveSkips;
+      return ['packer', req];
     case 'greedy':
-      return ['greedy', base];
+      return ['greedy', req];
     case 'knapsack':
-      return ['knapsack', withTable(base, s)];
+      return ['knapsack', withTable(req, s, true)];
     case 'exact':
-      return ['exact', s.maxTableBytes === undefined ? base : { ...base, maxTableBytes: s.maxTableBytes }];
+      return ['exact', withTable(req, s, false)];
     case 'count-knapsack':
     case 'exact-count': {
       const [kinds, kindNames] = kindColumns(scores.length, kindAt);
       // exact-count chooses its own bucket (token precision when it fits) unless one is given.
-      const table = s.slicer === 'exact-count' && !s.bucketSizeGiven ? withoutBucket(withTable(base, s)) : withTable(base, s);
-      return [s.slicer, { ...table, kinds, kindNames, entries: (s.countEntries ?? []).map((e) => ({ ...e })), scarcity: s.scarcity }];
+      withTable(req, s, s.slicer === 'count-knapsack' || s.bucketSizeGiven);
+      req.kinds = kinds;
+      req.kindNames = kindNames;
+      req.entries = (s.countEntries ?? []).map((e) => ({ kind: e.kind, requireCount: e.requireCount, capCount: e.capCount }));
+      req.scarcity = s.scarcity;
+      return [s.slicer, req];
     }
   }
 }
 
-function withoutBucket(req: ColumnarRequest): ColumnarRequest {
-  const { bucketSize: _default, ...rest } = req;
-  return rest;
-}
-
-function withTable(base: ColumnarRequest, s: Settings): ColumnarRequest {
-  return s.maxTableBytes === undefined
-    ? { ...base, bucketSize: s.bucketSize }
-    : { ...base, bucketSize: s.bucketSize, maxTableBytes: s.maxTableBytes };
+/** Sets the table options on `req`: `maxTableBytes` when given, and `bucketSize` when `bucket`. */
+function withTable(req: ColumnarRequest, s: Settings, bucket: boolean): ColumnarRequest {
+  if (bucket) req.bucketSize = s.bucketSize;
+  if (s.maxTableBytes !== undefined) req.maxTableBytes = s.maxTableBytes;
+  return req;
 }
 
 /** Refuses a core answer that is not one reason per item and distinct in-range picks (`INTERNAL`). */
