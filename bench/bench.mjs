@@ -33,6 +33,11 @@ const WASM = join(root, 'pkg/wasm/ctxpack_bg.wasm');
 const NOW = Date.UTC(2026, 10, 20, 12, 0, 0);
 const GAZE = { entities: ['e1', 'e2', 'e3', 'e5', 'e8', 'e13', 'e21', 'e34'] };
 const FIRST_CALL_RUNS = 31;
+/** The small calls (issue 12): sizes, budget, and about how many items each timed batch covers. */
+const SMALL_SIZES = [20, 100, 1000];
+const SMALL_BUDGET = 8000;
+const SMALL_BATCH_ITEMS = 20_000;
+const SMALL_IMPLS = ['planner-acs', 'planner-greedy', 'seed-acs', 'wasm-columns'];
 
 const IMPLS = {
   greedy: ['wasm-columns', 'wasm-fragments', 'js', 'planner-greedy', 'planner-acs', 'seed-acs'],
@@ -130,6 +135,9 @@ function median(xs) {
 
 async function child(spec) {
   const { impl, algo, n, budget, bucket, dataDir, smoke } = spec;
+  // Small calls are timed in batches (`batch` calls per timed rep, the median divided back), so
+  // that a call of a few microseconds is not lost in the timer's resolution.
+  const batch = spec.batch ?? 1;
   const data = loadData(dataDir);
   const native = JSON.parse(readFileSync(join(dataDir, 'native.json'), 'utf8'));
   const lib = await import(DIST);
@@ -149,7 +157,8 @@ async function child(spec) {
   const plannerOptions = (slicer) => ({
     now: NOW,
     slicer,
-    logger: (record) => phases.push(record.phase_ms),
+    // Small calls run as a caller would, without a logger.
+    ...(spec.batch === undefined ? { logger: (record) => phases.push(record.phase_ms) } : {}),
     ...(slicer === 'knapsack' ? { bucketSize: bucket } : {}),
   });
   const EMPTY = new Uint32Array(0);
@@ -199,8 +208,8 @@ async function child(spec) {
   const start = performance.now();
   while (times.length < minReps || (times.length < maxReps && performance.now() - start < window)) {
     const t = performance.now();
-    run();
-    times.push(performance.now() - t);
+    for (let b = 0; b < batch; b++) run();
+    times.push((performance.now() - t) / batch);
   }
   const rss1 = process.resourceUsage().maxRSS;
   times.sort((a, b) => a - b);
@@ -269,6 +278,7 @@ const mib = (bytes) => (bytes === undefined ? '–' : `${(bytes / 1048576).toFix
 const kb = (n) => (n >= 1000 ? `${n / 1000}k` : `${n}`);
 const cellsOf = (c) => c.n * Math.floor(c.budget / c.bucket);
 const ms = (r) => (r === undefined ? '–' : r.status === 'ok' ? fmt(r.ms) : 'refused');
+const us = (r) => (r?.status === 'ok' ? fmt(r.ms * 1000) : '–');
 const nsPerCell = (r, c) => (r?.status === 'ok' ? ((r.ms * 1e6) / cellsOf(c)).toFixed(3) : '–');
 const ratio = (slow, fast) => (slow?.status === 'ok' && fast?.status === 'ok' ? `${(slow.ms / fast.ms).toFixed(1)}×` : '–');
 
@@ -303,6 +313,21 @@ function greedyTable(cases) {
     const r = c.results;
     lines.push(
       `| ${kb(c.n)} | ${kb(c.budget)} | ${ms(r['ctxpack-native'])} | ${ms(r['cupel-native'])} | ${ms(r['wasm-columns'])} | ${ms(r['wasm-fragments'])} | ${ms(r.js)} | ${ms(r['planner-greedy'])} | ${ms(r['planner-acs'])} | ${ms(r['seed-acs'])} | ${ratio(r['cupel-native'], r['ctxpack-native'])} | ${ratio(r.js, r['wasm-columns'])} | ${ratio(r['seed-acs'], r['planner-greedy'])} | ${ratio(r['seed-acs'], r['planner-acs'])} | ${sameness(c).text} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** Small calls: microseconds per call, the planner beside the seed. */
+function smallTable(small) {
+  const lines = [
+    '| n | selectFragments acs | selectFragments greedy | ACS seed (plain JS) | planner acs vs seed | planner greedy vs seed | sliceColumns greedy alone | same selection (acs, seed) |',
+    '|--:|--:|--:|--:|--:|--:|--:|--|',
+  ];
+  for (const { n, results: r } of small) {
+    const same = r['planner-acs']?.tokens === r['seed-acs']?.tokens && r['planner-acs']?.count === r['seed-acs']?.count ? 'yes' : 'no';
+    lines.push(
+      `| ${n} | ${us(r['planner-acs'])} | ${us(r['planner-greedy'])} | ${us(r['seed-acs'])} | ${ratio(r['seed-acs'], r['planner-acs'])} | ${ratio(r['seed-acs'], r['planner-greedy'])} | ${us(r['wasm-columns'])} | ${same} |`,
     );
   }
   return lines.join('\n');
@@ -429,7 +454,7 @@ function machine() {
 
 // ---- targets ----
 
-function targets(cases, first, gz) {
+function targets(cases, first, gz, small) {
   const find = (algo, n, budget) => cases.find((c) => c.algo === algo && c.n === n && c.budget === budget && !c.extra);
   const extra = (n) => cases.find((c) => c.extra && c.n === n);
   const rows = [];
@@ -491,6 +516,15 @@ function targets(cases, first, gz) {
           (slicer === 'greedy' ? `GreedySlice itself, in wasm on columns, takes ${ms(c.results['wasm-columns'])} ms; ` : '') +
           `the time goes to the TypeScript planner around the slicer: see "Where selectFragments spends its time"`,
       p?.ms <= 25 && speedup >= 3,
+    );
+  }
+  for (const { n, results: r } of small) {
+    const p = r['planner-acs'];
+    const seed = r['seed-acs'];
+    add(
+      `selectFragments at n = ${n} at least as fast as the plain-JS seed planner (issue 12)`,
+      p?.status === 'ok' && seed?.status === 'ok' ? `${us(p)} µs vs ${us(seed)} µs for the seed = ${ratio(seed, p)} (budget ${kb(SMALL_BUDGET)}; see "Small calls")` : 'not run (smoke)',
+      p?.ms <= seed?.ms,
     );
   }
   const exactHead = find('exact', 10_000, 128_000);
@@ -568,6 +602,18 @@ async function main() {
     );
   }
 
+  // Issue 12: small calls, where the fixed cost per call decides: the planner beside the seed and
+  // the bare columnar slice, each call timed in batches.
+  const small = (smoke ? [20] : SMALL_SIZES).map((n) => {
+    const results = {};
+    for (const impl of SMALL_IMPLS) {
+      const batch = smoke ? 1 : Math.ceil(SMALL_BATCH_ITEMS / n);
+      results[impl] = spawnChild(['--child', JSON.stringify({ impl, algo: 'greedy', n, budget: SMALL_BUDGET, dataDir, smoke, batch })]);
+    }
+    process.stderr.write(`small    n=${String(n).padStart(6)}: planner acs ${us(results['planner-acs'])}, seed ${us(results['seed-acs'])} µs\n`);
+    return { n, results };
+  });
+
   const firstRuns = [];
   for (let i = 0; i < (smoke ? 2 : FIRST_CALL_RUNS); i++) firstRuns.push(spawnChild(['--first-call', dataDir]));
   const first = { runs: firstRuns.length };
@@ -599,9 +645,9 @@ ${smoke ? '\n**Smoke run**: tiny sizes, one call each; the figures mean nothing.
 A shared 2-core virtual machine: other jobs may run beside the benchmark, so single figures move
 by 10–20 % from run to run. Each figure is a median.
 
-## Targets (issues 5 and 6)
+## Targets (issues 5, 6, 12 and 13)
 
-${targets(cases, first, gz)}
+${targets(cases, first, gz, small)}
 
 ## KnapsackSlice
 
@@ -636,6 +682,15 @@ ${greedyTable(greedy)}
 - *selectFragments greedy / acs*: the whole planner on fragment objects with entities, timestamp,
   citations, source and lod (\`options.slicer\` \`'greedy'\` or the default \`'acs'\`); *ACS seed*: the
   seed's \`selectFragments\` (acs-planner.md) as it stands, in plain JS.
+
+## Small calls
+
+µs per call (median of batches of about ${SMALL_BATCH_ITEMS / 1000}k items' worth of calls), budget ${kb(SMALL_BUDGET)}, on the
+first n fragments above. Here the fixed cost of a call decides: validation, ranking, the KV
+policy, the decisions and the metrics around one crossing into wasm, against the seed's plain loop.
+*sliceColumns greedy alone*: the public columnar call, its boundary crossing included.
+
+${smallTable(small)}
 
 ## The exact strategies
 
