@@ -6,13 +6,13 @@
  */
 
 import type { Scratch } from '../core/scratch.js';
-import type { CallCounts } from '../tokens/counter.js';
 import type { Decision, DecisionReason } from '../types.js';
 
 /**
  * One decision per candidate, in input order. `order` is the ranking (rank → candidate), `chosen`
  * the selected rank positions, `reasons` the slicer's reason per rank position (`undefined`: all
- * `'no_budget'`). `allGiven`: no candidate has a content to count (every count is `counts.costs[i]`).
+ * `'no_budget'`). `costs[i]` is candidate i's count, `null` where `uncounted[i]` is 1 (a content
+ * the lazy packer never reached); `uncounted` is `undefined` when every count is known.
  */
 export function decisionsOf(
   ids: readonly string[],
@@ -22,8 +22,8 @@ export function decisionsOf(
   groupReasons: readonly (DecisionReason | undefined)[] | undefined,
   scores: Float64Array,
   benefits: Float64Array,
-  counts: CallCounts,
-  allGiven: boolean,
+  costs: Uint32Array,
+  uncounted: Uint8Array | undefined,
   scratch: Scratch,
 ): Decision[] {
   const n = ids.length;
@@ -45,8 +45,6 @@ export function decisionsOf(
   const included = scratch.u8(n, true);
   for (const rank of chosen) included[order[rank]!] = 1;
   const decisions = new Array<Decision>(n);
-  // Without contents to count, every count is known: `costs[i]`, read without the call.
-  const costs = allGiven ? counts.costs : undefined;
   for (let i = 0; i < n; i++) {
     const rank = rankOf[i]!;
     const decision: Decision = {
@@ -57,7 +55,7 @@ export function decisionsOf(
       included: included[i] === 1,
       reason: reasonNames[reasonOf[i]!]!,
       rank,
-      cost_tokens: costs !== undefined ? costs[i]! : (counts.known(i) ?? null),
+      cost_tokens: uncounted !== undefined && uncounted[i] === 1 ? null : costs[i]!,
     };
     if (groupReasons !== undefined) {
       const why = groupReasons[rank];
@@ -65,6 +63,15 @@ export function decisionsOf(
     }
     decisions[i] = decision;
   }
+  return decisions;
+}
+
+/**
+ * Replaces the `decisions` accessor of a plan by a plain data property holding `decisions`, and
+ * returns them: the plan's decisions are made when first read (see `finish`), then kept.
+ */
+export function settleDecisions(plan: object, decisions: Decision[]): Decision[] {
+  Object.defineProperty(plan, 'decisions', { value: decisions, writable: true, enumerable: true, configurable: true });
   return decisions;
 }
 

@@ -5,13 +5,13 @@
  * @module
  */
 
-import type { Scratch } from '../core/scratch.js';
+import { Scratch } from '../core/scratch.js';
 import { buildKVPolicy, type KVInput } from '../kv/policy.js';
 import { hashId } from '../ranking/hash.js';
 import type { Decision, KVPolicy, PlannerFragmentFields, SelectionResult } from '../types.js';
 import { NO_STRINGS } from '../validate/candidates.js';
 import type { Call } from './call.js';
-import { decisionsOf } from './decisions.js';
+import { decisionsOf, settleDecisions } from './decisions.js';
 import { buildMetrics, defaultRequestId, monotonicMs } from './metrics.js';
 import type { Sliced } from './slice.js';
 import { NO_VERSION } from '../core/bridge.js';
@@ -29,7 +29,6 @@ export function finish<T extends PlannerFragmentFields>(
   benefits: Float64Array,
   sliced: Sliced,
   times: PhaseTimes,
-  scratch: Scratch,
 ): SelectionResult<T> {
   const { c, s, budget, counts, idHash } = call;
   const { chosen } = sliced;
@@ -62,8 +61,7 @@ export function finish<T extends PlannerFragmentFields>(
   const promoted: string[] = [];
   for (let r = 0; r < Math.min(s.kvTopK, order.length); r++) promoted.push(...(c.dependencies?.[order[r]!] ?? NO_STRINGS));
   const kvPolicy: KVPolicy = buildKVPolicy(kvInputs, s.previousCache, s.now, s.maxKvSize, true, promoted);
-  const decisions = decisionsOf(c.ids, order, chosen, sliced.reasons, sliced.groupReasons, scores, benefits, counts, c.contents === undefined, scratch);
-  if (c.variants !== undefined) describeVersions(decisions, c.variants, variants, budget.effective, budget.perFragmentOverhead);
+  const decide = lazyDecisions(call, order, scores, benefits, sliced);
   let requestId = s.requestId;
   if (requestId === undefined) {
     const hashed = idHash !== undefined && idHash.now === s.now && idHash.tokensMax === budget.tokensMax && idHash.count === n;
@@ -119,7 +117,44 @@ export function finish<T extends PlannerFragmentFields>(
       phase_ms: { validate: t1 - t0, score: t2 - t1, rank: t3 - t2, slice: t4 - t3, finish: t5 - t4 },
     });
   }
-  return { fragments, metrics, kvPolicy, decisions, warnings: call.warnings };
+  // The decisions are made when first read: 100k of them are most of a large plan's time and
+  // memory, and a caller that only puts `fragments` in its prompt never reads them.
+  return {
+    fragments,
+    metrics,
+    kvPolicy,
+    get decisions(): Decision[] {
+      return settleDecisions(this, decide());
+    },
+    set decisions(value: Decision[]) {
+      settleDecisions(this, value);
+    },
+    warnings: call.warnings,
+  };
+}
+
+/**
+ * What makes the decisions later: copies of the call's pooled columns (the next call reuses
+ * them), and the decisions made from them, with their versions, exactly as they would be now.
+ */
+function lazyDecisions(call: Call, order: Uint32Array, scores: Float64Array, benefits: Float64Array, sliced: Sliced): () => Decision[] {
+  const { c, budget, counts } = call;
+  const n = c.ids.length;
+  const ranking = order.slice();
+  const scoreOf = scores.slice();
+  const benefitOf = benefits.slice();
+  const costs = counts.costs.slice();
+  let uncounted: Uint8Array | undefined;
+  if (c.contents !== undefined) {
+    // A content the lazy packer never reached has no count: its decision says null.
+    for (let i = 0; i < n; i++) if (counts.known(i) === undefined) (uncounted ??= new Uint8Array(n))[i] = 1;
+  }
+  const { chosen, reasons, groupReasons, variants } = sliced;
+  return () => {
+    const decisions = decisionsOf(c.ids, ranking, chosen, reasons, groupReasons, scoreOf, benefitOf, costs, uncounted, new Scratch(false));
+    if (c.variants !== undefined) describeVersions(decisions, c.variants, variants, budget.effective, budget.perFragmentOverhead);
+    return decisions;
+  };
 }
 
 /**

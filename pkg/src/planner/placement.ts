@@ -41,5 +41,7 @@ export function place<T extends PlannerFragmentFields>(result: SelectionResult<T
     result.fragments.forEach((f, r) => (r % 2 === 0 ? front : back).push(f));
     fragments = [...front, ...back.reverse()];
   }
-  return { ...result, fragments };
+  // The plan is this call's own object: changed in place, so that its decisions stay unmade until read.
+  result.fragments = fragments;
+  return result;
 }

@@ -1,0 +1,86 @@
+// A plan's decisions are made when first read (planner/finish.ts): these tests pin down that the
+// plan behaves as if they had been made with the rest of it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { selectFragments } from 'ctxpack';
+
+const NOW = Date.UTC(2025, 0, 15, 12);
+const GAZE = { entities: ['a', 'b', 'c'] };
+
+/** n fragments with varied counts, entities, times and sources (fixed seed). */
+function fragments(n, seed, extra = () => ({})) {
+  let s = seed >>> 0;
+  const next = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return Array.from({ length: n }, (_, i) => ({
+    id: `f${seed}-${i}`,
+    cost_tokens: 20 + Math.floor(next() * 400),
+    entities: GAZE.entities.filter(() => next() < 0.4),
+    timestamp: NOW - Math.floor(next() * 1e8),
+    source: `s${Math.floor(next() * 5)}`,
+    citations: next() < 0.3 ? ['x'] : [],
+    ...extra(i),
+  }));
+}
+
+const plan = (candidates, tokens, options = {}) => selectFragments(candidates, GAZE, { tokens_max: tokens }, { now: NOW, ...options });
+
+test('decisions read after later calls equal those of a plan read at once, for every strategy', () => {
+  for (const slicer of ['acs', 'packer', 'greedy', 'knapsack', 'exact']) {
+    const a = fragments(300, 1);
+    const expected = plan(a, 4000, { slicer }).decisions;
+    const early = plan(a, 4000, { slicer });
+    // Later calls reuse the planner's pooled columns; the first plan's decisions must not see them.
+    for (let k = 2; k < 5; k++) plan(fragments(300 + k * 50, k), 2500 + k * 900, { slicer });
+    assert.deepEqual(early.decisions, expected, slicer);
+    assert.equal(early.decisions.filter((d) => d.included).length, early.fragments.length, slicer);
+  }
+});
+
+test('the decisions property: an accessor until read, then a data property holding one array', () => {
+  const p = plan(fragments(40, 7), 2000);
+  const before = Object.getOwnPropertyDescriptor(p, 'decisions');
+  assert.equal(typeof before.get, 'function');
+  assert.equal(before.enumerable, true);
+  const first = p.decisions;
+  const after = Object.getOwnPropertyDescriptor(p, 'decisions');
+  assert.equal(after.value, first);
+  assert.equal(p.decisions, first);
+  assert.deepEqual(Object.keys(p), ['fragments', 'metrics', 'kvPolicy', 'decisions', 'warnings']);
+});
+
+test('an unread plan serialises, spreads and clones with its decisions', () => {
+  const make = () => plan(fragments(30, 9), 1500);
+  const expected = make().decisions;
+  const [json, spread, clone] = [make(), make(), make()];
+  plan(fragments(60, 10), 900); // reuse the pool first
+  assert.deepEqual(JSON.parse(JSON.stringify(json)).decisions, JSON.parse(JSON.stringify(expected)));
+  assert.deepEqual({ ...spread }.decisions, expected);
+  assert.deepEqual(structuredClone(clone).decisions, expected);
+});
+
+test('assigning decisions before reading them replaces them', () => {
+  const p = plan(fragments(10, 3), 1000);
+  p.decisions = [];
+  assert.deepEqual(p.decisions, []);
+});
+
+test('a content the lazy packer never reached keeps cost_tokens null when read later', () => {
+  const counted = [];
+  const countTokens = (text) => (counted.push(text), text.length);
+  const candidates = Array.from({ length: 12 }, (_, i) => ({ id: `c${i}`, content: 'x'.repeat(100 + i), entities: ['a'] }));
+  const p = plan(candidates, 250, { slicer: 'packer', countTokens });
+  plan(fragments(200, 5), 3000); // reuse the pool
+  const unreached = p.decisions.filter((d) => d.cost_tokens === null);
+  assert.ok(unreached.length > 0 && counted.length < candidates.length);
+  assert.equal(unreached.length, candidates.length - counted.length);
+  for (const d of p.decisions) if (d.cost_tokens !== null) assert.equal(d.cost_tokens, candidates[d.index].content.length);
+});
+
+test('placement keeps the decisions unmade until read, and right', () => {
+  const a = fragments(50, 11);
+  const expected = plan(a, 3000).decisions;
+  const placed = plan(a, 3000, { order: 'input' });
+  assert.equal(typeof Object.getOwnPropertyDescriptor(placed, 'decisions').get, 'function');
+  plan(fragments(80, 12), 2000);
+  assert.deepEqual(placed.decisions, expected);
+});
