@@ -46,11 +46,14 @@ export function hasPins(candidates: unknown): boolean {
 function pinnedSet(candidates: readonly Readonly<Record<string, unknown>>[], require: boolean): Uint8Array {
   const n = candidates.length;
   const seeds = new Uint8Array(n);
-  const byId = new Map<unknown, number>();
-  candidates.forEach((f, i) => {
-    if (f['pinned'] === true) seeds[i] = 1;
-    if (!byId.has(f['id'])) byId.set(f['id'], i);
-  });
+  for (let i = 0; i < n; i++) if (candidates[i]!['pinned'] === true) seeds[i] = 1;
+  // Ids are only looked up for dependencies: the map is built on the first lookup.
+  let byId: Map<unknown, number> | undefined;
+  const idIndex = (): Map<unknown, number> => {
+    const m = new Map<unknown, number>();
+    for (let i = 0; i < n; i++) if (!m.has(candidates[i]!['id'])) m.set(candidates[i]!['id'], i);
+    return m;
+  };
   const links = linksOf(
     n,
     (i) => {
@@ -64,8 +67,10 @@ function pinnedSet(candidates: readonly Readonly<Record<string, unknown>>[], req
           return Array.isArray(deps) ? (deps as string[]) : undefined;
         }
       : undefined,
-    (id) => byId.get(id),
+    (id) => (byId ??= idIndex()).get(id),
   );
+  // Nothing links the candidates: each is its own unit and needs none.
+  if (!links.any) return seeds;
   return pinClosure(links, seeds, require ? 'require' : 'ignore', 'candidates');
 }
 
