@@ -72,6 +72,15 @@ test('a pinned self-dependency under require is refused as unpinned, naming the 
   }
 });
 
+test('a candidate that is not an object beside a pinned one is INVALID_FIELD naming it, not a TypeError', () => {
+  for (const dependencies of ['ignore', 'require']) {
+    for (const bad of [null, 5]) {
+      const f = [plain('a', { pinned: true, group: 'g' }), bad, plain('c', { group: 'g' })];
+      assert.throws(() => planOf(f, dependencies), (e) => e instanceof CtxpackError && e.code === 'INVALID_FIELD' && e.index === 1);
+    }
+  }
+});
+
 test('what is pinned is what the pinned fragments reach over groups and required dependencies (random plans)', () => {
   for (let seed = 1; seed <= 300; seed++) {
     const r = rng(seed);

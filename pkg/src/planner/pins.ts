@@ -43,26 +43,31 @@ export function hasPins(candidates: unknown): boolean {
  * (`pinClosure`); here only labels and ids become indexes (core/links.ts). Values the passes will
  * refuse (a group that is not a string, dependencies that are not an array) link nothing here.
  */
-function pinnedSet(candidates: readonly Readonly<Record<string, unknown>>[], require: boolean): Uint8Array {
+function pinnedSet(candidates: readonly unknown[], require: boolean): Uint8Array {
   const n = candidates.length;
+  // A candidate that is not an object links nothing here; the pass refuses it, naming it.
+  const at = (i: number, key: string): unknown => {
+    const f = candidates[i];
+    return isRecord(f) ? f[key] : undefined;
+  };
   const seeds = new Uint8Array(n);
-  for (let i = 0; i < n; i++) if (candidates[i]!['pinned'] === true) seeds[i] = 1;
+  for (let i = 0; i < n; i++) if (at(i, 'pinned') === true) seeds[i] = 1;
   // Ids are only looked up for dependencies: the map is built on the first lookup.
   let byId: Map<unknown, number> | undefined;
   const idIndex = (): Map<unknown, number> => {
     const m = new Map<unknown, number>();
-    for (let i = 0; i < n; i++) if (!m.has(candidates[i]!['id'])) m.set(candidates[i]!['id'], i);
+    for (let i = 0; i < n; i++) if (!m.has(at(i, 'id'))) m.set(at(i, 'id'), i);
     return m;
   };
   const links = linksOf(
     n,
     (i) => {
-      const g = candidates[i]!['group'];
+      const g = at(i, 'group');
       return typeof g === 'string' ? g : undefined;
     },
     require
       ? (i) => {
-          const deps = candidates[i]!['dependencies'];
+          const deps = at(i, 'dependencies');
           // Entries that are not strings name no candidate: linksOf drops them.
           return Array.isArray(deps) ? (deps as string[]) : undefined;
         }
@@ -97,7 +102,7 @@ export function selectWithPins<T extends PlannerFragmentFields>(
   pass: Pass,
 ): SelectionResult<T> {
   const checked = readBudgets(budgets);
-  const raw = candidates as unknown as readonly Readonly<Record<string, unknown>>[];
+  const raw: readonly unknown[] = candidates;
   const pinned = pinnedSet(raw, options?.dependencies === 'require');
   const pinIdx: number[] = [];
   const restIdx: number[] = [];
@@ -105,6 +110,7 @@ export function selectWithPins<T extends PlannerFragmentFields>(
   // Ids are unique across both passes.
   const seen = new Map<unknown, number>();
   raw.forEach((f, i) => {
+    if (!isRecord(f)) return;
     const other = seen.get(f['id']);
     if (other !== undefined) throw duplicateError({ index: i, otherIndex: other });
     seen.set(f['id'], i);
