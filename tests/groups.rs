@@ -1308,3 +1308,134 @@ fn long_chains_and_huge_groups_slice() {
     assert_eq!(s.selection.selected.len(), m);
     eprintln!("group of {m}: {:?}", start.elapsed());
 }
+
+// ---------------------------------------------------------------------------
+// `Units::closure`: what pinning items pins.
+
+/// Test-side closure: items reachable from the seeds over group partners
+/// (both ways) and, when `require`, dependencies (one way).
+fn oracle_closure(inst: &Instance, require: bool, seeds: &[usize]) -> Vec<bool> {
+    let n = inst.items.len();
+    let mut seen = vec![false; n];
+    let mut stack: Vec<usize> = seeds.to_vec();
+    while let Some(i) = stack.pop() {
+        if std::mem::replace(&mut seen[i], true) {
+            continue;
+        }
+        for j in 0..n {
+            let partner = inst.labels[i].is_some() && inst.labels[i] == inst.labels[j];
+            if partner || (require && inst.deps[i].contains(&j)) {
+                stack.push(j);
+            }
+        }
+    }
+    seen
+}
+
+#[test]
+fn closure_matches_reachability_on_random_instances() {
+    let mut rng = Rng::new(12);
+    for _ in 0..2000 {
+        let inst = Instance::random(&mut rng, 12, 40, 150, false);
+        let n = inst.items.len();
+        let seeds: Vec<usize> = (0..n).filter(|_| rng.chance(1, 5)).collect();
+        for (mode, require) in [
+            (DependencyMode::Ignore, false),
+            (DependencyMode::Require, true),
+        ] {
+            let got = inst
+                .groups(mode)
+                .units()
+                .closure(seeds.iter().copied())
+                .unwrap();
+            assert_eq!(
+                got,
+                oracle_closure(&inst, require, &seeds),
+                "{inst:?} {seeds:?} {mode:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn closure_pulls_the_whole_group() {
+    let units = Groups::from_labels([Some("g"), None, Some("g"), Some("h")]).units();
+    assert_eq!(units.closure([2]).unwrap(), [true, false, true, false]);
+    assert_eq!(units.closure([]).unwrap(), [false; 4]);
+}
+
+#[test]
+fn closure_follows_a_chain_of_dependencies_transitively() {
+    // 0 needs 1, 1 needs 2, 2 needs 3; 4 needs 0 (not pulled by 0).
+    let units = Groups::new(5)
+        .depends_on(0, [1])
+        .and_then(|g| g.depends_on(1, [2]))
+        .and_then(|g| g.depends_on(2, [3]))
+        .and_then(|g| g.depends_on(4, [0]))
+        .unwrap()
+        .with_mode(DependencyMode::Require)
+        .units();
+    assert_eq!(units.closure([0]).unwrap(), [true, true, true, true, false]);
+    assert_eq!(
+        units.closure([2]).unwrap(),
+        [false, false, true, true, false]
+    );
+}
+
+#[test]
+fn closure_of_a_cycle_is_the_cycle() {
+    let units = Groups::new(4)
+        .depends_on(0, [1])
+        .and_then(|g| g.depends_on(1, [2]))
+        .and_then(|g| g.depends_on(2, [0]))
+        .unwrap()
+        .with_mode(DependencyMode::Require)
+        .units();
+    assert_eq!(units.closure([1]).unwrap(), [true, true, true, false]);
+}
+
+#[test]
+fn closure_under_ignore_does_not_follow_dependencies() {
+    let units = Groups::from_labels([Some("g"), Some("g"), None])
+        .depends_on(0, [2])
+        .unwrap()
+        .units();
+    assert_eq!(units.mode(), DependencyMode::Ignore);
+    assert_eq!(units.closure([0]).unwrap(), [true, true, false]);
+}
+
+#[test]
+fn closure_pulls_the_group_of_a_group_members_dependency() {
+    // 0 and 1 are group a; 1 needs 2; 2 and 3 are group b; 4 is apart.
+    let units = Groups::from_labels([Some("a"), Some("a"), Some("b"), Some("b"), None])
+        .depends_on(1, [2])
+        .unwrap()
+        .with_mode(DependencyMode::Require)
+        .units();
+    assert_eq!(units.closure([0]).unwrap(), [true, true, true, true, false]);
+    // Not the other way: b does not need a.
+    assert_eq!(
+        units.closure([3]).unwrap(),
+        [false, false, true, true, false]
+    );
+}
+
+#[test]
+fn closure_refuses_a_seed_out_of_range() {
+    let err = Groups::new(2).units().closure([0, 2]).unwrap_err();
+    assert_eq!(err.code(), "INVALID_INPUT");
+}
+
+#[test]
+fn closure_of_a_100k_chain_uses_no_recursion() {
+    let n = 100_000;
+    let mut chain = Groups::new(n);
+    for i in 0..n - 1 {
+        chain = chain.depends_on(i, [i + 1]).unwrap();
+    }
+    let units = chain.with_mode(DependencyMode::Require).units();
+    assert!(units.closure([0]).unwrap().into_iter().all(|p| p));
+    let tail = units.closure([n / 2]).unwrap();
+    assert_eq!(tail.iter().filter(|&&p| p).count(), n - n / 2);
+    assert!(!tail[n / 2 - 1] && tail[n - 1]);
+}

@@ -14,8 +14,8 @@
 //! `CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner cargo test --target wasm32-unknown-unknown --test wasm`.
 
 use ctxpack::wasm::{
-    budget_curve, decision_codes, error_codes, group_units, min_budget_for, slice_columnar,
-    slice_grouped, slice_objects, slice_variants,
+    budget_curve, decision_codes, error_codes, group_units, min_budget_for, pin_closure,
+    slice_columnar, slice_grouped, slice_objects, slice_variants,
 };
 use ctxpack::{
     Budget, BudgetSimulation, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError,
@@ -2438,6 +2438,61 @@ fn group_units_numbers_units_by_first_member() {
     .expect("units");
     assert_eq!(u32s(&u, "unitOf"), [0, 1, 2, 0, 3]);
     assert_eq!(u8s(&u, "needsOther"), [0, 0, 0, 0]);
+}
+
+#[wasm_bindgen_test]
+fn pin_closure_pins_groups_and_required_dependencies() {
+    // 0 and 3 share a group; 1 needs 2, 2 needs 4.
+    let group_of = [5, NO_GROUP, NO_GROUP, 5, NO_GROUP];
+    let (offsets, targets) = csr(&[&[], &[2], &[4], &[], &[]]);
+    let require = || obj(&[("dependencies", string("require"))]);
+    let pins = |pinned: &[u8], options| pin_closure(&group_of, &offsets, &targets, pinned, options);
+    assert_eq!(
+        pins(&[0, 1, 0, 1, 0], require()).expect("closure"),
+        [1, 1, 1, 1, 1]
+    );
+    assert_eq!(
+        pins(&[0, 0, 1, 0, 0], require()).expect("closure"),
+        [0, 0, 1, 0, 1]
+    );
+    assert_eq!(
+        pins(&[0, 1, 0, 1, 0], obj(&[])).expect("closure"),
+        [1, 1, 0, 1, 0]
+    );
+    // No links: the count is the mask's.
+    assert_eq!(
+        pin_closure(&[], &[], &[], &[0, 1], obj(&[])).expect("closure"),
+        [0, 1]
+    );
+    // A mask of another length, a self-dependency (named by noun), a bad option.
+    let r = refused(pins(&[1, 0], require()).map(JsValue::from));
+    assert_eq!(r.code, "INVALID_INPUT");
+    assert!(r.message.contains("pinned"), "{}", r.message);
+    let (offsets, targets) = csr(&[&[], &[1]]);
+    let options = obj(&[
+        ("dependencies", string("require")),
+        ("noun", string("candidates")),
+    ]);
+    let r = refused(pin_closure(&[], &offsets, &targets, &[1, 0], options).map(JsValue::from));
+    assert_eq!(
+        (r.code.as_str(), r.field.as_deref(), r.index),
+        ("INVALID_FIELD", Some("dependencies[0]"), Some(1))
+    );
+    assert!(r.message.starts_with("candidates[1]."), "{}", r.message);
+    let r = refused(
+        pin_closure(
+            &[],
+            &[],
+            &[],
+            &[1],
+            obj(&[("dependencies", string("always"))]),
+        )
+        .map(JsValue::from),
+    );
+    assert_eq!(
+        (r.code.as_str(), r.field.as_deref()),
+        ("INVALID_OPTION", Some("dependencies"))
+    );
 }
 
 #[wasm_bindgen_test]

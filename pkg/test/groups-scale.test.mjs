@@ -53,3 +53,18 @@ test('pinning a member of a 150k-member group pins the group whole (no argument 
   assert.equal(plan.fragments.length, n);
   assert.ok(plan.decisions.every((d) => d.reason === 'pinned'));
 });
+
+test('pinning the tail of a 100k-long dependency chain under require pins the whole chain (the core walks it once)', () => {
+  const n = 100_000;
+  const fragments = Array.from({ length: n }, (_, i) => ({
+    id: `f${i}`,
+    cost_tokens: 1,
+    timestamp: NOW,
+    ...(i > 0 ? { dependencies: [`f${i - 1}`] } : {}),
+    ...(i === n - 1 ? { pinned: true } : {}),
+  }));
+  fragments.push({ id: 'free', cost_tokens: 1, timestamp: NOW });
+  const plan = selectFragments(fragments, { entities: [] }, { tokens_max: n + 1 }, { now: NOW, dependencies: 'require' });
+  assert.equal(plan.decisions.filter((d) => d.reason === 'pinned').length, n);
+  assert.notEqual(plan.decisions[n].reason, 'pinned');
+});

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { CtxpackError, selectFragments } from 'ctxpack';
+import { closure, edges } from './reach.mjs';
 import { rng } from './rng.mjs';
 
 const NOW = Date.parse('2026-06-01T00:00:00Z');
@@ -38,25 +39,6 @@ function instance(r, maxN, { groupP = 0.4, depP = 0.3 } = {}) {
   const budgets = { tokens_max: r.int(0, 1200) };
   if (r.chance(0.3)) budgets.per_fragment_overhead = r.int(1, 20);
   return { fragments, budgets };
-}
-
-/** Edges between fragments of the call: group partners both ways, dependencies (in 'require' mode) one way. */
-function edges(fragments, mode) {
-  const index = new Map(fragments.map((f, i) => [f.id, i]));
-  const out = fragments.map(() => new Set());
-  fragments.forEach((f, i) => {
-    if (f.group !== undefined) fragments.forEach((g, j) => j !== i && g.group === f.group && out[i].add(j));
-    if (mode === 'require') for (const d of f.dependencies ?? []) if (index.has(d) && index.get(d) !== i) out[i].add(index.get(d));
-  });
-  return out;
-}
-
-/** Everything `i` brings along: its group partners and its dependencies, transitively. */
-function closure(out, i) {
-  const seen = new Set([i]);
-  const stack = [i];
-  while (stack.length > 0) for (const j of out[stack.pop()]) if (!seen.has(j)) seen.add(j), stack.push(j);
-  return seen;
 }
 
 /** The reference's view of a plan: per fragment its charge, rank and score (from the decisions: ranking is not what is tested here). */

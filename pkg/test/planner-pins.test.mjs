@@ -2,6 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CtxpackError, PLANNER_SLICERS, selectFragments } from 'ctxpack';
+import { closure, edges } from './reach.mjs';
+import { items, rng } from './rng.mjs';
 
 const NOW = Date.parse('2026-06-01T00:00:00Z');
 const frags = () => [
@@ -34,6 +36,62 @@ test('a group with a pinned member is pinned whole; required dependencies of a p
   const r = selectFragments(f, { entities: ['x'] }, { tokens_max: 500 }, { now: NOW, dependencies: 'require' });
   const reasons = Object.fromEntries(r.decisions.map((x) => [x.id, x.reason]));
   assert.deepEqual([reasons.c, reasons.d, reasons.e, reasons.b], ['pinned', 'pinned', 'pinned', 'pinned']);
+});
+
+/** The ids a plan pins. */
+const pinnedIds = (plan) => plan.decisions.filter((d) => d.reason === 'pinned').map((d) => d.id);
+const plain = (id, extra) => ({ id, cost_tokens: 10, timestamp: NOW, ...extra });
+const planOf = (f, dependencies) => selectFragments(f, { entities: [] }, { tokens_max: 10_000 }, { now: NOW, dependencies });
+
+test('pinning follows a chain of required dependencies transitively, and only under require', () => {
+  // a needs b, b needs c; d needs a (not pulled in by a).
+  const f = [plain('a', { pinned: true, dependencies: ['b'] }), plain('b', { dependencies: ['c', 'elsewhere'] }), plain('c'), plain('d', { dependencies: ['a'] })];
+  assert.deepEqual(pinnedIds(planOf(f, 'require')), ['a', 'b', 'c']);
+  assert.deepEqual(pinnedIds(planOf(f, 'ignore')), ['a']);
+});
+
+test('pinning a member of a dependency cycle pins the cycle', () => {
+  const f = [plain('a', { dependencies: ['b'] }), plain('b', { dependencies: ['c'] }), plain('c', { pinned: true, dependencies: ['a'] }), plain('d')];
+  assert.deepEqual(pinnedIds(planOf(f, 'require')), ['a', 'b', 'c']);
+});
+
+test("a required dependency of a pinned group's member pulls the dependency's group, not the other way", () => {
+  const f = [plain('a', { group: 'x', pinned: true }), plain('b', { group: 'x', dependencies: ['c'] }), plain('c', { group: 'y' }), plain('d', { group: 'y' }), plain('e')];
+  assert.deepEqual(pinnedIds(planOf(f, 'require')), ['a', 'b', 'c', 'd']);
+  assert.deepEqual(pinnedIds(planOf(f, 'ignore')), ['a', 'b']);
+  const g = f.map(({ pinned: _p, ...x }) => x);
+  g[3].pinned = true;
+  assert.deepEqual(pinnedIds(planOf(g, 'require')), ['c', 'd']);
+});
+
+test('a pinned self-dependency under require is refused as unpinned, naming the candidate; ignored otherwise', () => {
+  for (const pinned of [true, false]) {
+    const f = [plain('a'), plain('b', { pinned, dependencies: ['b'] })];
+    assert.throws(() => planOf(f, 'require'), (e) => e.code === 'INVALID_FIELD' && e.index === 1 && e.field === 'dependencies[0]' && e.message.startsWith('candidates[1].dependencies[0] ') && /got 1 \(the item itself\)/.test(e.message));
+    assert.deepEqual(pinnedIds(planOf(f, 'ignore')), pinned ? ['b'] : []);
+  }
+});
+
+test('a candidate that is not an object beside a pinned one is INVALID_FIELD naming it, not a TypeError', () => {
+  for (const dependencies of ['ignore', 'require']) {
+    for (const bad of [null, 5]) {
+      const f = [plain('a', { pinned: true, group: 'g' }), bad, plain('c', { group: 'g' })];
+      assert.throws(() => planOf(f, dependencies), (e) => e instanceof CtxpackError && e.code === 'INVALID_FIELD' && e.index === 1);
+    }
+  }
+});
+
+test('what is pinned is what the pinned fragments reach over groups and required dependencies (random plans)', () => {
+  for (let seed = 1; seed <= 300; seed++) {
+    const r = rng(seed);
+    const f = items(r, { maxN: 14, groupP: 0.4, depP: 0.4 }).map(({ tokens, score: _s, ...it }) => ({ ...it, cost_tokens: tokens, timestamp: NOW }));
+    const seeds = [];
+    f.forEach((x, i) => r.chance(0.2) && ((x.pinned = true), seeds.push(i)));
+    for (const mode of ['ignore', 'require']) {
+      const want = [...closure(edges(f, mode), ...seeds)].sort((a, b) => a - b).map((i) => f[i].id);
+      assert.deepEqual(pinnedIds(planOf(f, mode)), want, `seed ${seed} ${mode}`);
+    }
+  }
 });
 
 test('pinned fragments over the budget: PINNED_OVER_BUDGET saying by how much; a non-boolean pinned is INVALID_FIELD', () => {

@@ -276,14 +276,16 @@ impl Groups {
             }
         }
         let mut unit_of = vec![0; n];
-        let mut unit_of_root: HashMap<usize, usize> = HashMap::new();
+        // Indexed by root (an item): no hashing on the hot path.
+        let mut unit_of_root = vec![usize::MAX; n];
         let mut members: Vec<Vec<usize>> = Vec::new();
         for (i, slot) in unit_of.iter_mut().enumerate() {
             let root = sets.find(i);
-            let u = *unit_of_root.entry(root).or_insert_with(|| {
+            if unit_of_root[root] == usize::MAX {
+                unit_of_root[root] = members.len();
                 members.push(Vec::new());
-                members.len() - 1
-            });
+            }
+            let u = unit_of_root[root];
             members[u].push(i);
             *slot = u;
         }

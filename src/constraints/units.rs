@@ -99,6 +99,56 @@ impl Units {
         self.needs.iter().any(|ns| !ns.is_empty())
     }
 
+    /// Per item, whether it must go in with the `seeds` (items): it is in
+    /// a seed's unit or in a unit one of them [`needs`](Self::needs),
+    /// transitively (so under [`DependencyMode::Ignore`], the seeds' units
+    /// only). This is what pinning an item pins. One pass over the units
+    /// and their needs, with an explicit stack: linear, never recursive.
+    ///
+    /// # Errors
+    /// [`CtxpackError::InvalidInput`] for a seed out of range.
+    ///
+    /// ```
+    /// use ctxpack::{DependencyMode, Groups};
+    /// // 0 and 1 are a group; 1 needs 2, 2 needs 3; 4 is on its own.
+    /// let g = Groups::from_labels([Some("g"), Some("g"), None, None, None])
+    ///     .depends_on(1, [2])?
+    ///     .depends_on(2, [3])?;
+    /// let ignored = g.units().closure([0])?;
+    /// assert_eq!(ignored, [true, true, false, false, false]);
+    /// let required = g.with_mode(DependencyMode::Require).units().closure([0])?;
+    /// assert_eq!(required, [true, true, true, true, false]);
+    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// ```
+    pub fn closure(
+        &self,
+        seeds: impl IntoIterator<Item = usize>,
+    ) -> Result<Vec<bool>, CtxpackError> {
+        let mut reached = vec![false; self.members.len()];
+        let mut stack = Vec::new();
+        for i in seeds {
+            let u = *self
+                .unit_of
+                .get(i)
+                .ok_or_else(|| CtxpackError::InvalidInput {
+                    reason: format!("seed {i} is out of range for {} items", self.unit_of.len()),
+                })?;
+            if !reached[u] {
+                reached[u] = true;
+                stack.push(u);
+            }
+        }
+        while let Some(u) = stack.pop() {
+            for &v in &self.needs[u] {
+                if !reached[v] {
+                    reached[v] = true;
+                    stack.push(v);
+                }
+            }
+        }
+        Ok(self.unit_of.iter().map(|&u| reached[u]).collect())
+    }
+
     /// Refuses items that are not the ones the units describe.
     pub(crate) fn check_len(&self, items: &[Item<'_>]) -> Result<(), CtxpackError> {
         if items.len() == self.unit_of.len() {

@@ -1,6 +1,6 @@
-//! `groupUnits` and `sliceGrouped`: groups and dependencies around any
-//! slicer, decided by the core ([`Units`]); this file only reads the
-//! arrays and writes the answer.
+//! `groupUnits`, `sliceGrouped` and `pinClosure`: groups and dependencies
+//! around any slicer, decided by the core ([`Units`]); this file only
+//! reads the arrays and writes the answer.
 //!
 //! Groups come as one group index per item (`groupOf`, `0xFFFFFFFF`: none),
 //! dependencies as CSR arrays (item `i` depends on
@@ -223,6 +223,53 @@ fn units_of(
         unit_size: Uint32Array::from(&sizes[..]),
         needs_other: Uint8Array::from(&needs[..]),
     }))
+}
+
+/// What pinning items pins ([`Units::closure`]): per item, 1 when it is
+/// pinned or must go in with a pinned item (its unit and, under
+/// `dependencies: 'require'`, every unit a pinned unit needs,
+/// transitively), else 0. `pinned` has one entry per item (nonzero:
+/// pinned); `groupOf`, `depOffsets` and `depTargets` are as in
+/// `groupUnits`, and the number of items is the length of the first
+/// non-empty one among them (less one for `depOffsets`), else `pinned`'s.
+/// Options: `dependencies` and `noun` (no reordering: `noun[i]` is item
+/// `i`).
+///
+/// # Errors
+/// A `CtxpackError` JS error: `INVALID_FIELD` for a self-dependency or a
+/// target out of range (field `dependencies[k]`); `INVALID_INPUT` for
+/// arrays of the wrong shape (`pinned` of another length included); a bad
+/// option.
+#[wasm_bindgen(js_name = pinClosure)]
+#[allow(clippy::needless_pass_by_value)] // the JS calling convention
+pub fn pin_closure(
+    group_of: &[u32],
+    dep_offsets: &[u32],
+    dep_targets: &[u32],
+    pinned: &[u8],
+    options: JsValue,
+) -> Result<Vec<u8>, JsValue> {
+    let structure = Structure {
+        group_of,
+        dep_offsets,
+        dep_targets,
+        origin: &[],
+    };
+    with_naming(&options, Mode::Units, &[], |o| {
+        let n = [group_of.len(), dep_offsets.len().saturating_sub(1)]
+            .into_iter()
+            .find(|&len| len > 0)
+            .unwrap_or(pinned.len());
+        if pinned.len() != n {
+            return Err(shape_error(format!(
+                "pinned must have one entry per item, got {} for {n} items",
+                pinned.len()
+            )));
+        }
+        let units = structure.groups(n, o.dependencies)?.units();
+        let seeds = (0..n).filter(|&i| pinned[i] != 0);
+        Ok(units.closure(seeds)?.into_iter().map(u8::from).collect())
+    })
 }
 
 /// A slice under groups and dependencies: everything `sliceColumnar`

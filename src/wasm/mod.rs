@@ -6,7 +6,8 @@
 //!   and `sliceObjects` (fragment objects `{ id, cost_tokens, score?,
 //!   kind? }`, of which only those four properties are read);
 //! * `groups.rs`: `groupUnits` and `sliceGrouped`, groups and dependencies
-//!   (CSR arrays) around any slicer;
+//!   (CSR arrays) around any slicer, and `pinClosure`, what pinning items
+//!   pins;
 //! * `variants.rs`: `sliceVariants`, alternative versions of the items
 //!   (columns: class index, tokens, score per version) with groups and
 //!   dependencies;
@@ -40,7 +41,7 @@ mod simulation;
 mod slice;
 mod variants;
 
-pub use groups::{group_units, slice_grouped};
+pub use groups::{group_units, pin_closure, slice_grouped};
 pub use lazy::pack_lazy;
 pub use simulation::{budget_curve, min_budget_for};
 pub use slice::{slice_columnar, slice_objects};

@@ -450,3 +450,12 @@ export function bm25Scores(docs: string[], query: string, k1: number, b: number)
 }
 
 export { init, isInitialized, setWasmMemoryLimit, wasmMemoryBytes, type InitInput } from './instance.js';
+
+/**
+ * What pinning items pins (`pinClosure`, the core's `Units::closure`): per item, 1 when `pinned` says
+ * so or it must go in with a pinned item (its group and, under `'require'`, what a pinned unit
+ * depends on, transitively). Errors name item `i` as `noun[i]`.
+ */
+export function pinClosure(links: Links, pinned: Uint8Array, dependencies: DependencyMode, noun: string): Uint8Array {
+  return call(() => glue.pinClosure(links.groupOf, links.depOffsets, links.depTargets, pinned, { dependencies, noun }));
+}

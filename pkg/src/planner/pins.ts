@@ -1,7 +1,8 @@
 /**
  * Pinned fragments (`pinned: true`): kept whatever the strategy, counted first against the budget;
  * the strategy runs on the rest with what is left. A group with a pinned member is pinned whole,
- * and under `dependencies: 'require'` so is everything a pinned fragment depends on (transitively).
+ * and under `dependencies: 'require'` so is everything a pinned fragment depends on (transitively):
+ * the core's closure (`pinClosure`, src/constraints/units.rs `Units::closure`).
  *
  * A hook around one planner pass (`selectOnce`): the pinned fragments go through a pass of their
  * own with an unbounded budget (validated, counted and scored like any candidate), the rest
@@ -16,6 +17,8 @@ import { CtxpackError, describeValue } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
 import { readBudgets } from '../validate/budgets.js';
 import { duplicateError } from '../validate/candidates.js';
+import { pinClosure } from '../core/bridge.js';
+import { linksOf } from '../core/links.js';
 import { calculateCoverage, calculateDiversityScore, meanOf, mergeLodMix } from './metrics.js';
 import type { Budgets, Decision, Gaze, PlannerFragmentFields, PlannerOptions, SelectionResult } from '../types.js';
 
@@ -35,38 +38,45 @@ export function hasPins(candidates: unknown): boolean {
   return any;
 }
 
-/** The pinned set, closed over groups and (with `'require'`) dependencies. */
-function closure(candidates: readonly Readonly<Record<string, unknown>>[], require: boolean): Uint8Array {
+/**
+ * The pinned set, closed over groups and (with `'require'`) dependencies: decided by the core
+ * (`pinClosure`); here only labels and ids become indexes (core/links.ts). Values the passes will
+ * refuse (a group that is not a string, dependencies that are not an array) link nothing here.
+ */
+function pinnedSet(candidates: readonly unknown[], require: boolean): Uint8Array {
   const n = candidates.length;
-  const pinned = new Uint8Array(n);
-  const byId = new Map<unknown, number>();
-  const byGroup = new Map<unknown, number[]>();
-  candidates.forEach((f, i) => {
-    if (!byId.has(f['id'])) byId.set(f['id'], i);
-    if (f['group'] !== undefined) {
-      const members = byGroup.get(f['group']);
-      if (members === undefined) byGroup.set(f['group'], [i]);
-      else members.push(i);
-    }
-  });
-  const stack: number[] = [];
-  candidates.forEach((f, i) => f['pinned'] === true && stack.push(i));
-  while (stack.length > 0) {
-    const i = stack.pop()!;
-    if (pinned[i] === 1) continue;
-    pinned[i] = 1;
-    const f = candidates[i]!;
-    // Each group's members are pushed once (the first time one of them is pinned), in a loop, not
-    // push(...members): a group can have more members than a call takes arguments.
-    const members = f['group'] === undefined ? undefined : byGroup.get(f['group']);
-    if (members !== undefined) {
-      byGroup.delete(f['group']);
-      for (const j of members) if (pinned[j] === 0) stack.push(j);
-    }
-    const deps = f['dependencies'];
-    if (require && Array.isArray(deps)) for (const d of deps) if (byId.has(d)) stack.push(byId.get(d)!);
-  }
-  return pinned;
+  // A candidate that is not an object links nothing here; the pass refuses it, naming it.
+  const at = (i: number, key: string): unknown => {
+    const f = candidates[i];
+    return isRecord(f) ? f[key] : undefined;
+  };
+  const seeds = new Uint8Array(n);
+  for (let i = 0; i < n; i++) if (at(i, 'pinned') === true) seeds[i] = 1;
+  // Ids are only looked up for dependencies: the map is built on the first lookup.
+  let byId: Map<unknown, number> | undefined;
+  const idIndex = (): Map<unknown, number> => {
+    const m = new Map<unknown, number>();
+    for (let i = 0; i < n; i++) if (!m.has(at(i, 'id'))) m.set(at(i, 'id'), i);
+    return m;
+  };
+  const links = linksOf(
+    n,
+    (i) => {
+      const g = at(i, 'group');
+      return typeof g === 'string' ? g : undefined;
+    },
+    require
+      ? (i) => {
+          const deps = at(i, 'dependencies');
+          // Entries that are not strings name no candidate: linksOf drops them.
+          return Array.isArray(deps) ? (deps as string[]) : undefined;
+        }
+      : undefined,
+    (id) => (byId ??= idIndex()).get(id),
+  );
+  // Nothing links the candidates: each is its own unit and needs none.
+  if (!links.any) return seeds;
+  return pinClosure(links, seeds, require ? 'require' : 'ignore', 'candidates');
 }
 
 /** Runs `pass` with errors' `candidates[k]` and `index` mapped back to the caller's indexes. */
@@ -92,14 +102,15 @@ export function selectWithPins<T extends PlannerFragmentFields>(
   pass: Pass,
 ): SelectionResult<T> {
   const checked = readBudgets(budgets);
-  const raw = candidates as unknown as readonly Readonly<Record<string, unknown>>[];
-  const pinned = closure(raw, options?.dependencies === 'require');
+  const raw: readonly unknown[] = candidates;
+  const pinned = pinnedSet(raw, options?.dependencies === 'require');
   const pinIdx: number[] = [];
   const restIdx: number[] = [];
   candidates.forEach((_, i) => (pinned[i] === 1 ? pinIdx : restIdx).push(i));
   // Ids are unique across both passes.
   const seen = new Map<unknown, number>();
   raw.forEach((f, i) => {
+    if (!isRecord(f)) return;
     const other = seen.get(f['id']);
     if (other !== undefined) throw duplicateError({ index: i, otherIndex: other });
     seen.set(f['id'], i);
