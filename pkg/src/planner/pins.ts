@@ -24,17 +24,20 @@ import type { Budgets, Decision, Gaze, PlannerFragmentFields, PlannerOptions, Se
 
 type Pass = <T extends PlannerFragmentFields>(c: readonly T[], g: Gaze, b: Budgets, o: PlannerOptions | undefined) => SelectionResult<T>;
 
-/** Whether any candidate says `pinned` (checked: a boolean). */
+/** Whether any candidate says `pinned` (checked: a boolean). A plain loop: it runs over every call's candidates. */
 export function hasPins(candidates: unknown): boolean {
   if (!Array.isArray(candidates)) return false;
   let any = false;
-  candidates.forEach((f: unknown, i) => {
-    if (!isRecord(f) || f['pinned'] === undefined) return;
-    if (typeof f['pinned'] !== 'boolean') {
-      throw new CtxpackError('INVALID_FIELD', `candidates[${i}].pinned must be a boolean, got ${describeValue(f['pinned'])}`, { field: 'pinned', index: i });
+  for (let i = 0; i < candidates.length; i++) {
+    const f: unknown = candidates[i];
+    if (!isRecord(f)) continue;
+    const pinned = f['pinned'];
+    if (pinned === undefined) continue;
+    if (typeof pinned !== 'boolean') {
+      throw new CtxpackError('INVALID_FIELD', `candidates[${i}].pinned must be a boolean, got ${describeValue(pinned)}`, { field: 'pinned', index: i });
     }
-    if (f['pinned']) any = true;
-  });
+    if (pinned) any = true;
+  }
   return any;
 }
 
