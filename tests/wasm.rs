@@ -2523,7 +2523,29 @@ fn group_units_refuses_early_and_names_items_through_origin() {
             "INVALID_FIELD",
             Some("dependencies[1]"),
             Some(12),
-            "candidates[12].dependencies[1] must be the index of another item, got 12 (the item itself)"
+            "candidates[12].dependencies[1] must name another item, not the item itself"
+        )
+    );
+    // A target that names no item (0xFFFFFFFF) is skipped but keeps its
+    // place: the refusal names the caller's position.
+    let (offsets, targets) = csr(&[&[], &[], &[u32::MAX, 0, u32::MAX, 2], &[]]);
+    let r = refused(group_units(
+        "greedy",
+        &[],
+        vec![],
+        &[],
+        &offsets,
+        &targets,
+        &origin,
+        noun(),
+    ));
+    assert_eq!(
+        r,
+        refusal(
+            "INVALID_FIELD",
+            Some("dependencies[3]"),
+            Some(12),
+            "candidates[12].dependencies[3] must name another item, not the item itself"
         )
     );
     // A target out of range.

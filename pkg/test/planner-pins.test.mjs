@@ -66,8 +66,9 @@ test("a required dependency of a pinned group's member pulls the dependency's gr
 
 test('a pinned self-dependency under require is refused as unpinned, naming the candidate; ignored otherwise', () => {
   for (const pinned of [true, false]) {
-    const f = [plain('a'), plain('b', { pinned, dependencies: ['b'] })];
-    assert.throws(() => planOf(f, 'require'), (e) => e.code === 'INVALID_FIELD' && e.index === 1 && e.field === 'dependencies[0]' && e.message.startsWith('candidates[1].dependencies[0] ') && /got 1 \(the item itself\)/.test(e.message));
+    // Ids outside the call before it still count: the field names the caller's position.
+    const f = [plain('a'), plain('b', { pinned, dependencies: ['zz', 'a', 'b'] })];
+    assert.throws(() => planOf(f, 'require'), (e) => e.code === 'INVALID_FIELD' && e.index === 1 && e.field === 'dependencies[2]' && e.message === 'candidates[1].dependencies[2] must name another item, not the item itself');
     assert.deepEqual(pinnedIds(planOf(f, 'ignore')), pinned ? ['b'] : []);
   }
 });

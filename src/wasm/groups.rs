@@ -4,7 +4,9 @@
 //!
 //! Groups come as one group index per item (`groupOf`, `0xFFFFFFFF`: none),
 //! dependencies as CSR arrays (item `i` depends on
-//! `depTargets[depOffsets[i]..depOffsets[i + 1]]`), both empty for none.
+//! `depTargets[depOffsets[i]..depOffsets[i + 1]]`), both empty for none; a
+//! target `0xFFFFFFFF` names no item (an id outside the call) and is
+//! skipped, kept only so that errors name the caller's position.
 //! `origin[i]` (empty: the identity) is item `i`'s index in the caller's
 //! list, and `options.noun` the list's name: both only name items in
 //! errors.
@@ -90,10 +92,58 @@ impl<'a> Structure<'a> {
         for (i, w) in offsets.windows(2).enumerate() {
             if w[0] < w[1] {
                 let targets = &self.dep_targets[w[0] as usize..w[1] as usize];
-                groups = groups.depends_on(i, targets.iter().map(|&t| t as usize))?;
+                let named = targets.iter().filter(|&&t| t != NO_TARGET);
+                groups = groups
+                    .depends_on(i, named.map(|&t| t as usize))
+                    .map_err(|e| caller_position(e, i, targets))?;
             }
         }
         Ok(groups.with_mode(mode))
+    }
+}
+
+/// `depTargets`' "names no item".
+const NO_TARGET: u32 = u32::MAX;
+
+/// [`Groups::depends_on`]'s refusal of item `item`'s `k`-th named target,
+/// renamed by its position among all of `targets` (skipped ones included),
+/// which is the caller's; a self-dependency said without the index, since
+/// the caller named it by id.
+fn caller_position(e: CtxpackError, item: usize, targets: &[u32]) -> CtxpackError {
+    let CtxpackError::InvalidField {
+        field,
+        index,
+        reason,
+    } = e
+    else {
+        return e;
+    };
+    let named = field
+        .strip_prefix("dependencies[")
+        .and_then(|rest| rest.strip_suffix(']'))
+        .and_then(|k| k.parse::<usize>().ok());
+    let Some(k) = named else {
+        return CtxpackError::InvalidField {
+            field,
+            index,
+            reason,
+        };
+    };
+    let (p, &target) = targets
+        .iter()
+        .enumerate()
+        .filter(|&(_, &t)| t != NO_TARGET)
+        .nth(k)
+        .unwrap_or((k, &NO_TARGET));
+    let reason = if target as usize == item {
+        "must name another item, not the item itself".to_owned()
+    } else {
+        reason
+    };
+    CtxpackError::InvalidField {
+        field: format!("dependencies[{p}]"),
+        index,
+        reason,
     }
 }
 

@@ -21,10 +21,14 @@ export interface Links {
   any: boolean;
 }
 
+/** A `depTargets` entry for an id that names no item: the core skips it; it only keeps positions. */
+export const NO_TARGET = 0xffff_ffff;
+
 /**
  * The links of `n` items: `groupAt(i)` item i's group label, `depsAt(i)` the ids it depends on
  * (`undefined` to ignore dependencies), `indexOf(id)` the item an id names. Dependency ids that
- * name no item are dropped: they refer to context outside this call.
+ * name no item are ignored (they refer to context outside this call): {@link NO_TARGET} holds
+ * their place, so that the core's errors name `dependencies[k]` as the caller wrote it.
  */
 export function linksOf(
   n: number,
@@ -47,16 +51,18 @@ export function linksOf(
   if (depsAt === undefined) return { groupOf, depOffsets: new Uint32Array(0), depTargets: new Uint32Array(0), any };
   const depOffsets = new Uint32Array(n + 1);
   const targets: number[] = [];
+  let named = 0;
   for (let i = 0; i < n; i++) {
     const deps = depsAt(i);
     if (deps !== undefined) {
       for (const id of deps) {
         const j = indexOf(id);
-        if (j !== undefined) targets.push(j);
+        if (j !== undefined) named++;
+        targets.push(j ?? NO_TARGET);
       }
     }
     depOffsets[i + 1] = targets.length;
   }
-  if (targets.length === 0) return { groupOf, depOffsets: new Uint32Array(0), depTargets: new Uint32Array(0), any };
+  if (named === 0) return { groupOf, depOffsets: new Uint32Array(0), depTargets: new Uint32Array(0), any };
   return { groupOf, depOffsets, depTargets: Uint32Array.from(targets), any: true };
 }
