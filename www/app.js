@@ -3,7 +3,7 @@
 // request by request (replaySession, in a worker, when the history, budget or cache changes). The package is the built browser
 // bundle, imported as it ships.
 
-import { CtxpackError, detectMessageFormat, fitMessages, init, selectFragments, toEpochMs } from '/pkg/dist/index.js';
+import { CtxpackError, defaultCacheFor, detectMessageFormat, fitMessages, init, selectFragments, toEpochMs } from '/pkg/dist/index.js';
 import { ScoreChart, TurnsChart } from './src/chart.js';
 import { Controls } from './src/controls.js';
 import { SAMPLED_POINTS, VALUE_SCALE, describeCurve, kindOf, plotPoints, rankedItems, scaledValue } from './src/curve.js';
@@ -127,7 +127,7 @@ function loadHistory(doc, sourceName) {
   data = history;
   byId('variants-toggle').hidden = true;
   // The provider the history's format is written for (as `ctxpack replay` defaults).
-  $.turnsCache.value = format === 'anthropic' ? 'anthropic' : 'openai';
+  $.turnsCache.value = defaultCacheFor(format);
   choose(null);
   controls.setHistory(all.metrics.tokens_selected, doc);
   showMessage($.inputError, '');

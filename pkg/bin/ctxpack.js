@@ -2,7 +2,7 @@
 // ctxpack command line: plan a context from a JSON file of fragments, or fit a chat history.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { CtxpackError, detectMessageFormat, estimateTokens, fitMessages, replaySession, selectFragments, summarizeReplay } from '../dist/node.js';
+import { CtxpackError, defaultCacheFor, detectMessageFormat, estimateTokens, fitMessages, replaySession, selectFragments, summarizeReplay } from '../dist/node.js';
 
 const USAGE = `usage: ctxpack plan <fragments.json | -> --budget N [options]
        ctxpack fit <history.json | -> --budget N [--format F] [--query TEXT] [--keep N] [--stub-tool-results] [--json]
@@ -235,7 +235,7 @@ function historyOf(input, values, command) {
 
 function replay(input, values) {
   const { doc, format, options } = historyOf(input, values, 'replay');
-  options.cache = values.cache ?? (format === 'anthropic' ? 'anthropic' : 'openai');
+  options.cache = values.cache ?? defaultCacheFor(format);
   let turns;
   try {
     turns = replaySession(doc.messages, options);

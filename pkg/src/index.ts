@@ -145,6 +145,7 @@ export type {
 } from './types.js';
 
 export { createSession } from './session/session.js';
+export { defaultCacheFor } from './session/pricing.js';
 export type { Session } from './session/session.js';
 export { replaySession, requestEnds, summarizeReplay } from './session/replay.js';
 export type {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { CtxpackError, createSession, estimateTokens, fitMessages, fitMessagesAsync, replaySession, requestEnds, summarizeReplay, validateMessages } from 'ctxpack';
+import { CtxpackError, createSession, defaultCacheFor, estimateTokens, fitMessages, fitMessagesAsync, replaySession, requestEnds, summarizeReplay, validateMessages } from 'ctxpack';
 import { agentSession } from './agent-sessions.mjs';
 
 const recorded = JSON.parse(readFileSync(new URL('../../www/samples/agent-chat.openai.json', import.meta.url), 'utf8'));
@@ -39,6 +39,11 @@ function replayChecked(history, format, session, { system, budgetsOf } = {}) {
 }
 
 const share = (rs) => rs.reduce((a, r) => a + r.cache.prefixTokens, 0) / rs.reduce((a, r) => a + r.metrics.prompt_tokens, 0);
+
+test('defaultCacheFor: Anthropic histories meet Anthropic\'s cache, every other format OpenAI\'s; both are presets a session takes', () => {
+  assert.deepEqual(['openai', 'anthropic', 'ai-sdk', 'langchain'].map(defaultCacheFor), ['openai', 'anthropic', 'openai', 'openai']);
+  for (const format of ['openai', 'anthropic']) assert.doesNotThrow(() => createSession({ format, cache: defaultCacheFor(format), budgets: { tokens_max: 1000 } }));
+});
 
 test('the recorded agent conversation replays valid, within budget, with the reuse it reports', () => {
   const session = createSession({ format: 'openai', budgets: { tokens_max: 4500 }, cache: 'openai' });

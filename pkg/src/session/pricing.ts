@@ -7,6 +7,7 @@
  * @module
  */
 
+import type { MessageFormat } from '../messages/types.js';
 import { CtxpackError, describeValue, shownName } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
 import type { CacheProfile } from './types.js';
@@ -23,6 +24,17 @@ const PRESETS: Readonly<Record<'anthropic' | 'openai' | 'none', Pricing>> = {
   openai: { enabled: true, readCost: 0.5, writeCost: 1, minCacheableTokens: 1024, maxBreakpoints: 0, step: 128, ttl: undefined },
   none: { enabled: false, readCost: 1, writeCost: 1, minCacheableTokens: 0, maxBreakpoints: 0, step: 1, ttl: undefined },
 };
+
+/**
+ * The prompt cache a history in `format` most likely meets: Anthropic's for Anthropic messages,
+ * OpenAI's automatic one for the others (the default of `ctxpack replay` and of the preview page).
+ *
+ * @example
+ * createSession({ format: 'anthropic', cache: defaultCacheFor('anthropic') });
+ */
+export function defaultCacheFor(format: MessageFormat): 'anthropic' | 'openai' {
+  return format === 'anthropic' ? 'anthropic' : 'openai';
+}
 
 const PROFILE_KEYS = ['readCost', 'writeCost', 'minCacheableTokens', 'maxBreakpoints', 'ttl'];
 
