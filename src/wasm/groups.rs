@@ -48,14 +48,24 @@ fn per_item(name: &str, len: usize, n: usize) -> Result<(), CtxpackError> {
 }
 
 impl<'a> Structure<'a> {
-    /// Groups without dependencies (the simulation).
-    pub(super) fn groups_only(group_of: &'a [u32], origin: &'a [u32]) -> Self {
+    /// The arrays as an entry point received them.
+    pub(super) fn new(
+        group_of: &'a [u32],
+        dep_offsets: &'a [u32],
+        dep_targets: &'a [u32],
+        origin: &'a [u32],
+    ) -> Self {
         Structure {
             group_of,
-            dep_offsets: &[],
-            dep_targets: &[],
+            dep_offsets,
+            dep_targets,
             origin,
         }
+    }
+
+    /// Groups without dependencies (the simulation).
+    pub(super) fn groups_only(group_of: &'a [u32], origin: &'a [u32]) -> Self {
+        Self::new(group_of, &[], &[], origin)
     }
 
     /// The constraints over `n` items: the arrays' shapes checked here,
@@ -220,12 +230,7 @@ pub fn group_units(
     origin: &[u32],
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let structure = Structure {
-        group_of,
-        dep_offsets,
-        dep_targets,
-        origin,
-    };
+    let structure = Structure::new(group_of, dep_offsets, dep_targets, origin);
     let kind_names = kind_names_from_js(&kind_names);
     with_naming(&options, Mode::Units, origin, |o| {
         units_of(slicer, kinds, &kind_names, &structure, o)
@@ -299,12 +304,7 @@ pub fn pin_closure(
     pinned: &[u8],
     options: JsValue,
 ) -> Result<Vec<u8>, JsValue> {
-    let structure = Structure {
-        group_of,
-        dep_offsets,
-        dep_targets,
-        origin: &[],
-    };
+    let structure = Structure::new(group_of, dep_offsets, dep_targets, &[]);
     with_naming(&options, Mode::Units, &[], |o| {
         let n = [group_of.len(), dep_offsets.len().saturating_sub(1)]
             .into_iter()
@@ -349,12 +349,7 @@ pub fn slice_grouped(
     origin: &[u32],
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let structure = Structure {
-        group_of,
-        dep_offsets,
-        dep_targets,
-        origin,
-    };
+    let structure = Structure::new(group_of, dep_offsets, dep_targets, origin);
     let kind_names = kind_names_from_js(&kind_names);
     with_naming(&options, Mode::GroupedSlice, origin, |o| {
         grouped(slicer, tokens, scores, kinds, &kind_names, &structure, o)

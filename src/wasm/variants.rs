@@ -48,12 +48,7 @@ pub fn slice_variants(
     var_scores: &[f64],
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let structure = Structure {
-        group_of,
-        dep_offsets,
-        dep_targets,
-        origin,
-    };
+    let structure = Structure::new(group_of, dep_offsets, dep_targets, origin);
     let kind_names = kind_names_from_js(&kind_names);
     with_naming(&options, Mode::GroupedSlice, origin, |o| {
         let columns = (var_class, var_tokens, var_scores);
