@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CtxpackError, effectiveBudget, selectFragments } from 'ctxpack';
+import { rng } from './rng.mjs';
 
 const NOW = Date.UTC(2025, 0, 15, 12);
 const GAZE = { entities: ['a', 'b', 'c', 'd'] };
@@ -20,17 +21,8 @@ const plan = (candidates, budgets, options = {}) => {
 /** Ten fragments of 100 tokens. */
 const TEN = Array.from({ length: 10 }, (_, i) => ({ id: `f${i}`, cost_tokens: 100, entities: ['a', 'b', 'c', 'd'].slice(0, 1 + (i % 4)) }));
 
-/** Deterministic PRNG (mulberry32). */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Uniform in [0, 1) from `seed` (mulberry32, rng.mjs). */
+const prng = (seed) => rng(seed).next;
 
 test('effective budget = floor((tokens_max − output_reserve − overhead_tokens) × (100 − margin) / 100), exactly', () => {
   const cases = [

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CtxpackError, calculateBenefit, calculateScore, fnv1a64, selectFragments } from 'ctxpack';
+import { rng } from './rng.mjs';
 
 const NOW = Date.UTC(2025, 0, 15, 12);
 const HOUR = 3_600_000;
@@ -14,17 +15,8 @@ const plan = (candidates, tokens_max, options = {}, gaze = GAZE10) =>
 const ids = (result) => result.fragments.map((f) => f.id);
 const withoutTiming = (metrics) => ({ ...metrics, planner_ms: 0 });
 
-/** Deterministic PRNG (mulberry32). */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Uniform in [0, 1) from `seed` (mulberry32, rng.mjs). */
+const prng = (seed) => rng(seed).next;
 
 // Ranked A, B, C, X, D, E (scores 0.406, 0.393, 0.366, 0.331, 0.269, 0.100).
 const WALK = [frag('E', 100, 1), frag('D', 300, 5), frag('X', 420, 7), frag('C', 450, 8), frag('B', 500, 9), frag('A', 600, 10)];

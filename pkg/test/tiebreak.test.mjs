@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CtxpackError, SCORE_TIE_TOLERANCE, applyTieBreaking } from '../dist/index.js';
+import { rng } from './rng.mjs';
 
 const T0 = Date.UTC(2025, 0, 1);
 
@@ -13,17 +14,8 @@ const sf = (id, score, extra = {}) => ({
 const ids = (ranked) => ranked.map((s) => s.fragment.id);
 const rank = (list, options) => ids(applyTieBreaking(list, options));
 
-/** Deterministic PRNG (mulberry32). */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Uniform in [0, 1) from `seed` (mulberry32, rng.mjs). */
+const prng = (seed) => rng(seed).next;
 function shuffled(list, rand) {
   const out = [...list];
   for (let i = out.length - 1; i > 0; i--) {

@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CHARS_PER_TOKEN, CtxpackError, createEstimator, estimateTokens, selectFragments } from 'ctxpack';
+import { rng } from './rng.mjs';
 
 const NOW = Date.UTC(2025, 0, 15, 12);
 const GAZE = { entities: ['e0', 'e1', 'e2', 'e3', 'e4', 'e5', 'e6', 'e7', 'e8', 'e9'] };
@@ -33,17 +34,8 @@ const precounted = (candidates) =>
   candidates.map(({ content, ...rest }) => ({ ...rest, cost_tokens: rest.cost_tokens ?? (content === '' ? 0 : content.split(' ').length) }));
 const withoutTiming = (r) => ({ ...r, fragments: ids(r), metrics: { ...r.metrics, planner_ms: 0, fragments_counted: 0 } });
 
-/** Deterministic PRNG (mulberry32). */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Uniform in [0, 1) from `seed` (mulberry32, rng.mjs). */
+const prng = (seed) => rng(seed).next;
 
 // ---- the packer counts lazily ----
 
