@@ -190,7 +190,8 @@ fn read<T: serde::de::DeserializeOwned>(
     present: &[&str],
     what: &str,
 ) -> Result<T, CtxpackError> {
-    from_js(value, present).map_err(|_| invalid_option(what, "could not be read as an object".into()))
+    from_js(value, present)
+        .map_err(|_| invalid_option(what, "could not be read as an object".into()))
 }
 
 /// An optional whole number in `[min, max]`.
