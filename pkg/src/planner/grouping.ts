@@ -8,7 +8,7 @@
  * @module
  */
 
-import { groupUnits, sliceGroupedColumnar, type ColumnarRequest, type SlicerName } from '../core/bridge.js';
+import { groupUnits, sliceGroupedColumnar, type ColumnarRequest, type GroupedResult, type SlicerName } from '../core/bridge.js';
 import { linksOf, type Links } from '../core/links.js';
 import type { Candidates } from '../validate/candidates.js';
 import type { DecisionReason } from '../types.js';
@@ -81,8 +81,16 @@ export function sliceGrouped(c: Candidates, s: Settings, order: Uint32Array, sli
   for (let r = 0; r < n; r++) rankOf[order[r]!] = r;
   const links = linksIn(c, s, order, rankOf);
   const g = sliceGroupedColumnar(slicer, request, links, s.dependencies, { noun: 'candidates', origin: order });
-  const unitTokens = new Float64Array(g.unitCount);
-  for (let r = 0; r < n; r++) unitTokens[g.unitOf[r]!]! += request.tokens[r]!;
+  return groupedSliceOf(g, request.tokens);
+}
+
+/**
+ * The planner's view of a grouped answer (`sliceGrouped`'s or `sliceVariants`'): a unit is too
+ * large when its members' `size` (per rank position) sum past the budget.
+ */
+export function groupedSliceOf(g: GroupedResult, size: ArrayLike<number>): GroupedSlice {
+  const unitSize = new Float64Array(g.unitCount);
+  for (let r = 0; r < size.length; r++) unitSize[g.unitOf[r]!]! += size[r]!;
   return {
     selected: g.selected,
     reasons: g.reasons,
@@ -91,7 +99,7 @@ export function sliceGrouped(c: Candidates, s: Settings, order: Uint32Array, sli
     overBudget: g.overBudget,
     overrunTokens: g.overrunTokens,
     exact: g.exact,
-    tooLarge: (rank, budget) => unitTokens[g.unitOf[rank]!]! > budget,
+    tooLarge: (rank, budget) => unitSize[g.unitOf[rank]!]! > budget,
     repaired: g.repaired,
   };
 }

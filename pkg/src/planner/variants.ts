@@ -13,7 +13,7 @@ import type { DecisionReason, VersionDecision } from '../types.js';
 import { defaultScale } from '../validate/variants.js';
 import type { Call } from './call.js';
 import { chargeOf } from './charges.js';
-import { linksIn } from './grouping.js';
+import { groupedSliceOf, linksIn } from './grouping.js';
 import type { PlannerSlice } from './request.js';
 
 /** A candidate's versions as the plan saw them: index 0 the full fragment, then its `variants`. */
@@ -87,23 +87,10 @@ export function sliceVariants(
     tokens: Uint32Array.from(tok),
     scores: Float64Array.from(val),
   });
-  const unitSmallest = new Float64Array(g.unitCount);
-  for (let r = 0; r < n; r++) unitSmallest[g.unitOf[r]!]! += smallest[r]!;
   const chosen = new Uint32Array(n).fill(NO_VERSION);
   for (let r = 0; r < n; r++) chosen[order[r]!] = g.version[r]!;
-  return {
-    selected: g.selected,
-    reasons: g.reasons,
-    groupReasons: g.groupReasons,
-    shortfalls: g.shortfalls,
-    overBudget: g.overBudget,
-    overrunTokens: g.overrunTokens,
-    repaired: g.repaired,
-    exact: g.exact,
-    tooLarge: (rank, limit) => unitSmallest[g.unitOf[rank]!]! > limit,
-    versions,
-    chosen,
-  };
+  // A unit is too large when even its smallest versions are.
+  return { ...groupedSliceOf(g, smallest), versions, chosen };
 }
 
 /**
