@@ -13,37 +13,12 @@
 //! `err code field`.
 use std::io::{self, BufRead, Write};
 
-use ctxpack::{
-    Budget, CountConstrainedKnapsackSlice, CountQuotaEntry, DependencyMode,
-    ExactCountConstrainedSlice, ExactKnapsackSlice, GreedyPacker, GroupedStrategy, Groups, Item,
-    KnapsackSlice, ScarcityBehavior,
-};
+use ctxpack::{Budget, CountQuotaEntry, Groups, Item};
 
-fn strategy(name: &str) -> GroupedStrategy {
-    let tool = || vec![CountQuotaEntry::new("tool", 1, 2)];
-    match name {
-        "greedy" => GroupedStrategy::Greedy,
-        "packer" => GroupedStrategy::Packer(GreedyPacker::new(2)),
-        "knapsack" => GroupedStrategy::Knapsack(KnapsackSlice::new(1).expect("bucket 1")),
-        "knapsack-100" => GroupedStrategy::Knapsack(KnapsackSlice::default()),
-        "exact" => GroupedStrategy::Exact(ExactKnapsackSlice::new()),
-        "count-knapsack" => GroupedStrategy::CountKnapsack(
-            CountConstrainedKnapsackSlice::new(
-                tool(),
-                KnapsackSlice::new(1).expect("bucket 1"),
-                ScarcityBehavior::Degrade,
-            )
-            .expect("valid entries"),
-        ),
-        "exact-count" => GroupedStrategy::ExactCount(
-            ExactCountConstrainedSlice::new(tool(), ScarcityBehavior::Degrade)
-                .expect("valid entries"),
-        ),
-        other => panic!("unknown strategy {other}"),
-    }
-}
+mod agreement;
 
 fn main() {
+    let tool = [CountQuotaEntry::new("tool", 1, 2)];
     let stdin = io::stdin();
     let mut lines = stdin.lock().lines().map(|l| l.expect("stdin"));
     let mut out = io::BufWriter::new(io::stdout().lock());
@@ -57,17 +32,12 @@ fn main() {
         let mut rows = Vec::with_capacity(n);
         for _ in 0..n {
             let line = lines.next().expect("item line");
-            let f: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+            let f: Vec<&str> = line.split_whitespace().collect();
             let tokens: i64 = f[0].parse().expect("tokens");
             let score: f64 = f[1].parse().expect("score");
-            kinds.push(f[2].clone());
-            let label = (f[3] != "-").then(|| f[3].clone());
-            let deps: Vec<usize> = if f[4] == "-" {
-                Vec::new()
-            } else {
-                f[4].split(',').map(|d| d.parse().expect("dep")).collect()
-            };
-            rows.push((tokens, score, label, deps));
+            kinds.push(f[2].to_owned());
+            let label = (f[3] != "-").then(|| f[3].to_owned());
+            rows.push((tokens, score, label, agreement::deps(f[4])));
         }
         let items: Vec<Item<'_>> = rows
             .iter()
@@ -85,45 +55,21 @@ fn main() {
                 }
             }
         }
-        let mode = if mode == "require" {
-            DependencyMode::Require
-        } else {
-            DependencyMode::Ignore
-        };
         let sliced = result.and_then(|()| {
-            groups.with_mode(mode).slice(
-                &strategy(name),
+            groups.with_mode(agreement::mode(mode)).slice(
+                &agreement::strategy(name, &tool),
                 &items,
                 &Budget::new(target.parse().expect("target")),
             )
         });
-        match sliced {
-            Ok(s) => {
-                let join = |v: Vec<String>| v.join(",");
-                let selected = join(
-                    s.selection
-                        .selected
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect(),
-                );
-                let codes = join(
-                    s.selection
-                        .decisions
-                        .iter()
-                        .map(|d| d.code().to_owned())
-                        .collect(),
-                );
-                let repaired = match s.repaired {
-                    None => "-",
-                    Some(true) => "1",
-                    Some(false) => "0",
-                };
-                writeln!(out, "ok {selected}|{codes}|{repaired}").expect("stdout");
-            }
-            Err(e) => {
-                writeln!(out, "err {} {}", e.code(), e.field().unwrap_or("-")).expect("stdout");
-            }
-        }
+        let line = match sliced {
+            Ok(s) => format!(
+                "ok {}|{}",
+                agreement::selection(&s.selection),
+                agreement::repaired(s.repaired)
+            ),
+            Err(e) => agreement::refusal(&e),
+        };
+        writeln!(out, "{line}").expect("stdout");
     }
 }

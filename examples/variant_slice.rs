@@ -15,29 +15,9 @@
 //! the version selected, 0 the item itself, `x` none) or `err code field`.
 use std::io::{self, BufRead, Write};
 
-use ctxpack::{
-    Budget, CountConstrainedKnapsackSlice, DependencyMode, ExactKnapsackSlice, GreedyPacker,
-    GroupedStrategy, Groups, Item, KnapsackSlice, ScarcityBehavior, Variants,
-};
+use ctxpack::{Budget, Groups, Item, Variants};
 
-fn strategy(name: &str) -> GroupedStrategy {
-    match name {
-        "greedy" => GroupedStrategy::Greedy,
-        "packer" => GroupedStrategy::Packer(GreedyPacker::new(2)),
-        "knapsack" => GroupedStrategy::Knapsack(KnapsackSlice::new(1).expect("bucket 1")),
-        "knapsack-100" => GroupedStrategy::Knapsack(KnapsackSlice::default()),
-        "exact" => GroupedStrategy::Exact(ExactKnapsackSlice::new()),
-        "count-knapsack" => GroupedStrategy::CountKnapsack(
-            CountConstrainedKnapsackSlice::new(
-                Vec::new(),
-                KnapsackSlice::new(1).expect("bucket 1"),
-                ScarcityBehavior::Degrade,
-            )
-            .expect("no entries"),
-        ),
-        other => panic!("unknown strategy {other}"),
-    }
-}
+mod agreement;
 
 /// One instance's item lines: the items, their groups and dependencies,
 /// their versions.
@@ -57,21 +37,9 @@ fn read(
             f[1].parse().expect("score"),
         ));
         labels.push((f[2] != "-").then(|| f[2].to_owned()));
-        let list = |s: &str| -> Vec<String> {
-            if s == "-" {
-                Vec::new()
-            } else {
-                s.split(',').map(str::to_owned).collect()
-            }
-        };
-        deps.push(
-            list(f[3])
-                .iter()
-                .map(|d| d.parse().expect("dep"))
-                .collect::<Vec<usize>>(),
-        );
+        deps.push(agreement::deps(f[3]));
         versions.push(
-            list(f[4])
+            agreement::list(f[4])
                 .iter()
                 .map(|v| {
                     let (t, s) = v.split_once(':').expect("tokens:score");
@@ -106,45 +74,29 @@ fn main() {
             panic!("bad instance header")
         };
         let (items, groups, variants) = read(&mut lines, n.parse().expect("n"));
-        let mode = if mode == "require" {
-            DependencyMode::Require
-        } else {
-            DependencyMode::Ignore
-        };
         let budget = Budget::new(target.parse().expect("target"));
-        match variants.slice(&strategy(name), &items, &groups.with_mode(mode), &budget) {
+        let strategy = agreement::strategy(name, &[]);
+        let line = match variants.slice(
+            &strategy,
+            &items,
+            &groups.with_mode(agreement::mode(mode)),
+            &budget,
+        ) {
             Ok(s) => {
-                let join = |v: Vec<String>| v.join(",");
-                let selected = join(
-                    s.selection
-                        .selected
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect(),
-                );
-                let codes = join(
-                    s.selection
-                        .decisions
-                        .iter()
-                        .map(|d| d.code().to_owned())
-                        .collect(),
-                );
-                let versions = join(
-                    s.version
-                        .iter()
-                        .map(|v| v.map_or("x".to_owned(), |v| v.to_string()))
-                        .collect(),
-                );
-                let repaired = match s.repaired {
-                    None => "-",
-                    Some(true) => "1",
-                    Some(false) => "0",
-                };
-                writeln!(out, "ok {selected}|{codes}|{versions}|{repaired}").expect("stdout");
+                let versions: Vec<String> = s
+                    .version
+                    .iter()
+                    .map(|v| v.map_or("x".to_owned(), |v| v.to_string()))
+                    .collect();
+                format!(
+                    "ok {}|{}|{}",
+                    agreement::selection(&s.selection),
+                    versions.join(","),
+                    agreement::repaired(s.repaired)
+                )
             }
-            Err(e) => {
-                writeln!(out, "err {} {}", e.code(), e.field().unwrap_or("-")).expect("stdout");
-            }
-        }
+            Err(e) => agreement::refusal(&e),
+        };
+        writeln!(out, "{line}").expect("stdout");
     }
 }
