@@ -350,8 +350,10 @@ export interface PlannerOptions extends ScoringOptions, TieBreakOptions, KVPolic
   maxConsecutiveSkips?: number;
   /** `'knapsack'` / `'count-knapsack'`: token bucket size of the DP. Default 100. `'exact-count'`: default automatic (1, token precision, when the problem fits its limits). */
   bucketSize?: number;
-  /** `'knapsack'` / `'count-knapsack'`: cap on the DP table size in bytes (default chosen by the core). */
+  /** `'knapsack'`, `'count-knapsack'`, `'exact'`, `'exact-count'`: cap on the DP table size in bytes (default 64 MiB); a positive safe integer. */
   maxTableBytes?: number;
+  /** `'exact-count'`: the DP cells allowed at token precision before a coarser bucket (default 2^27); a positive safe integer. */
+  maxCells?: number;
   /** `'count-knapsack'` and `'exact-count'`: per-kind count constraints. */
   countEntries?: readonly CountEntryOption[];
   /**

@@ -89,3 +89,39 @@ function value2(r, columns) {
   for (const i of r.selected) v += Math.max(0, Math.floor(columns.scores[i] * 10000));
   return v;
 }
+
+test("selectFragments takes exact-count's maxCells: a low one forces buckets, the plan stays within the budget, and the refusal it advises is an option it accepts", async () => {
+  const { sliceColumns } = await import('ctxpack');
+  const countEntries = [{ kind: 'tool', requireCount: 1, capCount: 4 }];
+  const opts = { slicer: 'exact-count', now, countEntries };
+  const exact = selectFragments(sample.fragments, sample.gaze, { tokens_max: 6000 }, opts);
+  assert.equal(exact.metrics.exact_solver, 'exact');
+  const coarse = selectFragments(sample.fragments, sample.gaze, { tokens_max: 6000 }, { ...opts, maxCells: 5000 });
+  assert.notEqual(coarse.metrics.exact_solver, 'exact');
+  assert.ok(coarse.metrics.budget_used <= 6000);
+  // With the bucket fixed, the same limit refuses, naming maxCells, which selectFragments accepts.
+  assert.throws(
+    () => selectFragments(sample.fragments, sample.gaze, { tokens_max: 6000 }, { ...opts, maxCells: 5000, bucketSize: 1 }),
+    (e) => e.code === 'TABLE_TOO_LARGE' && e.field === 'maxCells' && /raise bucketSize or maxCells$/.test(e.message),
+  );
+  assert.deepEqual(selectFragments(sample.fragments, sample.gaze, { tokens_max: 6000 }, { now, maxCells: 5000 }).warnings, ["options.maxCells is ignored by slicer 'acs'"]);
+  // One rule for the table limits, whichever entry point reads them.
+  const columns = { tokens: Uint32Array.of(10), scores: Float64Array.of(0.5) };
+  for (const name of ['maxCells', 'maxTableBytes']) {
+    for (const bad of [0, -1, 1.5, '9']) {
+      const messages = [
+        () => selectFragments(sample.fragments, sample.gaze, { tokens_max: 6000 }, { ...opts, [name]: bad }),
+        () => sliceColumns('exact-count', columns, { targetTokens: 100 }, { entries: [], [name]: bad }),
+      ].map((call) => {
+        try {
+          call();
+          return 'accepted';
+        } catch (e) {
+          return `${e.code} ${e.field} ${e.message}`;
+        }
+      });
+      assert.equal(messages[0], messages[1], `${name} ${bad}`);
+      assert.match(messages[0], new RegExp(`^INVALID_OPTION ${name} options.${name} must be a positive safe integer`));
+    }
+  }
+});

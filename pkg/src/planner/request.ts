@@ -93,6 +93,7 @@ export function buildRequest(
       const [kinds, kindNames] = kindColumns(scores.length, kindAt);
       // exact-count chooses its own bucket (token precision when it fits) unless one is given.
       withTable(req, s, s.slicer === 'count-knapsack' || s.bucketSizeGiven);
+      if (s.slicer === 'exact-count' && s.maxCells !== undefined) req.maxCells = s.maxCells;
       req.kinds = kinds;
       req.kindNames = kindNames;
       req.entries = (s.countEntries ?? []).map((e) => ({ kind: e.kind, requireCount: e.requireCount, capCount: e.capCount }));

@@ -20,6 +20,7 @@ import {
   readFunction,
   readNonEmptyString,
   readNow,
+  readTableLimits,
   readWeights,
   rejectUnknownOptions,
   type DependencyMode,
@@ -50,6 +51,7 @@ export interface Settings {
   /** Whether the caller set `bucketSize` (exact-count otherwise picks its own). */
   readonly bucketSizeGiven: boolean;
   readonly maxTableBytes: number | undefined;
+  readonly maxCells: number | undefined;
   readonly countEntries: readonly CountEntryOption[] | undefined;
   /** `lodMix` given: the count entries are its, over each fragment's `lod`. */
   readonly countByLod: boolean;
@@ -73,6 +75,7 @@ const SLICER_OPTIONS: readonly (readonly [name: string, usedBy: readonly Planner
   ['maxConsecutiveSkips', ['packer']],
   ['bucketSize', ['knapsack', 'count-knapsack', 'exact-count']],
   ['maxTableBytes', ['knapsack', 'count-knapsack', 'exact', 'exact-count']],
+  ['maxCells', ['exact-count']],
   ['countEntries', ['count-knapsack', 'exact-count']],
   ['scarcity', ['count-knapsack', 'exact-count']],
   ['lodMix', ['count-knapsack', 'exact-count']],
@@ -89,6 +92,7 @@ const KNOWN_OPTIONS: readonly (keyof PlannerOptions)[] = [
   'maxConsecutiveSkips',
   'bucketSize',
   'maxTableBytes',
+  'maxCells',
   'countEntries',
   'scarcity',
   'lodMix',
@@ -106,10 +110,7 @@ export function readSettings(options: unknown, defaultNow: number): Settings {
   const o: Unchecked = optionsRecord(options);
   rejectUnknownOptions(o, KNOWN_OPTIONS, 'selectFragments');
   const slicer = readEnum(o, 'slicer', PLANNER_SLICERS, 'acs');
-  const maxTableBytes = o['maxTableBytes'];
-  if (maxTableBytes !== undefined && (typeof maxTableBytes !== 'number' || !Number.isSafeInteger(maxTableBytes) || maxTableBytes < 1)) {
-    throw invalidOption('maxTableBytes', 'a positive safe integer', maxTableBytes);
-  }
+  const { maxTableBytes, maxCells } = readTableLimits(o);
   const previous = o['previousCache'];
   const requestId = o['requestId'];
   if (requestId !== undefined && (typeof requestId !== 'string' || requestId.length === 0)) {
@@ -127,6 +128,7 @@ export function readSettings(options: unknown, defaultNow: number): Settings {
     bucketSize: readBucketSize(o),
     bucketSizeGiven: o['bucketSize'] !== undefined,
     maxTableBytes,
+    maxCells,
     countEntries: o['lodMix'] !== undefined ? readLodMix(o) : o['countEntries'] === undefined ? undefined : readCountEntries(o['countEntries'], 'countEntries'),
     countByLod: o['lodMix'] !== undefined,
     scarcity: readEnum(o, 'scarcity', ['degrade', 'throw'] as const, 'degrade'),

@@ -32,6 +32,7 @@ import {
   readBucketSize,
   readCountEntries,
   takeDependencyMode,
+  readTableLimits,
   rejectUnknownOptions,
   type DependencyMode,
 } from '../validate/options.js';
@@ -334,6 +335,7 @@ export function greedySlice(items: readonly SliceItem[], budget: SliceBudget, op
 export function knapsackSlice(items: readonly SliceItem[], budget: SliceBudget, options?: KnapsackOptions): SliceResult {
   const o = optionsCopy(options);
   rejectUnknownOptions(o, ['bucketSize', 'maxTableBytes', 'dependencies'], 'knapsackSlice');
+  readTableLimits(o);
   readBucketSize(o);
   return seed(run('knapsack', items, budget, o));
 }
@@ -354,6 +356,7 @@ export function countConstrainedKnapsackSlice(
 ): SliceResult {
   const o = optionsCopy(options);
   rejectUnknownOptions(o, ['entries', 'scarcity', 'bucketSize', 'maxTableBytes', 'dependencies'], 'countConstrainedKnapsackSlice');
+  readTableLimits(o);
   o['entries'] = readCountEntries(o['entries'], 'entries');
   return seed(run('count-knapsack', items, budget, o));
 }
@@ -388,6 +391,7 @@ export function packGreedy(items: readonly SliceItem[], budget: SliceBudget, opt
 export function exactKnapsackSlice(items: readonly SliceItem[], budget: SliceBudget, options?: ExactKnapsackOptions): ExactSliceResult {
   const o = optionsCopy(options);
   rejectUnknownOptions(o, ['maxStates', 'maxWork', 'maxTableBytes', 'dependencies'], 'exactKnapsackSlice');
+  readTableLimits(o);
   return exactResult(run('exact', items, budget, o));
 }
 
@@ -410,6 +414,7 @@ export function exactCountConstrainedSlice(
 ): ExactSliceResult {
   const o = optionsCopy(options);
   rejectUnknownOptions(o, ['entries', 'scarcity', 'bucketSize', 'maxCells', 'maxTableBytes', 'compareHeuristic', 'dependencies'], 'exactCountConstrainedSlice');
+  readTableLimits(o);
   readBucketSize(o);
   o['entries'] = readCountEntries(o['entries'], 'entries');
   return exactResult(run('exact-count', items, budget, o));
@@ -471,6 +476,7 @@ function coreRequest(slicer: unknown, budget: unknown, options: unknown): [Slice
   return readingInput(() => {
     const o = optionsCopy(options);
     rejectUnknownOptions(o, CORE_OPTIONS, 'the core slicers');
+    readTableLimits(o);
     if (o['bucketSize'] !== undefined) readBucketSize(o);
     if (o['entries'] !== undefined) o['entries'] = readCountEntries(o['entries'], 'entries');
     return [slicer as SlicerName, { ...o, ...budgetOf(budget) }];

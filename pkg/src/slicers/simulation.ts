@@ -27,7 +27,7 @@ import {
 } from '../core/bridge.js';
 import { CtxpackError, describeValue } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
-import { readBucketSize, takeDependencyMode, rejectUnknownOptions } from '../validate/options.js';
+import { readBucketSize, readTableLimits, takeDependencyMode, rejectUnknownOptions } from '../validate/options.js';
 import {
   exactKnapsackSlice,
   greedySlice,
@@ -116,6 +116,7 @@ function strategyOf(options: unknown, extra: readonly string[]): [SimulationSlic
   const name = slicer as SimulationSlicerName;
   rejectUnknownOptions(o, [...new Set([...OPTIONS_OF[name], ...extra])], `budget simulation with '${name}'`);
   if (o['bucketSize'] !== undefined) readBucketSize(o);
+  readTableLimits(o);
   return [name, o];
 }
 

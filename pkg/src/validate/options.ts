@@ -127,6 +127,21 @@ export function rejectUnknownOptions(o: Unchecked, known: readonly string[], own
   }
 }
 
+/**
+ * `maxTableBytes` and `maxCells`, where given: each a positive safe integer (a limit of 0 would
+ * refuse every table). One rule for the planner, the slicer functions and the simulation.
+ */
+export function readTableLimits(o: Unchecked): { maxTableBytes: number | undefined; maxCells: number | undefined } {
+  const read = (name: 'maxTableBytes' | 'maxCells'): number | undefined => {
+    const v = o[name];
+    if (v !== undefined && (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1)) {
+      throw new CtxpackError('INVALID_OPTION', `options.${name} must be a positive safe integer, got ${describeValue(v)}`, { field: name });
+    }
+    return v as number | undefined;
+  };
+  return { maxTableBytes: read('maxTableBytes'), maxCells: read('maxCells') };
+}
+
 /** Default `options.bucketSize` of the knapsack slicers. */
 export const DEFAULT_BUCKET_SIZE = 100;
 
