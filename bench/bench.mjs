@@ -154,13 +154,15 @@ async function child(spec) {
   const exactOptions = algo === 'exact-count' ? { entries: native.countEntries } : undefined;
   let report;
   const phases = [];
-  const plannerOptions = (slicer) => ({
-    now: NOW,
-    slicer,
-    // Small calls run as a caller would, without a logger.
-    ...(spec.batch === undefined ? { logger: (record) => phases.push(record.phase_ms) } : {}),
-    ...(slicer === 'knapsack' ? { bucketSize: bucket } : {}),
-  });
+  // A plain literal per call, as a caller writes one. Small calls run without a logger, as a
+  // caller would; the others log their phases.
+  const logger = (record) => phases.push(record.phase_ms);
+  const plannerOptions = (slicer) =>
+    spec.batch !== undefined
+      ? { now: NOW, slicer }
+      : slicer === 'knapsack'
+        ? { now: NOW, slicer, logger, bucketSize: bucket }
+        : { now: NOW, slicer, logger };
   const EMPTY = new Uint32Array(0);
   const variantsGlue = algo === 'exact-variants' ? await import(GLUE) : undefined;
   const versions = algo === 'exact-variants' ? versionColumns(cols.tokens, cols.scores) : undefined;

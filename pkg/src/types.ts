@@ -562,10 +562,11 @@ export interface SelectionResult<T extends PlannerFragmentFields = Fragment> {
   /** KV cache instructions for the selection. */
   kvPolicy: KVPolicy;
   /**
-   * One decision per candidate, in input order. Made when first read (an accessor that then
-   * becomes a plain property holding the array): for 100k candidates they are most of a plan's
-   * time and memory, and a caller that only sends `fragments` never pays for them. They are the
-   * same whenever they are read (`JSON.stringify`, spreading and `structuredClone` read them too).
+   * One decision per candidate, in input order. From 256 candidates on, made when first read (an
+   * accessor that then becomes a plain property holding the array): for 100k candidates they are
+   * most of a plan's time and memory, and a caller that only sends `fragments` never pays for
+   * them. They are the same whenever they are read (`JSON.stringify`, spreading and
+   * `structuredClone` read them too).
    */
   decisions: Decision[];
   /** Human-readable warnings. They name candidates by index and never contain fragment text or ids (kind names may appear). */

@@ -1,5 +1,5 @@
-// A plan's decisions are made when first read (planner/finish.ts): these tests pin down that the
-// plan behaves as if they had been made with the rest of it.
+// From 256 candidates on, a plan's decisions are made when first read (planner/finish.ts): these
+// tests pin down that the plan behaves as if they had been made with the rest of it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { selectFragments } from 'ctxpack';
@@ -37,7 +37,7 @@ test('decisions read after later calls equal those of a plan read at once, for e
 });
 
 test('the decisions property: an accessor until read, then a data property holding one array', () => {
-  const p = plan(fragments(40, 7), 2000);
+  const p = plan(fragments(400, 7), 20000);
   const before = Object.getOwnPropertyDescriptor(p, 'decisions');
   assert.equal(typeof before.get, 'function');
   assert.equal(before.enumerable, true);
@@ -49,17 +49,17 @@ test('the decisions property: an accessor until read, then a data property holdi
 });
 
 test('an unread plan serialises, spreads and clones with its decisions', () => {
-  const make = () => plan(fragments(30, 9), 1500);
+  const make = () => plan(fragments(300, 9), 15000);
   const expected = make().decisions;
   const [json, spread, clone] = [make(), make(), make()];
-  plan(fragments(60, 10), 900); // reuse the pool first
+  plan(fragments(600, 10), 9000); // reuse the pool first
   assert.deepEqual(JSON.parse(JSON.stringify(json)).decisions, JSON.parse(JSON.stringify(expected)));
   assert.deepEqual({ ...spread }.decisions, expected);
   assert.deepEqual(structuredClone(clone).decisions, expected);
 });
 
 test('assigning decisions before reading them replaces them', () => {
-  const p = plan(fragments(10, 3), 1000);
+  const p = plan(fragments(300, 3), 10000);
   p.decisions = [];
   assert.deepEqual(p.decisions, []);
 });
@@ -67,7 +67,7 @@ test('assigning decisions before reading them replaces them', () => {
 test('a content the lazy packer never reached keeps cost_tokens null when read later', () => {
   const counted = [];
   const countTokens = (text) => (counted.push(text), text.length);
-  const candidates = Array.from({ length: 12 }, (_, i) => ({ id: `c${i}`, content: 'x'.repeat(100 + i), entities: ['a'] }));
+  const candidates = Array.from({ length: 300 }, (_, i) => ({ id: `c${i}`, content: 'x'.repeat(100 + i), entities: ['a'] }));
   const p = plan(candidates, 250, { slicer: 'packer', countTokens });
   plan(fragments(200, 5), 3000); // reuse the pool
   const unreached = p.decisions.filter((d) => d.cost_tokens === null);
@@ -77,10 +77,19 @@ test('a content the lazy packer never reached keeps cost_tokens null when read l
 });
 
 test('placement keeps the decisions unmade until read, and right', () => {
-  const a = fragments(50, 11);
+  const a = fragments(500, 11);
   const expected = plan(a, 3000).decisions;
   const placed = plan(a, 3000, { order: 'input' });
   assert.equal(typeof Object.getOwnPropertyDescriptor(placed, 'decisions').get, 'function');
-  plan(fragments(80, 12), 2000);
+  plan(fragments(800, 12), 20000);
   assert.deepEqual(placed.decisions, expected);
+});
+
+test('below 256 candidates the decisions are made with the plan: a plain property', () => {
+  const p = plan(fragments(255, 13), 8000);
+  const d = Object.getOwnPropertyDescriptor(p, 'decisions');
+  assert.equal(d.get, undefined);
+  assert.equal(d.value.length, 255);
+  const q = plan(fragments(256, 13), 8000);
+  assert.equal(typeof Object.getOwnPropertyDescriptor(q, 'decisions').get, 'function');
 });

@@ -29,6 +29,7 @@ export function finish<T extends PlannerFragmentFields>(
   benefits: Float64Array,
   sliced: Sliced,
   times: PhaseTimes,
+  scratch: Scratch,
 ): SelectionResult<T> {
   const { c, s, budget, counts, idHash } = call;
   const { chosen } = sliced;
@@ -61,7 +62,7 @@ export function finish<T extends PlannerFragmentFields>(
   const promoted: string[] = [];
   for (let r = 0; r < Math.min(s.kvTopK, order.length); r++) promoted.push(...(c.dependencies?.[order[r]!] ?? NO_STRINGS));
   const kvPolicy: KVPolicy = buildKVPolicy(kvInputs, s.previousCache, s.now, s.maxKvSize, true, promoted);
-  const decide = lazyDecisions(call, order, scores, benefits, sliced);
+  const decide = decisionsMaker(call, order, scores, benefits, sliced, scratch);
   let requestId = s.requestId;
   if (requestId === undefined) {
     const hashed = idHash !== undefined && idHash.now === s.now && idHash.tokensMax === budget.tokensMax && idHash.count === n;
@@ -117,14 +118,16 @@ export function finish<T extends PlannerFragmentFields>(
       phase_ms: { validate: t1 - t0, score: t2 - t1, rank: t3 - t2, slice: t4 - t3, finish: t5 - t4 },
     });
   }
-  // The decisions are made when first read: 100k of them are most of a large plan's time and
-  // memory, and a caller that only puts `fragments` in its prompt never reads them.
+  if (decide.made !== undefined) return { fragments, metrics, kvPolicy, decisions: decide.made, warnings: call.warnings };
+  // From LAZY_DECISIONS_MIN candidates on, the decisions are made when first read: 100k of them
+  // are most of a large plan's time and memory, and a caller that only puts `fragments` in its
+  // prompt never reads them.
   return {
     fragments,
     metrics,
     kvPolicy,
     get decisions(): Decision[] {
-      return settleDecisions(this, decide());
+      return settleDecisions(this, decide.later());
     },
     set decisions(value: Decision[]) {
       settleDecisions(this, value);
@@ -134,27 +137,43 @@ export function finish<T extends PlannerFragmentFields>(
 }
 
 /**
- * What makes the decisions later: copies of the call's pooled columns (the next call reuses
- * them), and the decisions made from them, with their versions, exactly as they would be now.
+ * Below this many candidates the decisions are made with the plan: copying the columns they need
+ * would cost more than making them.
  */
-function lazyDecisions(call: Call, order: Uint32Array, scores: Float64Array, benefits: Float64Array, sliced: Sliced): () => Decision[] {
+export const LAZY_DECISIONS_MIN = 256;
+
+/**
+ * The decisions: made now (`made`) below {@link LAZY_DECISIONS_MIN} candidates; else what makes
+ * them later, from copies of the call's pooled columns (the next call reuses them), exactly as
+ * they would be made now.
+ */
+function decisionsMaker(
+  call: Call,
+  order: Uint32Array,
+  scores: Float64Array,
+  benefits: Float64Array,
+  sliced: Sliced,
+  scratch: Scratch,
+): { made: Decision[]; later?: undefined } | { made?: undefined; later: () => Decision[] } {
   const { c, budget, counts } = call;
   const n = c.ids.length;
-  const ranking = order.slice();
-  const scoreOf = scores.slice();
-  const benefitOf = benefits.slice();
-  const costs = counts.costs.slice();
   let uncounted: Uint8Array | undefined;
   if (c.contents !== undefined) {
     // A content the lazy packer never reached has no count: its decision says null.
     for (let i = 0; i < n; i++) if (counts.known(i) === undefined) (uncounted ??= new Uint8Array(n))[i] = 1;
   }
   const { chosen, reasons, groupReasons, variants } = sliced;
-  return () => {
-    const decisions = decisionsOf(c.ids, ranking, chosen, reasons, groupReasons, scoreOf, benefitOf, costs, uncounted, new Scratch(false));
+  const make = (ranking: Uint32Array, scoreOf: Float64Array, benefitOf: Float64Array, costs: Uint32Array, s: Scratch): Decision[] => {
+    const decisions = decisionsOf(c.ids, ranking, chosen, reasons, groupReasons, scoreOf, benefitOf, costs, uncounted, s);
     if (c.variants !== undefined) describeVersions(decisions, c.variants, variants, budget.effective, budget.perFragmentOverhead);
     return decisions;
   };
+  if (n < LAZY_DECISIONS_MIN) return { made: make(order, scores, benefits, counts.costs, scratch) };
+  const ranking = order.slice();
+  const scoreOf = scores.slice();
+  const benefitOf = benefits.slice();
+  const costs = counts.costs.slice();
+  return { later: () => make(ranking, scoreOf, benefitOf, costs, new Scratch(false)) };
 }
 
 /**

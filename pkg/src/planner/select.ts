@@ -197,7 +197,7 @@ function plan<T extends PlannerFragmentFields>(
   const t3 = monotonicMs();
   const sliced = slice(call, order, scores, benefits, scratch); // 4. select, 5. edge cases
   const t4 = monotonicMs();
-  return finish<T>(call, order, scores, benefits, sliced, [t0, t1, t2, t3, t4]); // 6. KV policy, 7. metrics and log
+  return finish<T>(call, order, scores, benefits, sliced, [t0, t1, t2, t3, t4], scratch); // 6. KV policy, 7. metrics and log
 }
 
 /** Steps 2 and 3: counts (all but the lazy packer's, in input order), then the ACS score of every candidate. */
