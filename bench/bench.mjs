@@ -40,7 +40,7 @@ const SMALL_BATCH_ITEMS = 20_000;
 const SMALL_IMPLS = ['planner-acs', 'planner-greedy', 'seed-acs', 'wasm-columns'];
 
 const IMPLS = {
-  greedy: ['wasm-columns', 'wasm-fragments', 'js', 'planner-greedy', 'planner-acs', 'seed-acs'],
+  greedy: ['wasm-columns', 'wasm-fragments', 'js', 'planner-greedy', 'planner-acs', 'planner-acs-read', 'seed-acs'],
   knapsack: ['wasm-columns', 'wasm-fragments', 'js', 'planner-knapsack'],
   exact: ['wasm-columns'],
   'exact-count': ['wasm-columns'],
@@ -191,6 +191,12 @@ async function child(spec) {
     js: () => (algo === 'greedy' ? greedySlice(frags, budget) : knapsackSlice(frags, budget, bucket)),
     'planner-greedy': () => lib.selectFragments(frags, GAZE, { tokens_max: budget }, plannerOptions('greedy')).fragments,
     'planner-acs': () => lib.selectFragments(frags, GAZE, { tokens_max: budget }, plannerOptions('acs')).fragments,
+    // The same, then the decisions read (from 256 candidates on they are made when first read).
+    'planner-acs-read': () => {
+      const plan = lib.selectFragments(frags, GAZE, { tokens_max: budget }, plannerOptions('acs'));
+      if (plan.decisions.length !== frags.length) throw new Error('one decision per candidate');
+      return plan.fragments;
+    },
     'planner-knapsack': () => lib.selectFragments(frags, GAZE, { tokens_max: budget }, plannerOptions('knapsack')).fragments,
     'seed-acs': () => acsSelectFragments(frags, GAZE, { tokens_max: budget }).fragments,
   };
@@ -308,13 +314,13 @@ function perObject(cases) {
 
 function greedyTable(cases) {
   const lines = [
-    '| n | budget | ctxpack native | cupel native | wasm columns | wasm fragments | plain JS greedy | selectFragments greedy | selectFragments acs | ACS seed (plain JS) | native vs cupel | columns vs JS | planner greedy vs seed | planner acs vs seed | same selection |',
-    '|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--|',
+    '| n | budget | ctxpack native | cupel native | wasm columns | wasm fragments | plain JS greedy | selectFragments greedy | selectFragments acs | acs, decisions read | ACS seed (plain JS) | native vs cupel | columns vs JS | planner greedy vs seed | planner acs vs seed | same selection |',
+    '|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--|',
   ];
   for (const c of cases) {
     const r = c.results;
     lines.push(
-      `| ${kb(c.n)} | ${kb(c.budget)} | ${ms(r['ctxpack-native'])} | ${ms(r['cupel-native'])} | ${ms(r['wasm-columns'])} | ${ms(r['wasm-fragments'])} | ${ms(r.js)} | ${ms(r['planner-greedy'])} | ${ms(r['planner-acs'])} | ${ms(r['seed-acs'])} | ${ratio(r['cupel-native'], r['ctxpack-native'])} | ${ratio(r.js, r['wasm-columns'])} | ${ratio(r['seed-acs'], r['planner-greedy'])} | ${ratio(r['seed-acs'], r['planner-acs'])} | ${sameness(c).text} |`,
+      `| ${kb(c.n)} | ${kb(c.budget)} | ${ms(r['ctxpack-native'])} | ${ms(r['cupel-native'])} | ${ms(r['wasm-columns'])} | ${ms(r['wasm-fragments'])} | ${ms(r.js)} | ${ms(r['planner-greedy'])} | ${ms(r['planner-acs'])} | ${ms(r['planner-acs-read'])} | ${ms(r['seed-acs'])} | ${ratio(r['cupel-native'], r['ctxpack-native'])} | ${ratio(r.js, r['wasm-columns'])} | ${ratio(r['seed-acs'], r['planner-greedy'])} | ${ratio(r['seed-acs'], r['planner-acs'])} | ${sameness(c).text} |`,
     );
   }
   return lines.join('\n');
@@ -409,8 +415,8 @@ function exactCountTable(cases) {
 
 function memoryTable(cases) {
   const lines = [
-    '| algo | n | budget | ctxpack native (heap) | cupel native (heap) | ctxpack wasm (linear memory) | plain JS (RSS) | selectFragments (RSS) | ctxpack native bits / cell |',
-    '|--|--:|--:|--:|--:|--:|--:|--:|--:|',
+    '| algo | n | budget | ctxpack native (heap) | cupel native (heap) | ctxpack wasm (linear memory) | plain JS (RSS) | selectFragments (RSS) | selectFragments acs, decisions read (RSS) | ctxpack native bits / cell |',
+    '|--|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ];
   for (const c of cases) {
     const r = c.results;
@@ -418,7 +424,7 @@ function memoryTable(cases) {
     const mem = (x, key) => (x?.status === 'ok' ? mib(x[key]) : x?.status === 'refused' ? 'refused' : '–');
     const bits = c.algo === 'knapsack' && r['ctxpack-native'].status === 'ok' ? ((r['ctxpack-native'].peakBytes * 8) / cellsOf(c)).toFixed(2) : '';
     lines.push(
-      `| ${c.algo} | ${kb(c.n)} | ${kb(c.budget)}${c.bucket ? ` / ${c.bucket}` : ''} | ${mem(r['ctxpack-native'], 'peakBytes')} | ${mem(r['cupel-native'], 'peakBytes')} | ${mem(r['wasm-columns'], 'wasmGrowth')} | ${mem(r.js, 'rssGrowth')} | ${mem(planner, 'rssGrowth')} | ${bits} |`,
+      `| ${c.algo} | ${kb(c.n)} | ${kb(c.budget)}${c.bucket ? ` / ${c.bucket}` : ''} | ${mem(r['ctxpack-native'], 'peakBytes')} | ${mem(r['cupel-native'], 'peakBytes')} | ${mem(r['wasm-columns'], 'wasmGrowth')} | ${mem(r.js, 'rssGrowth')} | ${mem(planner, 'rssGrowth')} | ${mem(r['planner-acs-read'], 'rssGrowth')} | ${bits} |`,
     );
   }
   return lines.join('\n');
@@ -515,17 +521,30 @@ function targets(cases, first, gz, small) {
       c === undefined
         ? 'not run (smoke)'
         : `${fmt(p?.ms)} ms vs ${fmt(seed?.ms)} ms for the seed = ${speedup.toFixed(1)}× (budget ${kb(c.budget)}). ` +
+          (slicer === 'acs' ? `With the decisions read too: ${ms(c.results['planner-acs-read'])} ms. ` : '') +
           (slicer === 'greedy' ? `GreedySlice itself, in wasm on columns, takes ${ms(c.results['wasm-columns'])} ms; ` : '') +
           `the time goes to the TypeScript planner around the slicer: see "Where selectFragments spends its time"`,
       p?.ms <= 25 && speedup >= 3,
     );
   }
-  for (const { n, results: r } of small) {
+  {
+    const c = find('greedy', 100_000, 1_000_000) ?? find('greedy', 100_000, 128_000);
+    const p = c?.results['planner-acs'];
+    const read = c?.results['planner-acs-read'];
+    add(
+      'selectFragments from objects, n = 100k: peak RSS growth ≤ 150 MiB over the measured calls (issue 12)',
+      c === undefined || p?.status !== 'ok'
+        ? 'not run (smoke)'
+        : `${mib(p.rssGrowth)} (slicer 'acs', budget ${kb(c.budget)}, ${p.reps} calls); with every plan's decisions read: ${mib(read?.rssGrowth)}`,
+      p?.rssGrowth <= 150 * 1048576,
+    );
+  }
+  for (const { n, results: r, smoke } of small) {
     const p = r['planner-acs'];
     const seed = r['seed-acs'];
     add(
       `selectFragments at n = ${n} at least as fast as the plain-JS seed planner (issue 12)`,
-      p?.status === 'ok' && seed?.status === 'ok' ? `${us(p)} µs vs ${us(seed)} µs for the seed = ${ratio(seed, p)} (budget ${kb(SMALL_BUDGET)}; see "Small calls")` : 'not run (smoke)',
+      !smoke && p?.status === 'ok' && seed?.status === 'ok' ? `${us(p)} µs vs ${us(seed)} µs for the seed = ${ratio(seed, p)} (budget ${kb(SMALL_BUDGET)}; see "Small calls")` : 'not run (smoke)',
       p?.ms <= seed?.ms,
     );
   }
@@ -613,7 +632,7 @@ async function main() {
       results[impl] = spawnChild(['--child', JSON.stringify({ impl, algo: 'greedy', n, budget: SMALL_BUDGET, dataDir, smoke, batch })]);
     }
     process.stderr.write(`small    n=${String(n).padStart(6)}: planner acs ${us(results['planner-acs'])}, seed ${us(results['seed-acs'])} µs\n`);
-    return { n, results };
+    return { n, results, smoke };
   });
 
   const firstRuns = [];
@@ -682,8 +701,10 @@ ${greedyTable(greedy)}
 
 - *wasm fragments* per object (\`sliceFragments('greedy', …)\`, n = 100k, budget 1000k): ${perObject(greedy)}.
 - *selectFragments greedy / acs*: the whole planner on fragment objects with entities, timestamp,
-  citations, source and lod (\`options.slicer\` \`'greedy'\` or the default \`'acs'\`); *ACS seed*: the
-  seed's \`selectFragments\` (acs-planner.md) as it stands, in plain JS.
+  citations, source and lod (\`options.slicer\` \`'greedy'\` or the default \`'acs'\`), the plan's
+  \`fragments\` used; *acs, decisions read*: the same, then every \`plan.decisions\` entry read (from
+  256 candidates on they are made when first read); *ACS seed*: the seed's \`selectFragments\`
+  (acs-planner.md) as it stands, in plain JS.
 
 ## Small calls
 
