@@ -7,7 +7,7 @@
  */
 
 import { Scratch } from '../core/scratch.js';
-import { identity, mergeSort, orderedBits, radixSort } from './sort.js';
+import { NATIVE_SORT_MAX, identity, lowerBound, mergeSort, orderedBits, radixSort, sortByKey } from './sort.js';
 
 /** Scores whose difference is at most this are tied (the seed's `Math.abs(a.score - b.score) > 0.001`). */
 export const SCORE_TIE_TOLERANCE = 0.001;
@@ -68,6 +68,9 @@ function scoreGroups(scores: Float64Array, scratch: Scratch): { group: Uint32Arr
     const s = scores[i]!;
     if (s > max) max = s;
     if (s < min) min = s;
+  }
+  if (n <= NATIVE_SORT_MAX && !(n > SMALL && (max - min) * BUCKETS_PER_UNIT < 4 * n + DENSE_SLACK)) {
+    return groupsOfSorted(scores, group, scratch);
   }
   let byBucket: Uint32Array; // items, bucket after bucket
   const scoreAt = scratch.f64(n); // scoreAt[p] = scores[byBucket[p]], read in order by the walk
@@ -144,6 +147,31 @@ function scoreGroups(scores: Float64Array, scratch: Scratch): { group: Uint32Arr
     }
     g++;
   }
+}
+
+/**
+ * {@link scoreGroups} for a few items: the scores sorted by the engine, walked from the highest
+ * (a group is its anchor and every score within the tolerance below it, as in the buckets), and
+ * each item given the group of its score's position (equal scores share one).
+ */
+function groupsOfSorted(scores: Float64Array, group: Uint32Array, scratch: Scratch): { group: Uint32Array; groups: number } {
+  const n = scores.length;
+  const sorted = scratch.f64(n);
+  sorted.set(scores);
+  sorted.sort();
+  const groupAt = scratch.u32(n);
+  let g = -1;
+  let anchor = 0;
+  for (let p = n - 1; p >= 0; p--) {
+    const score = sorted[p]!;
+    if (g < 0 || !(Math.abs(anchor - score) <= SCORE_TIE_TOLERANCE)) {
+      g++;
+      anchor = score;
+    }
+    groupAt[p] = g;
+  }
+  for (let i = 0; i < n; i++) group[i] = groupAt[lowerBound(sorted, scores[i]!)]!;
+  return { group, groups: g + 1 };
 }
 
 /** Bits needed for the unsigned integer `max`. */
@@ -238,6 +266,7 @@ export function rankColumns(c: RankColumns, windowSize: number, scratch = new Sc
     const groupBits = bitsFor(groups - 1);
     let primary: Uint32Array[];
     let primaryBits: number[];
+    let primarySorted = false;
     if (fresh !== undefined && fresh.bits + groupBits <= 53) {
       const total = fresh.bits + groupBits;
       const scale = 2 ** fresh.bits;
@@ -251,6 +280,15 @@ export function rankColumns(c: RankColumns, windowSize: number, scratch = new Sc
       }
       primary = total > LOW_BITS ? [lo, hi] : [lo];
       primaryBits = total > LOW_BITS ? [LOW_BITS, total - LOW_BITS] : [total];
+      if (n <= NATIVE_SORT_MAX) {
+        // The same integer keys, sorted by the engine: cheaper than the passes for about a hundred items.
+        const key = scratch.f64(n);
+        for (let i = 0; i < n; i++) key[i] = group[i]! * scale + fresh.distance[i]!;
+        const sorted = sortByKey(key, scratch.f64(n), scratch.u32(n, true), free);
+        free = order;
+        order = sorted;
+        primarySorted = true;
+      }
     } else {
       const hi = scratch.u32(n);
       const lo = scratch.u32(n);
@@ -258,7 +296,7 @@ export function rankColumns(c: RankColumns, windowSize: number, scratch = new Sc
       primary = [lo, hi, group];
       primaryBits = [32, 32, groupBits];
     }
-    sortBy(primary, primaryBits);
+    if (!primarySorted) sortBy(primary, primaryBits);
     const ranked = emitRuns(order, free, c, group, windowSize, withinTie, true, scratch);
     if (ranked !== undefined) return ranked;
     // Many ties: start again with rules 5, 3, 2 (least significant first), then the primary key.
