@@ -3,7 +3,7 @@
 
 use super::{fill, reconstruct, solve, Blocks, Cell, Layout};
 use crate::dp::blocks::blocks_portable;
-use crate::dp::test_rng::Rng;
+use crate::dp::testing::Rng;
 
 /// docs/specs/knapsack-slice.md's steps 4 and 5 verbatim: one `bool` per cell,
 /// `i64` values added with saturation, the in-place descending loop.

@@ -25,4 +25,4 @@ pub(crate) mod kernel;
 pub(crate) mod order;
 pub(crate) mod row;
 #[cfg(test)]
-pub(crate) mod test_rng;
+pub(crate) mod testing;

@@ -84,10 +84,13 @@ pub(super) fn run_kind<C: CountCell>(
     (next, chosen, cells)
 }
 
-/// What the count dimension adds to a DP cell ([`Cell`]): a plain value
-/// when every requirement can be met (infeasible cells unreachable), or
-/// (shortfall, value) compared lexicographically.
+/// What the count dimension adds to a DP cell ([`Cell`]): an unreachable
+/// value (fewer than `q` items fit), and the shortfall when a requirement
+/// may go unmet.
 pub(super) trait CountCell: Cell {
+    /// An unreachable cell: `plus` keeps it unreachable and every reachable
+    /// cell beats it.
+    const NEG: Self;
     /// Whether shortfalls are allowed (and penalised) at a kind's close.
     const PENALISED: bool;
     /// The cell with `n` more items of shortfall.
@@ -95,9 +98,11 @@ pub(super) trait CountCell: Cell {
     fn feasible(self) -> bool;
 }
 
-/// Plain 32-bit values, used when the sum of every value fits (see
-/// [`Cell`] for `i32`): the results equal the `i64` ones.
+/// Plain 32-bit values, used when the sum of every value fits: the results
+/// equal the `i64` ones. `NEG` plus any sum of values stays negative (see
+/// [`Cell`] for `i32`), so `plus` needs no test.
 impl CountCell for i32 {
+    const NEG: Self = i32::MIN;
     const PENALISED: bool = false;
     fn short(self, _: usize) -> Self {
         self
@@ -107,13 +112,39 @@ impl CountCell for i32 {
     }
 }
 
-impl CountCell for i64 {
+/// A plain value when the sums may not fit an `i32`: negative is
+/// unreachable and stays so (sums saturate, so unlike `i32` the sign alone
+/// cannot keep it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Wide(i64);
+
+impl Cell for Wide {
+    const ZERO: Self = Wide(0);
+    fn value(v: i64) -> Self {
+        Wide(v)
+    }
+    #[inline]
+    fn plus(self, gain: Self) -> Self {
+        if self.0 < 0 {
+            self
+        } else {
+            Wide(self.0.saturating_add(gain.0))
+        }
+    }
+    #[inline]
+    fn beats(self, other: Self) -> bool {
+        self.0 > other.0
+    }
+}
+
+impl CountCell for Wide {
+    const NEG: Self = Wide(-1);
     const PENALISED: bool = false;
     fn short(self, _: usize) -> Self {
         self
     }
     fn feasible(self) -> bool {
-        self >= 0
+        self.0 >= 0
     }
 }
 
@@ -126,10 +157,6 @@ pub(super) struct Lex {
 
 impl Cell for Lex {
     const ZERO: Self = Lex { short: 0, value: 0 };
-    const NEG: Self = Lex {
-        short: u64::MAX,
-        value: 0,
-    };
     fn value(v: i64) -> Self {
         Lex { short: 0, value: v }
     }
@@ -149,6 +176,10 @@ impl Cell for Lex {
 }
 
 impl CountCell for Lex {
+    const NEG: Self = Lex {
+        short: u64::MAX,
+        value: 0,
+    };
     const PENALISED: bool = true;
     fn short(self, n: usize) -> Self {
         if self.short == u64::MAX {
@@ -164,3 +195,7 @@ impl CountCell for Lex {
         self.short != u64::MAX
     }
 }
+
+#[cfg(test)]
+#[path = "exact_count_dp_tests.rs"]
+mod tests;

@@ -7,7 +7,7 @@
 use std::collections::BinaryHeap;
 
 use super::exact_count::Input;
-use super::exact_count_dp::{run_kind, CountCell, Lex};
+use super::exact_count_dp::{run_kind, CountCell, Lex, Wide};
 use crate::dp::keep::KeepTable;
 use crate::dp::row;
 use crate::knapsack::scaled_value;
@@ -218,7 +218,7 @@ impl Plan {
             let solved = if total < i64::from(i32::MAX) {
                 self.run::<i32>()
             } else {
-                self.run::<i64>()
+                self.run::<Wide>()
             };
             if let Some(s) = solved {
                 return s;
