@@ -12,15 +12,15 @@ use super::blocks::Blocks;
 use super::cell::Cell;
 
 /// In place: the row update of item `(w, v)` over `dp`, with keep bits
-/// when `keep` (one bit per cell, zeroed or from an earlier write of this
-/// row) is given.
+/// when `keep` (one zeroed bit per cell: the cells outside whole groups
+/// only ever set bits) is given.
 #[inline]
 pub(crate) fn in_place<V: Cell>(dp: &mut [V], w: usize, v: V, keep: Option<&mut [u64]>) {
     update(V::blocks(), dp, None, w, v, keep);
 }
 
 /// From one row to the next: `to[c] = max(to[c], from[c − w] + v)`, with
-/// keep bits. `from` is as long as `to`.
+/// keep bits (zeroed, as for [`in_place`]). `from` is as long as `to`.
 #[inline]
 pub(crate) fn from_row<V: Cell>(from: &[V], to: &mut [V], w: usize, v: V, keep: &mut [u64]) {
     update(V::blocks(), to, Some(from), w, v, Some(keep));
