@@ -1,7 +1,9 @@
 //! The engines of the budget simulation: for each strategy, its value or
 //! its membership at every budget in one pass: the walks (greedy, the
 //! packer), the knapsack's DP rows, and the exact strategy's sweep. The
-//! questions they answer are in `simulate.rs`.
+//! questions they answer are in `simulate.rs`. The knapsack rows are the
+//! shared row update (`dp::row`); the walks' steps are not (a walk takes
+//! every item that fits: an assignment, not the better of two).
 
 use super::simulate::{curve_len, guard, MinBudget, Strategy};
 use crate::dp::guard::{keep_bytes, too_large};
