@@ -24,7 +24,7 @@ impl KeepTable {
     }
 
     /// Rows `first..first + count`, contiguous: a class's version rows for
-    /// [`keep_class_row_i64`](super::row::keep_class_row_i64).
+    /// [`class_row`](super::row::class_row).
     pub(crate) fn rows_mut(&mut self, first: usize, count: usize) -> &mut [u64] {
         &mut self.bits[first * self.words..(first + count) * self.words]
     }

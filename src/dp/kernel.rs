@@ -26,15 +26,10 @@
 //! * **32-bit values** when the sum of all row values fits an `i32`: then no
 //!   partial sum overflows, and `i32` arithmetic gives the same numbers as the
 //!   `i64` one. Otherwise `i64` with saturating addition, as before.
-//! * **SIMD, in place, top down.** A row is computed in runs of cells from
-//!   the top down: 4-cell vectors in wasm (SIMD128), 8-cell vectors natively
-//!   when the CPU has AVX2, 16 cells at a time in portable code; 16 keep bits
-//!   are stored at once. A run `[b, b + k)` reads `[b - dw, b + k - dw)`;
-//!   every cell written before it in this row is at or above `b + k`, above
-//!   everything it reads (`dw >= 1`), and it reads before it writes, so it
-//!   sees only the previous row's values: the runs equal the spec's
-//!   descending loop, whatever their length. The 16 cells that contain `dw`
-//!   run one by one.
+//! * **SIMD, in place, top down**: each row is the shared row update
+//!   (`row.rs`) over the cells up to the prefix weight sum, in the cell
+//!   type's block form (`blocks.rs`: SIMD128 in wasm, AVX2 natively,
+//!   portable otherwise), which equals the spec's descending loop.
 //! * **Above the prefix weight sum.** Let `S` be the sum of the weights of
 //!   rows `0..=i` and `T` the (saturating) sum of their values. Every row has
 //!   a value above 0, so for `w >= S` (all rows fit) `dp[w] = T`, and row `i`
@@ -47,7 +42,10 @@
 //! The keep table is one bit per cell, rows of whole 64-bit words; its size
 //! is guarded in bytes before anything is allocated.
 
+use super::blocks::{blocks_portable, i32_blocks, Blocks};
+use super::cell::Cell;
 use super::guard::{keep_bytes, too_large};
+use super::row;
 use crate::CtxpackError;
 
 /// Solves the knapsack over `weights` / `values` (one DP row each, every
@@ -188,45 +186,6 @@ impl Layout {
     }
 }
 
-/// A DP value: `i32` (when no sum can overflow) or saturating `i64`.
-pub(crate) trait Cell: Copy + Ord {
-    const ZERO: Self;
-    /// The spec's `dp[w - dw] + dv`.
-    fn plus(self, v: Self) -> Self;
-}
-
-impl Cell for i32 {
-    const ZERO: i32 = 0;
-    #[inline]
-    fn plus(self, v: i32) -> i32 {
-        // Never wraps: the caller checked that the sum of all values fits.
-        self.wrapping_add(v)
-    }
-}
-
-impl Cell for i64 {
-    const ZERO: i64 = 0;
-    #[inline]
-    fn plus(self, v: i64) -> i64 {
-        self.saturating_add(v)
-    }
-}
-
-/// Computes the 16-cell groups `lo..=hi` of one row (cells `16 lo` to
-/// `16 hi + 15`), top down, in place: `dp[w] = max(dp[w], dp[w - dw] + v)`,
-/// and sets the keep bit of each cell `w` (bit `w % 64` of `keep[w / 64]`).
-/// Requires `lo >= 1`, `16 lo >= dw` (every cell at or above `dw`),
-/// `16 (hi + 1) <= dp.len()` and `hi / 4 < keep.len()`; the kernels check it
-/// and panic otherwise.
-pub(crate) type Blocks<V> = fn(&mut [V], usize, V, usize, usize, &mut [u64]);
-
-fn check_blocks<V>(dp: &[V], dw: usize, lo: usize, hi: usize, keep: &[u64]) {
-    assert!(
-        lo >= 1 && lo * 16 >= dw && (hi + 1) * 16 <= dp.len() && hi / 4 < keep.len(),
-        "knapsack kernel called out of bounds"
-    );
-}
-
 /// The spec's DP over all rows: fills the keep table `bits` (zeroed on
 /// entry); `dp` is the zeroed value row of `words_per_row × 64` cells.
 fn fill<V: Cell>(
@@ -256,20 +215,16 @@ fn fill<V: Cell>(
         if valid_end < computed_end {
             dp[valid_end..computed_end].fill(total);
         }
-        // The group that holds dw runs cell by cell, the groups above it in
-        // the kernel. (If dw is at computed_end, then dw = next_sum: the
-        // whole row is above the prefix sum.)
-        let bottom = dw / 16;
-        let top_group = 4 * top + 3;
-        if bottom <= top_group {
-            if bottom < top_group {
-                blocks(&mut dp, dw, v, bottom + 1, top_group, keep);
-            }
-            keep[bottom / 4] |=
-                u64::from(group_scalar(&mut dp, dw, v, bottom)) << (bottom % 4 * 16);
-        }
+        row::update(
+            Some(blocks),
+            &mut dp[..computed_end],
+            None,
+            dw,
+            v,
+            Some(&mut *keep),
+        );
         let next_total = total.plus(v);
-        if next_total > total {
+        if next_total.beats(total) {
             keep[top + 1..].fill(!0);
         }
         total = next_total;
@@ -290,181 +245,6 @@ fn reconstruct(weights: &[usize], layout: &Layout, bits: &[u64]) -> Vec<usize> {
         }
     }
     chosen
-}
-
-/// The cells `dw..` of group `group = dw / 16`, one at a time, top down;
-/// their keep bits (bit `w % 16` for cell `w`).
-fn group_scalar<V: Cell>(dp: &mut [V], dw: usize, v: V, group: usize) -> u16 {
-    let base = group * 16;
-    let mut keep = 0u16;
-    for w in (dw.max(base)..base + 16).rev() {
-        let with = dp[w - dw].plus(v);
-        let old = dp[w];
-        keep |= u16::from(with > old) << (w - base);
-        dp[w] = with.max(old);
-    }
-    keep
-}
-
-/// Portable [`Blocks`]: copy a group's 16 source cells first, then the
-/// group has no overlap and the compiler vectorises what it can.
-pub(crate) fn blocks_portable<V: Cell>(
-    dp: &mut [V],
-    dw: usize,
-    v: V,
-    lo: usize,
-    hi: usize,
-    keep: &mut [u64],
-) {
-    check_blocks(dp, dw, lo, hi, keep);
-    for group in (lo..=hi).rev() {
-        let base = group * 16;
-        let mut src = [V::ZERO; 16];
-        src.copy_from_slice(&dp[base - dw..base - dw + 16]);
-        let mut bits = 0u64;
-        for (l, (d, &s)) in dp[base..base + 16].iter_mut().zip(&src).enumerate() {
-            let with = s.plus(v);
-            bits |= u64::from(with > *d) << l;
-            *d = with.max(*d);
-        }
-        let shift = group % 4 * 16;
-        let word = &mut keep[group / 4];
-        *word = *word & !(0xFFFF << shift) | bits << shift;
-    }
-}
-
-/// The fastest [`Blocks`] for `i32` on this machine.
-pub(crate) fn i32_blocks() -> Blocks<i32> {
-    #[cfg(target_arch = "wasm32")]
-    {
-        blocks_simd128
-    }
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            blocks_avx2
-        } else {
-            blocks_portable::<i32>
-        }
-    }
-    #[cfg(not(any(target_arch = "wasm32", target_arch = "x86_64")))]
-    {
-        blocks_portable::<i32>
-    }
-}
-
-/// SIMD128 [`Blocks`] for `i32`: four vectors of four cells per group.
-#[cfg(target_arch = "wasm32")]
-pub(crate) fn blocks_simd128(
-    dp: &mut [i32],
-    dw: usize,
-    v: i32,
-    lo: usize,
-    hi: usize,
-    keep: &mut [u64],
-) {
-    check_blocks(dp, dw, lo, hi, keep);
-    // SAFETY: the bounds were checked above. A wasm module is validated as
-    // a whole before it runs: an engine without SIMD128 refuses to load it,
-    // so this code only ever runs where the feature exists.
-    unsafe { simd128_groups(dp.as_mut_ptr(), dw, v, lo, hi, keep.as_mut_ptr()) }
-}
-
-/// # Safety
-/// The preconditions of [`Blocks`], with `dp` and `keep` valid for them.
-#[cfg(target_arch = "wasm32")]
-#[target_feature(enable = "simd128")]
-#[allow(clippy::cast_ptr_alignment)] // only unaligned loads and stores
-unsafe fn simd128_groups(dp: *mut i32, dw: usize, v: i32, lo: usize, hi: usize, keep: *mut u64) {
-    use core::arch::wasm32::{i32x4_add, i32x4_bitmask, i32x4_gt, i32x4_max, i32x4_splat, v128};
-    let add = i32x4_splat(v);
-    // wasm is little-endian: the keep bits of group g are u16 number g of
-    // the row. One group per step keeps few vectors live (V8 spills when a
-    // whole word is unrolled).
-    let keep = keep.cast::<u16>();
-    let mut group = hi + 1;
-    while group > lo {
-        group -= 1;
-        // SAFETY: the cells of groups lo..=hi are in bounds, and their
-        // sources `dw` below are at index >= 16 lo - dw >= 0.
-        unsafe {
-            let d = dp.add(group * 16).cast::<v128>();
-            let s = dp.add(group * 16 - dw).cast::<v128>();
-            let mut mask = 0u32;
-            for j in (0..4).rev() {
-                // Vectors top down, each one's loads before its store: see
-                // the module docs for why this equals the descending loop.
-                let with = i32x4_add(s.add(j).read_unaligned(), add);
-                let old = d.add(j).read_unaligned();
-                d.add(j).write_unaligned(i32x4_max(with, old));
-                mask |= u32::from(i32x4_bitmask(i32x4_gt(with, old))) << (4 * j);
-            }
-            #[allow(clippy::cast_possible_truncation)] // 16 bits
-            keep.add(group).write(mask as u16);
-        }
-    }
-}
-
-/// AVX2 [`Blocks`] for `i32`: two vectors of eight cells per group. Only
-/// returned by [`i32_blocks`] when the CPU has AVX2.
-#[cfg(target_arch = "x86_64")]
-pub(crate) fn blocks_avx2(
-    dp: &mut [i32],
-    dw: usize,
-    v: i32,
-    lo: usize,
-    hi: usize,
-    keep: &mut [u64],
-) {
-    check_blocks(dp, dw, lo, hi, keep);
-    assert!(std::arch::is_x86_feature_detected!("avx2"));
-    // SAFETY: bounds checked above, AVX2 detected.
-    unsafe { avx2_groups(dp.as_mut_ptr(), dw, v, lo, hi, keep.as_mut_ptr()) }
-}
-
-/// # Safety
-/// The CPU has AVX2; the preconditions of [`Blocks`], with `dp` and `keep`
-/// valid for them.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-#[allow(clippy::cast_ptr_alignment)] // only unaligned loads and stores
-unsafe fn avx2_groups(dp: *mut i32, dw: usize, v: i32, lo: usize, hi: usize, keep: *mut u64) {
-    use std::arch::x86_64::{
-        __m256i, _mm256_add_epi32, _mm256_loadu_si256, _mm256_max_epi32, _mm256_set1_epi32,
-        _mm256_storeu_si256,
-    };
-    let add = _mm256_set1_epi32(v);
-    // x86 is little-endian: the keep bits of group g are u16 number g.
-    // Loads and stores are unaligned (`loadu` / `storeu`).
-    let keep = keep.cast::<u16>();
-    let mut group = hi + 1;
-    while group > lo {
-        group -= 1;
-        // SAFETY: as in `simd128_groups`.
-        unsafe {
-            let d = dp.add(group * 16).cast::<__m256i>();
-            let s = dp.add(group * 16 - dw).cast::<__m256i>();
-            let with_hi = _mm256_add_epi32(_mm256_loadu_si256(s.add(1)), add);
-            let old_hi = _mm256_loadu_si256(d.add(1));
-            _mm256_storeu_si256(d.add(1), _mm256_max_epi32(with_hi, old_hi));
-            let with_lo = _mm256_add_epi32(_mm256_loadu_si256(s), add);
-            let old_lo = _mm256_loadu_si256(d);
-            _mm256_storeu_si256(d, _mm256_max_epi32(with_lo, old_lo));
-            let mask = movemask(with_lo, old_lo) | movemask(with_hi, old_hi) << 8;
-            keep.add(group).write(mask);
-        }
-    }
-}
-
-/// The 8 bits of `a > b`, lane by lane.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-#[inline]
-unsafe fn movemask(a: std::arch::x86_64::__m256i, b: std::arch::x86_64::__m256i) -> u16 {
-    use std::arch::x86_64::{_mm256_castsi256_ps, _mm256_cmpgt_epi32, _mm256_movemask_ps};
-    #[allow(clippy::cast_sign_loss, clippy::cast_possible_truncation)] // an 8-bit mask
-    let m = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(a, b))) as u16;
-    m
 }
 
 #[cfg(test)]

@@ -1,7 +1,9 @@
 //! Tests of the knapsack kernel (`kernel.rs`): the blocked row updates
 //! against the spec's loop, saturation, and the guard.
 
-use super::{blocks_portable, fill, reconstruct, solve, Blocks, Cell, Layout};
+use super::{fill, reconstruct, solve, Blocks, Cell, Layout};
+use crate::dp::blocks::blocks_portable;
+use crate::dp::testing::Rng;
 
 /// docs/specs/knapsack-slice.md's steps 4 and 5 verbatim: one `bool` per cell,
 /// `i64` values added with saturation, the in-place descending loop.
@@ -26,21 +28,6 @@ fn reference(weights: &[usize], values: &[i64], capacity: usize) -> (Vec<Vec<boo
         }
     }
     (keep, chosen)
-}
-
-/// `SplitMix64`.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        usize::try_from(self.next() % n as u64).unwrap()
-    }
 }
 
 /// A random instance: many ties (a small palette of values) or none,
@@ -104,10 +91,10 @@ fn kernels() -> Vec<(&'static str, Blocks<i32>)> {
     #[allow(unused_mut)] // no SIMD kernel on other targets
     let mut k: Vec<(&'static str, Blocks<i32>)> = vec![("portable", blocks_portable::<i32>)];
     #[cfg(target_arch = "wasm32")]
-    k.push(("simd128", super::blocks_simd128));
+    k.push(("simd128", crate::dp::blocks::blocks_simd128));
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
-        k.push(("avx2", super::blocks_avx2));
+        k.push(("avx2", crate::dp::blocks::blocks_avx2));
     }
     k
 }

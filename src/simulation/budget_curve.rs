@@ -10,7 +10,7 @@
 //! value at any positive budget.
 
 use crate::dp::guard::{keep_bytes, too_large};
-use crate::dp::row::{max_row_i32, max_row_i64};
+use crate::dp::row;
 use crate::knapsack::scaled_value;
 use crate::{check_scores, CtxpackError, ExactKnapsackSlice, Item, KnapsackSlice};
 
@@ -165,13 +165,13 @@ fn curve(
     let dp: Vec<i64> = if total < i64::from(i32::MAX) {
         let mut dp = vec![0i32; columns];
         for &(w, p) in &rows {
-            max_row_i32(&mut dp, w, i32::try_from(p).unwrap_or(i32::MAX));
+            row::in_place(&mut dp, w, i32::try_from(p).unwrap_or(i32::MAX), None);
         }
         dp.into_iter().map(i64::from).collect()
     } else {
         let mut dp = vec![0i64; columns];
         for &(w, p) in &rows {
-            max_row_i64(&mut dp, w, p);
+            row::in_place(&mut dp, w, p, None);
         }
         dp
     };

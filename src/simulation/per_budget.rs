@@ -1,13 +1,15 @@
 //! The engines of the budget simulation: for each strategy, its value or
 //! its membership at every budget in one pass: the walks (greedy, the
 //! packer), the knapsack's DP rows, and the exact strategy's sweep. The
-//! questions they answer are in `simulate.rs`.
+//! questions they answer are in `simulate.rs`. The knapsack rows are the
+//! shared row update (`dp::row`); the walks' steps are not (a walk takes
+//! every item that fits: an assignment, not the better of two).
 
 use super::simulate::{curve_len, guard, MinBudget, Strategy};
 use crate::dp::guard::{keep_bytes, too_large};
 use crate::dp::keep::KeepTable;
 use crate::dp::order::density_order;
-use crate::dp::row::{keep_row_i64, max_row_i64};
+use crate::dp::row;
 use crate::knapsack::scaled_value;
 use crate::TableLimit;
 use crate::{Budget, CtxpackError, ExactKnapsackSlice, Item, KnapsackSlice, Slicer};
@@ -118,7 +120,9 @@ impl Walk {
     }
 
     /// `g` (the outcome from item `j + 1` on, per state and leftover)
-    /// becomes the outcome from item `j` on.
+    /// becomes the outcome from item `j` on. Not the knapsack row update
+    /// (`dp::row`): a walk takes every item that fits, so a leftover's
+    /// outcome is assigned from `r − w`, never the better of two.
     fn step<T: Outcome>(&self, j: usize, g: &mut Vec<T>, tmp: &mut Vec<T>, cols: usize) {
         let (w, v) = (self.tokens[j], self.values[j]);
         let fits = usize::try_from(w).ok().filter(|&w| w < cols);
@@ -347,7 +351,7 @@ pub(super) fn knapsack_membership(
     let mut keep = KeepTable::new(kept_rows, cols);
     for (r, &(_, w, v)) in rows.iter().enumerate() {
         let kept = r.checked_sub(own).map(|k| keep.row_mut(k));
-        keep_row_i64(&mut dp, w, v, kept);
+        row::in_place(&mut dp, w, v, kept);
     }
     let kept = |r: usize, c: usize| keep.get(r - own, c);
     // Reconstruction from every capacity: the rows after `own`, last first.
@@ -431,7 +435,7 @@ pub(super) fn exact_membership(
     })?;
     let mut dp = vec![0i64; cols];
     for &(w, v) in &rows {
-        max_row_i64(&mut dp, w, v);
+        row::in_place(&mut dp, w, v, None);
     }
     let w_own = usize::try_from(it.tokens).unwrap_or(usize::MAX);
     // Reruns where optimal selections tie on the item, charged n cells each.

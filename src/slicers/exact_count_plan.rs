@@ -7,8 +7,9 @@
 use std::collections::BinaryHeap;
 
 use super::exact_count::Input;
-use super::exact_count_dp::{run_kind, Cell, Lex};
+use super::exact_count_dp::{run_kind, CountCell, Lex, Wide};
 use crate::dp::keep::KeepTable;
+use crate::dp::row;
 use crate::knapsack::scaled_value;
 use crate::CtxpackError;
 
@@ -217,7 +218,7 @@ impl Plan {
             let solved = if total < i64::from(i32::MAX) {
                 self.run::<i32>()
             } else {
-                self.run::<i64>()
+                self.run::<Wide>()
             };
             if let Some(s) = solved {
                 return s;
@@ -232,7 +233,7 @@ impl Plan {
 
     /// Runs the DP with cells of type `C`; `None` when no cell is feasible
     /// (cannot happen for `Lex`).
-    fn run<C: Cell>(&self) -> Option<Solved> {
+    fn run<C: CountCell>(&self) -> Option<Solved> {
         let columns = self.capacity + 1;
         let keep_rows = self.free.len()
             + self
@@ -244,10 +245,10 @@ impl Plan {
         let mut keep = KeepTable::new(keep_rows, columns);
         let mut cells: u64 = 0;
         // 1. Free items.
-        let mut f = vec![C::value(0); columns];
-        for (r, row) in self.free.iter().enumerate() {
-            C::row_in_place(&mut f, row.w, row.p, keep.row_mut(r));
-            cells += (columns - row.w.min(columns)) as u64;
+        let mut f = vec![C::ZERO; columns];
+        for (r, item) in self.free.iter().enumerate() {
+            row::in_place(&mut f, item.w, C::value(item.p), Some(keep.row_mut(r)));
+            cells += (columns - item.w.min(columns)) as u64;
         }
         // 2. Each constrained kind.
         let mut row_base = self.free.len();

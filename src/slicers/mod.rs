@@ -5,7 +5,8 @@
 //! `exact_count` go beyond them and solve to optimality within guards.
 //! Their parts: `minknap.rs` (the exact slice's search), `exact_report.rs`
 //! (what both exact slices report), `exact_count_plan.rs` and
-//! `exact_count_dp.rs` (the count-constrained DP and its cells).
+//! `exact_count_dp.rs` (the count-constrained DP and its cells; its tests:
+//! `exact_count_dp_tests.rs`).
 
 pub(crate) mod count_constrained;
 pub(crate) mod exact;

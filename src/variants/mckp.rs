@@ -1,11 +1,11 @@
 //! The bucketed multiple-choice knapsack: token counts rounded up to
 //! multiples of the bucket size, the target rounded down, one DP row per
-//! class (`dp::row::keep_class_row_i64`), one keep row per version.
+//! class (`dp::row::class_row`), one keep row per version.
 
 use super::classes::Class;
 use crate::dp::guard::{keep_bytes, too_large};
 use crate::dp::keep::KeepTable;
-use crate::dp::row::keep_class_row_i64;
+use crate::dp::row::class_row;
 use crate::{CtxpackError, ExclusionReason, TableLimit};
 
 /// A class as the DP sees it: the option it takes at no weight (its best
@@ -122,7 +122,7 @@ pub(crate) fn solve(
                 .map(|&(w, v, _)| (usize::try_from(w).unwrap_or(usize::MAX), v)),
         );
         let n = dims.len();
-        keep_class_row_i64(&mut dp, &dims, Some(keep.rows_mut(first, n)));
+        class_row(&mut dp, &dims, Some(keep.rows_mut(first, n)));
         first += n;
     }
     let mut remaining = columns - 1;
