@@ -220,6 +220,14 @@ async function child(spec) {
     times.push((performance.now() - t) / batch);
   }
   const rss1 = process.resourceUsage().maxRSS;
+  if (impl === 'seed-acs') {
+    // The seed reads the clock itself (timed so, as it stands); for the selection it reports, one
+    // more call with its clock at the planner's fixed now, so that both score the same ages.
+    const clock = Date.now;
+    Date.now = () => NOW;
+    first = run();
+    Date.now = clock;
+  }
   times.sort((a, b) => a - b);
   const result = {
     status: 'ok',
