@@ -34,6 +34,13 @@ export function textKey(text: string): string {
 /** Counts by text key, least recently used first (a Map keeps insertion order). */
 export class CountCache {
   private readonly entries = new Map<string, number>();
+  /**
+   * The keys of the texts of the last call, and of this one so far: a session's next turn finds
+   * its history's texts here instead of hashing them again (a lookup by the string itself, which
+   * the engine hashes natively). Holds at most two calls' texts.
+   */
+  private keysOfLast = new Map<string, string>();
+  private keysOfThis = new Map<string, string>();
   /** Lookups answered from the cache, and counts the counter made, since creation. */
   hits = 0;
   misses = 0;
@@ -67,6 +74,22 @@ export class CountCache {
       if (this.entries.size <= bound) break;
       this.entries.delete(k);
     }
+  }
+
+  /** The key of `text` ({@link textKey}), remembered from the last call that had it. */
+  keyOf(text: string): string {
+    let key = this.keysOfThis.get(text);
+    if (key === undefined) {
+      key = this.keysOfLast.get(text) ?? textKey(text);
+      this.keysOfThis.set(text, key);
+    }
+    return key;
+  }
+
+  /** Ends a call: the keys of its texts are the ones remembered for the next. */
+  endCall(): void {
+    this.keysOfLast = this.keysOfThis;
+    this.keysOfThis = new Map();
   }
 
   /** `[key, count]` pairs, least recently used first. */
@@ -105,7 +128,7 @@ export function countThrough(
   const costs = new Uint32Array(texts.length);
   const keys = new Array<string>(texts.length);
   for (let i = 0; i < texts.length; i++) {
-    const key = textKey(texts[i]!);
+    const key = cache.keyOf(texts[i]!);
     keys[i] = key;
     const known = cache.lookup(key);
     if (known !== undefined) {
@@ -121,6 +144,7 @@ export function countThrough(
     costs[i] = checkedAt(answer, i, where);
     cache.store(key, costs[i]!, texts.length);
   }
+  cache.endCall();
   return { costs, keys };
 }
 
@@ -138,7 +162,7 @@ export async function prefillAsync(
 ): Promise<void> {
   const todo = new Map<string, number>(); // key → first index
   for (let i = 0; i < texts.length; i++) {
-    const key = textKey(texts[i]!);
+    const key = cache.keyOf(texts[i]!);
     if (!todo.has(key) && cache.lookup(key) === undefined) todo.set(key, i);
   }
   const jobs = [...todo];
