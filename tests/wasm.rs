@@ -14,8 +14,9 @@
 //! `CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner cargo test --target wasm32-unknown-unknown --test wasm`.
 
 use ctxpack::wasm::{
-    budget_curve, decision_codes, error_codes, group_units, min_budget_for, pin_closure,
-    slice_columnar, slice_grouped, slice_objects, slice_variants,
+    bm25_from_stats_wasm, bm25_scores_wasm, bm25_stats, bm25_terms, budget_curve, decision_codes,
+    error_codes, group_units, min_budget_for, pin_closure, slice_columnar, slice_grouped,
+    slice_objects, slice_variants,
 };
 use ctxpack::{
     Budget, BudgetSimulation, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError,
@@ -3007,4 +3008,44 @@ fn slice_variants_refuses_naming_the_callers_item() {
         o,
     ));
     assert_eq!(r.code, "INVALID_INPUT");
+}
+
+#[wasm_bindgen_test]
+fn bm25_from_stats_of_parts_equals_bm25_scores_bit_for_bit() {
+    let docs: Vec<String> = [
+        "We adopted a dog named Rex",
+        "nice weather today",
+        "Rex the dog loves parks; dogs love Rex",
+        "",
+        "Café société, ÉCOLE et café",
+        "parks and cities",
+    ]
+    .iter()
+    .map(|&d| d.to_owned())
+    .collect();
+    for query in [
+        "Which dog did we adopt?",
+        "café parks",
+        "",
+        "nothing matches",
+    ] {
+        let whole = bm25_scores_wasm(docs.clone(), query, 1.2, 0.75);
+        let terms = bm25_terms(query);
+        for split in 0..=docs.len() {
+            // Stats of two calls, concatenated as a caller keeping them would.
+            let mut stats = bm25_stats(docs[..split].to_vec(), query);
+            stats.extend(bm25_stats(docs[split..].to_vec(), query));
+            assert_eq!(stats.len(), docs.len() * (terms as usize + 1));
+            let parts = bm25_from_stats_wasm(&stats, terms, 1.2, 0.75).expect("whole rows");
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&parts), bits(&whole), "query {query:?}, split {split}");
+        }
+    }
+    // Rows that are not whole are refused, and the module answers the next call.
+    let r = refused(bm25_from_stats_wasm(&[1, 2, 3], 1, 1.2, 0.75).map(|v| JsValue::from(v.len())));
+    assert_eq!(r.code, "INVALID_INPUT");
+    assert_eq!(
+        r.message,
+        "stats must be whole rows of terms + 1 = 2 numbers, got 3 numbers"
+    );
 }

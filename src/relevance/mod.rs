@@ -31,11 +31,6 @@
 //! assert!(scores[0] > scores[1] && scores[2] > scores[1]);
 //! ```
 
-#[cfg(target_arch = "wasm32")]
-mod wasm;
-
-use std::collections::HashMap;
-
 /// BM25's two parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bm25 {
@@ -83,56 +78,127 @@ pub fn tokenize(text: &str) -> Vec<String> {
 /// The BM25 score of every text in `docs` for `query` (see the module
 /// documentation), in the order of `docs`. Empty collections and queries
 /// give zeros; nothing panics.
+///
+/// The same as [`TextStats`] of each text followed by
+/// [`bm25_from_stats`]: the part that reads the texts and the part that
+/// weighs them are apart, so that a caller who keeps the stats of texts it
+/// has seen (a conversation, turn after turn) only reads the new ones.
 #[must_use]
 pub fn bm25_scores<S: AsRef<str>>(docs: &[S], query: &str, params: Bm25) -> Vec<f64> {
-    let mut terms: Vec<String> = tokenize(query);
-    terms.sort_unstable();
-    terms.dedup();
-    let mut scores = vec![0.0; docs.len()];
-    if terms.is_empty() || docs.is_empty() {
+    let query = QueryTerms::new(query);
+    let stats: Vec<TextStats> = docs.iter().map(|d| query.stats(d.as_ref())).collect();
+    bm25_from_stats(&stats, params)
+}
+
+/// A query's distinct terms, sorted: what [`TextStats`] counts.
+///
+/// ```
+/// use ctxpack::relevance::QueryTerms;
+/// let q = QueryTerms::new("dogs and the dog");
+/// assert_eq!(q.len(), 3); // "and", "dog", "the"
+/// assert_eq!(q.stats("a dog, two dogs").counts, [0, 2, 0]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct QueryTerms {
+    terms: Vec<String>,
+}
+
+impl QueryTerms {
+    /// The distinct terms of `query` ([`tokenize`]d), sorted.
+    #[must_use]
+    pub fn new(query: &str) -> Self {
+        let mut terms = tokenize(query);
+        terms.sort_unstable();
+        terms.dedup();
+        Self { terms }
+    }
+
+    /// The number of distinct terms.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.terms.len()
+    }
+
+    /// Whether the query has no term.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty()
+    }
+
+    /// What BM25 needs of `text`: its length in words and how often it holds
+    /// each term.
+    #[must_use]
+    pub fn stats(&self, text: &str) -> TextStats {
+        let mut counts = vec![0_u32; self.terms.len()];
+        let words = if self.terms.is_empty() {
+            0
+        } else {
+            let words = tokenize(text);
+            for w in &words {
+                if let Ok(t) = self.terms.binary_search(w) {
+                    counts[t] = counts[t].saturating_add(1);
+                }
+            }
+            words.len()
+        };
+        TextStats {
+            words: u32::try_from(words).unwrap_or(u32::MAX),
+            counts,
+        }
+    }
+}
+
+/// A text's BM25 statistics for one query ([`QueryTerms::stats`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextStats {
+    /// The text's length in words.
+    pub words: u32,
+    /// Per query term (in [`QueryTerms`]' order), its count in the text.
+    pub counts: Vec<u32>,
+}
+
+/// The BM25 scores of texts from their [`TextStats`] for one query (every
+/// `counts` as long): the collection's size, average length and document
+/// frequencies are theirs. Zeros when the query has no term.
+///
+/// ```
+/// use ctxpack::relevance::{bm25_from_stats, bm25_scores, Bm25, QueryTerms};
+/// let docs = ["rust and wasm", "wasm wasm", "nothing here"];
+/// let q = QueryTerms::new("wasm rust");
+/// let stats: Vec<_> = docs.iter().map(|d| q.stats(d)).collect();
+/// assert_eq!(bm25_from_stats(&stats, Bm25::default()), bm25_scores(&docs, "wasm rust", Bm25::default()));
+/// ```
+#[must_use]
+pub fn bm25_from_stats(stats: &[TextStats], params: Bm25) -> Vec<f64> {
+    let mut scores = vec![0.0; stats.len()];
+    let terms = stats.first().map_or(0, |s| s.counts.len());
+    if terms == 0 {
         return scores;
     }
-    let index: HashMap<&str, usize> = terms
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.as_str(), i))
-        .collect();
-    // Per text: its length and the counts of the query terms in it.
-    let mut lengths = Vec::with_capacity(docs.len());
-    let mut counts: Vec<Vec<(usize, u32)>> = Vec::with_capacity(docs.len());
-    let mut df = vec![0_u32; terms.len()];
-    for doc in docs {
-        let words = tokenize(doc.as_ref());
-        let mut tf = vec![0_u32; terms.len()];
-        for w in &words {
-            if let Some(&t) = index.get(w.as_str()) {
-                tf[t] += 1;
+    let mut df = vec![0_u32; terms];
+    for s in stats {
+        for (t, &c) in s.counts.iter().enumerate().take(terms) {
+            if c > 0 {
+                df[t] += 1;
             }
         }
-        let present: Vec<(usize, u32)> = tf
-            .iter()
-            .enumerate()
-            .filter(|(_, &c)| c > 0)
-            .map(|(t, &c)| (t, c))
-            .collect();
-        for &(t, _) in &present {
-            df[t] += 1;
-        }
-        lengths.push(words.len());
-        counts.push(present);
     }
-    let n = to_f64(docs.len());
-    let total: f64 = lengths.iter().map(|&l| to_f64(l)).sum();
+    let n = to_f64(stats.len());
+    let total: f64 = stats.iter().map(|s| f64::from(s.words)).sum();
     let avgdl = if total > 0.0 { total / n } else { 1.0 };
     let idf: Vec<f64> = df
         .iter()
         .map(|&d| (1.0 + (n - f64::from(d) + 0.5) / (f64::from(d) + 0.5)).ln())
         .collect();
-    for (i, present) in counts.iter().enumerate() {
-        let norm = params.k1 * (1.0 - params.b + params.b * to_f64(lengths[i]) / avgdl);
-        scores[i] = present
+    for (score, s) in scores.iter_mut().zip(stats) {
+        let norm = params.k1 * (1.0 - params.b + params.b * f64::from(s.words) / avgdl);
+        *score = s
+            .counts
             .iter()
-            .map(|&(t, c)| {
+            .take(terms)
+            .enumerate()
+            .filter(|&(_, &c)| c > 0)
+            .map(|(t, &c)| {
                 let tf = f64::from(c);
                 idf[t] * tf * (params.k1 + 1.0) / (tf + norm)
             })
@@ -141,7 +207,6 @@ pub fn bm25_scores<S: AsRef<str>>(docs: &[S], query: &str, params: Bm25) -> Vec<
     scores
 }
 
-/// A count as `f64` (exact below 2^53, far beyond any collection here).
 #[allow(clippy::cast_precision_loss)]
 fn to_f64(n: usize) -> f64 {
     n as f64
@@ -201,5 +266,46 @@ mod tests {
             bm25_scores(&docs, "apple apple apple", Bm25::default()),
             bm25_scores(&docs, "apple", Bm25::default())
         );
+    }
+
+    #[test]
+    #[allow(clippy::cast_possible_truncation)] // small counts
+    fn stats_read_in_parts_give_the_scores_of_the_whole_collection() {
+        // A small deterministic generator (xorshift): texts and queries over a
+        // vocabulary with plurals, case and Unicode, split anywhere.
+        let mut x: u32 = 0x9E37_79B9;
+        let mut next = |m: u32| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x % m
+        };
+        let words = [
+            "dog", "Dogs", "city", "cities", "café", "CAFÉ", "rust", "wasm", "the", "a", "is",
+            "status", "42", "x-ray",
+        ];
+        for round in 0..200 {
+            let n = 1 + next(12) as usize;
+            let text = |len: u32, next: &mut dyn FnMut(u32) -> u32| {
+                (0..len)
+                    .map(|_| words[next(words.len() as u32) as usize])
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            let docs: Vec<String> = (0..n).map(|_| text(next(9), &mut next)).collect();
+            let query = text(next(5), &mut next);
+            let params = Bm25 {
+                k1: 0.5 + f64::from(next(20)) / 10.0,
+                b: f64::from(next(11)) / 10.0,
+            };
+            let whole = bm25_scores(&docs, &query, params);
+            let q = QueryTerms::new(&query);
+            let split = next(n as u32 + 1) as usize;
+            let mut stats: Vec<TextStats> = docs[..split].iter().map(|d| q.stats(d)).collect();
+            stats.extend(docs[split..].iter().map(|d| q.stats(d)));
+            let parts = bm25_from_stats(&stats, params);
+            let bits = |v: &[f64]| v.iter().map(|s| s.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&parts), bits(&whole), "round {round}");
+        }
     }
 }

@@ -14,6 +14,8 @@
 //! * `simulation.rs`: `budgetCurve` and `minBudgetFor`;
 //! * `lazy.rs`: `packLazy`, the packer asking for counts through a JS
 //!   callback only for the items its walk reaches;
+//! * `relevance.rs`: `bm25Scores`, and `bm25Stats` / `bm25FromStats`, the
+//!   same in two parts for a caller that keeps the stats of texts it saw;
 //! * `options.rs`, `de.rs`, `decode.rs`: reading the inputs (options
 //!   through serde, fragment objects through structural getters);
 //!   `encode.rs`: results as plain objects through serde (typed arrays,
@@ -37,12 +39,14 @@ mod errors;
 mod groups;
 mod lazy;
 mod options;
+mod relevance;
 mod simulation;
 mod slice;
 mod variants;
 
 pub use groups::{group_units, pin_closure, slice_grouped};
 pub use lazy::pack_lazy;
+pub use relevance::{bm25_from_stats_wasm, bm25_scores_wasm, bm25_stats, bm25_terms};
 pub use simulation::{budget_curve, min_budget_for};
 pub use slice::{slice_columnar, slice_objects};
 pub use variants::slice_variants;

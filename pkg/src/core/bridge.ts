@@ -449,6 +449,21 @@ export function bm25Scores(docs: string[], query: string, k1: number, b: number)
   return call(() => glue.bm25Scores(docs, query, k1, b));
 }
 
+/** The number of distinct terms of `query`: a stats row of {@link bm25Stats} is this plus one. */
+export function bm25Terms(query: string): number {
+  return call(() => glue.bm25Terms(query));
+}
+
+/** The BM25 stats of `docs` for `query`: per text its length in words, then its count of each query term. */
+export function bm25Stats(docs: string[], query: string): Uint32Array {
+  return call(() => glue.bm25Stats(docs, query));
+}
+
+/** BM25 scores from stats rows of `terms + 1` numbers (from one {@link bm25Stats} call or several, same query). */
+export function bm25FromStats(stats: Uint32Array, terms: number, k1: number, b: number): Float64Array {
+  return call(() => glue.bm25FromStats(stats, terms, k1, b));
+}
+
 export { init, isInitialized, setWasmMemoryLimit, wasmMemoryBytes, type InitInput } from './instance.js';
 
 /**

@@ -14,7 +14,7 @@ import { invalidOption, optionsRecord, readBoolean, readCount, readEnum, readFun
 import { defaultScale } from '../validate/variants.js';
 import { monotonicMs } from '../planner/metrics.js';
 import { adapterOf } from './formats.js';
-import { readRelevance, relevanceValues } from './relevance.js';
+import { readRelevance, relevanceValues, type Bm25Memo } from './relevance.js';
 import { buildUnits, pinnedMessages, type KeepRule, type Units } from './structure.js';
 import { collectText, joinText, type FormatAdapter, type Turn } from './turns.js';
 import { messageArray, structureViolations } from './validate.js';
@@ -240,7 +240,7 @@ export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit
 }
 
 /** Step 4: relevance of the messages that compete. @internal */
-export function scoreFit<M>(c: CountedFit<M>): ScoredFit<M> {
+export function scoreFit<M>(c: CountedFit<M>, memo?: Bm25Memo): ScoredFit<M> {
   const { turns, texts, pinned, broken } = c;
   const n = turns.length;
   const scored = new Uint8Array(n);
@@ -248,7 +248,7 @@ export function scoreFit<M>(c: CountedFit<M>): ScoredFit<M> {
   let latest = n - 1;
   while (latest >= 0 && !(turns[latest]!.role === 'user' && turns[latest]!.prose)) latest--;
   const q = c.query ?? (latest >= 0 ? texts[latest]! : '');
-  const values = relevanceValues(texts.slice(0, n), q, scored, c.weights);
+  const values = relevanceValues(texts.slice(0, n), q, scored, c.weights, memo);
   return { ...c, values, scored };
 }
 

@@ -14,7 +14,7 @@
  */
 
 import { shownName } from '../errors.js';
-import { bm25Scores } from '../core/bridge.js';
+import { bm25FromStats, bm25Scores, bm25Stats, bm25Terms } from '../core/bridge.js';
 import { exp } from '../ranking/detmath.js';
 import { BM25_DEFAULTS } from '../ranking/relevance.js';
 import { isRecord, type Unchecked } from '../validate/fields.js';
@@ -52,9 +52,15 @@ export function readRelevance(o: Unchecked): Required<RelevanceWeights> {
  * text in conversation order; `scored[i]` says whether message `i` competes for the budget (the
  * normalisation takes the highest BM25 among those).
  */
-export function relevanceValues(texts: string[], query: string, scored: Uint8Array, w: Required<RelevanceWeights>): Float64Array {
+export function relevanceValues(
+  texts: string[],
+  query: string,
+  scored: Uint8Array,
+  w: Required<RelevanceWeights>,
+  memo?: Bm25Memo,
+): Float64Array {
   const n = texts.length;
-  const bm25 = bm25Scores(texts, query, w.k1, w.b);
+  const bm25 = memo === undefined ? bm25Scores(texts, query, w.k1, w.b) : memo.scores(texts, query, w.k1, w.b);
   let max = 0;
   for (let i = 0; i < n; i++) if (scored[i] === 1 && bm25[i]! > max) max = bm25[i]!;
   const norm = new Float64Array(n);
@@ -68,3 +74,47 @@ export function relevanceValues(texts: string[], query: string, scored: Uint8Arr
   }
   return out;
 }
+
+/**
+ * What BM25 reads of each text (its length, its count of each query term; the core's `bm25Stats`)
+ * kept from one call to the next while the query stays the same: a session's turn has the core
+ * read only the texts it has not seen, then weigh them all (`bm25FromStats`). The scores are those
+ * of `bm25Scores` on the same texts, bit for bit. Holds at most two calls' texts.
+ */
+export class Bm25Memo {
+  private query: string | undefined;
+  private terms = 0;
+  private last = new Map<string, Uint32Array>();
+
+  /** The BM25 scores of `texts` for `query` (as `bm25Scores`). */
+  scores(texts: readonly string[], query: string, k1: number, b: number): Float64Array {
+    if (query !== this.query) {
+      this.query = query;
+      this.terms = bm25Terms(query);
+      this.last = new Map();
+    }
+    const width = this.terms + 1;
+    const current = new Map<string, Uint32Array>();
+    const unseen: string[] = [];
+    for (const text of texts) {
+      if (this.last.has(text) || current.has(text)) continue;
+      current.set(text, EMPTY_ROW);
+      unseen.push(text);
+    }
+    if (unseen.length > 0) {
+      const rows = bm25Stats(unseen, query);
+      unseen.forEach((text, k) => current.set(text, rows.subarray(k * width, (k + 1) * width)));
+    }
+    const stats = new Uint32Array(texts.length * width);
+    texts.forEach((text, i) => {
+      const row = current.get(text) ?? this.last.get(text)!;
+      current.set(text, row);
+      stats.set(row, i * width);
+    });
+    this.last = current;
+    return bm25FromStats(stats, this.terms, k1, b);
+  }
+}
+
+/** A placeholder while a text's row is being read. */
+const EMPTY_ROW = new Uint32Array(0);

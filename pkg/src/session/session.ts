@@ -9,6 +9,7 @@
 import { readingInput, shownName } from '../errors.js';
 import { chooseFit, countFit, prefillFit, prepareFit, readConcurrency, scoreFit, type FitPlan, type PreparedFit, type ScoredFit } from '../messages/fit.js';
 import { adapterOf } from '../messages/formats.js';
+import { Bm25Memo } from '../messages/relevance.js';
 import type { Turn } from '../messages/turns.js';
 import { CountCache, textKey } from '../tokens/cache.js';
 import { estimateTokens } from '../tokens/counter.js';
@@ -59,6 +60,8 @@ class ChatSession implements Session {
   private readonly counterId: string | null;
   private readonly model: string | null;
   private readonly counts: CountCache;
+  /** What BM25 read of the texts of the last turn (same query): a turn reads only its new ones. */
+  private readonly bm25 = new Bm25Memo();
   private readonly concurrency: number;
   private previous: PreviousRequest | null = null;
   private growth: number[] = [];
@@ -140,7 +143,7 @@ class ChatSession implements Session {
   }
 
   private plan<M>(counted: ReturnType<typeof countFit<M>>, hits0: number, misses0: number): SessionFitResult<M> {
-    const s = scoreFit(counted);
+    const s = scoreFit(counted, this.bm25);
     const n = s.list.length;
     const overhead = s.budget.perFragmentOverhead;
     const tokensOf = (i: number): number => s.costs[i]! + overhead;
