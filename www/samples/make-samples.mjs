@@ -1,5 +1,5 @@
 // Writes the bundled samples, deterministically (a fixed seed and a fixed clock):
-//   agent-session.json   a coding agent's session: 64 fragments of every kind
+//   agent-session.json   a coding agent's session: 66 fragments of every kind
 //   large-corpus.json    1,200 fragments shaped like a retrieval-heavy context
 //   agent-session-variants.json   the agent session, its tool results and long documents with a
 //                        summary and a one-line stub (docs/variants.md)
