@@ -89,8 +89,10 @@ export class Bm25Memo {
   /** The BM25 scores of `texts` for `query` (as `bm25Scores`). */
   scores(texts: readonly string[], query: string, k1: number, b: number): Float64Array {
     if (query !== this.query) {
+      // Asked of the core before anything changes here: a failed call leaves the memo as it was.
+      const terms = bm25Terms(query);
       this.query = query;
-      this.terms = bm25Terms(query);
+      this.terms = terms;
       this.last = new Map();
     }
     const width = this.terms + 1;
