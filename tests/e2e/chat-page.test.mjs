@@ -5,27 +5,18 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, afterEach, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { fitMessages, validateMessages } from '../../pkg/dist/node.js';
-import { openPreview, ROOT } from './harness.mjs';
+import { ROOT, withPreview } from './harness.mjs';
 
 const CHAT = JSON.parse(readFileSync(join(ROOT, 'www', 'samples', 'agent-chat.openai.json'), 'utf8'));
 
 describe('the preview page with a chat history', { timeout: 300_000 }, () => {
-  let preview;
   let page;
-
-  before(async () => {
-    preview = await openPreview();
-    page = preview.page;
+  withPreview(async (p) => {
+    page = p;
     await page.waitForFunction(() => window.__ctxpack?.plan > 0);
   });
-
-  after(async () => {
-    await preview?.close();
-  });
-
-  afterEach(() => assert.deepEqual(preview.errors.splice(0), [], 'the page logged errors'));
 
   /** Waits for a chat result newer than `after`; returns what the page shows and what it asked. */
   async function shownAfter(after) {

@@ -1,10 +1,13 @@
 // What the browser tests share: the page's server on a free loopback port, and Debian's Chromium
-// driven by playwright-core (never a downloaded browser), with a fresh profile each time.
+// driven by playwright-core (never a downloaded browser), with a fresh profile each time, and the
+// page tests' hooks (withPreview).
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, afterEach, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -70,4 +73,20 @@ export async function openPreview(viewport) {
       server.child.kill();
     },
   };
+}
+
+/**
+ * The page tests' hooks, registered in the enclosing `describe`: the preview opened before its
+ * tests (then `ready(page)` awaited), closed after them, and its `errors` checked empty after each.
+ */
+export function withPreview(ready) {
+  let preview;
+  before(async () => {
+    preview = await openPreview();
+    await ready(preview.page);
+  });
+  after(async () => {
+    await preview?.close();
+  });
+  afterEach(() => assert.deepEqual(preview.errors.splice(0), [], 'the page logged errors'));
 }

@@ -11,9 +11,9 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, afterEach, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { selectFragments, toEpochMs } from '../../pkg/dist/node.js';
-import { openPreview, ROOT } from './harness.mjs';
+import { ROOT, withPreview } from './harness.mjs';
 import { SMALL } from './small-sample.mjs';
 
 const ARTIFACTS = join(ROOT, 'tests', 'e2e', 'artifacts');
@@ -41,20 +41,11 @@ function optionsFor(doc, slicer, extra = {}) {
 }
 
 describe('the preview page', { timeout: 300_000 }, () => {
-  let preview;
   let page;
-
-  before(async () => {
+  withPreview((p) => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    preview = await openPreview();
-    page = preview.page;
+    page = p;
   });
-
-  after(async () => {
-    await preview?.close();
-  });
-
-  afterEach(() => assert.deepEqual(preview.errors.splice(0), [], 'the page logged errors'));
 
   /** Waits until the page shows the plot for the plan it shows, at the budget in its budget field; returns what it shows. */
   async function settled() {

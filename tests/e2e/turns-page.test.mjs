@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, afterEach, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { replaySession, summarizeReplay } from '../../pkg/dist/node.js';
-import { openPreview, ROOT } from './harness.mjs';
+import { ROOT, withPreview } from './harness.mjs';
 
 const sample = (name) => JSON.parse(readFileSync(join(ROOT, 'www', 'samples', name), 'utf8'));
 const LOOP = sample('agent-loop.openai.json');
@@ -15,20 +15,11 @@ const CHAT = sample('agent-chat.openai.json');
 const SERIES = ['promptTokens', 'prefixTokens', 'predictedCachedTokens', 'predictedCost'];
 
 describe('the preview page replays a chat history across turns', { timeout: 300_000 }, () => {
-  let preview;
   let page;
-
-  before(async () => {
-    preview = await openPreview();
-    page = preview.page;
+  withPreview(async (p) => {
+    page = p;
     await page.waitForFunction(() => window.__ctxpack?.plan > 0);
   });
-
-  after(async () => {
-    await preview?.close();
-  });
-
-  afterEach(() => assert.deepEqual(preview.errors.splice(0), [], 'the page logged errors'));
 
   const lastJob = () => page.evaluate(() => window.__ctxpack.turns?.job ?? 0);
 
