@@ -2506,18 +2506,22 @@ fn group_units_refuses_early_and_names_items_through_origin() {
             ("dependencies", string("require")),
         ])
     };
+    // Greedy's refusal of these dependencies.
+    let greedy_refusal = |deps: &[&[u32]]| {
+        let (offsets, targets) = csr(deps);
+        refused(group_units(
+            "greedy",
+            &[],
+            vec![],
+            &[],
+            &offsets,
+            &targets,
+            &origin,
+            noun(),
+        ))
+    };
     // A self-dependency, named by origin and noun.
-    let (offsets, targets) = csr(&[&[], &[], &[1, 2], &[]]);
-    let r = refused(group_units(
-        "greedy",
-        &[],
-        vec![],
-        &[],
-        &offsets,
-        &targets,
-        &origin,
-        noun(),
-    ));
+    let r = greedy_refusal(&[&[], &[], &[1, 2], &[]]);
     assert_eq!(
         r,
         refusal(
@@ -2529,17 +2533,7 @@ fn group_units_refuses_early_and_names_items_through_origin() {
     );
     // A target that names no item (0xFFFFFFFF) is skipped but keeps its
     // place: the refusal names the caller's position.
-    let (offsets, targets) = csr(&[&[], &[], &[u32::MAX, 0, u32::MAX, 2], &[]]);
-    let r = refused(group_units(
-        "greedy",
-        &[],
-        vec![],
-        &[],
-        &offsets,
-        &targets,
-        &origin,
-        noun(),
-    ));
+    let r = greedy_refusal(&[&[], &[], &[u32::MAX, 0, u32::MAX, 2], &[]]);
     assert_eq!(
         r,
         refusal(
@@ -2550,17 +2544,7 @@ fn group_units_refuses_early_and_names_items_through_origin() {
         )
     );
     // A target out of range.
-    let (offsets, targets) = csr(&[&[9], &[], &[], &[]]);
-    let r = refused(group_units(
-        "greedy",
-        &[],
-        vec![],
-        &[],
-        &offsets,
-        &targets,
-        &origin,
-        noun(),
-    ));
+    let r = greedy_refusal(&[&[9], &[], &[], &[]]);
     assert_eq!((r.code.as_str(), r.index), ("INVALID_FIELD", Some(10)));
     assert!(
         r.message.starts_with("candidates[10].dependencies[0] "),
