@@ -4,56 +4,20 @@
 // order with the same reason for every item, `repaired` included, or refuse with the same code and
 // field. Optimality against brute force is checked once, in Rust (tests/groups.rs).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import {
-  CtxpackError,
-  countConstrainedKnapsackSlice,
-  exactCountConstrainedSlice,
-  exactKnapsackSlice,
-  greedySlice,
-  knapsackSlice,
-  packGreedy,
-} from 'ctxpack';
+import { answerLine, depsField, runExample, strategies } from './agreement.mjs';
 import { items as randomItems, rng } from './rng.mjs';
 
-const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
-const ENTRIES = [{ kind: 'tool', requireCount: 1, capCount: 2 }];
-/** The package's call for each strategy the example knows, with the same settings. */
-const STRATEGIES = {
-  greedy: (l, b, o) => greedySlice(l, b, o),
-  packer: (l, b, o) => packGreedy(l, b, { maxConsecutiveSkips: 2, ...o }),
-  knapsack: (l, b, o) => knapsackSlice(l, b, { bucketSize: 1, ...o }),
-  'knapsack-100': (l, b, o) => knapsackSlice(l, b, o),
-  exact: (l, b, o) => exactKnapsackSlice(l, b, o),
-  'count-knapsack': (l, b, o) => countConstrainedKnapsackSlice(l, b, { entries: ENTRIES, bucketSize: 1, scarcity: 'degrade', ...o }),
-  'exact-count': (l, b, o) => exactCountConstrainedSlice(l, b, { entries: ENTRIES, scarcity: 'degrade', ...o }),
-};
+const STRATEGIES = strategies([{ kind: 'tool', requireCount: 1, capCount: 2 }]);
 
-/** The instance in the example's line format; dependencies as indexes (ids naming no item are dropped, as the package drops them). */
+/** The instance in the example's line format. */
 function lines(name, mode, list, target) {
-  const index = new Map(list.map((it, i) => [it.id, i]));
-  const out = [`${name} ${mode} ${target} ${list.length}`];
-  for (const it of list) {
-    const deps = (it.dependencies ?? []).filter((d) => index.has(d)).map((d) => index.get(d));
-    out.push(`${it.tokens} ${String(it.score)} ${it.kind ?? '-'} ${it.group ?? '-'} ${deps.length === 0 ? '-' : deps.join(',')}`);
-  }
-  return out;
+  return [`${name} ${mode} ${target} ${list.length}`, ...list.map((it) => `${it.tokens} ${String(it.score)} ${it.kind ?? '-'} ${it.group ?? '-'} ${depsField(list, it)}`)];
 }
 
 /** The package's answer in the example's output format. */
 function packageLine(name, mode, list, target) {
-  try {
-    const r = STRATEGIES[name](list, { targetTokens: target }, { dependencies: mode });
-    const index = new Map(list.map((it, i) => [it.id, i]));
-    const repaired = r.repaired === undefined ? '-' : r.repaired ? '1' : '0';
-    return `ok ${r.selected.map((id) => index.get(id)).join(',')}|${r.decisions.map((d) => d.reason).join(',')}|${repaired}`;
-  } catch (err) {
-    if (!(err instanceof CtxpackError)) throw err;
-    return `err ${err.code} ${err.field ?? '-'}`;
-  }
+  return answerLine(list, () => STRATEGIES[name](list, { targetTokens: target }, { dependencies: mode }));
 }
 
 test('the package selects as the crate on random group and dependency instances, every strategy, both modes', () => {
@@ -64,9 +28,7 @@ test('the package selects as the crate on random group and dependency instances,
     const target = r.int(0, 250);
     for (const name of Object.keys(STRATEGIES)) for (const mode of ['ignore', 'require']) cases.push({ seed, name, mode, list, target });
   }
-  execFileSync('cargo', ['build', '--quiet', '--example', 'grouped_slice'], { cwd: ROOT, stdio: 'inherit' });
-  const input = cases.flatMap((c) => lines(c.name, c.mode, c.list, c.target)).join('\n') + '\n';
-  const crate = execFileSync(join(ROOT, 'target', 'debug', 'examples', 'grouped_slice'), { input, encoding: 'utf8', maxBuffer: 64 << 20 }).trimEnd().split('\n');
+  const crate = runExample('grouped_slice', cases.flatMap((c) => lines(c.name, c.mode, c.list, c.target)));
   assert.equal(crate.length, cases.length);
   let selections = 0;
   let refusals = 0;

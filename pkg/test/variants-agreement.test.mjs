@@ -5,48 +5,27 @@
 // included, or refuse with the same code and field. Optimality against brute force is checked once,
 // in Rust (tests/variants.rs).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { CtxpackError, countConstrainedKnapsackSlice, exactKnapsackSlice, greedySlice, knapsackSlice, packGreedy } from 'ctxpack';
+import { exactKnapsackSlice } from 'ctxpack';
+import { answerLine, depsField, runExample, strategies } from './agreement.mjs';
 import { items as randomItems, rng } from './rng.mjs';
 
-const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
-/** The package's call for each strategy the example knows, with the same settings. */
-const STRATEGIES = {
-  greedy: (l, b, o) => greedySlice(l, b, o),
-  packer: (l, b, o) => packGreedy(l, b, { maxConsecutiveSkips: 2, ...o }),
-  knapsack: (l, b, o) => knapsackSlice(l, b, { bucketSize: 1, ...o }),
-  'knapsack-100': (l, b, o) => knapsackSlice(l, b, o),
-  exact: (l, b, o) => exactKnapsackSlice(l, b, o),
-  'count-knapsack': (l, b, o) => countConstrainedKnapsackSlice(l, b, { entries: [], bucketSize: 1, scarcity: 'degrade', ...o }),
-};
+// The example knows no exact-count; count-knapsack has no entries (it refuses variants).
+const { 'exact-count': _exactCount, ...STRATEGIES } = strategies([]);
 
-/** The instance in the example's line format (dependencies as indexes; ids naming no item dropped, as the package drops them). */
+/** The instance in the example's line format. */
 function lines(name, mode, list, target) {
-  const index = new Map(list.map((it, i) => [it.id, i]));
-  const out = [`${name} ${mode} ${target} ${list.length}`];
-  for (const it of list) {
-    const deps = (it.dependencies ?? []).filter((d) => index.has(d)).map((d) => index.get(d));
+  const row = (it) => {
     const versions = (it.variants ?? []).map((v) => `${v.tokens}:${String(v.score)}`);
-    out.push(`${it.tokens} ${String(it.score)} ${it.group ?? '-'} ${deps.length === 0 ? '-' : deps.join(',')} ${versions.length === 0 ? '-' : versions.join(',')}`);
-  }
-  return out;
+    return `${it.tokens} ${String(it.score)} ${it.group ?? '-'} ${depsField(list, it)} ${versions.length === 0 ? '-' : versions.join(',')}`;
+  };
+  return [`${name} ${mode} ${target} ${list.length}`, ...list.map(row)];
 }
 
-/** The package's answer in the example's output format. */
+/** The package's answer in the example's output format (with the version of each item: 0 itself, x none). */
 function packageLine(name, mode, list, target) {
-  try {
-    const r = STRATEGIES[name](list, { targetTokens: target }, { dependencies: mode });
-    const index = new Map(list.map((it, i) => [it.id, i]));
-    const repaired = r.repaired === undefined ? '-' : r.repaired ? '1' : '0';
-    const versions = r.decisions.map((d) => (!d.included ? 'x' : d.variant == null ? '0' : String(d.variant + 1)));
-    return `ok ${r.selected.map((id) => index.get(id)).join(',')}|${r.decisions.map((d) => d.reason).join(',')}|${versions.join(',')}|${repaired}`;
-  } catch (err) {
-    if (!(err instanceof CtxpackError)) throw err;
-    return `err ${err.code} ${err.field ?? '-'}`;
-  }
+  const versions = (r) => [r.decisions.map((d) => (!d.included ? 'x' : d.variant == null ? '0' : String(d.variant + 1))).join(',')];
+  return answerLine(list, () => STRATEGIES[name](list, { targetTokens: target }, { dependencies: mode }), versions);
 }
 
 test('the package selects as the crate on random variant instances, every strategy, with groups and both dependency modes', () => {
@@ -61,9 +40,7 @@ test('the package selects as the crate on random variant instances, every strate
     const target = r.int(0, 250);
     for (const name of Object.keys(STRATEGIES)) for (const mode of ['ignore', 'require']) cases.push({ seed, name, mode, list, target });
   }
-  execFileSync('cargo', ['build', '--quiet', '--example', 'variant_slice'], { cwd: ROOT, stdio: 'inherit' });
-  const input = cases.flatMap((c) => lines(c.name, c.mode, c.list, c.target)).join('\n') + '\n';
-  const crate = execFileSync(join(ROOT, 'target', 'debug', 'examples', 'variant_slice'), { input, encoding: 'utf8', maxBuffer: 64 << 20 }).trimEnd().split('\n');
+  const crate = runExample('variant_slice', cases.flatMap((c) => lines(c.name, c.mode, c.list, c.target)));
   assert.equal(crate.length, cases.length);
   let shortened = 0;
   let refusals = 0;
