@@ -11,26 +11,16 @@
 //! `count-knapsack` / `exact-count` with `tool` required 1 and capped at 2.
 //! Output, one line per instance: `ok selected|codes|repaired` or
 //! `err code field`.
-use std::io::{self, BufRead, Write};
-
-use ctxpack::{Budget, CountQuotaEntry, Groups, Item};
+use ctxpack::{CountQuotaEntry, Groups, Item};
 
 mod agreement;
 
 fn main() {
     let tool = [CountQuotaEntry::new("tool", 1, 2)];
-    let stdin = io::stdin();
-    let mut lines = stdin.lock().lines().map(|l| l.expect("stdin"));
-    let mut out = io::BufWriter::new(io::stdout().lock());
-    while let Some(head) = lines.next() {
-        let head: Vec<&str> = head.split_whitespace().collect();
-        let [name, mode, target, n] = head[..] else {
-            panic!("bad instance header")
-        };
-        let n: usize = n.parse().expect("n");
-        let mut kinds = Vec::with_capacity(n);
-        let mut rows = Vec::with_capacity(n);
-        for _ in 0..n {
+    agreement::serve(|h, lines| {
+        let mut kinds = Vec::with_capacity(h.n);
+        let mut rows = Vec::with_capacity(h.n);
+        for _ in 0..h.n {
             let line = lines.next().expect("item line");
             let f: Vec<&str> = line.split_whitespace().collect();
             let tokens: i64 = f[0].parse().expect("tokens");
@@ -56,20 +46,17 @@ fn main() {
             }
         }
         let sliced = result.and_then(|()| {
-            groups.with_mode(agreement::mode(mode)).slice(
-                &agreement::strategy(name, &tool),
-                &items,
-                &Budget::new(target.parse().expect("target")),
-            )
+            groups
+                .with_mode(h.mode)
+                .slice(&agreement::strategy(h.name, &tool), &items, &h.budget)
         });
-        let line = match sliced {
+        match sliced {
             Ok(s) => format!(
                 "ok {}|{}",
                 agreement::selection(&s.selection),
                 agreement::repaired(s.repaired)
             ),
             Err(e) => agreement::refusal(&e),
-        };
-        writeln!(out, "{line}").expect("stdout");
-    }
+        }
+    });
 }

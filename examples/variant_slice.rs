@@ -13,16 +13,14 @@
 //! `count-knapsack` (which refuses versions). Output, one line per
 //! instance: `ok selected|codes|versions|repaired` (`versions`: per item
 //! the version selected, 0 the item itself, `x` none) or `err code field`.
-use std::io::{self, BufRead, Write};
-
-use ctxpack::{Budget, Groups, Item, Variants};
+use ctxpack::{Groups, Item, Variants};
 
 mod agreement;
 
 /// One instance's item lines: the items, their groups and dependencies,
 /// their versions.
 fn read(
-    lines: &mut impl Iterator<Item = String>,
+    lines: &mut dyn Iterator<Item = String>,
     n: usize,
 ) -> (Vec<Item<'static>>, Groups, Variants) {
     let mut items = Vec::with_capacity(n);
@@ -65,23 +63,10 @@ fn read(
 }
 
 fn main() {
-    let stdin = io::stdin();
-    let mut lines = stdin.lock().lines().map(|l| l.expect("stdin"));
-    let mut out = io::BufWriter::new(io::stdout().lock());
-    while let Some(head) = lines.next() {
-        let head: Vec<&str> = head.split_whitespace().collect();
-        let [name, mode, target, n] = head[..] else {
-            panic!("bad instance header")
-        };
-        let (items, groups, variants) = read(&mut lines, n.parse().expect("n"));
-        let budget = Budget::new(target.parse().expect("target"));
-        let strategy = agreement::strategy(name, &[]);
-        let line = match variants.slice(
-            &strategy,
-            &items,
-            &groups.with_mode(agreement::mode(mode)),
-            &budget,
-        ) {
+    agreement::serve(|h, lines| {
+        let (items, groups, variants) = read(lines, h.n);
+        let strategy = agreement::strategy(h.name, &[]);
+        match variants.slice(&strategy, &items, &groups.with_mode(h.mode), &h.budget) {
             Ok(s) => {
                 let versions: Vec<String> = s
                     .version
@@ -96,7 +81,6 @@ fn main() {
                 )
             }
             Err(e) => agreement::refusal(&e),
-        };
-        writeln!(out, "{line}").expect("stdout");
-    }
+        }
+    });
 }

@@ -2,8 +2,10 @@
 //! share: the strategy names, the instance line fields and the answer
 //! lines that `pkg/test/*-agreement.test.mjs` compare with the package.
 
+use std::io::{self, BufRead, Write};
+
 use ctxpack::{
-    CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError, DependencyMode,
+    Budget, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError, DependencyMode,
     ExactCountConstrainedSlice, ExactKnapsackSlice, GreedyPacker, GroupedStrategy, KnapsackSlice,
     ScarcityBehavior, Selection,
 };
@@ -34,8 +36,40 @@ pub fn strategy(name: &str, entries: &[CountQuotaEntry]) -> GroupedStrategy {
     }
 }
 
+/// An instance's header line, `strategy mode target n`, read.
+pub struct Header<'a> {
+    /// The strategy's name ([`strategy`]).
+    pub name: &'a str,
+    pub mode: DependencyMode,
+    pub budget: Budget,
+    /// The number of item lines that follow.
+    pub n: usize,
+}
+
+/// Reads instances from standard input and writes, one line each, what
+/// `answer` says of each: it gets the header and reads the `n` item lines.
+pub fn serve(mut answer: impl FnMut(&Header<'_>, &mut dyn Iterator<Item = String>) -> String) {
+    let stdin = io::stdin();
+    let mut lines = stdin.lock().lines().map(|l| l.expect("stdin"));
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    while let Some(head) = lines.next() {
+        let f: Vec<&str> = head.split_whitespace().collect();
+        let [name, word, target, n] = f[..] else {
+            panic!("bad instance header")
+        };
+        let header = Header {
+            name,
+            mode: mode(word),
+            budget: Budget::new(target.parse().expect("target")),
+            n: n.parse().expect("n"),
+        };
+        let line = answer(&header, &mut lines);
+        writeln!(out, "{line}").expect("stdout");
+    }
+}
+
 /// The header's mode: `require`, else ignore.
-pub fn mode(word: &str) -> DependencyMode {
+fn mode(word: &str) -> DependencyMode {
     if word == "require" {
         DependencyMode::Require
     } else {
