@@ -154,8 +154,9 @@ function options(req: ColumnarRequest): Record<string, unknown> {
   return o;
 }
 
-/** No kind names (the glue only reads the array). */
+/** No kind names, no kinds (the glue only reads them). */
 const NO_NAMES: string[] = [];
+const EMPTY_U32 = new Uint32Array(0);
 
 function decode(raw: RawResult): ColumnarResult {
   return { ...raw, reasons: reasonsOf(raw.reasons) as ReasonCode[] };
@@ -288,7 +289,6 @@ export function minBudgetColumnar(slicer: SlicerName, req: SimulationRequest, in
   return call(() => glue.minBudgetFor(slicer, req.tokens, req.scores, req.groupOf ?? EMPTY_U32, EMPTY_U32, index, simulationOptions(req)) as MinBudgetResult);
 }
 
-const EMPTY_U32 = new Uint32Array(0);
 
 /** How grouped calls name items in errors: `noun[origin[i]]` (default `items[i]`). */
 export interface Naming {
@@ -324,7 +324,7 @@ export function groupUnits(
   if (naming.noun !== undefined) o['noun'] = naming.noun;
   // The origin fixes the item count even when no array says it.
   const origin = naming.origin ?? identityOf(n);
-  return call(() => glue.groupUnits(slicer, req.kinds ?? EMPTY_U32, req.kindNames ?? [], links.groupOf, links.depOffsets, links.depTargets, origin, o) as UnitMap);
+  return call(() => glue.groupUnits(slicer, req.kinds ?? EMPTY_U32, req.kindNames ?? NO_NAMES, links.groupOf, links.depOffsets, links.depTargets, origin, o) as UnitMap);
 }
 
 /** A grouped slice's answer: the core's result over the items, plus the groups'. */
@@ -354,7 +354,7 @@ export function sliceGroupedColumnar(slicer: SlicerName, req: ColumnarRequest, l
       req.tokens,
       req.scores,
       req.kinds ?? EMPTY_U32,
-      req.kindNames ?? [],
+      req.kindNames ?? NO_NAMES,
       links.groupOf,
       links.depOffsets,
       links.depTargets,
@@ -419,7 +419,7 @@ export function sliceVariantsColumnar(
       req.tokens,
       req.scores,
       req.kinds ?? EMPTY_U32,
-      req.kindNames ?? [],
+      req.kindNames ?? NO_NAMES,
       links.groupOf,
       links.depOffsets,
       links.depTargets,

@@ -71,7 +71,7 @@ function pinnedSet(candidates: readonly unknown[], require: boolean): Uint8Array
     require
       ? (i) => {
           const deps = at(i, 'dependencies');
-          // Entries that are not strings name no candidate: linksOf drops them.
+          // Entries that are not strings name no candidate: linksOf marks them so.
           return Array.isArray(deps) ? (deps as string[]) : undefined;
         }
       : undefined,
