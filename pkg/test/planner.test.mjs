@@ -357,6 +357,28 @@ test('request_id: deterministic by default, or options.requestId', () => {
   assert.equal(plan(candidates, 100, { requestId: 'req-7' }).metrics.request_id, 'req-7');
 });
 
+test('request_id: acs- and fnv1a64 of the documented text, for any ids (non-ASCII, surrogate pairs, lone surrogates)', () => {
+  // The planner hashes the candidate ids piece by piece while it validates them, and takes the
+  // id index's hash from the same pass: the text hashed whole must give the same id, and lookups
+  // by id (dependencies, duplicates) must find what that pass indexed.
+  const pieces = ['a', 'é', '中', '\u{1F600}', '\uD800', '\uDC00', '-', '0', '\u0000'];
+  const r = rng(12);
+  for (let round = 0; round < 60; round++) {
+    const n = r.int(1, 40);
+    const idSet = new Set();
+    while (idSet.size < n) idSet.add(Array.from({ length: r.int(1, 6) }, () => r.pick(pieces)).join(''));
+    const idList = [...idSet];
+    const candidates = idList.map((id, i) => ({ id, cost_tokens: r.int(1, 50), ...(i > 0 && r.chance(0.3) ? { dependencies: [idList[i - 1]] } : {}) }));
+    const tokensMax = r.int(0, 400);
+    const result = plan(candidates, tokensMax, { dependencies: 'require' });
+    const selected = result.fragments.map((f) => f.id);
+    assert.equal(result.metrics.request_id, `acs-${fnv1a64(`${NOW}\u0000${tokensMax}\u0000${idList.join('\u0000')}\u0001${selected.join('\u0000')}`)}`);
+    for (const f of result.fragments) for (const dep of f.dependencies ?? []) assert.ok(selected.includes(dep), `round ${round}: ${dep} is required`);
+    const dup = r.int(0, n - 1);
+    assert.throws(() => plan([...candidates, { id: idList[dup], cost_tokens: 1 }], tokensMax), (e) => e.code === 'DUPLICATE_ID' && e.otherIndex === dup);
+  }
+});
+
 test('kvPolicy and cache statistics use the computed benefit and the previous cache', () => {
   const candidates = [
     frag('macro', 100, 10, { lod: 'macro' }),

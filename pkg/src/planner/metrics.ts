@@ -9,6 +9,7 @@ import { CtxpackError, describeValue } from '../errors.js';
 import { assertFragmentObject, readEntities, readId, readOptionalString } from '../validate/fields.js';
 import { readCache, type CheckedCacheEntry } from '../kv/policy.js';
 import { bitCount, createScoringContext, readGaze, scoreComponents } from '../ranking/scoring.js';
+import { Fnv1a64 } from '../ranking/hash.js';
 import type { CacheEntry, FragmentFields, Gaze, KVPolicy, PlannerMetrics, ScoringOptions } from '../types.js';
 
 /** `{ hits, misses, evictions }` of {@link PlannerMetrics.kv_cache_stats}. */
@@ -204,91 +205,15 @@ export class RequestIdHash {
     this.h.update(`${now}\u0000${tokensMax}\u0000`);
   }
 
-  candidate(id: string): void {
-    this.h.update(id, this.count++ > 0);
+  /** Hashes the next candidate id; returns its {@link fnv1a32Units}, which the id index takes. */
+  candidate(id: string): number {
+    return this.h.update(id, this.count++ > 0);
   }
 
   finish(selectedIds: readonly string[]): string {
     this.h.update('\u0001');
     for (let i = 0; i < selectedIds.length; i++) this.h.update(selectedIds[i]!, i > 0);
     return `acs-${this.h.digest()}`;
-  }
-}
-
-/** The high 32 bits of `x * 0x1b3` for `x` read as unsigned: `x`'s 16-bit halves times 0x1b3. */
-function carryOf(x: number): number {
-  return ((x >>> 16) * 0x1b3 + (((x & 0xffff) * 0x1b3) >>> 16)) >>> 16;
-}
-
-/**
- * FNV-1a 64 over UTF-8, fed a piece at a time: the same bits as `fnv1a64` (ranking/hash.ts) of the pieces
- * joined, when no piece ends inside a surrogate pair that the next one completes. The 64-bit state
- * is two 32-bit halves in int32 arithmetic: the low half of the product is `Math.imul`, and the
- * carry into the high half comes from 16-bit limbs off that critical path. Engines compile it to
- * integer instructions; `fnv1a64` uses doubles and is several times slower per byte.
- */
-class Fnv1a64 {
-  private hi = 0xcbf29ce4 | 0;
-  private lo = 0x84222325 | 0;
-
-  /** Hashes `text`, after a NUL byte with `separated`. */
-  update(text: string, separated = false): void {
-    let hi = this.hi;
-    let lo = this.lo;
-    if (separated) {
-      const x = lo; // lo ^ 0
-      lo = Math.imul(x, 0x1b3);
-      hi = (Math.imul(hi, 0x1b3) + carryOf(x) + (x << 8)) | 0;
-    }
-    for (let i = 0; i < text.length; i++) {
-      let cp = text.charCodeAt(i);
-      if (cp < 0x80) {
-        // One round, inlined: xor the byte into the low half, multiply by 2^40 + 0x1b3 mod 2^64.
-        const x = lo ^ cp;
-        lo = Math.imul(x, 0x1b3);
-        hi = (Math.imul(hi, 0x1b3) + carryOf(x) + (x << 8)) | 0;
-        continue;
-      }
-      if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < text.length) {
-        const next = text.charCodeAt(i + 1);
-        if (next >= 0xdc00 && next <= 0xdfff) {
-          cp = 0x10000 + ((cp - 0xd800) << 10) + (next - 0xdc00);
-          i++;
-        }
-      }
-      if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd; // lone surrogate
-      this.hi = hi;
-      this.lo = lo;
-      if (cp < 0x800) {
-        this.byte(0xc0 | (cp >> 6));
-        this.byte(0x80 | (cp & 0x3f));
-      } else if (cp < 0x10000) {
-        this.byte(0xe0 | (cp >> 12));
-        this.byte(0x80 | ((cp >> 6) & 0x3f));
-        this.byte(0x80 | (cp & 0x3f));
-      } else {
-        this.byte(0xf0 | (cp >> 18));
-        this.byte(0x80 | ((cp >> 12) & 0x3f));
-        this.byte(0x80 | ((cp >> 6) & 0x3f));
-        this.byte(0x80 | (cp & 0x3f));
-      }
-      hi = this.hi;
-      lo = this.lo;
-    }
-    this.hi = hi;
-    this.lo = lo;
-  }
-
-  /** One round (see `update`). */
-  private byte(b: number): void {
-    const x = this.lo ^ b;
-    this.lo = Math.imul(x, 0x1b3);
-    this.hi = (Math.imul(this.hi, 0x1b3) + carryOf(x) + (x << 8)) | 0;
-  }
-
-  /** The hash as 16 lowercase hex digits. */
-  digest(): string {
-    return (this.hi >>> 0).toString(16).padStart(8, '0') + (this.lo >>> 0).toString(16).padStart(8, '0');
   }
 }
 

@@ -26,6 +26,7 @@ import {
 import type { RequestIdHash } from '../planner/metrics.js';
 import type { Scratch } from '../core/scratch.js';
 import type { EntityMatcher } from '../ranking/scoring.js';
+import { fnv1a32Units } from '../ranking/hash.js';
 import { identity, radixSort } from '../ranking/sort.js';
 import { MAX_EPOCH_MS } from '../ranking/time.js';
 import { readVariants, type VariantInput } from './variants.js';
@@ -128,9 +129,9 @@ export function validateCandidates(
         c.given[i] = 0;
       }
       c.ids[i] = id as string;
-      hashes[i] = hashOf(id as string);
+      // The request id's hash reads the id's characters anyway: it gives the index's hash too.
+      hashes[i] = indexHashOf(idHash === undefined ? fnv1a32Units(id as string) : idHash.candidate(id as string));
       checked = i + 1;
-      idHash?.candidate(id as string);
       const timestamp = f['timestamp'];
       if (timestamp === undefined) c.timestamps[i] = Number.NEGATIVE_INFINITY;
       else if (isEpochMs(timestamp)) c.timestamps[i] = timestamp;
@@ -302,10 +303,14 @@ function insertionByHash(order: Uint32Array, hashes: Uint32Array): Uint32Array {
 /** Bits of {@link hashOf}: two radix passes. */
 const ID_HASH_BITS = 26;
 
-/** FNV-1a over UTF-16 code units, mixed, keeping its top 26 bits. */
+/** The index's hash of an id: its FNV-1a over UTF-16 code units, mixed, keeping the top 26 bits. */
 function hashOf(text: string): number {
-  let h = 0x811c9dc5 | 0;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x0100_0193);
+  return indexHashOf(fnv1a32Units(text));
+}
+
+/** {@link hashOf} from the id's {@link fnv1a32Units}. */
+function indexHashOf(fnv: number): number {
+  let h = fnv;
   h ^= h >>> 16;
   h = Math.imul(h, 0x85eb_ca6b);
   return (h ^ (h >>> 13)) >>> (32 - ID_HASH_BITS);
