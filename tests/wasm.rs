@@ -16,7 +16,7 @@
 use ctxpack::wasm::{
     bm25_from_stats_wasm, bm25_scores_wasm, bm25_stats, bm25_terms, budget_curve, decision_codes,
     error_codes, group_units, min_budget_for, pin_closure, slice_columnar, slice_grouped,
-    slice_objects, slice_variants,
+    slice_numeric, slice_objects, slice_variants,
 };
 use ctxpack::{
     Budget, BudgetSimulation, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError,
@@ -474,6 +474,33 @@ fn agree(fixture: &Fixture, config: &Config, target: i64, max: Option<i64>) -> O
     assert_eq!(columnar, native, "{label}: columnar vs native");
     assert_eq!(objects, native, "{label}: objects vs native");
     assert_eq!(native.reasons.len(), fixture.tokens.len(), "{label}");
+    let skips = match config {
+        Config::Greedy => Some(0),
+        Config::Packer { skips } => Some(skips.unwrap_or(ctxpack::DEFAULT_MAX_CONSECUTIVE_SKIPS)),
+        _ => None,
+    };
+    if let (Some(skips), None) = (skips, max) {
+        // The numeric entry answers the same selection and reasons: [k, selected.., reasons..].
+        let packed = slice_numeric(
+            config.name(),
+            &fixture.tokens,
+            &fixture.scores,
+            i64_f64(target),
+            f64::from(skips),
+        )
+        .unwrap_or_else(|e| panic!("{label}: numeric refused: {e:?}"));
+        let k = packed[0] as usize;
+        assert_eq!(
+            packed[1..=k],
+            native.selected[..],
+            "{label}: numeric selected"
+        );
+        let reasons: Vec<u8> = packed[1 + k..]
+            .iter()
+            .map(|&r| u8::try_from(r).expect("a reason code"))
+            .collect();
+        assert_eq!(reasons, native.reasons, "{label}: numeric reasons");
+    }
     native
 }
 
@@ -880,6 +907,82 @@ fn invalid_score_nan_at_index_2_on_both_paths() {
             );
         }
     }
+}
+
+/// A refusal of `slice_numeric` (its answer is an array, not an object).
+fn numeric_refused(
+    slicer: &str,
+    tokens: &[u32],
+    scores: &[f64],
+    target: f64,
+    skips: f64,
+) -> Refusal {
+    refused(
+        slice_numeric(slicer, tokens, scores, target, skips)
+            .map(|packed| arr(packed.into_iter().map(|x| num(f64::from(x))))),
+    )
+}
+
+#[wasm_bindgen_test]
+fn numeric_entry_refuses_as_the_columnar_one() {
+    let tokens = [10, 20, 30, 40];
+    for slicer in ["greedy", "packer"] {
+        let nan = numeric_refused(slicer, &tokens, &[0.5, 0.25, f64::NAN, 0.0], 100.0, 3.0);
+        assert_eq!(
+            nan,
+            refusal(
+                "INVALID_SCORE",
+                Some("score"),
+                Some(2),
+                "items[2].score must be a finite number, got NaN"
+            ),
+            "{slicer}"
+        );
+        let short = numeric_refused(slicer, &tokens, &[0.5], 100.0, 3.0);
+        assert_eq!(
+            (short.code.as_str(), short.field),
+            ("INVALID_INPUT", None),
+            "{slicer}"
+        );
+        for (target, skips, option, got) in [
+            (f64::NAN, 3.0, "targetTokens", "NaN"),
+            (-1.0, 3.0, "targetTokens", "-1"),
+            (1.5, 3.0, "targetTokens", "1.5"),
+            (100.0, -1.0, "maxConsecutiveSkips", "-1"),
+            (100.0, 2f64.powi(32), "maxConsecutiveSkips", "4294967296"),
+        ] {
+            let r = numeric_refused(slicer, &tokens, &[0.5; 4], target, skips);
+            let columnar = refused(slice_columnar(
+                slicer,
+                &tokens,
+                &[0.5; 4],
+                &[],
+                Vec::new(),
+                obj(&[
+                    ("targetTokens", num(target)),
+                    ("maxConsecutiveSkips", num(skips)),
+                ]),
+            ));
+            assert_eq!(
+                r, columnar,
+                "{slicer} {option} {got}: the same refusal as the columnar entry"
+            );
+            assert_eq!(
+                (r.code.as_str(), r.field.as_deref()),
+                ("INVALID_OPTION", Some(option)),
+                "{slicer}"
+            );
+            assert!(r.message.ends_with(&format!("got {got}")), "{}", r.message);
+        }
+    }
+    let other = numeric_refused("knapsack", &tokens, &[0.5; 4], 100.0, 3.0);
+    assert_eq!(
+        (other.code.as_str(), other.message.as_str()),
+        (
+            "INVALID_INPUT",
+            "sliceNumeric takes 'greedy' or 'packer', got 'knapsack'"
+        )
+    );
 }
 
 #[wasm_bindgen_test]

@@ -4,7 +4,9 @@
 //! * `slice.rs`: `sliceColumnar` (token counts as `Uint32Array`, scores as
 //!   `Float64Array`, kind ids as `Uint32Array` into a list of kind names)
 //!   and `sliceObjects` (fragment objects `{ id, cost_tokens, score?,
-//!   kind? }`, of which only those four properties are read);
+//!   kind? }`, of which only those four properties are read), and
+//!   `sliceNumeric`, the planner's columnar greedy or packer slice with
+//!   the options as numbers and the answer packed in one `Uint32Array`;
 //! * `groups.rs`: `groupUnits` and `sliceGrouped`, groups and dependencies
 //!   (CSR arrays) around any slicer, and `pinClosure`, what pinning items
 //!   pins;
@@ -48,7 +50,7 @@ pub use groups::{group_units, pin_closure, slice_grouped};
 pub use lazy::pack_lazy;
 pub use relevance::{bm25_from_stats_wasm, bm25_scores_wasm, bm25_stats, bm25_terms};
 pub use simulation::{budget_curve, min_budget_for};
-pub use slice::{slice_columnar, slice_objects};
+pub use slice::{slice_columnar, slice_numeric, slice_objects};
 pub use variants::slice_variants;
 
 /// Largest integer a JS number holds exactly.

@@ -195,7 +195,6 @@ fn read<T: serde::de::DeserializeOwned>(
 }
 
 /// An optional whole number in `[min, max]`.
-#[allow(clippy::cast_possible_truncation)] // checked to be a whole number in range first
 pub(super) fn whole(
     v: &JsValue,
     name: &str,
@@ -205,8 +204,22 @@ pub(super) fn whole(
     if v.is_undefined() {
         return Ok(None);
     }
-    match v.as_f64() {
-        Some(n) if n.fract() == 0.0 && n >= min && n <= max => Ok(Some(n as i64)),
+    whole_number(v.as_f64(), name, min, max, || describe(v)).map(Some)
+}
+
+/// A whole number in `[min, max]` (`None`: not a number, described by
+/// `got`): the one check of every integer option, given as a JS value or,
+/// on the numeric entry points, as a number.
+#[allow(clippy::cast_possible_truncation)] // checked to be a whole number in range first
+pub(super) fn whole_number(
+    n: Option<f64>,
+    name: &str,
+    min: f64,
+    max: f64,
+    got: impl FnOnce() -> String,
+) -> Result<i64, CtxpackError> {
+    match n {
+        Some(n) if n.fract() == 0.0 && n >= min && n <= max => Ok(n as i64),
         _ => Err(invalid_option(
             name,
             format!(
@@ -217,7 +230,7 @@ pub(super) fn whole(
                 } else {
                     js_number(max)
                 },
-                describe(v)
+                got()
             ),
         )),
     }

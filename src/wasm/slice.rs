@@ -1,4 +1,5 @@
-//! `sliceColumnar` and `sliceObjects`: one slice, without groups.
+//! `sliceColumnar` and `sliceObjects`: one slice, without groups; and
+//! `sliceNumeric`, the planner's columnar slice with its options as numbers.
 
 use js_sys::{Array, JsString};
 use wasm_bindgen::prelude::*;
@@ -6,8 +7,10 @@ use wasm_bindgen::prelude::*;
 use super::decode::{columnar_items, decode_fragment, kind_names_from_js, Decoded};
 use super::encode::result_object;
 use super::errors::{to_js_error, Refused};
-use super::options::{parse_options, strategy_of, Mode, Options};
-use crate::{Budget, CtxpackError, Item};
+use super::options::{parse_options, strategy_of, whole_number, Mode, Options};
+use super::MAX_SAFE_INTEGER;
+use crate::error::js_number;
+use crate::{Budget, CtxpackError, GreedyPacker, GroupedStrategy, Item};
 
 pub(super) fn run(
     slicer: &str,
@@ -51,6 +54,64 @@ pub(super) fn columnar(
     let options = parse_options(options, Mode::Slice)?;
     let items = columnar_items(tokens, scores, kinds, kind_names)?;
     run(slicer, &items, &options)
+}
+
+/// `sliceColumnar` for `'greedy'` and `'packer'` with the options as
+/// numbers (`targetTokens`, `maxConsecutiveSkips`), answering only the
+/// selection and the reasons, packed in one array: the number `k` of
+/// selected items, the `k` selected indexes in output order, then one
+/// reason code per item. For the planner's small calls, where building
+/// and reading option and result objects across the boundary cost more
+/// than the slice itself.
+///
+/// # Errors
+/// As `sliceColumnar`; `INVALID_INPUT` for any other slicer.
+#[wasm_bindgen(js_name = sliceNumeric)]
+pub fn slice_numeric(
+    slicer: &str,
+    tokens: &[u32],
+    scores: &[f64],
+    target_tokens: f64,
+    max_consecutive_skips: f64,
+) -> Result<Vec<u32>, JsValue> {
+    numeric(slicer, tokens, scores, target_tokens, max_consecutive_skips)
+        .map_err(|e| to_js_error(&e))
+}
+
+fn numeric(
+    slicer: &str,
+    tokens: &[u32],
+    scores: &[f64],
+    target_tokens: f64,
+    max_consecutive_skips: f64,
+) -> Result<Vec<u32>, CtxpackError> {
+    let number =
+        |n: f64, name: &str, max: f64| whole_number(Some(n), name, 0.0, max, || js_number(n));
+    let target = number(target_tokens, "targetTokens", MAX_SAFE_INTEGER)?;
+    let skips = number(
+        max_consecutive_skips,
+        "maxConsecutiveSkips",
+        f64::from(u32::MAX),
+    )?;
+    let strategy = match slicer {
+        "greedy" => GroupedStrategy::Greedy,
+        "packer" => {
+            GroupedStrategy::Packer(GreedyPacker::new(u32::try_from(skips).unwrap_or(u32::MAX)))
+        }
+        other => {
+            return Err(CtxpackError::InvalidInput {
+                reason: format!("sliceNumeric takes 'greedy' or 'packer', got '{other}'"),
+            })
+        }
+    };
+    let items = columnar_items(tokens, scores, &[], &[])?;
+    let selection = strategy.slicer().slice(&items, &Budget::new(target))?;
+    let to_u32 = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
+    let mut out = Vec::with_capacity(1 + selection.selected.len() + items.len());
+    out.push(to_u32(selection.selected.len()));
+    out.extend(selection.selected.iter().map(|&i| to_u32(i)));
+    out.extend(selection.decisions.iter().map(|d| u32::from(d.id())));
+    Ok(out)
 }
 
 /// The object path: fragments as plain objects.

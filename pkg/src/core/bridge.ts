@@ -182,6 +182,31 @@ export function sliceColumnar(slicer: SlicerName, req: ColumnarRequest): Columna
   return decode(raw);
 }
 
+/** What {@link sliceNumeric} answers: the selection and the reasons, nothing else. */
+export interface NumericResult {
+  /** Item indexes in the slicer's output order. */
+  selected: Uint32Array;
+  /** One reason per item, in input order. */
+  reasons: ReasonCode[];
+}
+
+/**
+ * {@link sliceColumnar} for `'greedy'` and `'packer'` with only `targetTokens` and
+ * `maxConsecutiveSkips`: the options cross as numbers and the answer as one array, so a small
+ * call pays for the slice, not for objects built and read across the boundary.
+ */
+export function sliceNumeric(slicer: 'greedy' | 'packer', req: ColumnarRequest): NumericResult {
+  // The packer's requests always say when to stop (the planner's buildRequest); greedy ignores it.
+  const packed = call(() => glue.sliceNumeric(slicer, req.tokens, req.scores, req.targetTokens, req.maxConsecutiveSkips ?? 0));
+  // [k, the k selected indexes, one reason code per item]
+  const k = packed[0]!;
+  const codes = reasonCodes();
+  const n = packed.length - 1 - k;
+  const reasons = new Array<ReasonCode>(n);
+  for (let i = 0; i < n; i++) reasons[i] = codes[packed[1 + k + i]!] as ReasonCode;
+  return { selected: packed.subarray(1, 1 + k), reasons };
+}
+
 /** A fragment as the object path reads it: only these four properties cross into wasm. */
 export interface ObjectItem {
   id: string;

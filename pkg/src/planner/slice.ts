@@ -6,7 +6,7 @@
  * @module
  */
 
-import { packLazy, sliceColumnar, type ExactReport } from '../core/bridge.js';
+import { packLazy, sliceColumnar, sliceNumeric, type ExactReport } from '../core/bridge.js';
 import type { Scratch } from '../core/scratch.js';
 import type { DecisionReason } from '../types.js';
 import type { Call } from './call.js';
@@ -81,7 +81,13 @@ export function slice(call: Call, order: Uint32Array, scores: Float64Array, bene
       tooLarge = (rank) => g.tooLarge(rank, effective);
       eligible = (rank) => alone[order[rank]!] === 1;
     } else {
-      result = sliceColumnar(slicer, request);
+      if (slicer === 'packer' || slicer === 'greedy') {
+        // Only the budget and the packer's stop cross: the core's numeric entry, no objects.
+        const { selected, reasons } = sliceNumeric(slicer, request);
+        result = { selected, reasons, shortfalls: [], overBudget: false, overrunTokens: 0, exact: null };
+      } else {
+        result = sliceColumnar(slicer, request);
+      }
       if (!packer) tooLarge = (rank) => charges[rank]! > effective;
     }
   }
