@@ -401,7 +401,7 @@ export interface PlannerOptions extends ScoringOptions, TieBreakOptions, KVPolic
 
 /** Metrics of one selection (spec: "Observability Implementation", plus the seed's return metrics). */
 export interface PlannerMetrics {
-  /** `options.requestId`, else `acs-` + FNV-1a 64 hex of (now, tokens_max, candidate ids, selected ids). */
+  /** `options.requestId`, else `acs-` + 16 hex digits: a deterministic 64-bit hash of now, tokens_max, the candidate ids and the selected ids. */
   request_id: string;
   /**
    * Wall time in milliseconds (`performance.now()`) from the start of the call to the end of KV

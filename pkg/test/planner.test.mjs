@@ -357,10 +357,61 @@ test('request_id: deterministic by default, or options.requestId', () => {
   assert.equal(plan(candidates, 100, { requestId: 'req-7' }).metrics.request_id, 'req-7');
 });
 
-test('request_id: acs- and fnv1a64 of the documented text, for any ids (non-ASCII, surrogate pairs, lone surrogates)', () => {
-  // The planner hashes the candidate ids piece by piece while it validates them, and takes the
-  // id index's hash from the same pass: the text hashed whole must give the same id, and lookups
-  // by id (dependencies, duplicates) must find what that pass indexed.
+/** MurmurHash3 x86_32 of `bytes` (the reference algorithm, byte by byte), unsigned. */
+function murmur3(bytes, seed) {
+  let h = seed >>> 0;
+  const rounds = bytes.length >> 2;
+  const mix = (k) => Math.imul(((Math.imul(k, 0xcc9e2d51) << 15) | (Math.imul(k, 0xcc9e2d51) >>> 17)), 0x1b873593);
+  for (let i = 0; i < rounds; i++) {
+    const k = bytes[4 * i] | (bytes[4 * i + 1] << 8) | (bytes[4 * i + 2] << 16) | (bytes[4 * i + 3] << 24);
+    h ^= mix(k);
+    h = (h << 13) | (h >>> 19);
+    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
+  }
+  let tail = 0;
+  for (let i = bytes.length & 3; i > 0; i--) tail |= bytes[4 * rounds + i - 1] << (8 * (i - 1));
+  if ((bytes.length & 3) > 0) h ^= mix(tail);
+  h ^= bytes.length;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** FNV-1a 32 over UTF-16 code units, unsigned. */
+function fnv32(text) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}
+
+/** The documented default request id, computed independently of the package. */
+function expectedRequestId(now, tokensMax, candidateIds, selectedIds) {
+  const view = new DataView(new ArrayBuffer(8));
+  const words = [];
+  for (const x of [now, tokensMax]) {
+    view.setFloat64(0, x, true);
+    words.push(view.getUint32(0, true), view.getUint32(4, true));
+  }
+  words.push(...candidateIds.map(fnv32), ...selectedIds.map(fnv32), candidateIds.length, selectedIds.length);
+  const bytes = new Uint8Array(new Uint32Array(words).buffer); // little-endian on every platform Node runs on
+  const hex = (x) => x.toString(16).padStart(8, '0');
+  return `acs-${hex(murmur3(bytes, 0))}${hex(murmur3(bytes, 0x9747b28c))}`;
+}
+
+test('murmur3 reference vectors (the request id test checks against it)', () => {
+  assert.equal(murmur3(new Uint8Array(0), 0), 0);
+  assert.equal(murmur3(new Uint8Array(0), 1), 0x514e28b7);
+  assert.equal(murmur3(new Uint8Array(4), 0), 0x2362f9de);
+  assert.equal(murmur3(new TextEncoder().encode('Hello, world!'), 1234), 0xfaf6cdb3);
+  assert.equal(murmur3(new TextEncoder().encode('The quick brown fox jumps over the lazy dog'), 0x9747b28c), 0x2fa826cd);
+});
+
+test('request_id: the documented hash, for any ids (non-ASCII, surrogate pairs, lone surrogates)', () => {
+  // The planner hashes the candidate ids while it validates them, taking each id's hash from the
+  // id index's pass: the id must be the documented one, and lookups by id (dependencies,
+  // duplicates) must find what that pass indexed.
   const pieces = ['a', 'é', '中', '\u{1F600}', '\uD800', '\uDC00', '-', '0', '\u0000'];
   const r = rng(12);
   for (let round = 0; round < 60; round++) {
@@ -372,7 +423,7 @@ test('request_id: acs- and fnv1a64 of the documented text, for any ids (non-ASCI
     const tokensMax = r.int(0, 400);
     const result = plan(candidates, tokensMax, { dependencies: 'require' });
     const selected = result.fragments.map((f) => f.id);
-    assert.equal(result.metrics.request_id, `acs-${fnv1a64(`${NOW}\u0000${tokensMax}\u0000${idList.join('\u0000')}\u0001${selected.join('\u0000')}`)}`);
+    assert.equal(result.metrics.request_id, expectedRequestId(NOW, tokensMax, idList, selected));
     for (const f of result.fragments) for (const dep of f.dependencies ?? []) assert.ok(selected.includes(dep), `round ${round}: ${dep} is required`);
     const dup = r.int(0, n - 1);
     assert.throws(() => plan([...candidates, { id: idList[dup], cost_tokens: 1 }], tokensMax), (e) => e.code === 'DUPLICATE_ID' && e.otherIndex === dup);

@@ -26,6 +26,11 @@ export class Scratch {
   private readonly u8s: Uint8Array[] = [];
   private readonly u32s: Uint32Array[] = [];
   private readonly f64s: Float64Array[] = [];
+  // The view each slot last handed out: a call with the same n as the last gets it again instead
+  // of a new view (about 40 of them for a small call, each an allocation).
+  private readonly u8Views: Uint8Array[] = [];
+  private readonly u32Views: Uint32Array[] = [];
+  private readonly f64Views: Float64Array[] = [];
   private nextU8 = 0;
   private nextU32 = 0;
   private nextF64 = 0;
@@ -33,15 +38,15 @@ export class Scratch {
   constructor(private readonly pooled: boolean) {}
 
   u8(n: number, zeroed = false): Uint8Array {
-    return take(this.u8s, this.nextU8++, n, zeroed, this.pooled, Uint8Array);
+    return take(this.u8s, this.u8Views, this.nextU8++, n, zeroed, this.pooled, Uint8Array);
   }
 
   u32(n: number, zeroed = false): Uint32Array {
-    return take(this.u32s, this.nextU32++, n, zeroed, this.pooled, Uint32Array);
+    return take(this.u32s, this.u32Views, this.nextU32++, n, zeroed, this.pooled, Uint32Array);
   }
 
   f64(n: number, zeroed = false): Float64Array {
-    return take(this.f64s, this.nextF64++, n, zeroed, this.pooled, Float64Array);
+    return take(this.f64s, this.f64Views, this.nextF64++, n, zeroed, this.pooled, Float64Array);
   }
 
   /** Makes every buffer available again (the views handed out must no longer be used). */
@@ -56,6 +61,7 @@ type TypedArray = Uint8Array | Uint32Array | Float64Array;
 
 function take<A extends TypedArray>(
   buffers: A[],
+  views: A[],
   slot: number,
   n: number,
   zeroed: boolean,
@@ -64,16 +70,21 @@ function take<A extends TypedArray>(
 ): A {
   if (!pooled || n > POOLED_MAX_LENGTH) return new Kind(n);
   let buffer = buffers[slot];
+  let view = views[slot];
   if (buffer === undefined || buffer.length < n) {
     // Grown to the next power of two, so that slightly larger calls reuse it too.
     let size = 1024;
     while (size < n) size *= 2;
     buffer = new Kind(size);
     buffers[slot] = buffer;
-    return buffer.subarray(0, n) as A;
+    view = undefined;
+  } else if (zeroed) {
+    buffer.fill(0, 0, n);
   }
-  const view = buffer.subarray(0, n) as A;
-  if (zeroed) view.fill(0);
+  if (view === undefined || view.length !== n) {
+    view = buffer.subarray(0, n) as A;
+    views[slot] = view;
+  }
   return view;
 }
 

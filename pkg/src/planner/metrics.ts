@@ -9,7 +9,7 @@ import { CtxpackError, describeValue } from '../errors.js';
 import { assertFragmentObject, readEntities, readId, readOptionalString } from '../validate/fields.js';
 import { readCache, type CheckedCacheEntry } from '../kv/policy.js';
 import { bitCount, createScoringContext, readGaze, scoreComponents } from '../ranking/scoring.js';
-import { Fnv1a64 } from '../ranking/hash.js';
+import { fnv1a32Units, Words64 } from '../ranking/hash.js';
 import type { CacheEntry, FragmentFields, Gaze, KVPolicy, PlannerMetrics, ScoringOptions } from '../types.js';
 
 /** `{ hits, misses, evictions }` of {@link PlannerMetrics.kv_cache_stats}. */
@@ -173,28 +173,30 @@ export function calculateCacheHitRate(stats: Pick<KVCacheStats, 'hits' | 'misses
 }
 
 /**
- * Default request id: `acs-` + FNV-1a 64 of `now`, `tokens_max`, the candidate ids and the selected
- * ids. Deterministic (no `Math.random`, no crypto), so a replay with the same inputs and `now`
- * reproduces it; pass `options.requestId` when ids must be unique across identical requests.
+ * Default request id: `acs-` + a 64-bit hash ({@link Words64}) of `now`, `tokens_max`, the candidate
+ * ids and the selected ids. Deterministic (no `Math.random`, no crypto), so a replay with the same
+ * inputs and `now` reproduces it; pass `options.requestId` when ids must be unique across identical
+ * requests.
  *
- * The hashed text is `${now}\0${tokensMax}\0${candidateIds.join('\0')}\u0001${selectedIds.join('\0')}`,
- * hashed piece by piece as `fnv1a64` (ranking/hash.ts) would hash it whole (no piece boundary can split a
- * surrogate pair: the separators are not surrogates), without building it.
+ * The words hashed: the IEEE 754 bits of `now` and of `tokensMax` (low word first), the
+ * {@link fnv1a32Units} of each candidate id in order, that of each selected id in order, then the
+ * number of candidates and the number selected.
  * @internal
  */
 export function defaultRequestId(now: number, tokensMax: number, candidateIds: readonly string[], selectedIds: readonly string[]): string {
   const h = new RequestIdHash(now, tokensMax);
-  for (const id of candidateIds) h.candidate(id);
+  for (const id of candidateIds) h.candidate(fnv1a32Units(id));
   return h.finish(selectedIds);
 }
 
 /**
  * {@link defaultRequestId} in steps, so that the planner can hash the candidate ids while it
- * validates them: `candidate(id)` for each in order, then `finish(selectedIds)`.
+ * validates them (which computes their {@link fnv1a32Units} for its id index): `candidate(hash)`
+ * for each in order, then `finish(selectedIds)`.
  * @internal
  */
 export class RequestIdHash {
-  private readonly h = new Fnv1a64();
+  private readonly h = new Words64();
   /** Candidate ids hashed so far. */
   count = 0;
 
@@ -202,17 +204,20 @@ export class RequestIdHash {
     readonly now: number,
     readonly tokensMax: number,
   ) {
-    this.h.update(`${now}\u0000${tokensMax}\u0000`);
+    this.h.number(now);
+    this.h.number(tokensMax);
   }
 
-  /** Hashes the next candidate id; returns its {@link fnv1a32Units}, which the id index takes. */
-  candidate(id: string): number {
-    return this.h.update(id, this.count++ > 0);
+  /** Hashes the next candidate id, given as its {@link fnv1a32Units}. */
+  candidate(idHash: number): void {
+    this.h.word(idHash);
+    this.count++;
   }
 
   finish(selectedIds: readonly string[]): string {
-    this.h.update('\u0001');
-    for (let i = 0; i < selectedIds.length; i++) this.h.update(selectedIds[i]!, i > 0);
+    for (let i = 0; i < selectedIds.length; i++) this.h.word(fnv1a32Units(selectedIds[i]!));
+    this.h.word(this.count);
+    this.h.word(selectedIds.length);
     return `acs-${this.h.digest()}`;
   }
 }
@@ -315,7 +320,13 @@ function add(mix: Map<string, { count: number; tokens: number }>, lod: string, c
   }
 }
 
-/** A plain object whose own keys are the lods: `fromEntries` defines them, so that `'__proto__'` stays a key. */
+/**
+ * A plain object whose own keys are the lods. `fromEntries` defines them, so that `'__proto__'`
+ * stays a key; without that key, assignments make the same object, several times faster.
+ */
 function recordOf(mix: Map<string, { count: number; tokens: number }>): LodMix {
-  return Object.fromEntries(mix) as LodMix;
+  if (mix.has('__proto__')) return Object.fromEntries(mix) as LodMix;
+  const record: LodMix = {};
+  for (const [lod, entry] of mix) record[lod] = entry;
+  return record;
 }

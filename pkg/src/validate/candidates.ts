@@ -129,9 +129,10 @@ export function validateCandidates(
         c.given[i] = 0;
       }
       c.ids[i] = id as string;
-      // The request id's hash reads the id's characters anyway: it gives the index's hash too.
-      hashes[i] = indexHashOf(idHash === undefined ? fnv1a32Units(id as string) : idHash.candidate(id as string));
+      const idHash32 = fnv1a32Units(id as string);
+      hashes[i] = indexHashOf(idHash32);
       checked = i + 1;
+      idHash?.candidate(idHash32);
       const timestamp = f['timestamp'];
       if (timestamp === undefined) c.timestamps[i] = Number.NEGATIVE_INFINITY;
       else if (isEpochMs(timestamp)) c.timestamps[i] = timestamp;
