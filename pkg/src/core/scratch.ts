@@ -13,6 +13,10 @@
  * - Not reentrant: a call made while the pool is in use (from a token counter or a logger) gets a
  *   scratch of its own.
  * - Views may hold data from an earlier call unless asked for `zeroed`.
+ * - {@link Scratch.array} pools plain arrays the same way, for columns of strings that the call
+ *   fills entirely and that nothing keeps after it (at 100k candidates, each is an 800 KB array
+ *   that would otherwise outlive a young-generation collection and wait for a full one). A pooled
+ *   array holds the last call's values until the next call of the same size overwrites them.
  *
  * @internal
  * @module
@@ -31,9 +35,11 @@ export class Scratch {
   private readonly u8Views: Uint8Array[] = [];
   private readonly u32Views: Uint32Array[] = [];
   private readonly f64Views: Float64Array[] = [];
+  private readonly arrays: unknown[][] = [];
   private nextU8 = 0;
   private nextU32 = 0;
   private nextF64 = 0;
+  private nextArray = 0;
 
   constructor(private readonly pooled: boolean) {}
 
@@ -49,11 +55,27 @@ export class Scratch {
     return take(this.f64s, this.f64Views, this.nextF64++, n, zeroed, this.pooled, Float64Array);
   }
 
+  /**
+   * A plain array of length `n` whose every entry the caller sets before reading it: the pool's,
+   * when the last call took one of this length in this slot, else a new one (which the pool keeps).
+   */
+  array<T>(n: number): T[] {
+    if (!this.pooled || n > POOLED_MAX_LENGTH) return new Array<T>(n);
+    const slot = this.nextArray++;
+    let array = this.arrays[slot];
+    if (array === undefined || array.length !== n) {
+      array = new Array<unknown>(n);
+      this.arrays[slot] = array;
+    }
+    return array as T[];
+  }
+
   /** Makes every buffer available again (the views handed out must no longer be used). */
   reset(): void {
     this.nextU8 = 0;
     this.nextU32 = 0;
     this.nextF64 = 0;
+    this.nextArray = 0;
   }
 }
 

@@ -49,6 +49,7 @@ export interface Candidates {
   /** `timestamp` in epoch ms; `-Infinity` when absent. */
   readonly timestamps: Float64Array;
   readonly citations: Uint32Array;
+  /** Pooled ({@link Scratch.array}): read it during the call only, as the typed columns. */
   readonly lods: (string | undefined)[];
   /** `entities`; kept only when there are no {@link Candidates.entityMasks} to stand for them. */
   readonly entities: (readonly string[])[] | undefined;
@@ -56,6 +57,7 @@ export interface Candidates {
   readonly overlaps: Float64Array;
   /** {@link EntityMatcher} masks (when the gaze is valid and small enough). */
   readonly entityMasks: Uint32Array | undefined;
+  /** Pooled, as {@link Candidates.lods}. */
   readonly sources: (string | undefined)[];
   /** `lastAccessTime` in epoch ms; NaN when absent. */
   readonly lastAccess: Float64Array;
@@ -99,11 +101,11 @@ export function validateCandidates(
     contents: undefined as (string | undefined)[] | undefined,
     timestamps: scratch.f64(n),
     citations: scratch.u32(n),
-    lods: new Array<string | undefined>(n),
+    lods: scratch.array<string | undefined>(n),
     entities: matcher?.masks === true ? undefined : new Array<readonly string[]>(n),
     overlaps: scratch.f64(n),
     entityMasks: matcher?.masks === true ? scratch.u32(n) : undefined,
-    sources: new Array<string | undefined>(n),
+    sources: scratch.array<string | undefined>(n),
     lastAccess: scratch.f64(n),
     dependencies: undefined as (readonly string[] | undefined)[] | undefined,
     groups: undefined as (string | undefined)[] | undefined,
