@@ -2,7 +2,7 @@
 // tests pin down that the plan behaves as if they had been made with the rest of it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { selectFragments } from 'ctxpack';
+import { calculateBenefit, calculateScore, estimateTokens, selectFragments } from 'ctxpack';
 
 const NOW = Date.UTC(2025, 0, 15, 12);
 const GAZE = { entities: ['a', 'b', 'c'] };
@@ -33,6 +33,25 @@ test('decisions read after later calls equal those of a plan read at once, for e
     for (let k = 2; k < 5; k++) plan(fragments(300 + k * 50, k), 2500 + k * 900, { slicer });
     assert.deepEqual(early.decisions, expected, slicer);
     assert.equal(early.decisions.filter((d) => d.included).length, early.fragments.length, slicer);
+  }
+});
+
+test("a decision's score is the candidate's ACS score, the benefit for the packer, below and above the lazy threshold", () => {
+  // The plan keeps no column of scores: decisions make them again from the benefits and counts.
+  const countTokens = (text) => estimateTokens(text);
+  for (const n of [40, 300]) {
+    // Every third candidate is counted from its content (the packer counts only what it reaches).
+    const a = fragments(n, 7, (i) => (i % 3 === 0 ? { cost_tokens: undefined, content: 'word '.repeat(5 + (i % 50)) } : {}));
+    for (const slicer of ['acs', 'packer', 'greedy', 'knapsack']) {
+      const p = plan(a, 3000, { slicer, countTokens });
+      for (const d of p.decisions) {
+        const f = { ...a[d.index], cost_tokens: d.cost_tokens ?? 0 };
+        const expected = slicer === 'packer' ? calculateBenefit(f, GAZE, { now: NOW }) : calculateScore(f, GAZE, { now: NOW });
+        assert.equal(d.score, expected, `${slicer}, n ${n}, ${d.id}`);
+      }
+      const top = p.fragments.slice(0, 3).map((f) => p.decisions.find((d) => d.id === f.id).score);
+      assert.deepEqual(p.metrics.top3_scores, top, `${slicer}, n ${n}`);
+    }
   }
 });
 

@@ -6,13 +6,16 @@
  */
 
 import type { Scratch } from '../core/scratch.js';
+import { costScaled } from '../ranking/scoring.js';
 import type { Decision, DecisionReason } from '../types.js';
 
 /**
  * One decision per candidate, in input order. `order` is the ranking (rank → candidate), `chosen`
  * the selected rank positions, `reasons` the slicer's reason per rank position (`undefined`: all
  * `'no_budget'`). `costs[i]` is candidate i's count, `null` where `uncounted[i]` is 1 (a content
- * the lazy packer never reached); `uncounted` is `undefined` when every count is known.
+ * the lazy packer never reached); `uncounted` is `undefined` when every count is known. Scores are
+ * made from the benefits as the scoring made them ({@link costScaled}; with `costScored` false,
+ * the packer's, the benefit itself), so that a plan keeps no column of them.
  */
 export function decisionsOf(
   ids: readonly string[],
@@ -20,9 +23,9 @@ export function decisionsOf(
   chosen: Uint32Array,
   reasons: readonly DecisionReason[] | undefined,
   groupReasons: readonly (DecisionReason | undefined)[] | undefined,
-  scores: Float64Array,
   benefits: Float64Array,
   costs: Uint32Array,
+  costScored: boolean,
   uncounted: Uint8Array | undefined,
   scratch: Scratch,
 ): Decision[] {
@@ -50,7 +53,7 @@ export function decisionsOf(
     const decision: Decision = {
       id: ids[i]!,
       index: i,
-      score: scores[i]!,
+      score: costScored ? costScaled(benefits[i]!, costs[i]!) : benefits[i]!,
       benefit: benefits[i]!,
       included: included[i] === 1,
       reason: reasonNames[reasonOf[i]!]!,

@@ -62,7 +62,7 @@ export function finish<T extends PlannerFragmentFields>(
   const promoted: string[] = [];
   for (let r = 0; r < Math.min(s.kvTopK, order.length); r++) promoted.push(...(c.dependencies?.[order[r]!] ?? NO_STRINGS));
   const kvPolicy: KVPolicy = buildKVPolicy(kvInputs, s.previousCache, s.now, s.maxKvSize, true, promoted);
-  const decide = decisionsMaker(call, order, scores, benefits, sliced, scratch);
+  const decide = decisionsMaker(call, order, benefits, sliced, scratch);
   let requestId = s.requestId;
   if (requestId === undefined) {
     const hashed = idHash !== undefined && idHash.now === s.now && idHash.tokensMax === budget.tokensMax && idHash.count === n;
@@ -150,7 +150,6 @@ export const LAZY_DECISIONS_MIN = 256;
 function decisionsMaker(
   call: Call,
   order: Uint32Array,
-  scores: Float64Array,
   benefits: Float64Array,
   sliced: Sliced,
   scratch: Scratch,
@@ -163,17 +162,18 @@ function decisionsMaker(
     for (let i = 0; i < n; i++) if (counts.known(i) === undefined) (uncounted ??= new Uint8Array(n))[i] = 1;
   }
   const { chosen, reasons, groupReasons, variants } = sliced;
-  const make = (ranking: Uint32Array, scoreOf: Float64Array, benefitOf: Float64Array, costs: Uint32Array, s: Scratch): Decision[] => {
-    const decisions = decisionsOf(c.ids, ranking, chosen, reasons, groupReasons, scoreOf, benefitOf, costs, uncounted, s);
+  // The packer scored before counting: its scores are the benefits (countAndScore, select.ts).
+  const costScored = !call.packer;
+  const make = (ranking: Uint32Array, benefitOf: Float64Array, costs: Uint32Array, s: Scratch): Decision[] => {
+    const decisions = decisionsOf(c.ids, ranking, chosen, reasons, groupReasons, benefitOf, costs, costScored, uncounted, s);
     if (c.variants !== undefined) describeVersions(decisions, c.variants, variants, budget.effective, budget.perFragmentOverhead);
     return decisions;
   };
-  if (n < LAZY_DECISIONS_MIN) return { made: make(order, scores, benefits, counts.costs, scratch) };
+  if (n < LAZY_DECISIONS_MIN) return { made: make(order, benefits, counts.costs, scratch) };
   const ranking = order.slice();
-  const scoreOf = scores.slice();
   const benefitOf = benefits.slice();
   const costs = counts.costs.slice();
-  return { later: () => make(ranking, scoreOf, benefitOf, costs, new Scratch(false)) };
+  return { later: () => make(ranking, benefitOf, costs, new Scratch(false)) };
 }
 
 /**

@@ -214,8 +214,17 @@ export function scoreColumns(
     const citation_availability = citations[i]! > 0 ? 1.0 : 0.5;
     const benefit = alpha * entity_overlap + beta * recency + gamma * citation_availability;
     benefits[i] = benefit;
-    scores[i] = benefit / (1 + (costs === undefined ? 0 : costs[i]!) / 1000);
+    scores[i] = costScaled(benefit, costs === undefined ? 0 : costs[i]!);
   }
+}
+
+/**
+ * The score of a benefit (spec: `benefit / (1 + cost_tokens / 1000)`): exactly the benefit for a
+ * cost of 0, which is how the packer, ranking before counting, scores.
+ * @internal
+ */
+export function costScaled(benefit: number, costTokens: number): number {
+  return benefit / (1 + costTokens / 1000);
 }
 
 /** Computes every component for a validated context; `where` locates field errors. @internal */
@@ -225,7 +234,7 @@ export function scoreComponents(fragment: Unchecked, ctx: ScoringContext, where?
   const citation_availability = readCitationCount(fragment, where) > 0 ? 1.0 : 0.5;
   const { alpha, beta, gamma } = ctx.weights;
   const benefit = alpha * entity_overlap + beta * recency + gamma * citation_availability;
-  const score = benefit / (1 + readCost(fragment, where) / 1000);
+  const score = costScaled(benefit, readCost(fragment, where));
   return { entity_overlap, recency, citation_availability, benefit, score };
 }
 
