@@ -14,7 +14,6 @@ import { validateCandidates, type Candidates } from '../validate/candidates.js';
 import { isRecord } from '../validate/fields.js';
 import { checkCharges } from './charges.js';
 import { checkGrouping, type Grouping } from './grouping.js';
-import { RequestIdHash } from './metrics.js';
 import { readSettings, settingsWarnings, type Settings } from './settings.js';
 
 /** A validated call. */
@@ -24,8 +23,6 @@ export interface Call {
   readonly budget: CheckedBudgets;
   readonly s: Settings;
   readonly counts: CallCounts;
-  /** The default request id, hashed during validation (see {@link hashAhead}). */
-  readonly idHash: RequestIdHash | undefined;
   /** What groups or required dependencies change in this call; `undefined`: nothing. */
   readonly grouping: Grouping | undefined;
   /** The packer ranks by benefit, and counts lazily unless groups need every count first. */
@@ -38,10 +35,9 @@ export interface Call {
 export function readCall(candidates: unknown, gaze: unknown, budgets: unknown, options: unknown, scratch: Scratch): Call {
   const defaultNow = Date.now();
   const gazeAhead = peekGaze(gaze);
-  const idHash = hashAhead(options, budgets, defaultNow);
   // A token counter is a callback that could change the array; the plan keeps the validated objects.
   const copy = isRecord(options) && options['countTokens'] !== undefined;
-  const c = validateCandidates(candidates, gazeAhead === undefined ? undefined : new EntityMatcher(gazeAhead), idHash, copy, scratch);
+  const c = validateCandidates(candidates, gazeAhead === undefined ? undefined : new EntityMatcher(gazeAhead), copy, scratch);
   const gazeSet = gazeAhead ?? readGaze(gaze);
   const budget = readBudgets(budgets);
   const s = readSettings(options, defaultNow);
@@ -57,23 +53,5 @@ export function readCall(candidates: unknown, gaze: unknown, budgets: unknown, o
   // Groups and required dependencies: checked here, before anything is counted.
   const grouping = checkGrouping(c, s);
   const packer = s.slicer === 'packer';
-  return { c, gaze: gazeSet, budget, s, counts, idHash, grouping, packer, lazy: packer && grouping === undefined && c.variants === undefined, warnings };
-}
-
-/**
- * The default request id hashes `now`, `tokens_max`, then every candidate id (see
- * `defaultRequestId`). To hash the ids during the validation pass, which reads them anyway, the
- * first two are read ahead here, without checks and without throwing: when the options or the
- * budgets are invalid the call fails anyway, and when the validated values differ (they cannot,
- * short of getters) the planner hashes the ids again.
- */
-function hashAhead(options: unknown, budgets: unknown, defaultNow: number): RequestIdHash | undefined {
-  if (options !== undefined && !isRecord(options)) return undefined;
-  if (options?.['requestId'] !== undefined || !isRecord(budgets)) return undefined;
-  const now = options?.['now'] ?? defaultNow;
-  const tokensMax = budgets['tokens_max'];
-  if (typeof now !== 'number' || !Number.isFinite(now) || typeof tokensMax !== 'number' || !Number.isSafeInteger(tokensMax)) {
-    return undefined;
-  }
-  return new RequestIdHash(now, tokensMax);
+  return { c, gaze: gazeSet, budget, s, counts, grouping, packer, lazy: packer && grouping === undefined && c.variants === undefined, warnings };
 }

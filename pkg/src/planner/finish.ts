@@ -31,7 +31,7 @@ export function finish<T extends PlannerFragmentFields>(
   times: PhaseTimes,
   scratch: Scratch,
 ): SelectionResult<T> {
-  const { c, s, budget, counts, idHash } = call;
+  const { c, s, budget, counts } = call;
   const { chosen } = sliced;
   const n = c.ids.length;
   const k = chosen.length;
@@ -65,8 +65,9 @@ export function finish<T extends PlannerFragmentFields>(
   const decide = decisionsMaker(call, order, benefits, sliced, scratch);
   let requestId = s.requestId;
   if (requestId === undefined) {
-    const hashed = idHash !== undefined && idHash.now === s.now && idHash.tokensMax === budget.tokensMax && idHash.count === n;
-    requestId = hashed ? idHash.finish(selectedIds) : defaultRequestId(s.now, budget.tokensMax, c.ids, selectedIds);
+    const selectedHashes = new Uint32Array(k);
+    for (let j = 0; j < k; j++) selectedHashes[j] = c.idHashes[order[chosen[j]!]!]!;
+    requestId = defaultRequestId(s.now, budget.tokensMax, c.idHashes, selectedHashes);
   }
   const t5 = monotonicMs();
   const selectedScores = new Array<number>(k);

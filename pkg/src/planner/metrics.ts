@@ -9,7 +9,7 @@ import { CtxpackError, describeValue } from '../errors.js';
 import { assertFragmentObject, readEntities, readId, readOptionalString } from '../validate/fields.js';
 import { readCache, type CheckedCacheEntry } from '../kv/policy.js';
 import { bitCount, createScoringContext, readGaze, scoreComponents } from '../ranking/scoring.js';
-import { fnv1a32Units, Words64 } from '../ranking/hash.js';
+import { Words64 } from '../ranking/hash.js';
 import type { CacheEntry, FragmentFields, Gaze, KVPolicy, PlannerMetrics, ScoringOptions } from '../types.js';
 
 /** `{ hits, misses, evictions }` of {@link PlannerMetrics.kv_cache_stats}. */
@@ -179,47 +179,20 @@ export function calculateCacheHitRate(stats: Pick<KVCacheStats, 'hits' | 'misses
  * requests.
  *
  * The words hashed: the IEEE 754 bits of `now` and of `tokensMax` (low word first), the
- * {@link fnv1a32Units} of each candidate id in order, that of each selected id in order, then the
- * number of candidates and the number selected.
+ * {@link fnv1a32Units} of each candidate id in order (`candidateHashes`, which validation computes
+ * for its id index), that of each selected id in order, then the number of candidates and the
+ * number selected.
  * @internal
  */
-export function defaultRequestId(now: number, tokensMax: number, candidateIds: readonly string[], selectedIds: readonly string[]): string {
-  const h = new RequestIdHash(now, tokensMax);
-  for (const id of candidateIds) h.candidate(fnv1a32Units(id));
-  return h.finish(selectedIds);
-}
-
-/**
- * {@link defaultRequestId} in steps, so that the planner can hash the candidate ids while it
- * validates them (which computes their {@link fnv1a32Units} for its id index): `candidate(hash)`
- * for each in order, then `finish(selectedIds)`.
- * @internal
- */
-export class RequestIdHash {
-  private readonly h = new Words64();
-  /** Candidate ids hashed so far. */
-  count = 0;
-
-  constructor(
-    readonly now: number,
-    readonly tokensMax: number,
-  ) {
-    this.h.number(now);
-    this.h.number(tokensMax);
-  }
-
-  /** Hashes the next candidate id, given as its {@link fnv1a32Units}. */
-  candidate(idHash: number): void {
-    this.h.word(idHash);
-    this.count++;
-  }
-
-  finish(selectedIds: readonly string[]): string {
-    for (let i = 0; i < selectedIds.length; i++) this.h.word(fnv1a32Units(selectedIds[i]!));
-    this.h.word(this.count);
-    this.h.word(selectedIds.length);
-    return `acs-${this.h.digest()}`;
-  }
+export function defaultRequestId(now: number, tokensMax: number, candidateHashes: ArrayLike<number>, selectedHashes: ArrayLike<number>): string {
+  const h = new Words64();
+  h.number(now);
+  h.number(tokensMax);
+  for (let i = 0; i < candidateHashes.length; i++) h.word(candidateHashes[i]!);
+  for (let i = 0; i < selectedHashes.length; i++) h.word(selectedHashes[i]!);
+  h.word(candidateHashes.length);
+  h.word(selectedHashes.length);
+  return `acs-${h.digest()}`;
 }
 
 /**

@@ -80,9 +80,12 @@ function fmix32(h: number): number {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
+/** `x` as 8 lowercase hex digits, a byte at a time from a table (`toString(16)` and `padStart` cost more). */
 function hex32(x: number): string {
-  return x.toString(16).padStart(8, '0');
+  return HEX_BYTES[x >>> 24]! + HEX_BYTES[(x >>> 16) & 0xff]! + HEX_BYTES[(x >>> 8) & 0xff]! + HEX_BYTES[x & 0xff]!;
 }
+
+const HEX_BYTES = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 
 /** The high 32 bits of `x * 0x1b3` for `x` read as unsigned: `x`'s 16-bit halves times 0x1b3. */
 function carryOf(x: number): number {

@@ -23,7 +23,6 @@ import {
   readTime,
   type Unchecked,
 } from './fields.js';
-import type { RequestIdHash } from '../planner/metrics.js';
 import type { Scratch } from '../core/scratch.js';
 import type { EntityMatcher } from '../ranking/scoring.js';
 import { fnv1a32Units } from '../ranking/hash.js';
@@ -42,6 +41,8 @@ export interface Candidates {
   readonly fragments: readonly Unchecked[];
   readonly ids: string[];
   readonly idIndex: IdIndex;
+  /** {@link fnv1a32Units} of each id: the id index's hash and the default request id's. */
+  readonly idHashes: Uint32Array;
   /** `cost_tokens`; 0 where `content` is to be counted. */
   readonly given: Uint32Array;
   /** The `content` to count where there is no `cost_tokens`; `undefined` when all have one. */
@@ -80,12 +81,11 @@ export const NO_STRINGS: readonly string[] = Object.freeze([]);
  *
  * The pass also does the work that needs the fragments' own memory (which, for 100k fragments,
  * costs more to reach than to compute with): the entity overlap with the gaze, when `matcher` is
- * given, and the request id's hash of the ids, when `idHash` is given.
+ * given, and the hash of every id.
  */
 export function validateCandidates(
   candidates: unknown,
   matcher: EntityMatcher | undefined,
-  idHash: RequestIdHash | undefined,
   copy: boolean,
   scratch: Scratch,
 ): Candidates {
@@ -97,6 +97,7 @@ export function validateCandidates(
     fragments: (copy ? candidates.slice() : candidates) as readonly Unchecked[],
     ids: new Array<string>(n),
     idIndex: undefined as unknown as IdIndex,
+    idHashes: scratch.u32(n),
     given: scratch.u32(n),
     contents: undefined as (string | undefined)[] | undefined,
     timestamps: scratch.f64(n),
@@ -131,10 +132,10 @@ export function validateCandidates(
         c.given[i] = 0;
       }
       c.ids[i] = id as string;
-      const idHash32 = fnv1a32Units(id as string);
-      hashes[i] = indexHashOf(idHash32);
+      const idHash = fnv1a32Units(id as string);
+      c.idHashes[i] = idHash;
+      hashes[i] = indexHashOf(idHash);
       checked = i + 1;
-      idHash?.candidate(idHash32);
       const timestamp = f['timestamp'];
       if (timestamp === undefined) c.timestamps[i] = Number.NEGATIVE_INFINITY;
       else if (isEpochMs(timestamp)) c.timestamps[i] = timestamp;
