@@ -401,7 +401,11 @@ export interface PlannerOptions extends ScoringOptions, TieBreakOptions, KVPolic
 
 /** Metrics of one selection (spec: "Observability Implementation", plus the seed's return metrics). */
 export interface PlannerMetrics {
-  /** `options.requestId`, else `acs-` + 16 hex digits: a deterministic 64-bit hash of now, tokens_max, the candidate ids and the selected ids. */
+  /**
+   * `options.requestId`, else `acs-` + 16 hex digits: a deterministic 64-bit hash of now, tokens_max,
+   * the candidate ids and the selected ids. With pinned candidates, that of the pass over the
+   * others (their ids, and the budget the pinned ones left).
+   */
   request_id: string;
   /**
    * Wall time in milliseconds (`performance.now()`) from the start of the call to the end of KV

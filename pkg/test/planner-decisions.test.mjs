@@ -55,6 +55,34 @@ test("a decision's score is the candidate's ACS score, the benefit for the packe
   }
 });
 
+test("a decision's score agrees with the scoring under groups, variants, pins, a query and every strategy", () => {
+  // metrics.top3_scores come from the scores the ranking used; decisions make theirs again.
+  const scenarios = {
+    groups: (i) => (i % 5 === 0 ? { group: `g${i % 15}` } : {}),
+    variants: (i) => (i % 4 === 0 ? { variants: [{ id: `v${i}`, cost_tokens: 10, lod: 'summary' }] } : {}),
+    pins: (i) => (i % 37 === 0 ? { pinned: true } : {}),
+    query: (i) => ({ content: i % 2 === 0 ? 'alpha beta' : 'gamma' }),
+  };
+  const slicers = { groups: ['acs', 'packer', 'greedy', 'knapsack', 'exact'], variants: ['acs', 'packer', 'greedy', 'knapsack', 'exact'], pins: ['acs', 'packer', 'greedy', 'knapsack', 'exact', 'count-knapsack'], query: ['acs', 'packer', 'greedy', 'knapsack', 'exact', 'count-knapsack'] };
+  for (const n of [40, 300]) {
+    for (const [name, extra] of Object.entries(scenarios)) {
+      const a = fragments(n, 11, extra);
+      for (const slicer of slicers[name]) {
+        const options = { slicer, ...(name === 'query' ? { query: 'alpha' } : {}), ...(slicer === 'count-knapsack' ? { countEntries: [] } : {}) };
+        const p = plan(a, 3000, options);
+        const byId = new Map(p.decisions.map((d) => [d.id, d]));
+        const label = `${name}, ${slicer}, n ${n}`;
+        assert.deepEqual(p.metrics.top3_scores, p.fragments.slice(0, 3).map((f) => byId.get(f.id).score), label);
+        // The pinned candidates are planned by their own 'acs' pass (pins.ts): scored by cost.
+        if (slicer === 'packer') for (const d of p.decisions) if (!a[d.index].pinned) assert.equal(d.score, d.benefit, label);
+        if (name !== 'query' && name !== 'pins' && slicer !== 'packer') {
+          for (const d of p.decisions) assert.equal(d.score, calculateScore(a[d.index], GAZE, { now: NOW }), `${label}, ${d.id}`);
+        }
+      }
+    }
+  }
+});
+
 test('the decisions property: an accessor until read, then a data property holding one array', () => {
   const p = plan(fragments(400, 7), 20000);
   const before = Object.getOwnPropertyDescriptor(p, 'decisions');

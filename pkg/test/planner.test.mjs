@@ -395,7 +395,9 @@ function expectedRequestId(now, tokensMax, candidateIds, selectedIds) {
     words.push(view.getUint32(0, true), view.getUint32(4, true));
   }
   words.push(...candidateIds.map(fnv32), ...selectedIds.map(fnv32), candidateIds.length, selectedIds.length);
-  const bytes = new Uint8Array(new Uint32Array(words).buffer); // little-endian on every platform Node runs on
+  const bytes = new Uint8Array(4 * words.length);
+  const out = new DataView(bytes.buffer);
+  words.forEach((w, i) => out.setUint32(4 * i, w, true)); // each word's bytes, little-endian
   const hex = (x) => x.toString(16).padStart(8, '0');
   return `acs-${hex(murmur3(bytes, 0))}${hex(murmur3(bytes, 0x9747b28c))}`;
 }
@@ -409,9 +411,9 @@ test('murmur3 reference vectors (the request id test checks against it)', () => 
 });
 
 test('request_id: the documented hash, for any ids (non-ASCII, surrogate pairs, lone surrogates)', () => {
-  // The planner hashes the candidate ids while it validates them, taking each id's hash from the
-  // id index's pass: the id must be the documented one, and lookups by id (dependencies,
-  // duplicates) must find what that pass indexed.
+  // Validation computes each id's FNV-1a 32 once, for its id index and for the request id: the id
+  // must be the documented one, and lookups by id (dependencies, duplicates) must find what that
+  // pass indexed. With options.order the selected ids are still hashed in rank order.
   const pieces = ['a', 'é', '中', '\u{1F600}', '\uD800', '\uDC00', '-', '0', '\u0000'];
   const r = rng(12);
   for (let round = 0; round < 60; round++) {
@@ -424,6 +426,9 @@ test('request_id: the documented hash, for any ids (non-ASCII, surrogate pairs, 
     const result = plan(candidates, tokensMax, { dependencies: 'require' });
     const selected = result.fragments.map((f) => f.id);
     assert.equal(result.metrics.request_id, expectedRequestId(NOW, tokensMax, idList, selected));
+    const placed = plan(candidates, tokensMax, { dependencies: 'require', order: 'input' });
+    assert.deepEqual(placed.fragments.map((f) => f.id), idList.filter((id) => selected.includes(id)));
+    assert.equal(placed.metrics.request_id, result.metrics.request_id, 'the placement does not change the id');
     for (const f of result.fragments) for (const dep of f.dependencies ?? []) assert.ok(selected.includes(dep), `round ${round}: ${dep} is required`);
     const dup = r.int(0, n - 1);
     assert.throws(() => plan([...candidates, { id: idList[dup], cost_tokens: 1 }], tokensMax), (e) => e.code === 'DUPLICATE_ID' && e.otherIndex === dup);

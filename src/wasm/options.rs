@@ -1,6 +1,8 @@
-//! The options object of every entry point, deserialised through serde
-//! into one typed struct and checked field by field, so that every refusal
-//! names its option; unknown keys are refused.
+//! The options object of every entry point that takes one, deserialised
+//! through serde into one typed struct and checked field by field, so that
+//! every refusal names its option; unknown keys are refused. The numeric
+//! entry (`sliceNumeric`) takes two of them as numbers, checked by the same
+//! functions ([`target_tokens`], [`max_consecutive_skips`]).
 
 use js_sys::{Array, JsString, Object};
 use serde::Deserialize;
@@ -16,7 +18,7 @@ use crate::{
     KnapsackSlice, ScarcityBehavior, Strategy,
 };
 
-/// The options of every entry point, checked: what [`RawOptions`] holds,
+/// The options of an entry point, checked: what [`RawOptions`] holds,
 /// each refusal naming its option.
 pub(super) struct Options {
     /// `dependencies` of the grouped entry points (default `'ignore'`).
@@ -236,6 +238,29 @@ pub(super) fn whole_number(
     }
 }
 
+/// `v` unless it is `undefined` (an absent option).
+fn given(v: &JsValue) -> Option<&JsValue> {
+    (!v.is_undefined()).then_some(v)
+}
+
+/// `targetTokens`, given as a JS value or, on the numeric entry, a number.
+pub(super) fn target_tokens(
+    n: Option<f64>,
+    got: impl FnOnce() -> String,
+) -> Result<i64, CtxpackError> {
+    whole_number(n, "targetTokens", 0.0, MAX_SAFE_INTEGER, got)
+}
+
+/// `maxConsecutiveSkips` (the packer's stop; 0: none), given as a JS value
+/// or, on the numeric entry, a number.
+pub(super) fn max_consecutive_skips(
+    n: Option<f64>,
+    got: impl FnOnce() -> String,
+) -> Result<u32, CtxpackError> {
+    whole_number(n, "maxConsecutiveSkips", 0.0, f64::from(u32::MAX), got)
+        .map(|v| u32::try_from(v).unwrap_or(u32::MAX))
+}
+
 /// `targetTokens` and `maxTokens` of a slice, or `maxBudget` of a
 /// simulation.
 fn parse_budget(o: &RawOptions, mode: Mode) -> Result<(Option<Budget>, Option<i64>), CtxpackError> {
@@ -246,8 +271,8 @@ fn parse_budget(o: &RawOptions, mode: Mode) -> Result<(Option<Budget>, Option<i6
         }
         return Ok((None, m));
     }
-    let target = match whole(&o.target_tokens.0, "targetTokens", 0.0, MAX_SAFE_INTEGER)? {
-        Some(t) => t,
+    let target = match given(&o.target_tokens.0) {
+        Some(v) => target_tokens(v.as_f64(), || describe(v))?,
         None if mode == Mode::Units => return Ok((None, None)),
         None => return Err(invalid_option("targetTokens", "is required".into())),
     };
@@ -357,14 +382,9 @@ pub(super) fn parse_options(options: &JsValue, mode: Mode) -> Result<Options, Ct
     }
     let entries = parse_entries(&o.entries.0)?;
     let scarcity = parse_scarcity(&o.scarcity.0)?;
-    let max_consecutive_skips = match whole(
-        &o.max_consecutive_skips.0,
-        "maxConsecutiveSkips",
-        0.0,
-        f64::from(u32::MAX),
-    )? {
+    let max_consecutive_skips = match given(&o.max_consecutive_skips.0) {
         None => crate::DEFAULT_MAX_CONSECUTIVE_SKIPS,
-        Some(v) => u32::try_from(v).unwrap_or(u32::MAX),
+        Some(v) => max_consecutive_skips(v.as_f64(), || describe(v))?,
     };
     let max_states =
         limit(&o.max_states.0, "maxStates")?.map(|v| usize::try_from(v).unwrap_or(usize::MAX));
@@ -468,16 +488,29 @@ pub(super) fn exact_of(o: &Options) -> ExactKnapsackSlice {
 
 /// The strategy a slicer name and the options make (every entry point
 /// slices through it: `.slicer()` for the plain slices).
+/// The walks that need no table, `'greedy'` and `'packer'`; `None` for
+/// the other names.
+pub(super) fn walk_of(name: &str, max_consecutive_skips: u32) -> Option<GroupedStrategy> {
+    match name {
+        "greedy" => Some(GroupedStrategy::Greedy),
+        "packer" => Some(GroupedStrategy::Packer(GreedyPacker::new(
+            max_consecutive_skips,
+        ))),
+        _ => None,
+    }
+}
+
 pub(super) fn strategy_of(name: &str, o: &Options) -> Result<GroupedStrategy, CtxpackError> {
+    if let Some(walk) = walk_of(name, o.max_consecutive_skips) {
+        return Ok(walk);
+    }
     Ok(match name {
-        "greedy" => GroupedStrategy::Greedy,
         "knapsack" => GroupedStrategy::Knapsack(o.knapsack),
         "count-knapsack" => GroupedStrategy::CountKnapsack(CountConstrainedKnapsackSlice::new(
             o.entries.clone(),
             o.knapsack,
             o.scarcity,
         )?),
-        "packer" => GroupedStrategy::Packer(GreedyPacker::new(o.max_consecutive_skips)),
         "exact" => GroupedStrategy::Exact(exact_of(o)),
         "exact-count" => {
             let mut s = ExactCountConstrainedSlice::new(o.entries.clone(), o.scarcity)?;

@@ -7,10 +7,11 @@ use wasm_bindgen::prelude::*;
 use super::decode::{columnar_items, decode_fragment, kind_names_from_js, Decoded};
 use super::encode::result_object;
 use super::errors::{to_js_error, Refused};
-use super::options::{parse_options, strategy_of, whole_number, Mode, Options};
-use super::MAX_SAFE_INTEGER;
+use super::options::{
+    max_consecutive_skips, parse_options, strategy_of, target_tokens, walk_of, Mode, Options,
+};
 use crate::error::js_number;
-use crate::{Budget, CtxpackError, GreedyPacker, GroupedStrategy, Item};
+use crate::{Budget, CtxpackError, Item};
 
 pub(super) fn run(
     slicer: &str,
@@ -82,27 +83,15 @@ fn numeric(
     slicer: &str,
     tokens: &[u32],
     scores: &[f64],
-    target_tokens: f64,
-    max_consecutive_skips: f64,
+    target: f64,
+    skips: f64,
 ) -> Result<Vec<u32>, CtxpackError> {
-    let number =
-        |n: f64, name: &str, max: f64| whole_number(Some(n), name, 0.0, max, || js_number(n));
-    let target = number(target_tokens, "targetTokens", MAX_SAFE_INTEGER)?;
-    let skips = number(
-        max_consecutive_skips,
-        "maxConsecutiveSkips",
-        f64::from(u32::MAX),
-    )?;
-    let strategy = match slicer {
-        "greedy" => GroupedStrategy::Greedy,
-        "packer" => {
-            GroupedStrategy::Packer(GreedyPacker::new(u32::try_from(skips).unwrap_or(u32::MAX)))
-        }
-        other => {
-            return Err(CtxpackError::InvalidInput {
-                reason: format!("sliceNumeric takes 'greedy' or 'packer', got '{other}'"),
-            })
-        }
+    let target = target_tokens(Some(target), || js_number(target))?;
+    let skips = max_consecutive_skips(Some(skips), || js_number(skips))?;
+    let Some(strategy) = walk_of(slicer, skips) else {
+        return Err(CtxpackError::InvalidInput {
+            reason: format!("sliceNumeric takes 'greedy' or 'packer', got '{slicer}'"),
+        });
     };
     let items = columnar_items(tokens, scores, &[], &[])?;
     let selection = strategy.slicer().slice(&items, &Budget::new(target))?;

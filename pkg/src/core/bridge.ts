@@ -162,7 +162,7 @@ function decode(raw: RawResult): ColumnarResult {
   return { ...raw, reasons: reasonsOf(raw.reasons) as ReasonCode[] };
 }
 
-function reasonsOf(raw: Uint8Array): SliceReason[] {
+function reasonsOf(raw: ArrayLike<number>): SliceReason[] {
   const codes = reasonCodes();
   const reasons = new Array<SliceReason>(raw.length);
   for (let i = 0; i < raw.length; i++) reasons[i] = codes[raw[i]!]!;
@@ -196,15 +196,13 @@ export interface NumericResult {
  * call pays for the slice, not for objects built and read across the boundary.
  */
 export function sliceNumeric(slicer: 'greedy' | 'packer', req: ColumnarRequest): NumericResult {
-  // The packer's requests always say when to stop (the planner's buildRequest); greedy ignores it.
-  const packed = call(() => glue.sliceNumeric(slicer, req.tokens, req.scores, req.targetTokens, req.maxConsecutiveSkips ?? 0));
+  // No default here: sliceColumnar's (the core's 3) is not "no limit", and greedy ignores it.
+  const skips = slicer === 'greedy' ? 0 : req.maxConsecutiveSkips;
+  if (skips === undefined) throw new CtxpackError('INTERNAL', "sliceNumeric: a 'packer' request must set maxConsecutiveSkips");
+  const packed = call(() => glue.sliceNumeric(slicer, req.tokens, req.scores, req.targetTokens, skips));
   // [k, the k selected indexes, one reason code per item]
   const k = packed[0]!;
-  const codes = reasonCodes();
-  const n = packed.length - 1 - k;
-  const reasons = new Array<ReasonCode>(n);
-  for (let i = 0; i < n; i++) reasons[i] = codes[packed[1 + k + i]!] as ReasonCode;
-  return { selected: packed.subarray(1, 1 + k), reasons };
+  return { selected: packed.subarray(1, 1 + k), reasons: reasonsOf(packed.subarray(1 + k)) as ReasonCode[] };
 }
 
 /** A fragment as the object path reads it: only these four properties cross into wasm. */

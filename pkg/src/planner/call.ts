@@ -27,6 +27,11 @@ export interface Call {
   readonly grouping: Grouping | undefined;
   /** The packer ranks by benefit, and counts lazily unless groups need every count first. */
   readonly packer: boolean;
+  /**
+   * Whether a score is the benefit scaled by the count (`costScaled`); not for the packer, which
+   * scores before counting: its score is the benefit.
+   */
+  readonly costScored: boolean;
   readonly lazy: boolean;
   readonly warnings: string[];
 }
@@ -53,5 +58,5 @@ export function readCall(candidates: unknown, gaze: unknown, budgets: unknown, o
   // Groups and required dependencies: checked here, before anything is counted.
   const grouping = checkGrouping(c, s);
   const packer = s.slicer === 'packer';
-  return { c, gaze: gazeSet, budget, s, counts, grouping, packer, lazy: packer && grouping === undefined && c.variants === undefined, warnings };
+  return { c, gaze: gazeSet, budget, s, counts, grouping, packer, costScored: !packer, lazy: packer && grouping === undefined && c.variants === undefined, warnings };
 }

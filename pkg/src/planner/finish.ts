@@ -163,8 +163,7 @@ function decisionsMaker(
     for (let i = 0; i < n; i++) if (counts.known(i) === undefined) (uncounted ??= new Uint8Array(n))[i] = 1;
   }
   const { chosen, reasons, groupReasons, variants } = sliced;
-  // The packer scored before counting: its scores are the benefits (countAndScore, select.ts).
-  const costScored = !call.packer;
+  const { costScored } = call;
   const make = (ranking: Uint32Array, benefitOf: Float64Array, costs: Uint32Array, s: Scratch): Decision[] => {
     const decisions = decisionsOf(c.ids, ranking, chosen, reasons, groupReasons, benefitOf, costs, costScored, uncounted, s);
     if (c.variants !== undefined) describeVersions(decisions, c.variants, variants, budget.effective, budget.perFragmentOverhead);

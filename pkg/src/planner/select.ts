@@ -204,14 +204,14 @@ function plan<T extends PlannerFragmentFields>(
 
 /** Steps 2 and 3: counts (all but the lazy packer's, in input order), then the ACS score of every candidate. */
 function countAndScore(call: Call, scratch: Scratch): { scores: Float64Array; benefits: Float64Array } {
-  const { c, s, counts, packer } = call;
+  const { c, s, counts } = call;
   const n = c.ids.length;
   if (!call.lazy && counts.needsCounting) for (let i = 0; i < n; i++) counts.get(i);
   const ctx: ScoringContext = { gaze: call.gaze, weights: s.weights, now: s.now };
   const benefits = scratch.f64(n);
   const scores = scratch.f64(n);
   // The packer ranks by benefit: without a cost the score is the benefit exactly.
-  scoreColumns(c.overlaps, c.timestamps, c.citations, packer ? undefined : counts.costs, ctx, benefits, scores);
+  scoreColumns(c.overlaps, c.timestamps, c.citations, call.costScored ? counts.costs : undefined, ctx, benefits, scores);
   return { scores, benefits };
 }
 

@@ -1,5 +1,5 @@
 /**
- * The package's string hashes, each written once:
+ * The planner's and the logs' string hashes, each written once:
  *
  * - FNV-1a 64 over UTF-8 ({@link fnv1a64}): ids in logs (spec: "hash fragment IDs only if
  *   required for privacy"). Not a cryptographic hash: it hides ids from casual reading and keeps
@@ -8,6 +8,9 @@
  *   default request id hashes of each id.
  * - {@link Words64}: a 64-bit hash of 32-bit words (two MurmurHash3 x86_32 streams), the default
  *   request id.
+ *
+ * The token cache's text keys are another hash (`textKey`, tokens/cache.ts): their format is part
+ * of the session states callers keep, so it stays as it is.
  *
  * @module
  */
@@ -80,12 +83,17 @@ function fmix32(h: number): number {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
-/** `x` as 8 lowercase hex digits, a byte at a time from a table (`toString(16)` and `padStart` cost more). */
-function hex32(x: number): string {
+/** Two hex digits per byte value. */
+const HEX_BYTES = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
+/**
+ * `x` (read as unsigned) as 8 lowercase hex digits, a byte at a time from a table (`toString(16)`
+ * and `padStart` cost more).
+ * @internal
+ */
+export function hex32(x: number): string {
   return HEX_BYTES[x >>> 24]! + HEX_BYTES[(x >>> 16) & 0xff]! + HEX_BYTES[(x >>> 8) & 0xff]! + HEX_BYTES[x & 0xff]!;
 }
-
-const HEX_BYTES = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 
 /** The high 32 bits of `x * 0x1b3` for `x` read as unsigned: `x`'s 16-bit halves times 0x1b3. */
 function carryOf(x: number): number {
@@ -154,7 +162,7 @@ class Fnv1a64 {
 
   /** The hash as 16 lowercase hex digits. */
   digest(): string {
-    return (this.hi >>> 0).toString(16).padStart(8, '0') + (this.lo >>> 0).toString(16).padStart(8, '0');
+    return hex32(this.hi >>> 0) + hex32(this.lo >>> 0);
   }
 }
 

@@ -11,6 +11,7 @@
 import { CtxpackError, describeValue } from '../errors.js';
 import { MAX_COST_TOKENS } from '../validate/fields.js';
 import { checkedCount, counterThrew } from './counter.js';
+import { hex32 } from '../ranking/hash.js';
 
 /**
  * The key of a text: a 64-bit hash of its UTF-16 code units (two 32-bit multiply-xorshift lanes
@@ -28,7 +29,7 @@ export function textKey(text: string): string {
   }
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return `${(h1 >>> 0).toString(16).padStart(8, '0')}${(h2 >>> 0).toString(16).padStart(8, '0')}:${text.length}`;
+  return `${hex32(h1)}${hex32(h2)}:${text.length}`;
 }
 
 /** Counts by text key, least recently used first (a Map keeps insertion order). */
