@@ -233,32 +233,53 @@ const LOW_MASK = (1 << LOW_BITS) - 1;
  * @internal
  */
 export function rankColumns(c: RankColumns, windowSize: number, scratch = new Scratch(false)): Uint32Array {
-  const n = c.scores.length;
-  const { freshness, citations, unresolved, costs, ids } = c;
   const { group, groups } = scoreGroups(c.scores, scratch);
-  const withinTie = (a: number, b: number): number => {
-    const fa = freshness[a]!;
-    const fb = freshness[b]!;
-    if (fa !== fb) return fa > fb ? -1 : 1;
-    if (citations[a] !== citations[b]) return citations[b]! - citations[a]!;
-    if (unresolved[a] !== unresolved[b]) return unresolved[a]! - unresolved[b]!;
-    if (costs[a] !== costs[b]) return costs[a]! - costs[b]!;
-    if (ids[a] !== ids[b]) return ids[a]! < ids[b]! ? -1 : 1;
-    return a - b;
-  };
+  tie = c;
+  tieGroup = group;
+  try {
+    return rankGrouped(c, group, groups, windowSize, scratch);
+  } finally {
+    tie = undefined;
+    tieGroup = undefined;
+  }
+}
 
+/**
+ * The columns of the ranking in progress, for the comparators below: module-level functions, so
+ * that every call of the ranking passes the same ones (a closure made per call changed the
+ * target of the sorts' calls each time, and the engine deoptimised the ranking on each of its
+ * first calls). The ranking calls nothing that could rank again before it returns.
+ */
+let tie: RankColumns | undefined;
+let tieGroup: Uint32Array | undefined;
+
+/** Rules 1, 2, 3, 5, 6 (ignoring score), then input order. */
+function withinTie(a: number, b: number): number {
+  const { freshness, citations, unresolved, costs, ids } = tie!;
+  const fa = freshness[a]!;
+  const fb = freshness[b]!;
+  if (fa !== fb) return fa > fb ? -1 : 1;
+  if (citations[a] !== citations[b]) return citations[b]! - citations[a]!;
+  if (unresolved[a] !== unresolved[b]) return unresolved[a]! - unresolved[b]!;
+  if (costs[a] !== costs[b]) return costs[a]! - costs[b]!;
+  if (ids[a] !== ids[b]) return ids[a]! < ids[b]! ? -1 : 1;
+  return a - b;
+}
+
+/** The tie group first, then {@link withinTie}. */
+function byGroupThenTie(a: number, b: number): number {
+  return tieGroup![a]! - tieGroup![b]! || withinTie(a, b);
+}
+
+/** {@link rankColumns} once every item has its tie group. */
+function rankGrouped(c: RankColumns, group: Uint32Array, groups: number, windowSize: number, scratch: Scratch): Uint32Array {
+  const n = c.scores.length;
+  const { freshness, citations, unresolved, costs } = c;
   // The permutation being sorted, and scratch space of the same length.
   let order: Uint32Array = identity(n, scratch.u32(n));
   let free: Uint32Array = scratch.u32(n);
-  const sortBy = (keys: readonly Uint32Array[], bits: readonly number[]): void => {
-    const sorted = radixSort(order, free, keys, bits);
-    if (sorted !== order) {
-      free = order;
-      order = sorted;
-    }
-  };
   if (n <= SMALL) {
-    mergeSort(order, 0, n, free, (a, b) => group[a]! - group[b]! || withinTie(a, b));
+    mergeSort(order, 0, n, free, byGroupThenTie);
   } else {
     // The primary key (group, freshness): when the freshness is an integer distance and both fit
     // in 53 bits, one integer `group * 2^bits + distance`, cut into 26 low bits and the rest.
@@ -296,20 +317,28 @@ export function rankColumns(c: RankColumns, windowSize: number, scratch = new Sc
       primary = [lo, hi, group];
       primaryBits = [32, 32, groupBits];
     }
-    if (!primarySorted) sortBy(primary, primaryBits);
-    const ranked = emitRuns(order, free, c, group, windowSize, withinTie, true, scratch);
+    if (!primarySorted) [order, free] = radixInto(order, free, primary, primaryBits);
+    const ranked = emitRuns(order, free, c, group, windowSize, true, scratch);
     if (ranked !== undefined) return ranked;
     // Many ties: start again with rules 5, 3, 2 (least significant first), then the primary key.
     for (let i = 0; i < n; i++) order[i] = i;
     const maxCitations = maxOf(citations);
     const fewerCitations = scratch.u32(n);
     for (let i = 0; i < n; i++) fewerCitations[i] = maxCitations - citations[i]!;
-    sortBy(
+    [order, free] = radixInto(
+      order,
+      free,
       [costs, unresolved, fewerCitations, ...primary],
       [bitsFor(maxOf(costs)), bitsFor(maxOf(unresolved)), bitsFor(maxCitations), ...primaryBits],
     );
   }
-  return emitRuns(order, free, c, group, windowSize, withinTie, false, scratch)!;
+  return emitRuns(order, free, c, group, windowSize, false, scratch)!;
+}
+
+/** `order` sorted by the radix keys, and the other array of the pair (scratch for the next sort). */
+function radixInto(order: Uint32Array, free: Uint32Array, keys: readonly Uint32Array[], bits: readonly number[]): [Uint32Array, Uint32Array] {
+  const sorted = radixSort(order, free, keys, bits);
+  return sorted === order ? [order, free] : [sorted, order];
 }
 
 /**
@@ -327,7 +356,6 @@ function emitRuns(
   c: RankColumns,
   group: Uint32Array,
   windowSize: number,
-  withinTie: (a: number, b: number) => number,
   giveUp: boolean,
   scratch: Scratch,
 ): Uint32Array | undefined {
