@@ -101,82 +101,52 @@ function carryOf(x: number): number {
 }
 
 /**
- * FNV-1a 64 over UTF-8. Lone surrogates are encoded as U+FFFD, as `TextEncoder` does. The 64-bit
- * state is two 32-bit halves in int32 arithmetic (the 64-bit prime is 2^40 + 0x1b3): the low half
- * of the product is `Math.imul`, and the carry into the high half comes from 16-bit limbs off
- * that critical path, so engines compile it to integer instructions, identically in every runtime.
- */
-class Fnv1a64 {
-  private hi = 0xcbf29ce4 | 0;
-  private lo = 0x84222325 | 0;
-
-  /** Hashes `text`. */
-  update(text: string): void {
-    let hi = this.hi;
-    let lo = this.lo;
-    for (let i = 0; i < text.length; i++) {
-      let cp = text.charCodeAt(i);
-      if (cp < 0x80) {
-        // One round, inlined: xor the byte into the low half, multiply by 2^40 + 0x1b3 mod 2^64.
-        const x = lo ^ cp;
-        lo = Math.imul(x, 0x1b3);
-        hi = (Math.imul(hi, 0x1b3) + carryOf(x) + (x << 8)) | 0;
-        continue;
-      }
-      if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < text.length) {
-        const next = text.charCodeAt(i + 1);
-        if (next >= 0xdc00 && next <= 0xdfff) {
-          cp = 0x10000 + ((cp - 0xd800) << 10) + (next - 0xdc00);
-          i++;
-        }
-      }
-      if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd; // lone surrogate
-      this.hi = hi;
-      this.lo = lo;
-      if (cp < 0x800) {
-        this.byte(0xc0 | (cp >> 6));
-        this.byte(0x80 | (cp & 0x3f));
-      } else if (cp < 0x10000) {
-        this.byte(0xe0 | (cp >> 12));
-        this.byte(0x80 | ((cp >> 6) & 0x3f));
-        this.byte(0x80 | (cp & 0x3f));
-      } else {
-        this.byte(0xf0 | (cp >> 18));
-        this.byte(0x80 | ((cp >> 12) & 0x3f));
-        this.byte(0x80 | ((cp >> 6) & 0x3f));
-        this.byte(0x80 | (cp & 0x3f));
-      }
-      hi = this.hi;
-      lo = this.lo;
-    }
-    this.hi = hi;
-    this.lo = lo;
-  }
-
-  /** One round (see `update`). */
-  private byte(b: number): void {
-    const x = this.lo ^ b;
-    this.lo = Math.imul(x, 0x1b3);
-    this.hi = (Math.imul(this.hi, 0x1b3) + carryOf(x) + (x << 8)) | 0;
-  }
-
-  /** The hash as 16 lowercase hex digits. */
-  digest(): string {
-    return hex32(this.hi >>> 0) + hex32(this.lo >>> 0);
-  }
-}
-
-/**
  * FNV-1a 64 of the UTF-8 encoding of `text`, as 16 lowercase hex digits.
  *
- * Computed with two 32-bit halves (no BigInt), identically in every runtime. Lone surrogates are
- * encoded as U+FFFD, as `TextEncoder` does. Matches the reference vectors, e.g.
+ * Lone surrogates are encoded as U+FFFD, as `TextEncoder` does. The 64-bit state is two 32-bit
+ * halves in int32 arithmetic (the 64-bit prime is 2^40 + 0x1b3): the low half of the product is
+ * `Math.imul`, and the carry into the high half comes from 16-bit limbs, so engines compile it to
+ * integer instructions, identically in every runtime. Matches the reference vectors, e.g.
  * `fnv1a64('') === 'cbf29ce484222325'` and `fnv1a64('a') === 'af63dc4c8601ec8c'`.
  */
 export function fnv1a64(text: string): string {
-  const h = new Fnv1a64();
-  h.update(text);
-  return h.digest();
+  let hi = 0xcbf29ce4 | 0;
+  let lo = 0x84222325 | 0;
+  // One round: xor the byte into the low half, multiply by 2^40 + 0x1b3 mod 2^64.
+  const round = (byte: number): void => {
+    const x = lo ^ byte;
+    lo = Math.imul(x, 0x1b3);
+    hi = (Math.imul(hi, 0x1b3) + carryOf(x) + (x << 8)) | 0;
+  };
+  for (let i = 0; i < text.length; i++) {
+    let cp = text.charCodeAt(i);
+    if (cp < 0x80) {
+      round(cp);
+      continue;
+    }
+    if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        cp = 0x10000 + ((cp - 0xd800) << 10) + (next - 0xdc00);
+        i++;
+      }
+    }
+    if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd; // lone surrogate
+    if (cp < 0x800) {
+      round(0xc0 | (cp >> 6));
+      round(0x80 | (cp & 0x3f));
+    } else if (cp < 0x10000) {
+      round(0xe0 | (cp >> 12));
+      round(0x80 | ((cp >> 6) & 0x3f));
+      round(0x80 | (cp & 0x3f));
+    } else {
+      round(0xf0 | (cp >> 18));
+      round(0x80 | ((cp >> 12) & 0x3f));
+      round(0x80 | ((cp >> 6) & 0x3f));
+      round(0x80 | (cp & 0x3f));
+    }
+  }
+  return hex32(hi) + hex32(lo);
 }
 
 /** Hashes a fragment id for logs: {@link fnv1a64} of the id. */
