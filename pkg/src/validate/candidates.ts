@@ -26,7 +26,7 @@ import {
 import type { Scratch } from '../core/scratch.js';
 import type { EntityMatcher } from '../ranking/scoring.js';
 import { fnv1a32Units } from '../ranking/hash.js';
-import { identity, radixSort } from '../ranking/sort.js';
+import { indexIds, type IdIndex } from './id-index.js';
 import { MAX_EPOCH_MS } from '../ranking/time.js';
 import { readVariants, type VariantInput } from './variants.js';
 
@@ -112,7 +112,6 @@ export function validateCandidates(
     groups: undefined as (string | undefined)[] | undefined,
     variants: undefined as (readonly VariantInput[] | undefined)[] | undefined,
   };
-  const hashes = scratch.u32(n);
   // Duplicate ids are looked for after the pass, over all the ids at once. Candidates
   // 0 .. checked-1 have passed the point of the documented order where the duplicate check
   // belongs (right after the count): when the pass fails, a duplicate among them is the error.
@@ -134,7 +133,6 @@ export function validateCandidates(
       c.ids[i] = id as string;
       const idHash = fnv1a32Units(id as string);
       c.idHashes[i] = idHash;
-      hashes[i] = indexHashOf(idHash);
       checked = i + 1;
       const timestamp = f['timestamp'];
       if (timestamp === undefined) c.timestamps[i] = Number.NEGATIVE_INFINITY;
@@ -187,94 +185,12 @@ export function validateCandidates(
       }
     }
   } catch (err) {
-    const dup = firstRepeat(c.ids.slice(0, checked), identity(checked));
+    const dup = indexIds(c.ids.slice(0, checked), c.idHashes.subarray(0, checked), scratch).duplicate;
     throw dup === undefined ? err : duplicateError(dup);
   }
-  c.idIndex = new IdIndex(c.ids, hashes, scratch);
-  const dup = c.idIndex.firstDuplicate();
-  if (dup !== undefined) throw duplicateError(dup);
+  c.idIndex = indexIds(c.ids, c.idHashes, scratch);
+  if (c.idIndex.duplicate !== undefined) throw duplicateError(c.idIndex.duplicate);
   return c;
-}
-
-/**
- * The candidates' ids, indexed for the duplicate check and rule 3's lookups: a 26-bit hash of each
- * id, and the candidates sorted by it. For 100k ids, two radix passes over the hashes cost a
- * fraction of what a hash table or a `Set` does (a cache miss per id, and for a `Set` rehashing as
- * it grows); ids are compared as strings only when their hashes are equal.
- */
-export class IdIndex {
-  /** Candidate indexes in ascending hash order, ascending index among equal hashes. */
-  private readonly byHash: Uint32Array;
-
-  constructor(
-    private readonly ids: readonly string[],
-    private readonly hashes: Uint32Array,
-    scratch: Scratch,
-  ) {
-    const n = ids.length;
-    const order = identity(n, scratch.u32(n));
-    // A radix pass costs at least its 2^digit histogram: for a few ids an insertion sort is cheaper.
-    this.byHash = n <= INSERTION_MAX_IDS ? insertionByHash(order, hashes) : radixSort(order, scratch.u32(n), [hashes], [ID_HASH_BITS]);
-  }
-
-  /**
-   * The duplicate that the documented check reports: the first candidate whose id an earlier one
-   * has, and the first candidate with that id; or `undefined`.
-   */
-  firstDuplicate(): { index: number; otherIndex: number } | undefined {
-    const { byHash, hashes, ids } = this;
-    let found: { index: number; otherIndex: number } | undefined;
-    for (let start = 0; start < byHash.length; ) {
-      let end = start + 1;
-      while (end < byHash.length && hashes[byHash[end]!] === hashes[byHash[start]!]) end++;
-      if (end - start > 1) {
-        // Equal hashes: rarely more than one id, so the first repeat is found by comparisons.
-        const dup = firstRepeat(Array.from(byHash.subarray(start, end), (i) => ids[i]!), byHash.subarray(start, end));
-        if (dup !== undefined && (found === undefined || dup.index < found.index)) found = dup;
-      }
-      start = end;
-    }
-    return found;
-  }
-
-  has(id: string): boolean {
-    return this.indexOf(id) !== undefined;
-  }
-
-  /** The candidate whose id is `id`, if any. */
-  indexOf(id: string): number | undefined {
-    const { byHash, hashes, ids } = this;
-    const hash = hashOf(id);
-    let lo = 0;
-    let hi = byHash.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (hashes[byHash[mid]!]! < hash) lo = mid + 1;
-      else hi = mid;
-    }
-    for (let p = lo; p < byHash.length && hashes[byHash[p]!] === hash; p++) if (ids[byHash[p]!] === id) return byHash[p]!;
-    return undefined;
-  }
-}
-
-/**
- * The first position whose id occurs earlier in `ids`, as the candidate indexes `indexes[·]` of it
- * and of the first occurrence; `undefined` when the ids are distinct.
- */
-function firstRepeat(ids: readonly string[], indexes: ArrayLike<number>): { index: number; otherIndex: number } | undefined {
-  if (ids.length <= 8) {
-    for (let p = 1; p < ids.length; p++) {
-      for (let q = 0; q < p; q++) if (ids[q] === ids[p]) return { index: indexes[p]!, otherIndex: indexes[q]! };
-    }
-    return undefined;
-  }
-  const first = new Map<string, number>();
-  for (let p = 0; p < ids.length; p++) {
-    const other = first.get(ids[p]!);
-    if (other !== undefined) return { index: indexes[p]!, otherIndex: indexes[other]! };
-    first.set(ids[p]!, p);
-  }
-  return undefined;
 }
 
 /** `DUPLICATE_ID` for candidate `index`, whose id candidate `otherIndex` already has. */
@@ -284,38 +200,4 @@ export function duplicateError({ index, otherIndex }: { index: number; otherInde
     index,
     otherIndex,
   });
-}
-
-/** Up to this many ids, {@link IdIndex} sorts them by insertion. */
-const INSERTION_MAX_IDS = 32;
-
-/** `order` sorted by ascending hash, stably (ascending index among equal hashes, as the radix sort leaves them). */
-function insertionByHash(order: Uint32Array, hashes: Uint32Array): Uint32Array {
-  for (let p = 1; p < order.length; p++) {
-    const item = order[p]!;
-    const hash = hashes[item]!;
-    let q = p - 1;
-    while (q >= 0 && hashes[order[q]!]! > hash) {
-      order[q + 1] = order[q]!;
-      q--;
-    }
-    order[q + 1] = item;
-  }
-  return order;
-}
-
-/** Bits of {@link hashOf}: two radix passes. */
-const ID_HASH_BITS = 26;
-
-/** The index's hash of an id: its FNV-1a over UTF-16 code units, mixed, keeping the top 26 bits. */
-function hashOf(text: string): number {
-  return indexHashOf(fnv1a32Units(text));
-}
-
-/** {@link hashOf} from the id's {@link fnv1a32Units}. */
-function indexHashOf(fnv: number): number {
-  let h = fnv;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85eb_ca6b);
-  return (h ^ (h >>> 13)) >>> (32 - ID_HASH_BITS);
 }
