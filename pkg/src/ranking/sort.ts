@@ -9,9 +9,6 @@
  *   (ids) and for small inputs.
  * - {@link orderedBits}: the 64 bits of a double as two unsigned 32-bit words whose unsigned order
  *   is the numeric order.
- * - {@link sortByKey} and {@link lowerBound}: for about a hundred items, the engine's own numeric
- *   sort of the keys (no comparator) and a binary search per item, cheaper than radix passes
- *   over wide keys (measured: from a few hundred items on, the passes win).
  *
  * @internal
  * @module
@@ -129,35 +126,4 @@ export function orderedBits(x: number, hi: Uint32Array, lo: Uint32Array, i: numb
     hi[i] = (h | 0x8000_0000) >>> 0;
     lo[i] = l;
   }
-}
-
-/** Up to this many items, the engine's sort ({@link sortByKey}) beats the radix passes over the planner's wide keys. */
-export const NATIVE_SORT_MAX = 128;
-
-/** The first position `p` of the ascending `sorted` with `!(sorted[p] < x)` (so -0 and +0 are one key). */
-export function lowerBound(sorted: Float64Array, x: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/**
- * Writes into `out` the items `0..n-1` sorted stably by `key` ascending (numbers, no NaN; -0 and
- * +0 equal), and returns it: the keys are sorted by the engine (`sorted`, scratch of length n),
- * then each item, in item order, takes the next free slot of its key's run (`fill`, zeroed
- * scratch of length n).
- */
-export function sortByKey(key: Float64Array, sorted: Float64Array, fill: Uint32Array, out: Uint32Array): Uint32Array {
-  sorted.set(key);
-  sorted.sort();
-  for (let i = 0; i < key.length; i++) {
-    const start = lowerBound(sorted, key[i]!);
-    out[start + fill[start]!++] = i;
-  }
-  return out;
 }
