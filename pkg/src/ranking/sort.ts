@@ -6,7 +6,7 @@
  * - {@link radixSort}: stable LSD radix sort by unsigned 32-bit keys, up to 13 bits per pass,
  *   skipping the passes whose digit is the same for every item. O(n) per pass.
  * - {@link mergeSort}: stable merge sort of a range with a comparator, for what has no numeric key
- *   (ids) and for small inputs.
+ *   (ids) and for small inputs; {@link sortDescending}, the same by one column of numbers.
  * - {@link orderedBits}: the 64 bits of a double as two unsigned 32-bit words whose unsigned order
  *   is the numeric order.
  *
@@ -96,6 +96,36 @@ export function mergeSort(a: Uint32Array, lo: number, hi: number, tmp: Uint32Arr
   let j = mid;
   let k = lo;
   while (i < mid && j < hi) a[k++] = compare(a[j]!, tmp[i]!) < 0 ? a[j++]! : tmp[i++]!;
+  while (i < mid) a[k++] = tmp[i++]!;
+}
+
+/**
+ * {@link mergeSort} of `a[lo..hi)` by `keys[item]` descending (stable), with the comparison
+ * written out: through a comparator, the calls cost 7 % of a 100-candidate plan.
+ */
+export function sortDescending(a: Uint32Array, lo: number, hi: number, tmp: Uint32Array, keys: Float64Array): void {
+  if (hi - lo <= INSERTION_MAX) {
+    for (let i = lo + 1; i < hi; i++) {
+      const x = a[i]!;
+      const key = keys[x]!;
+      let j = i - 1;
+      while (j >= lo && keys[a[j]!]! < key) {
+        a[j + 1] = a[j]!;
+        j--;
+      }
+      a[j + 1] = x;
+    }
+    return;
+  }
+  const mid = (lo + hi) >>> 1;
+  sortDescending(a, lo, mid, tmp, keys);
+  sortDescending(a, mid, hi, tmp, keys);
+  if (!(keys[a[mid]!]! > keys[a[mid - 1]!]!)) return; // already in order
+  for (let i = lo; i < mid; i++) tmp[i] = a[i]!;
+  let i = lo;
+  let j = mid;
+  let k = lo;
+  while (i < mid && j < hi) a[k++] = keys[a[j]!]! > keys[tmp[i]!]! ? a[j++]! : tmp[i++]!;
   while (i < mid) a[k++] = tmp[i++]!;
 }
 

@@ -7,7 +7,7 @@
  */
 
 import { Scratch } from '../core/scratch.js';
-import { identity, mergeSort, orderedBits, radixSort } from './sort.js';
+import { identity, mergeSort, orderedBits, radixSort, sortDescending } from './sort.js';
 
 /** Scores whose difference is at most this are tied (the seed's `Math.abs(a.score - b.score) > 0.001`). */
 export const SCORE_TIE_TOLERANCE = 0.001;
@@ -221,12 +221,6 @@ export function rankColumns(c: RankColumns, windowSize: number, scratch = new Sc
  */
 let tie: RankColumns | undefined;
 
-/** Descending score (the order among equal scores does not matter: they share a tie group). */
-function byScore(a: number, b: number): number {
-  const { scores } = tie!;
-  return scores[a] === scores[b] ? 0 : scores[a]! > scores[b]! ? -1 : 1;
-}
-
 /** Rules 1, 2, 3, 5, 6 (ignoring score), then input order. */
 function withinTie(a: number, b: number): number {
   const { freshness, citations, unresolved, costs, ids } = tie!;
@@ -251,7 +245,7 @@ function rankSmall(c: RankColumns, windowSize: number, scratch: Scratch): Uint32
   const order = identity(n, scratch.u32(n));
   const free = scratch.u32(n);
   const group = scratch.u32(n);
-  mergeSort(order, 0, n, free, byScore);
+  sortDescending(order, 0, n, free, scores);
   let g = 0;
   let start = 0; // the open group is order[start .. p)
   let anchor = n === 0 ? 0 : scores[order[0]!]!;
