@@ -36,12 +36,12 @@
  *   from 0 to 4294967295, for a fragment's `content` (`field` is `'content'`, `index` the
  *   candidate; a thrown error is kept as `cause`; the message never contains the text).
  * - `INVALID_MESSAGES`: `fitMessages` was given messages that break a rule of their format
- *   (`validateMessages`) among those it must keep (system messages, the latest user message and
- *   after, `options.keep`): no subset of them is a valid request (`index` is the message, `field`
- *   the rule).
+ *   (`validateMessages`) among those it must keep (system messages, the latest user message, the
+ *   last message's unit, `options.keep`): no subset of them is a valid request (`index` is the
+ *   message, `field` the rule).
  * - `PINNED_OVER_BUDGET`: what `fitMessages` must keep (system prompt and messages, the latest
- *   user message and everything after it, `options.keep`) alone exceeds the effective budget; the
- *   message says by how many tokens.
+ *   user message, the last message's unit, `options.keep`) alone exceeds the effective budget;
+ *   the message says by how many tokens.
  * - `NOT_INITIALIZED`: the WebAssembly core was used before initialization (raised by the core).
  * - `WASM_LOAD_FAILED`: the package's own .wasm file could not be found or fetched where the
  *   runtime's loader looks for it, usually because a bundler moved the code away from it without

@@ -1,7 +1,8 @@
 // Named tests for fitMessages' always-kept rules, its errors, and validateMessages' rules.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CtxpackError, fitMessages, validateMessages } from 'ctxpack';
+import { CtxpackError, createSession, fitMessages, validateMessages } from 'ctxpack';
+import { FORMATS, render } from './messages-histories.mjs';
 
 const SECRET = 'SECRET-TEXT-42';
 const call = (id) => ({ id, type: 'function', function: { name: 'f', arguments: '{}' } });
@@ -16,10 +17,39 @@ const history = () => [
 ];
 const reasons = (r) => r.decisions.map((d) => d.reason);
 
-test('system messages, the latest user message and the tool loop after it are always kept', () => {
+test('system messages, the latest user message and the step in flight (the last call with its results) are always kept', () => {
   const r = fitMessages(history(), { format: 'openai', budgets: { tokens_max: 40 } });
   assert.deepEqual(reasons(r), ['pinned', 'budget_exceeded', 'budget_exceeded', 'pinned', 'pinned', 'pinned', 'pinned']);
   assert.deepEqual(validateMessages(r.messages, 'openai'), []);
+});
+
+test('one task, many tool steps: the steps before the last compete, so a long agent run is trimmed, not refused', () => {
+  // An agent working on one task: after the task, only its own tool calls and results. Every
+  // step but the last is a unit that can go; the task and the step in flight cannot.
+  for (const format of FORMATS) {
+    const events = [{ kind: 'user', text: 'fix the failing auth tests' }];
+    for (let step = 0; step < 40; step++) {
+      events.push({ kind: 'calls', calls: [{ id: `call_${step}`, name: 'read_file', args: { path: `src/f${step}.ts` }, result: 'const x = 1;\n'.repeat(60) }] });
+    }
+    const { messages, system } = render({ system: 'You are a coding agent.', events }, format);
+    const options = { format, budgets: { tokens_max: 4000 }, ...(system === undefined ? {} : { system }) };
+    const r = fitMessages(messages, options);
+    assert.deepEqual(validateMessages(r.messages, format), [], format);
+    assert.ok(r.messages.length < messages.length, `${format}: something was cut`);
+    assert.ok(r.metrics.budget_used <= r.metrics.effective_budget, format);
+    const task = format === 'anthropic' ? 0 : 1;
+    const last = messages.length - 1; // the last result; its call is the message before it
+    for (const i of [task, last - 1, last]) assert.equal(r.decisions[i].reason, 'pinned', `${format}: message ${i}`);
+    assert.ok(r.decisions.some((d) => d.reason === 'budget_exceeded' || d.reason === 'group_excluded'), `${format}: earlier steps compete`);
+    // Sessions plan the same run turn by turn, each request valid and within the budget.
+    const session = createSession({ ...options, cache: format === 'anthropic' ? 'anthropic' : 'openai' });
+    const perStep = 2; // a call and its result, in every format
+    for (let end = task + 1 + perStep; end <= messages.length; end += perStep) {
+      const turn = session.fit(messages.slice(0, end));
+      assert.deepEqual(validateMessages(turn.messages, format), [], `${format}: session turn of ${end} messages`);
+      assert.ok(turn.metrics.budget_used <= turn.metrics.effective_budget, `${format}: session turn of ${end} messages`);
+    }
+  }
 });
 
 test('keep: the last N messages, or a predicate', () => {
@@ -81,6 +111,27 @@ test('Anthropic: the system prompt is counted and the request starts with a user
   assert.equal(r.metrics.pinned_tokens, 10 + 1);
   assert.deepEqual(validateMessages(r.messages, 'anthropic'), []);
   assert.throws(() => fitMessages(msgs, { format: 'openai', system: 'x', budgets: { tokens_max: 30 } }), { code: 'INVALID_OPTION', field: 'system' });
+});
+
+test('Anthropic: a kept assistant message brings the user message before it (PINNED_OVER_BUDGET when that does not fit)', () => {
+  const msgs = [
+    { role: 'user', content: 'word '.repeat(2000) },
+    { role: 'user', content: 'a short question' },
+    { role: 'assistant', content: 'short answer' },
+    { role: 'user', content: 'follow-up question' },
+  ];
+  const est = (t) => Math.ceil(t.length / 4);
+  // keep: 2 pins the assistant message; it cannot open the request, so the nearest user message
+  // before it is kept too: the input is valid, only the budget is short.
+  const options = (tokens_max) => ({ format: 'anthropic', system: 'sys', keep: 2, budgets: { tokens_max }, countTokens: est });
+  const r = fitMessages(msgs, options(100));
+  assert.deepEqual(reasons(r), ['budget_exceeded', 'pinned', 'pinned', 'pinned']);
+  assert.deepEqual(validateMessages(r.messages, 'anthropic'), []);
+  const big = [msgs[0], msgs[2], msgs[3]];
+  assert.throws(() => fitMessages(big, options(1000)), (e) => e.code === 'PINNED_OVER_BUDGET' && /more than the effective budget 1000/.test(e.message));
+  assert.deepEqual(reasons(fitMessages(big, options(3000))), ['pinned', 'pinned', 'pinned']);
+  // Nothing before it from the user: the input itself cannot open with a user message.
+  assert.throws(() => fitMessages([msgs[2], msgs[3]], options(3000)), { code: 'INVALID_MESSAGES', field: 'first_not_user', index: 0 });
 });
 
 test('Anthropic: a unit that would open the request is left out before slicing again, so its budget goes to others', () => {

@@ -15,7 +15,7 @@ import { defaultScale } from '../validate/variants.js';
 import { monotonicMs } from '../planner/metrics.js';
 import { adapterOf } from './formats.js';
 import { readRelevance, relevanceValues, type Bm25Memo } from './relevance.js';
-import { buildUnits, pinnedMessages, type KeepRule, type Units } from './structure.js';
+import { buildUnits, latestUserMessage, pinnedMessages, type KeepRule, type Units } from './structure.js';
 import { collectText, joinText, type FormatAdapter, type Turn } from './turns.js';
 import { messageArray, structureViolations } from './validate.js';
 import type { FitMessagesAsyncOptions, FitMessagesOptions, FitMessagesResult, MessageDecision, MessageDecisionReason, RelevanceWeights } from '../types.js';
@@ -48,9 +48,9 @@ function readKeep(o: Readonly<Record<string, unknown>>): KeepRule | undefined {
  *    form one atomic unit. Messages that break a rule of the format (`validateMessages`: an orphaned
  *    call or result) are left out (`invalid_structure`); if one of them must be kept, the call fails
  *    with `INVALID_MESSAGES`.
- * 3. **Pin**: system messages (and Anthropic's `options.system`), the latest user message and every
- *    message after it, and `options.keep`, each with its whole unit. If they alone exceed the
- *    effective budget: `PINNED_OVER_BUDGET`, saying by how many tokens.
+ * 3. **Pin**: system messages (and Anthropic's `options.system`), the latest user message, the
+ *    last message (the step in flight), and `options.keep`, each with its whole unit. If they
+ *    alone exceed the effective budget: `PINNED_OVER_BUDGET`, saying by how many tokens.
  * 4. **Score** the other messages by relevance to `options.query` (default: the latest user
  *    message's text): see relevance.ts and the README.
  * 5. **Select** with `options.slicer` (default `'acs'`: by value, highest first, each unit that still fits what
@@ -165,7 +165,7 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   const n = list.length;
   const turns: Turn[] = list.map((m, i) => readMessage(adapter, m, i));
   const units = buildUnits(turns, adapter);
-  const pinned = pinnedMessages(list, turns, units, keep);
+  const pinned = pinnedMessages(list, turns, units, keep, adapter.firstFromUser);
   const broken = new Uint8Array(n);
   const warnings: string[] = [];
   for (const v of structureViolations(turns, adapter)) {
@@ -231,7 +231,7 @@ export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit
   if (pinnedTokens > prep.budget.effective) {
     throw new CtxpackError(
       'PINNED_OVER_BUDGET',
-      `what must be kept (system prompt, the latest user message and after, options.keep) takes ${pinnedTokens} tokens, ` +
+      `what must be kept (system prompt, the latest user message, the last step, options.keep) takes ${pinnedTokens} tokens, ` +
         `${pinnedTokens - prep.budget.effective} more than the effective budget ${prep.budget.effective}`,
       { field: 'budgets' },
     );
@@ -245,8 +245,7 @@ export function scoreFit<M>(c: CountedFit<M>, memo?: Bm25Memo): ScoredFit<M> {
   const n = turns.length;
   const scored = new Uint8Array(n);
   for (let i = 0; i < n; i++) scored[i] = pinned[i] === 0 && broken[i] === 0 ? 1 : 0;
-  let latest = n - 1;
-  while (latest >= 0 && !(turns[latest]!.role === 'user' && turns[latest]!.prose)) latest--;
+  const latest = latestUserMessage(turns);
   const q = c.query ?? (latest >= 0 ? texts[latest]! : '');
   const values = relevanceValues(texts.slice(0, n), q, scored, c.weights, memo);
   return { ...c, values, scored };

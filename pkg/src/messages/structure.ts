@@ -1,9 +1,11 @@
 /**
  * Atomic units and pins. A unit is an assistant message with its tool calls together with every
  * message that carries their results (parallel calls included): kept whole or dropped whole.
- * Every other message is a unit of its own. Pinned: system messages, the latest user message and
- * everything after it (the agent step in flight), what `options.keep` names, and the whole unit
- * of any of these.
+ * Every other message is a unit of its own. Pinned: system messages, the latest user message
+ * someone typed (the task), the last message's unit (the agent step in flight: the latest call
+ * and its results), what `options.keep` names, and the whole unit of any of these. The steps
+ * between the task and the last one compete like any other message: an agent that works on one
+ * task for hundreds of steps would otherwise pin its whole history.
  *
  * @internal
  * @module
@@ -51,19 +53,48 @@ export type KeepRule = number | ((message: unknown, index: number) => boolean);
 
 /**
  * The pinned messages: system messages; the latest user message someone wrote (not one that only
- * carries tool results) and everything after it, or without one the last message; `keep`; then
- * whole units.
+ * carries tool results); the last message; `keep`; then whole units; and with `firstFromUser`,
+ * when the first of them is not a user message, the nearest user message before it that is a
+ * unit of its own (so that `keep` never makes a request that has to open with an assistant).
  */
-export function pinnedMessages(messages: readonly unknown[], turns: readonly (Turn | undefined)[], units: Units, keep: KeepRule | undefined): Uint8Array {
+export function pinnedMessages(
+  messages: readonly unknown[],
+  turns: readonly (Turn | undefined)[],
+  units: Units,
+  keep: KeepRule | undefined,
+  firstFromUser: boolean,
+): Uint8Array {
   const n = turns.length;
   const pinned = new Uint8Array(n);
-  let latest = n - 1;
-  while (latest >= 0 && !(turns[latest]?.role === 'user' && turns[latest]!.prose)) latest--;
-  for (let i = latest < 0 ? n - 1 : latest; i >= 0 && i < n; i++) pinned[i] = 1;
+  const latest = latestUserMessage(turns);
+  if (latest >= 0) pinned[latest] = 1;
+  if (n > 0) pinned[n - 1] = 1;
   for (let i = 0; i < n; i++) {
     if (turns[i]?.role === 'system') pinned[i] = 1;
     if (typeof keep === 'number' ? i >= n - keep : keep !== undefined && keep(messages[i], i)) pinned[i] = 1;
   }
-  for (let i = 0; i < n; i++) if (pinned[i] === 1) for (const j of units.members.get(units.unitOf[i]!)!) pinned[j] = 1;
+  pinWholeUnits(pinned, units);
+  if (firstFromUser) {
+    // A pinned unit that would open the request (Anthropic: it must start with a user message)
+    // brings the nearest user message before it that starts a unit of its own, if there is one.
+    const first = pinned.indexOf(1);
+    if (first >= 0 && turns[first]?.role !== 'user') {
+      let j = first - 1;
+      while (j >= 0 && !(turns[j]?.role === 'user' && units.unitOf[j] === j)) j--;
+      if (j >= 0) pinned[j] = 1;
+    }
+  }
   return pinned;
+}
+
+/** Pins every member of a unit that has a pinned member. */
+function pinWholeUnits(pinned: Uint8Array, units: Units): void {
+  for (let i = 0; i < pinned.length; i++) if (pinned[i] === 1) for (const j of units.members.get(units.unitOf[i]!)!) pinned[j] = 1;
+}
+
+/** The latest user message someone wrote (not one that only carries tool results), or -1. */
+export function latestUserMessage(turns: readonly (Turn | undefined)[]): number {
+  let latest = turns.length - 1;
+  while (latest >= 0 && !(turns[latest]?.role === 'user' && turns[latest]!.prose)) latest--;
+  return latest;
 }
