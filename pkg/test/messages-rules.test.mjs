@@ -158,7 +158,8 @@ test('Anthropic: a unit that would open the request is left out before slicing a
 test('validateMessages: each rule', () => {
   const rules = (m, f) => validateMessages(m, f).map((v) => v.rule);
   assert.deepEqual(rules([], 'openai'), ['no_messages']);
-  assert.deepEqual(rules([{ role: 'user', content: 'a' }, { role: 'system', content: 's' }], 'openai'), ['system_not_first']);
+  assert.deepEqual(rules([{ role: 'user', content: 'a' }, { role: 'system', content: 's' }], 'ai-sdk'), ['system_not_first']);
+  assert.deepEqual(rules([{ role: 'user', content: 'a' }, { role: 'system', content: 's' }], 'openai'), [], 'chat completions take a system message anywhere');
   assert.deepEqual(rules([{ role: 'assistant', content: 'a' }], 'anthropic'), ['first_not_user']);
   assert.deepEqual(rules([{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'q' }] }], 'anthropic'), ['orphan_tool_result']);
   assert.deepEqual(rules([{ role: 'user', content: 'x' }, { role: 'assistant', content: [{ type: 'tool_use', id: 'q', name: 'f', input: {} }] }], 'anthropic'), ['missing_tool_result']);

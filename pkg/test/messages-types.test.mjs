@@ -32,6 +32,10 @@ test('fitMessages results type-check as OpenAI and Anthropic SDK requests', () =
     "import type { BaseMessage } from '@langchain/core/messages';",
     'declare const model: ModelMessage[];',
     "export const aiSdk: ModelMessage[] = fitMessages(model, { format: 'ai-sdk', budgets: { tokens_max: 8000 } }).messages;",
+    // keep's predicate receives the caller's message type; the AI SDK's system prompt goes beside the messages.
+    "export const kept = fitMessages(history, { format: 'openai', budgets: { tokens_max: 8000 }, keep: (m) => m.role === 'tool' }).messages;",
+    "export const keptAnthropic = fitMessages(turns, { format: 'anthropic', budgets: { tokens_max: 8000 }, keep: (m, i) => m.role === 'user' && i > 0 }).messages;",
+    "export const aiSdkSystem: ModelMessage[] = fitMessages(model, { format: 'ai-sdk', system: 'Be brief.', budgets: { tokens_max: 8000 }, keep: (m) => m.role === 'tool' }).messages;",
     'declare const lc: BaseMessage[];',
     "export const langchain: BaseMessage[] = fitMessages(lc, { format: 'langchain', budgets: { tokens_max: 8000 } }).messages;",
   ];

@@ -2,12 +2,15 @@
  * Vercel AI SDK `ModelMessage`s: `system` / `user` / `assistant` (with `tool-call` and `reasoning`
  * parts) / `tool` (with `tool-result` parts), paired by `toolCallId`. Reasoning parts are part of
  * their message. Provider-executed tool calls (`providerExecuted: true`) carry their result in the
- * same assistant message, so they need no `tool` message.
+ * same assistant message, so they need no `tool` message. Tool approvals (`needsApproval`): a
+ * `tool-approval-request` part names its call, and a `tool-approval-response` in the tool messages
+ * after it answers that call (the SDK runs it, or sends it back denied) until its result comes.
  *
  * @internal
  * @module
  */
 
+import { isRecord } from '../validate/fields.js';
 import { collectText, joinText, messageError, messageRecord, readCallId, readParts, type FormatAdapter, type Turn } from './turns.js';
 
 const ROLES = ['system', 'user', 'assistant', 'tool'] as const;
@@ -20,15 +23,24 @@ function read(message: unknown, index: number): Turn {
   const parts = readParts(m['content'], index, 'content', role !== 'tool');
   const calls: string[] = [];
   const results: string[] = [];
+  const approvalRequests: [string, string][] = [];
+  const approvalResponses: string[] = [];
   for (let k = 0; k < parts.length; k++) {
     const p = parts[k]!;
     if (role === 'assistant' && p['type'] === 'tool-call' && p['providerExecuted'] !== true) {
       calls.push(readCallId(p['toolCallId'], index, `content[${k}].toolCallId`));
+    } else if (role === 'assistant' && p['type'] === 'tool-approval-request') {
+      approvalRequests.push([readCallId(p['approvalId'], index, `content[${k}].approvalId`), readCallId(p['toolCallId'], index, `content[${k}].toolCallId`)]);
     } else if (role === 'tool' && p['type'] === 'tool-result') {
       results.push(readCallId(p['toolCallId'], index, `content[${k}].toolCallId`));
+    } else if (role === 'tool' && p['type'] === 'tool-approval-response') {
+      approvalResponses.push(readCallId(p['approvalId'], index, `content[${k}].approvalId`));
     }
   }
-  return { role: role as Turn['role'], calls, results, prose: role === 'user', text: joinText(collectText(m['content'])) };
+  const turn: Turn = { role: role as Turn['role'], calls, results, prose: role === 'user', text: joinText(collectText(m['content'])) };
+  if (approvalRequests.length > 0) return { ...turn, approvalRequests };
+  if (approvalResponses.length > 0) return { ...turn, approvalResponses };
+  return turn;
 }
 
 /** A tool message whose `tool-result` parts have `{ type: 'text', value: note }` as their output. */
@@ -38,4 +50,17 @@ function stub(message: unknown, note: string): unknown {
 }
 
 /** The AI SDK `ModelMessage` adapter. */
-export const aiSdk: FormatAdapter = { name: 'ai-sdk', read, results: 'tool-messages', firstFromUser: false, stub };
+export const aiSdk: FormatAdapter = {
+  name: 'ai-sdk',
+  read,
+  results: 'tool-messages',
+  firstFromUser: false,
+  systemAnywhere: false,
+  // generateText's `system` (`instructions`): ai@7 refuses system messages in `messages` unless
+  // told otherwise, so the system prompt goes beside them.
+  systemOption: {
+    accepts: (v) => typeof v === 'string' || isRecord(v) || (Array.isArray(v) && v.every(isRecord)),
+    requirement: 'a string, a system message or an array of system messages',
+  },
+  stub,
+};

@@ -34,4 +34,12 @@ function stub(message: unknown, note: string): unknown {
 }
 
 /** The Anthropic Messages adapter. */
-export const anthropic: FormatAdapter = { name: 'anthropic', read, results: 'next-user', firstFromUser: true, stub };
+export const anthropic: FormatAdapter = {
+  name: 'anthropic',
+  read,
+  results: 'next-user',
+  firstFromUser: true,
+  systemAnywhere: false,
+  systemOption: { accepts: (v) => typeof v === 'string' || Array.isArray(v), requirement: 'a string or an array of text blocks' },
+  stub,
+};

@@ -58,7 +58,7 @@ function readKeep(o: Readonly<Record<string, unknown>>): KeepRule | undefined {
  *    message are left out and the budget sliced again without them (up to 8 rounds; what still
  *    leads after the last is dropped), so that the request starts with a user message.
  */
-export function fitMessages<M>(messages: readonly M[], options: FitMessagesOptions): FitMessagesResult<M> {
+export function fitMessages<M>(messages: readonly M[], options: FitMessagesOptions<M>): FitMessagesResult<M> {
   return readingInput(() => {
     const prep = prepareFit(messages, options);
     return chooseFit(scoreFit(countFit(prep, new CountCache(0))));
@@ -74,7 +74,7 @@ export const DEFAULT_CONCURRENCY = 8;
  * `options.concurrency` (default 8) at a time, then the same selection runs. A rejection is
  * `TOKEN_COUNT_FAILED` naming the message, with the rejection as its `cause`.
  */
-export async function fitMessagesAsync<M>(messages: readonly M[], options: FitMessagesAsyncOptions): Promise<FitMessagesResult<M>> {
+export async function fitMessagesAsync<M>(messages: readonly M[], options: FitMessagesAsyncOptions<M>): Promise<FitMessagesResult<M>> {
   const cache = new CountCache(0);
   const prep = readingInput(() => prepareFit(messages, options, ['concurrency']));
   await prefillFit(prep, cache, readConcurrency(prep.options));
@@ -158,8 +158,8 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   const slicer = readEnum(o, 'slicer', SLICERS, 'acs');
   const weights = readRelevance(o);
   const system = o['system'];
-  if (system !== undefined && (adapter.name !== 'anthropic' || (typeof system !== 'string' && !Array.isArray(system)))) {
-    throw invalidOption('system', adapter.name === 'anthropic' ? 'a string or an array of text blocks' : "absent unless format is 'anthropic'", system);
+  if (system !== undefined && adapter.systemOption?.accepts(system) !== true) {
+    throw invalidOption('system', adapter.systemOption?.requirement ?? "absent unless format is 'anthropic' or 'ai-sdk'", system);
   }
 
   const n = list.length;

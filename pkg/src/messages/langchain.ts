@@ -59,4 +59,4 @@ function stub(message: unknown, note: string): unknown {
 }
 
 /** The LangChain.js adapter. */
-export const langchain: FormatAdapter = { name: 'langchain', read, results: 'tool-messages', firstFromUser: false, stub };
+export const langchain: FormatAdapter = { name: 'langchain', read, results: 'tool-messages', firstFromUser: false, systemAnywhere: false, stub };

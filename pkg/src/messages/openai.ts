@@ -33,4 +33,4 @@ function stub(message: unknown, note: string): unknown {
 }
 
 /** The OpenAI chat completions adapter. */
-export const openai: FormatAdapter = { name: 'openai', read, results: 'tool-messages', firstFromUser: false, stub };
+export const openai: FormatAdapter = { name: 'openai', read, results: 'tool-messages', firstFromUser: false, systemAnywhere: true, stub };

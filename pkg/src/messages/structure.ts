@@ -1,6 +1,7 @@
 /**
  * Atomic units and pins. A unit is an assistant message with its tool calls together with every
- * message that carries their results (parallel calls included): kept whole or dropped whole.
+ * message that carries their results (parallel calls included) or, in the AI SDK, the responses to
+ * its tool approval requests: kept whole or dropped whole.
  * Every other message is a unit of its own. Pinned: system messages, the latest user message
  * someone typed (the task), the last message's unit (the agent step in flight: the latest call
  * and its results), what `options.keep` names, and the whole unit of any of these. The steps
@@ -27,7 +28,8 @@ export function buildUnits(turns: readonly (Turn | undefined)[], adapter: Format
   for (let i = 0; i < n; i++) unitOf[i] = i;
   for (let i = 0; i < n; i++) {
     const t = turns[i];
-    if (t?.role !== 'assistant' || t.calls.length === 0) continue;
+    const approvals = new Set((t?.approvalRequests ?? []).map(([approval]) => approval));
+    if (t?.role !== 'assistant' || t.calls.length + approvals.size === 0) continue;
     const calls = new Set(t.calls);
     if (adapter.results === 'next-user') {
       const next = turns[i + 1];
@@ -35,7 +37,8 @@ export function buildUnits(turns: readonly (Turn | undefined)[], adapter: Format
       continue;
     }
     for (let j = i + 1; j < n && turns[j]?.role === 'tool'; j++) {
-      if (turns[j]!.results.some((id) => calls.has(id))) unitOf[j] = unitOf[i]!;
+      const u = turns[j]!;
+      if (u.results.some((id) => calls.has(id)) || (u.approvalResponses ?? []).some((a) => approvals.has(a))) unitOf[j] = unitOf[i]!;
     }
   }
   const members = new Map<number, number[]>();

@@ -22,6 +22,15 @@ export interface Turn {
   readonly prose: boolean;
   /** The text to count and to score: text parts, tool names and arguments, tool results. */
   readonly text: string;
+  /**
+   * AI SDK tool approvals (`needsApproval`): per `tool-approval-request` of an assistant message,
+   * `[approval id, the call it is for]`. The call is then answered by its result or by the
+   * approval's response (approved, the SDK runs the tool; denied, it sends an `execution-denied`
+   * result), and its result may still follow the response.
+   */
+  readonly approvalRequests?: readonly (readonly [approvalId: string, callId: string])[];
+  /** AI SDK: the approval ids a tool message's `tool-approval-response` parts answer. */
+  readonly approvalResponses?: readonly string[];
 }
 
 /** Where a format puts tool results: in `tool` messages right after the call, or in the next user message (Anthropic). */
@@ -35,6 +44,16 @@ export interface FormatAdapter {
   readonly results: ResultPlacement;
   /** Whether the first message must be from the user (Anthropic). */
   readonly firstFromUser: boolean;
+  /**
+   * Whether a system message may come after the conversation started (OpenAI chat completions
+   * accepts one anywhere; LangChain and the AI SDK pass messages to providers that do not).
+   */
+  readonly systemAnywhere: boolean;
+  /**
+   * The top-level system prompt the format's API takes beside the messages (`options.system`):
+   * what it accepts, and how to say so; `undefined` where the system prompt is a message.
+   */
+  readonly systemOption?: { accepts(value: unknown): boolean; readonly requirement: string };
   /**
    * A new message like `message` (already read: it carries tool results) whose tool results say
    * `note` instead, for `fitMessages`' `stubToolResults`; `undefined` when it cannot be copied.
@@ -54,6 +73,7 @@ const NOT_TEXT = new Set([
   'tool_call_id',
   'tool_use_id',
   'toolCallId',
+  'approvalId',
   'signature',
   'data',
   'media_type',

@@ -41,20 +41,26 @@ export interface RelevanceWeights {
   recencyTurns?: number;
 }
 
-/** Options of `fitMessages`. */
-export interface FitMessagesOptions {
+/** Options of `fitMessages`; `M` is the message type (what `keep`'s predicate receives). */
+export interface FitMessagesOptions<M = unknown> {
   /** The messages' format. */
   format: MessageFormat;
   /** The budgets, as for `selectFragments`; `per_fragment_overhead` is charged per message. */
   budgets: Budgets;
-  /** Anthropic only: the top-level system prompt (a string or text blocks); always kept and counted, never returned. */
-  system?: string | readonly unknown[];
+  /**
+   * The top-level system prompt, for the formats whose API takes it beside the messages:
+   * Anthropic's `system` (a string or text blocks) and the AI SDK's `system` / `instructions` (a
+   * string, a system message or an array of them; ai@7 refuses system messages in `messages`
+   * unless `allowSystemInMessages` is set). Always kept and counted, never returned: pass the same
+   * value to the API. Any other format: `INVALID_OPTION`.
+   */
+  system?: string | object | readonly unknown[];
   /** Counts a message's text (see `PlannerOptions.countTokens`). Default `estimateTokens`. */
   countTokens?: (text: string, model?: string) => number;
   /** Passed to `countTokens`. */
   model?: string;
   /** Also always keep the last N messages, or the messages for which the predicate is true. */
-  keep?: number | ((message: unknown, index: number) => boolean);
+  keep?: number | ((message: M, index: number) => boolean);
   /** The text relevance is measured against. Default: the text of the latest user message. */
   query?: string;
   /** How the budget is filled among the messages not kept by rule. Default `'acs'`: walk the messages by value, highest first, taking each unit that still fits; `'exact'` maximises the total value instead. */
@@ -73,7 +79,7 @@ export interface FitMessagesOptions {
 }
 
 /** Options of `fitMessagesAsync`: those of `fitMessages`, with a counter that may return a Promise. */
-export interface FitMessagesAsyncOptions extends Omit<FitMessagesOptions, 'countTokens'> {
+export interface FitMessagesAsyncOptions<M = unknown> extends Omit<FitMessagesOptions<M>, 'countTokens'> {
   /** Counts a message's text; may return a Promise (a provider's count-tokens endpoint). Default `estimateTokens`. */
   countTokens?: (text: string, model?: string) => number | PromiseLike<number>;
   /** Counts in flight at once. Default 8. */

@@ -46,7 +46,8 @@ function violation(index: number, rule: MessageRule, message: string): MessageVi
 /**
  * The structure rules over read turns (`undefined`: a malformed message, skipped):
  * - `no_messages`: the list is empty (every provider refuses an empty conversation);
- * - `system_not_first`: a system (or developer) message after a message of another role;
+ * - `system_not_first`: a system (or developer) message after a message of another role (not a
+ *   rule of OpenAI's chat completions, which take one anywhere);
  * - `first_not_user` (Anthropic): the first message is not from the user;
  * - `missing_tool_result`: a tool call without its result (OpenAI, AI SDK, LangChain: in the tool
  *   messages right after the call; Anthropic: in the very next message, from the user);
@@ -59,7 +60,7 @@ export function structureViolations(turns: readonly (Turn | undefined)[], adapte
   let other = false;
   turns.forEach((t, i) => {
     if (t === undefined) return;
-    if (t.role === 'system' && other) out.push(violation(i, 'system_not_first', `messages[${i}] is a system message after the conversation started`));
+    if (t.role === 'system' && other && !adapter.systemAnywhere) out.push(violation(i, 'system_not_first', `messages[${i}] is a system message after the conversation started`));
     if (t.role !== 'system') other = true;
   });
   const first = turns[0];
@@ -93,25 +94,39 @@ function pairNextUser(turns: readonly (Turn | undefined)[], out: MessageViolatio
   });
 }
 
-/** OpenAI, AI SDK, LangChain: the tool messages right after an assistant message answer each of its calls, once. */
+/**
+ * OpenAI, AI SDK, LangChain: the tool messages right after an assistant message answer each of its
+ * calls, once. AI SDK approvals: a response to one of the message's approval requests answers the
+ * call it names (which may still get its result after it, once).
+ */
 function pairToolMessages(turns: readonly (Turn | undefined)[], out: MessageViolation[]): void {
-  let pending: { index: number; open: Set<string> } | undefined;
+  let pending: { index: number; open: Set<string>; approved: Set<string>; approvals: Map<string, string> } | undefined;
   const close = (): void => {
     if (pending !== undefined && pending.open.size > 0) out.push(missing(pending.index));
     pending = undefined;
   };
   turns.forEach((t, i) => {
     if (t === undefined) return;
+    const responses = t.approvalResponses ?? [];
     if (t.role === 'tool') {
-      let ok = pending !== undefined && t.results.length > 0;
-      for (const id of t.results) if (pending?.open.delete(id) !== true) ok = false;
+      let ok = pending !== undefined && t.results.length + responses.length > 0;
+      for (const id of t.results) if (pending?.open.delete(id) !== true && pending?.approved.delete(id) !== true) ok = false;
+      for (const approval of responses) {
+        const call = pending?.approvals.get(approval);
+        if (pending === undefined || call === undefined) ok = false;
+        else {
+          pending.approvals.delete(approval); // answered once
+          if (pending.open.delete(call)) pending.approved.add(call);
+        }
+      }
       if (!ok) out.push(orphan(i));
       return;
     }
     close();
-    if (t.results.length > 0) out.push(orphan(i));
-    if (t.role === 'assistant' && t.calls.length > 0) {
-      pending = { index: i, open: new Set(t.calls) };
+    if (t.results.length + responses.length > 0) out.push(orphan(i));
+    const approvals = new Map(t.approvalRequests ?? []);
+    if (t.role === 'assistant' && t.calls.length + approvals.size > 0) {
+      pending = { index: i, open: new Set(t.calls), approved: new Set(), approvals };
       if (pending.open.size !== t.calls.length) out.push(missing(i));
     }
   });

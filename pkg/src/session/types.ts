@@ -53,8 +53,8 @@ export interface SessionOptions extends Omit<FitMessagesOptions, 'budgets' | 'co
 
 /** What may change from one turn to the next. */
 export interface SessionTurnOptions {
-  /** Anthropic: the top-level system prompt of this turn. */
-  system?: string | readonly unknown[];
+  /** Anthropic and AI SDK: the top-level system prompt of this turn (see `FitMessagesOptions.system`). */
+  system?: FitMessagesOptions['system'];
   /** The text relevance is measured against this turn. */
   query?: string;
   /** This turn's budgets. */

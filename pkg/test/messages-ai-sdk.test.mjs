@@ -1,0 +1,150 @@
+// The AI SDK format against the AI SDK itself (ai@7, its mock model; no network): tool approvals
+// (`needsApproval`) and the system prompt beside the messages. Every fitted request must be one
+// that `generateText` runs.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { generateText, jsonSchema, tool } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { createSession, fitMessages, validateMessages } from 'ctxpack';
+
+/** A model that answers 'ok' and records the prompts it was given. */
+function mockModel() {
+  const prompts = [];
+  const model = new MockLanguageModelV4({
+    doGenerate: async (options) => {
+      prompts.push(options.prompt);
+      return {
+        content: [{ type: 'text', text: 'ok' }],
+        finishReason: { unified: 'stop', raw: 'stop' },
+        usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } },
+        warnings: [],
+      };
+    },
+  });
+  return { model, prompts };
+}
+
+const executed = [];
+const tools = {
+  rm: tool({
+    inputSchema: jsonSchema({ type: 'object', properties: { path: { type: 'string' } } }),
+    needsApproval: true,
+    execute: async ({ path }) => {
+      executed.push(path);
+      return `deleted ${path}`;
+    },
+  }),
+};
+
+const call = (id, path) => ({ type: 'tool-call', toolCallId: id, toolName: 'rm', input: { path } });
+const request = (approval, id) => ({ type: 'tool-approval-request', approvalId: approval, toolCallId: id });
+const response = (approval, approved) => ({ type: 'tool-approval-response', approvalId: approval, approved });
+const result = (id, value) => ({ type: 'tool-result', toolCallId: id, toolName: 'rm', output: { type: 'text', value } });
+
+/** Old turns, an approved deletion that ran, then a new request awaiting its approval's run. */
+function approvalHistory(approved) {
+  return [
+    { role: 'user', content: 'old question about the weather '.repeat(30) },
+    { role: 'assistant', content: 'old answer about the weather '.repeat(30) },
+    { role: 'user', content: 'delete a.txt' },
+    { role: 'assistant', content: [call('t1', 'a.txt'), request('a1', 't1')] },
+    { role: 'tool', content: [response('a1', true)] },
+    { role: 'tool', content: [result('t1', 'deleted a.txt')] },
+    { role: 'assistant', content: 'Deleted a.txt.' },
+    { role: 'user', content: 'now delete b.txt' },
+    { role: 'assistant', content: [call('t2', 'b.txt'), request('a2', 't2')] },
+    { role: 'tool', content: [response('a2', approved)] },
+  ];
+}
+
+test('AI SDK tool approvals: a response answers its call, and the approval stays with the call', async () => {
+  for (const approved of [true, false]) {
+    const history = approvalHistory(approved);
+    assert.deepEqual(validateMessages(history, 'ai-sdk'), [], 'the history is valid as it is');
+    const full = fitMessages(history, { format: 'ai-sdk', budgets: { tokens_max: 100_000 } });
+    assert.equal(full.messages.length, history.length);
+    assert.deepEqual(full.warnings, []);
+    // The completed approval (call, response, result) is one unit; the pending one is the step in flight.
+    const units = full.decisions.map((d) => d.unit);
+    assert.equal(units[4], units[3]);
+    assert.equal(units[5], units[3]);
+    assert.equal(units[9], units[8]);
+    for (const tokens_max of [5, 10, 14, 20, 30, 400, 100_000]) {
+      let r;
+      try {
+        r = fitMessages(history, { format: 'ai-sdk', budgets: { tokens_max } });
+      } catch (e) {
+        assert.equal(e.code, 'PINNED_OVER_BUDGET', `${tokens_max}: ${e.message}`);
+        continue;
+      }
+      assert.deepEqual(validateMessages(r.messages, 'ai-sdk'), [], `${tokens_max}`);
+      const kept = new Set(r.decisions.filter((d) => d.included).map((d) => d.index));
+      for (const i of [3, 4, 5]) assert.equal(kept.has(i), kept.has(3), `${tokens_max}: the approval unit is whole`);
+      for (const i of [7, 8, 9]) assert.ok(kept.has(i), `${tokens_max}: the task and the step in flight`);
+      const { model, prompts } = mockModel();
+      executed.length = 0;
+      await generateText({ model, messages: r.messages, tools });
+      assert.deepEqual(executed, approved ? ['b.txt'] : [], `${tokens_max}: the approved tool runs`);
+      assert.equal(prompts.length, 1);
+    }
+  }
+});
+
+test('AI SDK tool approvals: a response without its request, or answered twice, is left out', () => {
+  const history = approvalHistory(true);
+  const orphan = [...history.slice(0, 8), { role: 'tool', content: [response('zz', true)] }];
+  assert.deepEqual(
+    validateMessages(orphan, 'ai-sdk').map((v) => [v.index, v.rule]),
+    [[8, 'orphan_tool_result']],
+  );
+  const twice = [...history, { role: 'tool', content: [response('a2', true)] }];
+  assert.deepEqual(
+    validateMessages(twice, 'ai-sdk').map((v) => [v.index, v.rule]),
+    [[10, 'orphan_tool_result']],
+  );
+  const unanswered = [history[7], { role: 'assistant', content: [call('t9', 'c.txt'), request('a9', 't9')] }, { role: 'user', content: 'hm' }];
+  assert.deepEqual(
+    validateMessages(unanswered, 'ai-sdk').map((v) => [v.index, v.rule]),
+    [[1, 'missing_tool_result']],
+  );
+});
+
+test("AI SDK: options.system is counted and kept beside the messages (ai@7 refuses system messages in 'messages')", async () => {
+  const system = 'You are a careful file assistant. '.repeat(10);
+  const history = approvalHistory(true).slice(0, 8);
+  const without = fitMessages(history, { format: 'ai-sdk', budgets: { tokens_max: 100_000 } });
+  const r = fitMessages(history, { format: 'ai-sdk', system, budgets: { tokens_max: 100_000 } });
+  assert.ok(r.metrics.pinned_tokens > without.metrics.pinned_tokens, 'the system prompt is counted');
+  assert.ok(r.messages.every((m) => m.role !== 'system'), 'never returned among the messages');
+  const { model, prompts } = mockModel();
+  await generateText({ model, system, messages: r.messages });
+  assert.equal(prompts[0][0].role, 'system');
+  // A system message as the AI SDK's own type, and arrays of them, are system prompts too.
+  const asMessage = fitMessages(history, { format: 'ai-sdk', system: { role: 'system', content: system }, budgets: { tokens_max: 100_000 } });
+  assert.equal(asMessage.metrics.pinned_tokens, r.metrics.pinned_tokens);
+  fitMessages(history, { format: 'ai-sdk', system: [{ role: 'system', content: system }], budgets: { tokens_max: 100_000 } });
+  assert.throws(() => fitMessages(history, { format: 'ai-sdk', system: 42, budgets: { tokens_max: 100 } }), { code: 'INVALID_OPTION', field: 'system' });
+  assert.throws(() => fitMessages(history, { format: 'langchain', system: 'x', budgets: { tokens_max: 100 } }), { code: 'INVALID_OPTION', field: 'system' });
+  // Sessions take it per turn, as for Anthropic.
+  const session = createSession({ format: 'ai-sdk', system, budgets: { tokens_max: 100_000 } });
+  assert.equal(session.fit(history).metrics.pinned_tokens, r.metrics.pinned_tokens);
+});
+
+test('OpenAI takes a system message anywhere; the AI SDK and LangChain formats keep the rule', () => {
+  const history = [
+    { role: 'system', content: 'rules' },
+    { role: 'user', content: 'hello' },
+    { role: 'system', content: 'context update: the user is on the staging server' },
+    { role: 'user', content: 'deploy' },
+  ];
+  assert.deepEqual(validateMessages(history, 'openai'), []);
+  const r = fitMessages(history, { format: 'openai', budgets: { tokens_max: 1000 } });
+  assert.deepEqual(
+    r.decisions.map((d) => d.reason),
+    ['pinned', 'scored', 'pinned', 'pinned'],
+  );
+  assert.deepEqual(
+    validateMessages(history, 'ai-sdk').map((v) => v.rule),
+    ['system_not_first'],
+  );
+});
