@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CtxpackError, createSession, fitMessages, validateMessages } from 'ctxpack';
+import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { FORMATS, render } from './messages-histories.mjs';
 
 const SECRET = 'SECRET-TEXT-42';
@@ -93,6 +94,27 @@ test('orphaned calls and results in the input are left out, never sent', () => {
   assert.deepEqual(reasons(r), ['scored', 'invalid_structure', 'invalid_structure', 'pinned']);
   assert.deepEqual(validateMessages(r.messages, 'openai'), []);
   assert.equal(r.warnings.length, 2);
+});
+
+test('LangChain: a tool call without an id (optional in its type) cannot be answered: left out, not a refusal', () => {
+  const h = [
+    new HumanMessage('q'),
+    new AIMessage({ content: '', tool_calls: [{ name: 'search', args: {} }] }),
+    new AIMessage('an answer'),
+    new HumanMessage('q2'),
+  ];
+  assert.deepEqual(
+    validateMessages(h, 'langchain').map((v) => [v.index, v.rule]),
+    [[1, 'missing_tool_result']],
+  );
+  const r = fitMessages(h, { format: 'langchain', budgets: { tokens_max: 1000 } });
+  assert.deepEqual(reasons(r), ['scored', 'invalid_structure', 'scored', 'pinned']);
+  assert.equal(r.warnings.length, 1);
+  // OpenAI's type requires the id: there it is a malformed message.
+  assert.throws(
+    () => fitMessages([{ role: 'user', content: 'q' }, { role: 'assistant', content: null, tool_calls: [{ type: 'function', function: { name: 'f', arguments: '{}' } }] }, { role: 'user', content: 'q2' }], { format: 'openai', budgets: { tokens_max: 1000 } }),
+    { code: 'INVALID_FIELD', index: 1, field: 'tool_calls[0].id' },
+  );
 });
 
 test('a broken message that must be kept is INVALID_MESSAGES', () => {

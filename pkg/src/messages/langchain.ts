@@ -32,7 +32,7 @@ function read(message: unknown, index: number): Turn {
   const text = collectText(m['content']);
   const calls: string[] = [];
   const results: string[] = [];
-  if (role === 'assistant') readToolCalls(m['tool_calls'], index, calls, text, (call) => [call['name'], call['args']]);
+  if (role === 'assistant') readToolCalls(m['tool_calls'], index, calls, text, (call) => [call['name'], call['args']], true);
   if (role === 'tool') results.push(readCallId(m['tool_call_id'], index, 'tool_call_id'));
   return { role, calls, results, prose: role === 'user', text: joinText(text) };
 }

@@ -145,16 +145,32 @@ export function readParts(value: unknown, index: number, field: string, allowStr
 /**
  * An assistant message's `tool_calls` array (OpenAI and LangChain share its shape): each call's
  * `id` into `calls`, and the text `textOf(call)` names (function name and arguments) into `text`.
+ * With `idOptional` (LangChain, whose `ToolCall.id` is optional), a call without an id is one that
+ * no result can answer: its message breaks `missing_tool_result` and is left out like any other
+ * unanswered call, instead of the whole history being refused.
  */
-export function readToolCalls(value: unknown, index: number, calls: string[], text: string[], textOf: (call: Readonly<Record<string, unknown>>) => unknown): void {
+export function readToolCalls(
+  value: unknown,
+  index: number,
+  calls: string[],
+  text: string[],
+  textOf: (call: Readonly<Record<string, unknown>>) => unknown,
+  idOptional = false,
+): void {
   if (value === undefined) return;
   if (!Array.isArray(value)) throw messageError(index, 'tool_calls', 'an array', value);
   for (let k = 0; k < value.length; k++) {
     const call: unknown = value[k];
     if (!isRecord(call)) throw messageError(index, `tool_calls[${k}]`, 'an object', call);
-    calls.push(readCallId(call['id'], index, `tool_calls[${k}].id`));
+    const id = call['id'];
+    calls.push(idOptional && (id === undefined || id === null) ? unanswerableCall(index, k) : readCallId(id, index, `tool_calls[${k}].id`));
     collectText(textOf(call), text);
   }
+}
+
+/** The id of call `k` of message `index` when it has none: no tool result names it (a NUL-led key). */
+function unanswerableCall(index: number, k: number): string {
+  return `\u0000no id: messages[${index}].tool_calls[${k}]`;
 }
 
 /** Joins the text pieces of a message. */
