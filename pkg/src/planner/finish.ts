@@ -65,7 +65,7 @@ export function finish<T extends PlannerFragmentFields>(
   const decide = decisionsMaker(call, order, benefits, sliced, scratch);
   let requestId = s.requestId;
   if (requestId === undefined) {
-    const selectedHashes = new Uint32Array(k);
+    const selectedHashes = scratch.u32(k); // read by defaultRequestId only: a pooled view does
     for (let j = 0; j < k; j++) selectedHashes[j] = c.idHashes[order[chosen[j]!]!]!;
     requestId = defaultRequestId(s.now, budget.tokensMax, c.idHashes, selectedHashes);
   }
