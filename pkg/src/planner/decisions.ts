@@ -78,11 +78,15 @@ export function settleDecisions(plan: object, decisions: Decision[]): Decision[]
   return decisions;
 }
 
-/** The distinct positions below `n` in `positions`, ascending: marks, then one pass. */
+/**
+ * The distinct positions below `n` in `positions`, ascending: marks, then one pass. The result is
+ * a view from `scratch` (for the call only), as long as the distinct positions.
+ */
 export function ascending(positions: Uint32Array, n: number, scratch: Scratch): Uint32Array {
   const marked = scratch.u8(n, true);
-  for (const p of positions) marked[p] = 1;
-  const out = new Uint32Array(positions.length);
-  for (let p = 0, k = 0; p < n; p++) if (marked[p] === 1) out[k++] = p;
+  let k = 0;
+  for (const p of positions) if (marked[p] === 0) (marked[p] = 1), k++;
+  const out = scratch.u32(k);
+  for (let p = 0, j = 0; p < n; p++) if (marked[p] === 1) out[j++] = p;
   return out;
 }

@@ -162,18 +162,19 @@ function decisionsMaker(
     // A content the lazy packer never reached has no count: its decision says null.
     for (let i = 0; i < n; i++) if (counts.known(i) === undefined) (uncounted ??= new Uint8Array(n))[i] = 1;
   }
-  const { chosen, reasons, groupReasons, variants } = sliced;
+  const { reasons, groupReasons, variants } = sliced;
   const { costScored } = call;
-  const make = (ranking: Uint32Array, benefitOf: Float64Array, costs: Uint32Array, s: Scratch): Decision[] => {
+  const make = (ranking: Uint32Array, chosen: Uint32Array, benefitOf: Float64Array, costs: Uint32Array, s: Scratch): Decision[] => {
     const decisions = decisionsOf(c.ids, ranking, chosen, reasons, groupReasons, benefitOf, costs, costScored, uncounted, s);
     if (c.variants !== undefined) describeVersions(decisions, c.variants, variants, budget.effective, budget.perFragmentOverhead);
     return decisions;
   };
-  if (n < LAZY_DECISIONS_MIN) return { made: make(order, benefits, counts.costs, scratch) };
+  if (n < LAZY_DECISIONS_MIN) return { made: make(order, sliced.chosen, benefits, counts.costs, scratch) };
   const ranking = order.slice();
+  const chosen = sliced.chosen.slice();
   const benefitOf = benefits.slice();
   const costs = counts.costs.slice();
-  return { later: () => make(ranking, benefitOf, costs, new Scratch(false)) };
+  return { later: () => make(ranking, chosen, benefitOf, costs, new Scratch(false)) };
 }
 
 /**

@@ -19,7 +19,7 @@ import { sliceVariants, type VariantSlice } from './variants.js';
 
 /** What step 4 decided. */
 export interface Sliced {
-  /** The selected rank positions, ascending. */
+  /** The selected rank positions, ascending; pooled (a view from the call's scratch). */
   chosen: Uint32Array;
   /** The reason per rank position; `undefined` when the slicer did not run (all `'no_budget'`). */
   reasons: DecisionReason[] | undefined;
