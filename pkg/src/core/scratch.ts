@@ -35,10 +35,13 @@ export class Scratch {
   private readonly u8Views: Uint8Array[] = [];
   private readonly u32Views: Uint32Array[] = [];
   private readonly f64Views: Float64Array[] = [];
+  private readonly tables: Uint32Array[] = [];
+  private readonly tableViews: Uint32Array[] = [];
   private readonly arrays: unknown[][] = [];
   private nextU8 = 0;
   private nextU32 = 0;
   private nextF64 = 0;
+  private nextTable = 0;
   private nextArray = 0;
 
   constructor(private readonly pooled: boolean) {}
@@ -53,6 +56,15 @@ export class Scratch {
 
   f64(n: number, zeroed = false): Float64Array {
     return take(this.f64s, this.f64Views, this.nextF64++, n, zeroed, this.pooled, Float64Array);
+  }
+
+  /**
+   * A zeroed `Uint32Array` of `size` slots for a hash table over up to {@link POOLED_MAX_LENGTH}
+   * items (at most half full, so up to twice that length): pooled like the columns, which a
+   * table of a pooled call's items would otherwise not be.
+   */
+  table(size: number): Uint32Array {
+    return take(this.tables, this.tableViews, this.nextTable++, size, true, this.pooled, Uint32Array, 2 * POOLED_MAX_LENGTH);
   }
 
   /**
@@ -75,6 +87,7 @@ export class Scratch {
     this.nextU8 = 0;
     this.nextU32 = 0;
     this.nextF64 = 0;
+    this.nextTable = 0;
     this.nextArray = 0;
   }
 }
@@ -89,8 +102,9 @@ function take<A extends TypedArray>(
   zeroed: boolean,
   pooled: boolean,
   Kind: new (n: number) => A,
+  max = POOLED_MAX_LENGTH,
 ): A {
-  if (!pooled || n > POOLED_MAX_LENGTH) return new Kind(n);
+  if (!pooled || n > max) return new Kind(n);
   let buffer = buffers[slot];
   let view = views[slot];
   if (buffer === undefined || buffer.length < n) {

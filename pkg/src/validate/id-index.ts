@@ -57,7 +57,7 @@ class HashedIds implements IdIndex {
   static build(ids: readonly string[], hashes: Uint32Array, scratch: Scratch): HashedIds | undefined {
     const n = ids.length;
     const bits = Math.max(4, 32 - Math.clz32(2 * n - 1)); // 2^bits ≥ 2n: at most half full
-    const slots = scratch.u32(1 << bits, true);
+    const slots = scratch.table(1 << bits);
     const shift = 32 - bits;
     const mask = (1 << bits) - 1;
     let budget = PROBES_PER_ID * n + PROBE_SLACK;
