@@ -161,7 +161,9 @@ pub struct Selection {
     pub selected: Vec<usize>,
     /// One decision per input item, indexed like the input.
     pub decisions: Vec<Decision>,
-    /// Sum of the selected items' tokens.
+    /// Sum of the selected items' tokens, saturating at `i64::MAX` (only the
+    /// count-constrained slicers, which commit required items whatever
+    /// their size, can select more).
     pub total_tokens: i64,
     /// Sum of the selected items' scores, added in output order.
     pub total_score: f64,
@@ -192,10 +194,14 @@ impl Selection {
         decisions: Vec<Decision>,
         shortfalls: Vec<Shortfall>,
     ) -> Selection {
-        let total_tokens = selected.iter().map(|&i| items[i].tokens).sum::<i64>();
+        // Saturating: the count-constrained slicers commit required items
+        // whatever their size, whose tokens may sum past i64::MAX.
+        let total_tokens = selected
+            .iter()
+            .fold(0i64, |sum, &i| sum.saturating_add(items[i].tokens));
         let total_score = selected.iter().map(|&i| items[i].score).sum::<f64>();
         let overrun_tokens = if budget.target_tokens() > 0 {
-            (total_tokens - budget.target_tokens()).max(0)
+            total_tokens.saturating_sub(budget.target_tokens()).max(0)
         } else {
             0
         };

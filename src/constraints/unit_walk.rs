@@ -144,8 +144,14 @@ impl Blocks {
             }
             self.stack.pop();
             self.block.push(x);
-            need = need.saturating_add(units[x].tokens);
-            if need > left {
+            // Past i64::MAX the block is more than any budget (a saturated sum
+            // could equal a budget of i64::MAX and pass).
+            let (sum, overflowed) = match need.checked_add(units[x].tokens) {
+                Some(sum) => (sum, false),
+                None => (i64::MAX, true),
+            };
+            need = sum;
+            if overflowed || need > left {
                 // What was gathered since a unit was pushed is part of what
                 // it lacks: when that alone is too much, it is dead.
                 if need.saturating_sub(at) > left {

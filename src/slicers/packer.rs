@@ -122,8 +122,10 @@ impl GreedyPacker {
             reached = i + 1;
             if tokens < 0 {
                 *decision = Decision::Excluded(ExclusionReason::NegativeTokens);
-            } else if used.saturating_add(tokens) <= target {
-                used += tokens;
+            } else if let Some(sum) = used.checked_add(tokens).filter(|&sum| sum <= target) {
+                // Past i64::MAX it does not fit (a saturated sum would pass a
+                // budget of i64::MAX).
+                used = sum;
                 selected.push(i);
                 *decision = Decision::Included(InclusionReason::Scored);
                 consecutive_skips = 0;
