@@ -62,6 +62,13 @@ test('without --allow-read Deno refuses to load the .wasm (the permission is nee
   assert.notEqual(r.status, 0);
   assert.match(r.stderr, /NotCapable|Requires read access/);
   assert.ok(r.stderr.includes('ctxpack_bg.wasm'), r.stderr);
+  // The error says what is wrong (a permission), not that the code was bundled away; each path once.
+  assert.match(r.stderr, /CtxpackError/);
+  assert.match(r.stderr, /may not read it/);
+  assert.match(r.stderr, /--allow-read/);
+  assert.doesNotMatch(r.stderr, /bundled away/);
+  const paths = [...r.stderr.matchAll(/(\S+ctxpack_bg\.wasm) \(/g)].map((m) => m[1]);
+  assert.equal(new Set(paths).size, paths.length, `a path tried twice: ${paths}`);
 });
 
 test('Deno plans like Node, byte for byte, and raises CtxpackError with code, field and index', () => {

@@ -3,13 +3,13 @@
 // (esbuild and Rollup in browsers, a Node bundle without node_modules), fail with CtxpackError
 // WASM_LOAD_FAILED naming the one line of configuration, and plan once that line is added.
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { after, before, test } from 'node:test';
 import { EXPECTED_IDS } from './apps/shared/plan.js';
-import { BIN, freshApp, installPacked, lastJson, launchChromium, run, SCRATCH, serveStatic, start, stop, stopAll, tool } from './harness.mjs';
+import { BIN, freshApp, HERE, installPacked, lastJson, launchChromium, run, SCRATCH, serveStatic, start, stop, stopAll, tool } from './harness.mjs';
 
 let chromium;
 before(async () => {
@@ -164,6 +164,43 @@ for (const bundler of ['turbopack', 'webpack']) {
     await withNext(app, ['start'], `next ${bundler}`);
   });
 }
+
+test("Next.js (turbopack): output 'standalone' moved away from the project plans with the one tracing line; without the .wasm, the error names it", async () => {
+  // The usual Docker / self-hosted setup: Next copies only the files its tracer finds into
+  // .next/standalone, and it cannot see the .wasm that ctxpack reads at run time. The README's
+  // line (outputFileTracingIncludes) adds it; here the path is relative to this app's folder,
+  // whose node_modules are two folders up.
+  const app = freshApp('next', 'next-standalone');
+  const wasm = 'node_modules/ctxpack/wasm/ctxpack_bg.wasm';
+  writeFileSync(
+    join(app, 'next.config.mjs'),
+    `export default { output: 'standalone', outputFileTracingRoot: ${JSON.stringify(HERE)}, outputFileTracingIncludes: { '/*': ['../../${wasm}'] } };\n`,
+  );
+  tool('next', ['build', '--turbopack'], { cwd: app });
+  const away = mkdtempSync(join(tmpdir(), 'ctxpack-next-standalone-'));
+  try {
+    cpSync(join(app, '.next/standalone'), away, { recursive: true });
+    const appDir = join(away, relative(HERE, app));
+    cpSync(join(app, '.next/static'), join(appDir, '.next/static'), { recursive: true });
+    const serve = async (what, check) => {
+      const port = await freePort();
+      const { child } = await start(process.execPath, ['server.js'], { cwd: appDir, env: { PORT: String(port), HOSTNAME: '127.0.0.1' }, ready: /Ready in/ });
+      try {
+        await check(`http://127.0.0.1:${port}/`, what);
+      } finally {
+        stop(child);
+      }
+    };
+    await serve('next standalone', checkNext);
+    rmSync(join(away, relative(HERE, join(SCRATCH, wasm))));
+    await serve('next standalone without the .wasm', async (base, what) => {
+      const res = await fetch(new URL('api/node', base));
+      loadFailed(await res.json(), 'outputFileTracingIncludes', what);
+    });
+  } finally {
+    rmSync(away, { recursive: true, force: true });
+  }
+});
 
 test('Next.js (turbopack): next dev, Node route, edge route, client component', async () => {
   await withNext(freshApp('next', 'next-dev'), ['dev', '--turbopack'], 'next dev');

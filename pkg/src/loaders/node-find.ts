@@ -52,14 +52,20 @@ const resolutionBases = (moduleFile: string | undefined): string[] =>
  */
 export function readWasmBytes(moduleFile: string | undefined): BufferSource {
   const tried: string[] = [];
+  const seen = new Set<string>();
   let readError: unknown; // the first failed read: it says why (ENOENT, or a permission the process lacks)
+  let denied = false; // some read was refused for want of permission (Deno without --allow-read)
   let lastError: unknown;
   const attempt = (path: string): BufferSource | undefined => {
+    if (seen.has(path)) return undefined;
+    seen.add(path);
     try {
       return readFileSync(path);
     } catch (err) {
       const code = (err as { code?: unknown }).code;
-      tried.push(typeof code === 'string' ? `${path} (${code})` : path);
+      const name = (err as { name?: unknown }).name;
+      denied ||= code === 'EACCES' || code === 'EPERM' || name === 'NotCapable' || name === 'PermissionDenied';
+      tried.push(typeof code === 'string' ? `${path} (${code})` : typeof name === 'string' ? `${path} (${name})` : path);
       readError ??= err;
       return undefined;
     }
@@ -81,13 +87,22 @@ export function readWasmBytes(moduleFile: string | undefined): BufferSource {
     const bytes = attempt(path);
     if (bytes) return bytes;
   }
+  if (denied) {
+    throw new CtxpackError(
+      'WASM_LOAD_FAILED',
+      `ctxpack could not read its WebAssembly file ${WASM_FILE}: the process may not read it (tried ${tried.join(', ')}). ` +
+        `Allow reading that file (Deno: --allow-read with its path), or pass its bytes to init()`,
+      { cause: readError },
+    );
+  }
   throw new CtxpackError(
     'WASM_LOAD_FAILED',
     `ctxpack could not find its WebAssembly file ${WASM_FILE} (tried ${tried.length ? tried.join(', ') : 'no path'}, and the ` +
       `package's own resolution of '${WASM_EXPORT}'): the code was bundled away from node_modules/ctxpack and node_modules ` +
       `is not there at run time. Keep ctxpack out of the server bundle (esbuild: --external:ctxpack; webpack: ` +
       `externals: ['ctxpack']) and install it next to the bundle, or copy node_modules/ctxpack/wasm/${WASM_FILE} to ` +
-      `a wasm/ folder beside the bundle's folder, or pass its bytes to init()`,
+      `a wasm/ folder beside the bundle's folder (Next.js output: 'standalone': outputFileTracingIncludes ` +
+      `{ '/*': ['./node_modules/ctxpack/wasm/${WASM_FILE}'] }), or pass its bytes to init()`,
     { cause: readError ?? lastError },
   );
 }
