@@ -89,6 +89,7 @@ lint:
 	cargo fmt --all --check
 	cargo clippy --all-targets -- -D warnings
 	cargo clippy --target $(WASM_TARGET) --lib --tests -- -D warnings
+	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 
 test-rust:
 	cargo test

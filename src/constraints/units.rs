@@ -33,7 +33,7 @@ pub enum UnitScore {
     Value,
 }
 
-/// The units of a [`Groups`]: items merged into groups (and, under
+/// The units of a [`Groups`](crate::Groups): items merged into groups (and, under
 /// [`DependencyMode::Require`], into dependency cycles). Unit `u`'s members
 /// are in input order; units are ordered by their first member.
 ///

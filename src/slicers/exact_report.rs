@@ -26,7 +26,7 @@ pub enum Solver {
         bucket_size: i64,
     },
     /// The exact search gave up (`reason`); the bucketed
-    /// [`KnapsackSlice`] DP answered with `bucket_size`, the smallest whose
+    /// [`KnapsackSlice`](crate::KnapsackSlice) DP answered with `bucket_size`, the smallest whose
     /// table fits the limits. The selection fits the budget but may not be
     /// optimal.
     BucketedFallback {
@@ -48,7 +48,7 @@ pub enum Solver {
     },
 }
 
-/// Why [`ExactKnapsackSlice`] fell back to the bucketed DP.
+/// Why [`ExactKnapsackSlice`](crate::ExactKnapsackSlice) fell back to the bucketed DP.
 ///
 /// ```
 /// use ctxpack::{Budget, ExactKnapsackSlice, FallbackReason, Item, Slicer, Solver};
@@ -71,12 +71,12 @@ pub enum FallbackReason {
     ValueRange,
 }
 
-/// What an exact slice reports beside its [`Selection`] (in
-/// [`Selection::exact`]).
+/// What an exact slice reports beside its [`Selection`](crate::Selection) (in
+/// [`Selection::exact`](crate::Selection::exact)).
 ///
 /// `value` is the selection's total scaled value, `Σ max(0, floor(score ×
 /// 10000))` over the selected items (zero-token items included), added with
-/// saturation at `i64::MAX` — the quantity [`KnapsackSlice`] maximises.
+/// saturation at `i64::MAX` — the quantity [`KnapsackSlice`](crate::KnapsackSlice) maximises.
 ///
 /// ```
 /// use ctxpack::{Budget, ExactKnapsackSlice, Item, Slicer};
