@@ -699,3 +699,65 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn counts_that_cannot_bind_are_the_plain_knapsack_at_token_precision_past_the_dp_limits() {
+    // 30k items at a 30k budget: 900 M cells, past the count DP's 2^27, which
+    // would need buckets (at 100k it kept 62 % of the value); the plain
+    // knapsack does not.
+    let mut rng = Rng::new(0x5eed);
+    let kinds = ["doc", "tool", "note"];
+    let items: Vec<Item<'_>> = (0..30_000)
+        .map(|_| Item::new(rng.range(1, 2000), rng.unit()).with_kind(kinds[rng.index(kinds.len())]))
+        .collect();
+    let budget = Budget::new(30_000);
+    let optimum = ExactKnapsackSlice::new().slice(&items, &budget).unwrap();
+    let optimum_value = optimum.exact.unwrap().value;
+    for (label, entries) in [
+        ("no entries", vec![]),
+        (
+            "caps above the candidates",
+            vec![CountQuotaEntry::new("doc", 0, 100_000)],
+        ),
+        (
+            "a kind nobody has",
+            vec![CountQuotaEntry::new("image", 2, 5)],
+        ),
+    ] {
+        let s = ExactCountConstrainedSlice::new(entries, ScarcityBehavior::Degrade)
+            .unwrap()
+            .slice(&items, &budget)
+            .unwrap();
+        let report = s.exact.unwrap();
+        assert_eq!(report.solver, Solver::Exact, "{label}");
+        assert_eq!(report.value, optimum_value, "{label}");
+        assert_eq!(value(&items, &s.selected), optimum_value, "{label}");
+        assert!(s.total_tokens <= 30_000, "{label}");
+        let short: Vec<_> = s
+            .shortfalls
+            .iter()
+            .map(|f| (f.kind.as_str(), f.required_count, f.satisfied_count))
+            .collect();
+        let expected: &[(&str, usize, usize)] = if label == "a kind nobody has" {
+            &[("image", 2, 0)]
+        } else {
+            &[]
+        };
+        assert_eq!(short, expected, "{label}");
+    }
+    // A cap that binds keeps the count DP (and its buckets at this size).
+    let capped = ExactCountConstrainedSlice::new(
+        vec![CountQuotaEntry::new("doc", 0, 10)],
+        ScarcityBehavior::Degrade,
+    )
+    .unwrap()
+    .slice(&items, &budget)
+    .unwrap();
+    let docs = capped
+        .selected
+        .iter()
+        .filter(|&&i| items[i].kind == "doc")
+        .count();
+    assert!(docs <= 10);
+    assert_ne!(capped.exact.unwrap().solver, Solver::Exact);
+}
