@@ -30,7 +30,9 @@ pub const DEFAULT_MAX_CELLS: u64 = 1 << 27;
 ///   requirements only of kinds without candidates), the automatic mode
 ///   solves the plain 0/1 knapsack with [`ExactKnapsackSlice`] instead, at
 ///   token precision far past this DP's limits, and reports its solver.
-/// * **Budget.** The selection always fits `budget.target_tokens`.
+/// * **Budget.** The selection always fits `budget.target_tokens`. No items,
+///   or a target of 0 or less, is an empty selection with no shortfall, even
+///   under `Throw`: the heuristic's (and its spec's) early return.
 /// * **Infeasible requirements**: `Throw` fails, `Degrade` minimises the
 ///   total shortfall first (see the module docs); either way the budget holds.
 /// * **Decisions.** Unconstrained zero-token items are always included
