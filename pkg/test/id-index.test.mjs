@@ -103,3 +103,29 @@ test('distinct ids at sizes on both sides of every table size: duplicates and lo
     checkCollisions(ids, absent);
   }
 });
+
+test('ids filling one long run of table slots: lookups still answer right (they move to a Map)', () => {
+  // The slot of an id as the index takes it (FNV-1a 32, mixed, top bits): a table of 2^13 slots
+  // for 3000 candidates. 2999 ids take slots 0..2998, one each, so that building costs no probe
+  // but a lookup from slot 0 walks the whole run: the index then answers lookups from a Map.
+  const slotOf = (text) => {
+    let h = fnv(text);
+    h ^= h >>> 16;
+    h = Math.imul(h, 0x85eb_ca6b);
+    return (h ^ (h >>> 13)) >>> (32 - 13);
+  };
+  const run = new Array(2999);
+  let filled = 0;
+  for (let i = 0; filled < run.length; i++) {
+    const id = `r${i}`;
+    const s = slotOf(id);
+    if (s < run.length && run[s] === undefined) {
+      run[s] = id;
+      filled++;
+    }
+  }
+  let absent;
+  for (let i = 0; absent === undefined; i++) if (slotOf(`miss${i}`) === 0) absent = `miss${i}`;
+  checkCollisions(run, absent);
+});
+

@@ -102,6 +102,12 @@ test('AI SDK tool approvals: a response without its request, or answered twice, 
     validateMessages(twice, 'ai-sdk').map((v) => [v.index, v.rule]),
     [[10, 'orphan_tool_result']],
   );
+  // An approval of a call its message does not make: the SDK would find no call to run.
+  const strayApproval = [history[7], { role: 'assistant', content: [request('a7', 'nowhere')] }, { role: 'tool', content: [response('a7', true)] }];
+  assert.deepEqual(
+    validateMessages(strayApproval, 'ai-sdk').map((v) => [v.index, v.rule]),
+    [[1, 'missing_tool_result']],
+  );
   const unanswered = [history[7], { role: 'assistant', content: [call('t9', 'c.txt'), request('a9', 't9')] }, { role: 'user', content: 'hm' }];
   assert.deepEqual(
     validateMessages(unanswered, 'ai-sdk').map((v) => [v.index, v.rule]),

@@ -1,8 +1,8 @@
 // fitMessages over thousands of seeded random agent histories × the four formats × budgets from
 // tiny to ample: every result passes validateMessages and, independently, the real SDKs' checks
 // (the AI SDK's modelMessageSchema; LangChain message classes and their tool-call pairing), is a
-// subsequence of the input in order, keeps the latest user message and everything after it, and
-// keeps everything when everything fits. The OpenAI and Anthropic SDK types are checked by tsc in
+// subsequence of the input in order, keeps the latest user message someone typed and the last
+// message (the step in flight), and keeps everything when everything fits. The OpenAI and Anthropic SDK types are checked by tsc in
 // messages-types.test.mjs.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

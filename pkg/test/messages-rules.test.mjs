@@ -154,6 +154,18 @@ test('Anthropic: a kept assistant message brings the user message before it (PIN
   assert.deepEqual(reasons(fitMessages(big, options(3000))), ['pinned', 'pinned', 'pinned']);
   // Nothing before it from the user: the input itself cannot open with a user message.
   assert.throws(() => fitMessages([msgs[2], msgs[3]], options(3000)), { code: 'INVALID_MESSAGES', field: 'first_not_user', index: 0 });
+  // The nearest user message before it breaks a rule (an orphaned tool result): the one before that opens the request.
+  const withOrphan = [
+    { role: 'user', content: 'task one' },
+    { role: 'assistant', content: 'answer' },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'gone', content: 'r' }] },
+    { role: 'assistant', content: 'kept one' },
+    { role: 'user', content: 'q2' },
+    { role: 'assistant', content: 'a2' },
+  ];
+  const r2 = fitMessages(withOrphan, { format: 'anthropic', keep: (m, i) => i === 3, budgets: { tokens_max: 1000 } });
+  assert.deepEqual(reasons(r2), ['pinned', 'scored', 'invalid_structure', 'pinned', 'pinned', 'pinned']);
+  assert.deepEqual(validateMessages(r2.messages, 'anthropic'), []);
 });
 
 test('Anthropic: a unit that would open the request is left out before slicing again, so its budget goes to others', () => {

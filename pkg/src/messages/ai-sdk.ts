@@ -11,7 +11,7 @@
  */
 
 import { isRecord } from '../validate/fields.js';
-import { collectText, joinText, messageError, messageRecord, readCallId, readParts, type FormatAdapter, type Turn } from './turns.js';
+import { collectText, joinText, messageError, messageRecord, readCallId, readParts, unanswerableCall, type FormatAdapter, type Turn } from './turns.js';
 
 const ROLES = ['system', 'user', 'assistant', 'tool'] as const;
 
@@ -25,12 +25,18 @@ function read(message: unknown, index: number): Turn {
   const results: string[] = [];
   const approvalRequests: [string, string][] = [];
   const approvalResponses: string[] = [];
+  const callIds = new Set<unknown>(); // every call of the message, provider-executed ones too
+  for (const p of parts) if (p['type'] === 'tool-call') callIds.add(p['toolCallId']);
   for (let k = 0; k < parts.length; k++) {
     const p = parts[k]!;
     if (role === 'assistant' && p['type'] === 'tool-call' && p['providerExecuted'] !== true) {
       calls.push(readCallId(p['toolCallId'], index, `content[${k}].toolCallId`));
     } else if (role === 'assistant' && p['type'] === 'tool-approval-request') {
-      approvalRequests.push([readCallId(p['approvalId'], index, `content[${k}].approvalId`), readCallId(p['toolCallId'], index, `content[${k}].toolCallId`)]);
+      const approval = readCallId(p['approvalId'], index, `content[${k}].approvalId`);
+      const call = readCallId(p['toolCallId'], index, `content[${k}].toolCallId`);
+      // An approval of no call of its message: the SDK finds no call to run or deny.
+      if (!callIds.has(call)) calls.push(unanswerableCall(`messages[${index}].content[${k}] approves no call of its message`));
+      approvalRequests.push([approval, call]);
     } else if (role === 'tool' && p['type'] === 'tool-result') {
       results.push(readCallId(p['toolCallId'], index, `content[${k}].toolCallId`));
     } else if (role === 'tool' && p['type'] === 'tool-approval-response') {

@@ -165,11 +165,13 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   const n = list.length;
   const turns: Turn[] = list.map((m, i) => readMessage(adapter, m, i));
   const units = buildUnits(turns, adapter);
-  const pinned = pinnedMessages(list, turns, units, keep, adapter.firstFromUser);
+  // Units that break a rule (an empty result and a leading assistant are fixed after selection).
+  const violations = structureViolations(turns, adapter).filter((v) => v.rule !== 'no_messages' && v.rule !== 'first_not_user');
   const broken = new Uint8Array(n);
+  for (const v of violations) for (const j of units.members.get(units.unitOf[v.index]!)!) broken[j] = 1;
+  const pinned = pinnedMessages(list, turns, units, keep, adapter.firstFromUser, broken);
   const warnings: string[] = [];
-  for (const v of structureViolations(turns, adapter)) {
-    if (v.rule === 'no_messages' || v.rule === 'first_not_user') continue; // an empty result / fixed after selection
+  for (const v of violations) {
     const unit = units.members.get(units.unitOf[v.index]!)!;
     if (unit.some((j) => pinned[j] === 1)) {
       throw new CtxpackError('INVALID_MESSAGES', `${v.message} (rule ${v.rule}), and it is among the messages that must be kept`, {
@@ -177,7 +179,6 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
         index: v.index,
       });
     }
-    for (const j of unit) broken[j] = 1;
     warnings.push(`${v.message} (rule ${v.rule}): left out with its unit`);
   }
   const texts = turns.map((t) => t.text);

@@ -58,7 +58,8 @@ export type KeepRule = number | ((message: unknown, index: number) => boolean);
  * The pinned messages: system messages; the latest user message someone wrote (not one that only
  * carries tool results); the last message; `keep`; then whole units; and with `firstFromUser`,
  * when the first of them is not a user message, the nearest user message before it that is a
- * unit of its own (so that `keep` never makes a request that has to open with an assistant).
+ * unit of its own and breaks no rule (`broken`: it could not be sent), so that `keep` never makes
+ * a request that has to open with an assistant.
  */
 export function pinnedMessages(
   messages: readonly unknown[],
@@ -66,6 +67,7 @@ export function pinnedMessages(
   units: Units,
   keep: KeepRule | undefined,
   firstFromUser: boolean,
+  broken: Uint8Array,
 ): Uint8Array {
   const n = turns.length;
   const pinned = new Uint8Array(n);
@@ -83,7 +85,7 @@ export function pinnedMessages(
     const first = pinned.indexOf(1);
     if (first >= 0 && turns[first]?.role !== 'user') {
       let j = first - 1;
-      while (j >= 0 && !(turns[j]?.role === 'user' && units.unitOf[j] === j)) j--;
+      while (j >= 0 && !(turns[j]?.role === 'user' && units.unitOf[j] === j && broken[j] === 0)) j--;
       if (j >= 0) pinned[j] = 1;
     }
   }

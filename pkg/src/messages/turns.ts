@@ -163,14 +163,17 @@ export function readToolCalls(
     const call: unknown = value[k];
     if (!isRecord(call)) throw messageError(index, `tool_calls[${k}]`, 'an object', call);
     const id = call['id'];
-    calls.push(idOptional && (id === undefined || id === null) ? unanswerableCall(index, k) : readCallId(id, index, `tool_calls[${k}].id`));
+    calls.push(idOptional && (id === undefined || id === null) ? unanswerableCall(`messages[${index}].tool_calls[${k}] has no id`) : readCallId(id, index, `tool_calls[${k}].id`));
     collectText(textOf(call), text);
   }
 }
 
-/** The id of call `k` of message `index` when it has none: no tool result names it (a NUL-led key). */
-function unanswerableCall(index: number, k: number): string {
-  return `\u0000no id: messages[${index}].tool_calls[${k}]`;
+/**
+ * A call id that no tool result names (a NUL-led key saying `why`), for a call its message makes
+ * but nothing can answer: the message then breaks `missing_tool_result`, as an unanswered call.
+ */
+export function unanswerableCall(why: string): string {
+  return `\u0000${why}`;
 }
 
 /** Joins the text pieces of a message. */

@@ -10,7 +10,9 @@
  *
  * FNV-1a is not collision-resistant, and neither is the slot mix: ids made to collide would turn
  * the table quadratic. The build counts its probes and, past a small multiple of n, gives up for a
- * `Map` (whose string hash the engine seeds per process), which is linear whatever the ids.
+ * `Map` (whose string hash the engine seeds per process), which is linear whatever the ids; a
+ * lookup that probes past a fixed count sends every later lookup to such a `Map` too (ids can
+ * fill one long run of slots without costing the build anything).
  *
  * @internal
  * @module
@@ -87,16 +89,29 @@ class HashedIds implements IdIndex {
   }
 
   indexOf(id: string): number | undefined {
+    if (this.mapped !== undefined) return this.mapped.indexOf(id);
     const { ids, hashes, slots, shift } = this;
     const hash = fnv1a32Units(id) >>> 0; // unsigned, as the column holds it
     const mask = slots.length - 1;
-    for (let s = slotOf(hash, shift); ; s = (s + 1) & mask) {
+    for (let s = slotOf(hash, shift), probes = 0; ; s = (s + 1) & mask) {
       const entry = slots[s]!;
       if (entry === 0) return undefined;
       if (hashes[entry - 1] === hash && ids[entry - 1] === id) return entry - 1;
+      // Ids can fill a long run of slots without costing the build a probe (each lands on the
+      // next free one): past a few probes, lookups go to a Map, built once.
+      if (++probes === LOOKUP_PROBES_MAX) {
+        this.mapped = new MappedIds(ids);
+        return this.mapped.indexOf(id);
+      }
     }
   }
+
+  /** The Map that lookups use once one of them probed too long. */
+  private mapped: MappedIds | undefined;
 }
+
+/** Probes one lookup may take before lookups go to a `Map`. */
+const LOOKUP_PROBES_MAX = 64;
 
 /** The slot of a hash: its top bits after a multiply-xorshift mix (FNV's low bits mix poorly). */
 function slotOf(hash: number, shift: number): number {
