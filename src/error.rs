@@ -227,12 +227,18 @@ impl CtxpackError {
 }
 
 impl CtxpackError {
-    /// The input field the error is about, when there is one.
+    /// The input field the error is about, when there is one; for
+    /// [`TableTooLarge`](Self::TableTooLarge), the builder option that raises
+    /// the limit it hit (`max_table_bytes`, `max_cells`).
     ///
     /// ```
-    /// use ctxpack::CtxpackError;
+    /// use ctxpack::{Budget, CtxpackError, Item, KnapsackSlice, Slicer};
     /// let e = CtxpackError::InvalidScore { index: 3, value: f64::NAN };
     /// assert_eq!((e.field(), e.index()), (Some("score"), Some(3)));
+    /// let items = vec![Item::new(1, 0.5); 10_000];
+    /// let big = KnapsackSlice::new(1)?.with_max_table_bytes(1024).slice(&items, &Budget::new(10_000));
+    /// assert_eq!(big.unwrap_err().field(), Some("max_table_bytes"));
+    /// # Ok::<(), CtxpackError>(())
     /// ```
     pub fn field(&self) -> Option<&str> {
         match self {
@@ -243,6 +249,11 @@ impl CtxpackError {
                 Some("entries")
             }
             Self::NotMonotonic { .. } => Some("slicer"),
+            // The builder option that raises the limit (none past the address space).
+            Self::TableTooLarge { unit, .. } => match unit.unit_and_option().1 {
+                "" => None,
+                option => Some(option),
+            },
             Self::CountedKindInGroup { .. } => Some("group"),
             Self::InvalidOption { option, .. } if !option.is_empty() => Some(option),
             Self::InvalidField { field, .. } if !field.is_empty() => Some(field),
