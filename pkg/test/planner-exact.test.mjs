@@ -92,7 +92,7 @@ function value2(r, columns) {
 
 test("selectFragments takes exact-count's maxCells: a low one forces buckets, the plan stays within the budget, and the refusal it advises is an option it accepts", async () => {
   const { sliceColumns } = await import('ctxpack');
-  const countEntries = [{ kind: 'tool', requireCount: 1, capCount: 4 }];
+  const countEntries = [{ kind: 'message', requireCount: 1, capCount: 10 }]; // binds: 32 candidates
   const opts = { slicer: 'exact-count', now, countEntries };
   const exact = selectFragments(sample.fragments, sample.gaze, { tokens_max: 6000 }, opts);
   assert.equal(exact.metrics.exact_solver, 'exact');
