@@ -1,6 +1,6 @@
 // What the packed tarball itself must carry: the repository's README (pkg/README.md is copied from
-// it at build time, never committed) and a wasm-bindgen glue without its default .wasm URL, which
-// webpack and Next resolved at build time though init always passes its own input.
+// it at build time, never committed) and bundles whose inlined wasm-bindgen glue has no default
+// .wasm URL, which webpack and Next resolved at build time though init always passes its own input.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,12 +23,13 @@ test('the tarball ships README.md, identical to the repository README', () => {
   assert.equal(readFileSync(join(dir, 'package', 'README.md'), 'utf8'), readFileSync(join(ROOT, 'README.md'), 'utf8'));
 });
 
-test('the packed glue has no default .wasm URL (wasm-bindgen --omit-default-module-path)', () => {
-  const glue = readFileSync(join(dir, 'package', 'wasm', 'ctxpack.js'), 'utf8');
-  assert.doesNotMatch(glue, /new URL\(|import\.meta/);
-  // Only the browser bundle names the .wasm by URL, relative to itself, for bundlers to emit.
+test('the glue ships only inlined in the bundles, without its default .wasm URL (wasm-bindgen --omit-default-module-path)', () => {
+  // wasm/ holds the .wasm alone: the glue's standalone copy is imported by nothing.
+  assert.deepEqual(files.filter((f) => f.startsWith('wasm/')), ['wasm/ctxpack_bg.wasm']);
+  // Only the browser bundle names the .wasm by URL, relative to itself, for bundlers to emit; once.
   for (const bundle of ['node.js', 'node.cjs', 'workerd.js', 'edge-light.js']) {
     assert.doesNotMatch(readFileSync(join(dir, 'package', 'dist', bundle), 'utf8'), /new URL\(/, bundle);
   }
-  assert.match(readFileSync(join(dir, 'package', 'dist', 'index.js'), 'utf8'), /new URL\("\.\.\/wasm\/ctxpack_bg\.wasm", import\.meta\.url\)/);
+  const browser = readFileSync(join(dir, 'package', 'dist', 'index.js'), 'utf8');
+  assert.deepEqual(browser.match(/new URL\([^)]*\)/g), ['new URL("../wasm/ctxpack_bg.wasm", import.meta.url)']);
 });
