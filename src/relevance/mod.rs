@@ -67,6 +67,11 @@ fn stem(word: String) -> String {
 
 /// The words of `text`: Unicode lowercase, split at non-alphanumeric
 /// characters, plurals folded (see the module documentation).
+///
+/// ```
+/// use ctxpack::relevance::tokenize;
+/// assert_eq!(tokenize("Queries about the Ünïcode TOKENS!"), ["query", "about", "the", "ünïcode", "token"]);
+/// ```
 #[must_use]
 pub fn tokenize(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric())
@@ -83,6 +88,13 @@ pub fn tokenize(text: &str) -> Vec<String> {
 /// [`bm25_from_stats`]: the part that reads the texts and the part that
 /// weighs them are apart, so that a caller who keeps the stats of texts it
 /// has seen (a conversation, turn after turn) only reads the new ones.
+///
+/// ```
+/// use ctxpack::relevance::{bm25_scores, Bm25};
+/// let docs = ["the deploy token rotates hourly", "lunch on friday", "rotate the token"];
+/// let s = bm25_scores(&docs, "how often does the token rotate", Bm25::default());
+/// assert!(s[0] > 0.0 && s[2] > 0.0 && s[1] == 0.0);
+/// ```
 #[must_use]
 pub fn bm25_scores<S: AsRef<str>>(docs: &[S], query: &str, params: Bm25) -> Vec<f64> {
     let query = QueryTerms::new(query);

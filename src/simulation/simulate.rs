@@ -190,6 +190,15 @@ pub struct BudgetSimulation {
 
 impl BudgetSimulation {
     /// A simulation of `strategy` with the default guards.
+    ///
+    /// ```
+    /// use ctxpack::{BudgetSimulation, Item, Strategy};
+    /// let items = [Item::new(30, 0.9), Item::new(50, 0.5)];
+    /// let curve = BudgetSimulation::new(Strategy::Greedy).curve(&items, 80)?;
+    /// // The value (score × 10000) the greedy slice reaches at each budget 0..=80.
+    /// assert_eq!((curve[29], curve[30], curve[79], curve[80]), (0, 9_000, 9_000, 14_000));
+    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// ```
     pub const fn new(strategy: Strategy) -> Self {
         BudgetSimulation {
             strategy,

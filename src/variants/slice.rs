@@ -50,6 +50,18 @@ impl Variants {
     /// Without any alternative version this is [`Groups::slice`], every
     /// selected item at version 0.
     ///
+    /// ```
+    /// use ctxpack::{Budget, GroupedStrategy, Groups, Item, Variants};
+    /// // A long tool result (item 1) with a summary (version 1) and a stub (version 2).
+    /// let items = [Item::new(400, 0.9), Item::new(5_000, 0.8)];
+    /// let variants = Variants::new(2).add(1, 800, 0.6)?.add(1, 40, 0.2)?;
+    /// let s = variants.slice(&GroupedStrategy::Greedy, &items, &Groups::new(2), &Budget::new(1_500))?;
+    /// // The walk takes item 0, then the best version of item 1 that still fits: the summary.
+    /// assert_eq!(s.version, [Some(0), Some(1)]);
+    /// assert_eq!(s.selection.total_tokens, 1_200);
+    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// ```
+    ///
     /// # Errors
     /// [`CtxpackError::InvalidInput`] when `variants`, `groups` and
     /// `items` differ in length; [`CtxpackError::InvalidScore`];
