@@ -4,12 +4,13 @@
 //!
 //! See [`ExactCountConstrainedSlice`] for the problem and the DP.
 
-use super::exact_count_plan::{buckets, Plan};
+use super::exact_count_finish::{counts_bind, finish, Input};
+use super::exact_count_plan::Plan;
 use crate::exact::value_of;
 use crate::{
-    check_scores, Budget, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError, Decision,
-    ExactKnapsackSlice, ExactReport, ExclusionReason, InclusionReason, Item, KnapsackSlice,
-    ScarcityBehavior, Selection, Shortfall, Slicer, Solver, DEFAULT_MAX_TABLE_BYTES,
+    check_scores, Budget, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError,
+    ExactKnapsackSlice, ExactReport, ExclusionReason, Item, KnapsackSlice, ScarcityBehavior,
+    Selection, Slicer, Solver, DEFAULT_MAX_TABLE_BYTES,
 };
 
 /// The default limit on DP cells (item × count × capacity cell updates) of
@@ -36,9 +37,9 @@ pub const DEFAULT_MAX_CELLS: u64 = 1 << 27;
 /// * **Infeasible requirements**: `Throw` fails, `Degrade` minimises the
 ///   total shortfall first (see the module docs); either way the budget holds.
 /// * **Decisions.** Unconstrained zero-token items are always included
-///   ([`InclusionReason::ZeroTokens`]); selected items of a kind with a
-///   requirement are [`InclusionReason::Required`] up to `require_count`
-///   (the highest scores first), the rest [`InclusionReason::Scored`].
+///   ([`InclusionReason::ZeroTokens`](crate::InclusionReason::ZeroTokens)); selected items of a kind with a
+///   requirement are [`InclusionReason::Required`](crate::InclusionReason::Required) up to `require_count`
+///   (the highest scores first), the rest [`InclusionReason::Scored`](crate::InclusionReason::Scored).
 ///   Left out: [`ExclusionReason::CountCapExceeded`] when the item's kind is
 ///   at its cap in the result (or the item was dominated by `cap` others),
 ///   [`ExclusionReason::BudgetExceeded`] when it cannot fit alone,
@@ -125,7 +126,7 @@ pub const DEFAULT_MAX_CELLS: u64 = 1 << 27;
 /// * [`ScarcityBehavior::Degrade`] first minimises the total shortfall
 ///   `Σ max(0, require_count − taken)` over the kinds, then maximises the
 ///   value among the selections with that shortfall, and reports every kind
-///   left short as a [`Shortfall`].
+///   left short as a [`Shortfall`](crate::Shortfall).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExactCountConstrainedSlice {
     heuristic: CountConstrainedKnapsackSlice,
@@ -377,12 +378,7 @@ impl Slicer for ExactCountConstrainedSlice {
         };
         // Too few candidates: the heuristic's error, word for word.
         if self.scarcity() == ScarcityBehavior::Throw {
-            let mut pool = vec![0usize; entries.len()];
-            for (i, it) in items.iter().enumerate() {
-                if let (Some(e), true) = (input.entry_of[i], it.tokens >= 0) {
-                    pool[e] += 1;
-                }
-            }
+            let pool = input.candidates_per_entry();
             for (e, entry) in entries.iter().enumerate() {
                 if pool[e] < entry.require_count {
                     return Err(CtxpackError::CountRequirementShortfall {
@@ -503,105 +499,4 @@ impl ExactCountConstrainedSlice {
         });
         Some(h)
     }
-}
-
-/// The input with each item's entry.
-pub(super) struct Input<'a> {
-    pub(super) items: &'a [Item<'a>],
-    pub(super) entry_of: Vec<Option<usize>>,
-    pub(super) entries: &'a [CountQuotaEntry],
-}
-
-/// Whether a count can change the optimum: a cap below the kind's candidates,
-/// or a requirement some candidate could meet. Otherwise (no entries, caps at
-/// least the candidates, requirements of kinds without candidates, which are
-/// shortfalls whatever is chosen) the plain knapsack's optimum is this one.
-fn counts_bind(input: &Input<'_>) -> bool {
-    let mut pool = vec![0usize; input.entries.len()];
-    for (i, it) in input.items.iter().enumerate() {
-        if let (Some(e), true) = (input.entry_of[i], it.tokens >= 0) {
-            pool[e] += 1;
-        }
-    }
-    input
-        .entries
-        .iter()
-        .zip(&pool)
-        .any(|(entry, &p)| entry.cap_count < p || (entry.require_count > 0 && p > 0))
-}
-
-/// The selection and decisions from the taken rows, counted in buckets of
-/// `bucket` tokens; `dominated` are the items the plan left out for their cap.
-fn finish(
-    input: &Input<'_>,
-    budget: &Budget,
-    bucket: i64,
-    dominated: &[usize],
-    taken: &[usize],
-) -> Selection {
-    let items = input.items;
-    let entries = input.entries;
-    let mut decisions = vec![Decision::Excluded(ExclusionReason::NotInOptimalSet); items.len()];
-    let mut chosen = vec![false; items.len()];
-    for &i in taken {
-        chosen[i] = true;
-    }
-    let mut count = vec![0usize; entries.len()];
-    let mut by_kind: Vec<Vec<usize>> = vec![Vec::new(); entries.len()];
-    for (i, it) in items.iter().enumerate() {
-        let unconstrained_zero = it.tokens == 0 && input.entry_of[i].is_none();
-        if unconstrained_zero {
-            chosen[i] = true;
-        }
-        decisions[i] = if it.tokens < 0 {
-            Decision::Excluded(ExclusionReason::NegativeTokens)
-        } else if unconstrained_zero {
-            Decision::Included(InclusionReason::ZeroTokens)
-        } else if chosen[i] {
-            if let Some(e) = input.entry_of[i] {
-                count[e] += 1;
-                by_kind[e].push(i);
-            }
-            Decision::Included(InclusionReason::Scored)
-        } else if buckets(it.tokens, bucket) > budget.target_tokens() / bucket {
-            Decision::Excluded(ExclusionReason::BudgetExceeded)
-        } else {
-            Decision::Excluded(ExclusionReason::NotInOptimalSet)
-        };
-    }
-    for &i in dominated {
-        decisions[i] = Decision::Excluded(ExclusionReason::CountCapExceeded);
-    }
-    let mut shortfalls = Vec::new();
-    for (e, entry) in entries.iter().enumerate() {
-        // The best-scoring selected items of a required kind are "required".
-        let kind = &mut by_kind[e];
-        crate::sort::sort_indexes_by(kind, |a, b| {
-            (items[b].score + 0.0).total_cmp(&(items[a].score + 0.0))
-        });
-        for &i in kind.iter().take(entry.require_count) {
-            decisions[i] = Decision::Included(InclusionReason::Required);
-        }
-        if count[e] < entry.require_count {
-            shortfalls.push(Shortfall {
-                kind: entry.kind.clone(),
-                required_count: entry.require_count,
-                satisfied_count: count[e],
-            });
-        }
-    }
-    for (i, d) in decisions.iter_mut().enumerate() {
-        if let (Some(e), Decision::Excluded(ExclusionReason::NotInOptimalSet)) =
-            (input.entry_of[i], *d)
-        {
-            if count[e] >= entries[e].cap_count {
-                *d = Decision::Excluded(ExclusionReason::CountCapExceeded);
-            }
-        }
-    }
-    let mut selected: Vec<usize> = (0..items.len()).filter(|&i| chosen[i]).collect();
-    crate::sort::sort_indexes_by(&mut selected, |a, b| {
-        (items[a].tokens != 0, a).cmp(&(items[b].tokens != 0, b))
-    });
-    Selection::finish(items, budget, selected, decisions, shortfalls)
 }

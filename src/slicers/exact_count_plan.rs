@@ -6,8 +6,8 @@
 
 use std::collections::BinaryHeap;
 
-use super::exact_count::Input;
 use super::exact_count_dp::{run_kind, CountCell, Lex, Wide};
+use super::exact_count_finish::Input;
 use crate::dp::keep::KeepTable;
 use crate::dp::row;
 use crate::knapsack::scaled_value;
