@@ -28,8 +28,8 @@ export function buildUnits(turns: readonly (Turn | undefined)[], adapter: Format
   for (let i = 0; i < n; i++) unitOf[i] = i;
   for (let i = 0; i < n; i++) {
     const t = turns[i];
-    const approvals = new Set((t?.approvalRequests ?? []).map(([approval]) => approval));
-    if (t?.role !== 'assistant' || t.calls.length + approvals.size === 0) continue;
+    if (t?.role !== 'assistant' || (t.calls.length === 0 && t.approvalRequests === undefined)) continue;
+    const approvals = new Set((t.approvalRequests ?? []).map(([approval]) => approval));
     const calls = new Set(t.calls);
     if (adapter.results === 'next-user') {
       const next = turns[i + 1];
