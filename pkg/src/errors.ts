@@ -42,6 +42,9 @@
  * - `PINNED_OVER_BUDGET`: what `fitMessages` must keep (system prompt and messages, the latest
  *   user message, the last message's unit, `options.keep`) alone exceeds the effective budget;
  *   the message says by how many tokens.
+ * - `SESSION_BUSY`: a session's synchronous `fit` was called while one of its `fitAsync` turns is
+ *   still running. Overlapping `fitAsync` turns run one after another in call order, each planned
+ *   after the previous one; a synchronous turn cannot wait, so it is refused.
  * - `NOT_INITIALIZED`: the WebAssembly core was used before initialization (raised by the core).
  * - `WASM_LOAD_FAILED`: the package's own .wasm file could not be found or fetched where the
  *   runtime's loader looks for it, usually because a bundler moved the code away from it without
@@ -65,6 +68,7 @@ export const ERROR_CODES = Object.freeze([
   'TOKEN_COUNT_FAILED',
   'INVALID_MESSAGES',
   'PINNED_OVER_BUDGET',
+  'SESSION_BUSY',
   'NOT_INITIALIZED',
   'WASM_LOAD_FAILED',
   'INTERNAL',
@@ -124,27 +128,58 @@ export class CtxpackError extends Error {
 }
 
 /**
- * Describes a received value for an error message without echoing any text it contains.
- * Numbers, booleans, `null` and `undefined` are shown; strings only by length.
- * @internal
+ * Runs `read`, which reads the caller's values (`inputs`). The package's own code throws only
+ * `CtxpackError` (the core's errors, a token counter's and a callback's become one where they
+ * happen), so anything else is either what reading a caller's value threw (a getter, a Proxy
+ * trap, a revoked Proxy) or a bug of ours. To tell which, `inputs` are read again, every own
+ * property to the depth the package reads: if that throws, the caller's code threw and the error
+ * is `INVALID_INPUT` with the caller's thrown value as `cause`; if it does not, the fault is ours:
+ * `INTERNAL`, with what was thrown as `cause`. Never a raw exception.
  */
-/**
- * Runs `read`, which reads the caller's values. The package's own code throws only
- * `CtxpackError` (the core's errors and a token counter's become one where they happen), so
- * anything else is what reading a caller's value threw: a getter, a Proxy trap, a revoked Proxy.
- * It becomes `INVALID_INPUT` with the thrown value as `cause`, never a raw exception.
- */
-export function readingInput<T>(read: () => T): T {
+export function readingInput<T>(read: () => T, ...inputs: unknown[]): T {
   try {
     return read();
   } catch (err) {
-    if (err instanceof CtxpackError) throw err;
-    throw new CtxpackError(
+    throw blame(err, inputs);
+  }
+}
+
+/** The `CtxpackError` for `err`, thrown while reading `inputs`; see {@link readingInput}. @internal */
+export function blame(err: unknown, inputs: readonly unknown[]): CtxpackError {
+  if (err instanceof CtxpackError) return err;
+  const thrown = rereadThrows(inputs);
+  if (thrown !== NOTHING_THROWN) {
+    return new CtxpackError(
       'INVALID_INPUT',
-      'the input could not be read: a getter or a Proxy trap threw, or a Proxy was revoked (the thrown value is this error\'s cause)',
-      { cause: err },
+      "the input could not be read: a getter or a Proxy trap threw, or a Proxy was revoked (the thrown value is this error's cause)",
+      { cause: thrown },
     );
   }
+  return new CtxpackError('INTERNAL', 'an internal error while reading valid input: please report it (what was thrown is this error\'s cause)', { cause: err });
+}
+
+const NOTHING_THROWN = Symbol('nothing thrown');
+/** Deeper than this the package reads nothing (turns.ts collectText's MAX_DEPTH). */
+const REREAD_DEPTH = 32;
+/** Values re-read at most, so that the check stays bounded on huge inputs. */
+const REREAD_VALUES = 1_000_000;
+
+/** Reads every own enumerable property of `inputs`, depth first; what the first read that threw threw, else {@link NOTHING_THROWN}. */
+function rereadThrows(inputs: readonly unknown[]): unknown {
+  const seen = new Set<object>();
+  let budget = REREAD_VALUES;
+  const visit = (v: unknown, depth: number): void => {
+    if (typeof v !== 'object' || v === null || depth > REREAD_DEPTH || seen.has(v) || budget-- <= 0) return;
+    seen.add(v);
+    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) visit(v[i], depth + 1);
+    else for (const key of Object.keys(v)) visit((v as Record<string, unknown>)[key], depth + 1);
+  };
+  try {
+    for (const v of inputs) visit(v, 0);
+  } catch (thrown) {
+    return thrown;
+  }
+  return NOTHING_THROWN;
 }
 
 /** The most characters of a caller's id or property name that a message or warning shows. */
@@ -163,6 +198,11 @@ export function shownName(name: string): string {
   return `${name.slice(0, end)}…`;
 }
 
+/**
+ * Describes a received value for an error message without echoing any text it contains.
+ * Numbers, booleans, `null` and `undefined` are shown; strings only by length.
+ * @internal
+ */
 export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (value === undefined) return 'undefined';

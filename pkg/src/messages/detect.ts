@@ -48,7 +48,7 @@ function partTypes(m: Readonly<Record<string, unknown>>): string[] {
  * ```
  */
 export function detectMessageFormat(messages: readonly unknown[], options: { system?: unknown } = {}): MessageFormatName {
-  return readingInput(() => detect(messageArray(messages), options));
+  return readingInput(() => detect(messageArray(messages), options), messages, options);
 }
 
 function detect(messages: readonly unknown[], options: { system?: unknown }): MessageFormatName {

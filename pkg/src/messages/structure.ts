@@ -12,6 +12,7 @@
  * @module
  */
 
+import { CtxpackError } from '../errors.js';
 import type { FormatAdapter, Turn } from './turns.js';
 
 /** Units over the messages: `unitOf[i]` is the index of the first message of `i`'s unit. */
@@ -54,6 +55,15 @@ export function buildUnits(turns: readonly (Turn | undefined)[], adapter: Format
 /** What `options.keep` may be: the last N messages, or a predicate on `(message, index)`. */
 export type KeepRule = number | ((message: unknown, index: number) => boolean);
 
+/** `keep(message, index)`; what it throws is the caller's: `INVALID_OPTION` naming `keep` and the message, with the thrown value as `cause`. */
+function kept(keep: (message: unknown, index: number) => unknown, message: unknown, index: number): boolean {
+  try {
+    return Boolean(keep(message, index));
+  } catch (err) {
+    throw new CtxpackError('INVALID_OPTION', `options.keep threw for messages[${index}] (the thrown value is this error's cause)`, { field: 'keep', index, cause: err });
+  }
+}
+
 /**
  * The pinned messages: system messages; the latest user message someone wrote (not one that only
  * carries tool results); the last message; `keep`; then whole units; and with `firstFromUser`,
@@ -76,7 +86,7 @@ export function pinnedMessages(
   if (n > 0) pinned[n - 1] = 1;
   for (let i = 0; i < n; i++) {
     if (turns[i]?.role === 'system') pinned[i] = 1;
-    if (typeof keep === 'number' ? i >= n - keep : keep !== undefined && keep(messages[i], i)) pinned[i] = 1;
+    if (typeof keep === 'number' ? i >= n - keep : keep !== undefined && kept(keep, messages[i], i)) pinned[i] = 1;
   }
   pinWholeUnits(pinned, units);
   if (firstFromUser) {

@@ -151,7 +151,7 @@ export function selectFragments<T extends PlannerFragmentFields>(
     const [order, withoutOrder] = readOrder(options);
     const [query, rest] = readQuery(withoutOrder);
     return [order, rest, query, hasPins(candidates)] as const;
-  });
+  }, candidates, gaze, budgets, options);
   const once = <U extends PlannerFragmentFields>(c: readonly U[], g: Gaze, b: Budgets, o: PlannerOptions | undefined): SelectionResult<U> =>
     selectOnce(c, g, b, o, query);
   const result = pinned ? selectWithPins(candidates, gaze, budgets, rest, once) : once(candidates, gaze, budgets, rest);
@@ -184,7 +184,7 @@ function plan<T extends PlannerFragmentFields>(
   query: string | undefined,
 ): SelectionResult<T> {
   const t0 = monotonicMs();
-  const call = readingInput(() => readCall(candidates, gaze, budgets, options, scratch)); // 1. validate
+  const call = readingInput(() => readCall(candidates, gaze, budgets, options, scratch), candidates, gaze, budgets, options); // 1. validate
   if (query !== undefined) {
     // options.query: the entity term becomes max(entity overlap, BM25 relevance of the content).
     const relevance = queryRelevance(candidates, query);

@@ -24,7 +24,7 @@ export function requestEnds(messages: readonly unknown[], format: SessionOptions
     const ends: number[] = [];
     for (let i = 0; i < turns.length; i++) if (isRequestEnd(turns, i)) ends.push(i);
     return ends;
-  });
+  }, messages);
 }
 
 /**

@@ -209,8 +209,8 @@ const INCLUDED: ReadonlySet<string> = new Set(['scored', 'zero_tokens', 'require
 
 function run(slicer: SlicerName, items: unknown, budget: unknown, options: Record<string, unknown>): SliceResult & { exact: ExactReport | null } {
   const mode = takeDependencyMode(options);
-  const cols = readingInput(() => readSliceItems(items));
-  const b = readingInput(() => budgetOf(budget));
+  const cols = readingInput(() => readSliceItems(items), items);
+  const b = readingInput(() => budgetOf(budget), budget);
   const { ids } = cols;
   if (cols.versions !== undefined) return withVariants(slicer, cols, cols.versions, b, options, mode);
   if (cols.grouping) {
@@ -480,7 +480,7 @@ function coreRequest(slicer: unknown, budget: unknown, options: unknown): [Slice
     if (o['bucketSize'] !== undefined) readBucketSize(o);
     if (o['entries'] !== undefined) o['entries'] = readCountEntries(o['entries'], 'entries');
     return [slicer as SlicerName, { ...o, ...budgetOf(budget) }];
-  });
+  }, budget, options);
 }
 
 /**
@@ -497,7 +497,7 @@ function coreRequest(slicer: unknown, budget: unknown, options: unknown): [Slice
  */
 export function sliceColumns(slicer: SlicerName, columns: SliceColumns, budget: SliceBudget, options?: CoreSliceOptions): ColumnarResult {
   const [name, req] = coreRequest(slicer, budget, options);
-  const cols = readingInput(() => readColumns(columns));
+  const cols = readingInput(() => readColumns(columns), columns);
   return sliceColumnar(name, { ...req, ...cols } as unknown as ColumnarRequest);
 }
 
@@ -555,6 +555,6 @@ export function sliceFragments(
   const [name, req] = coreRequest(slicer, budget, options);
   // The array is read here (a Proxy's trap may throw: INVALID_INPUT with its cause); each
   // fragment's four properties are read by the core, which reports a throwing one the same way.
-  const items = readingInput(() => (Array.isArray(fragments) ? Array.from(fragments) : fragments));
+  const items = readingInput(() => (Array.isArray(fragments) ? Array.from(fragments) : fragments), fragments);
   return sliceObjects(name, items, req as unknown as Omit<ColumnarRequest, 'tokens' | 'scores' | 'kinds' | 'kindNames'>);
 }
