@@ -67,3 +67,11 @@ pub fn decision_codes() -> Vec<String> {
 pub fn error_codes() -> Vec<String> {
     CtxpackError::CODES.iter().map(|&c| c.to_owned()).collect()
 }
+
+/// The factor the value-maximising strategies multiply scores by before
+/// flooring them to integer values ([`crate::SCORE_SCALE`]): a score below
+/// its inverse is worth nothing to them, which the messages layer must know.
+#[wasm_bindgen(js_name = scoreScale)]
+pub fn score_scale() -> f64 {
+    crate::SCORE_SCALE
+}

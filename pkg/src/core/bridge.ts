@@ -477,6 +477,15 @@ export function bm25Terms(query: string): number {
   return call(() => glue.bm25Terms(query));
 }
 
+/**
+ * The factor the value-maximising strategies (knapsack, exact, count-knapsack) scale scores by
+ * before flooring them (`max(0, floor(score × scale))`): a positive score below `1 / scale` is
+ * worth nothing to them.
+ */
+export function scoreScale(): number {
+  return call(() => glue.scoreScale());
+}
+
 /** The BM25 stats of `docs` for `query`: per text its length in words, then its count of each query term. */
 export function bm25Stats(docs: string[], query: string): Uint32Array {
   return call(() => glue.bm25Stats(docs, query));

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { CtxpackError, readingInput } from '../errors.js';
+import { CtxpackError, blame, readingInput } from '../errors.js';
 import { exactKnapsackSlice, greedySlice, knapsackSlice, packGreedy, type SliceItem, type SliceResult } from '../slicers/functions.js';
 import { estimateTokens, type TokenCounter } from '../tokens/counter.js';
 import { CountCache, countThrough, prefillAsync } from '../tokens/cache.js';
@@ -13,6 +13,8 @@ import type { Unchecked } from '../validate/fields.js';
 import { invalidOption, optionsRecord, readBoolean, readCount, readEnum, readFunction, readNonEmptyString, rejectUnknownOptions } from '../validate/options.js';
 import { defaultScale } from '../validate/variants.js';
 import { monotonicMs } from '../planner/metrics.js';
+import { scoreScale } from '../core/bridge.js';
+import { ANTHROPIC_MAX_MARKERS, capMarkers, fixedMarkers } from '../session/breakpoints.js';
 import { adapterOf } from './formats.js';
 import { readRelevance, relevanceValues, type Bm25Memo } from './relevance.js';
 import { buildUnits, latestUserMessage, pinnedMessages, type KeepRule, type Units } from './structure.js';
@@ -62,7 +64,7 @@ export function fitMessages<M>(messages: readonly M[], options: FitMessagesOptio
   return readingInput(() => {
     const prep = prepareFit(messages, options);
     return chooseFit(scoreFit(countFit(prep, new CountCache(0))));
-  });
+  }, messages, options);
 }
 
 /** Default of `concurrency`: counts in flight at once with an async counter. */
@@ -76,9 +78,9 @@ export const DEFAULT_CONCURRENCY = 8;
  */
 export async function fitMessagesAsync<M>(messages: readonly M[], options: FitMessagesAsyncOptions<M>): Promise<FitMessagesResult<M>> {
   const cache = new CountCache(0);
-  const prep = readingInput(() => prepareFit(messages, options, ['concurrency']));
+  const prep = readingInput(() => prepareFit(messages, options, ['concurrency']), messages, options);
   await prefillFit(prep, cache, readConcurrency(prep.options));
-  return readingInput(() => chooseFit(scoreFit(countFit(prep, cache))));
+  return readingInput(() => chooseFit(scoreFit(countFit(prep, cache))), prep.list, prep.options);
 }
 
 /** `options.concurrency`: an integer ≥ 1. */
@@ -101,6 +103,8 @@ export interface PreparedFit<M> {
   readonly slicer: (typeof SLICERS)[number];
   readonly weights: Required<RelevanceWeights>;
   readonly hasSystem: boolean;
+  /** Anthropic: the `cache_control` markers of `options.system`, which count against the request's limit (0 in other formats). */
+  readonly fixedMarkers: number;
   readonly turns: readonly Turn[];
   readonly units: Units;
   readonly pinned: Uint8Array;
@@ -140,12 +144,16 @@ export interface FitPlan {
   forced?: Uint8Array;
   eligible?: Uint8Array;
   target?: number;
+  /** Messages whose `cache_control` markers the session itself placed on an earlier turn: removed, never counted. */
+  ownMarkers?: Uint8Array;
 }
 
 /** Steps 1 to 3 without counting: options, messages, units, pins, broken units. @internal */
 export function prepareFit<M>(messages: readonly M[], options: unknown, extraOptions: readonly string[] = []): PreparedFit<M> {
   const t0 = monotonicMs();
-  const list = messageArray(messages) as readonly M[];
+  // The caller's array is read once, here: what a counter or a callback does to it later (or the
+  // application while an async counter runs) changes nothing. A hole reads as undefined.
+  const list = Array.from(messageArray(messages)) as readonly M[];
   const o = optionsRecord(options);
   rejectUnknownOptions(o, [...KNOWN_OPTIONS, ...extraOptions], 'fitMessages');
   const adapter = adapterOf(o['format']);
@@ -197,6 +205,7 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   }
   return {
     t0, options: o, list, adapter, budget, counter, model, query, slicer, weights, hasSystem: system !== undefined,
+    fixedMarkers: adapter.name === 'anthropic' ? fixedMarkers(system) : 0,
     turns, units, pinned, broken, warnings, texts, stubOf, stubs,
   };
 }
@@ -266,6 +275,7 @@ export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesRe
   // budget sliced again without them, so that what they would have taken goes to others
   // (a few rounds; startWithUser below drops whatever still leads after the last).
   const leadOut = new Uint8Array(n);
+  const worth = solverValue(s.slicer);
   let items: SliceItem[];
   let itemIndex: number[];
   let result: SliceResult;
@@ -275,10 +285,10 @@ export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesRe
     for (let i = 0; i < n; i++) {
       if (scored[i] === 0 || forced?.[i] === 1 || leadOut[i] === 1 || (plan.eligible !== undefined && plan.eligible[i] === 0)) continue;
       const unit = units.unitOf[i]!;
-      const item: SliceItem = { id: String(i), tokens: costs[i]! + overhead, score: values[i]! };
+      const item: SliceItem = { id: String(i), tokens: costs[i]! + overhead, score: worth(values[i]!) };
       if (units.members.get(unit)!.length > 1) item.group = `u${unit}`;
       const k = s.stubOf[i]!;
-      if (k >= 0) item.variants = [{ tokens: s.stubCosts[k]! + overhead, score: values[i]! * defaultScale(s.stubCosts[k]!, costs[i]!) }];
+      if (k >= 0) item.variants = [{ tokens: s.stubCosts[k]! + overhead, score: worth(values[i]! * defaultScale(s.stubCosts[k]!, costs[i]!)) }];
       items.push(item);
       itemIndex.push(i);
     }
@@ -332,6 +342,16 @@ export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesRe
   }
   const warnings = [...s.warnings];
   if (n === 0) warnings.push('messages is empty: there is nothing to send');
+  if (s.adapter.name === 'anthropic') {
+    const own = plan.ownMarkers;
+    const keptIndex = own === undefined ? undefined : decisions.filter((d) => d.included).map((d) => d.index);
+    const capped = capMarkers(kept, s.fixedMarkers, keptIndex === undefined ? undefined : (k) => own![keptIndex[k]!] === 1);
+    if (capped.removed > 0) {
+      warnings.push(
+        `cache_markers_removed: ${capped.removed} cache_control marker(s) on the messages were removed (the earliest), so that the request has at most ${ANTHROPIC_MAX_MARKERS} with options.system's`,
+      );
+    }
+  }
   const budgetUsed = tokensSelected + overhead * (kept.length + (s.hasSystem ? 1 : 0));
   return {
     messages: kept,
@@ -356,17 +376,36 @@ function readMessage(adapter: ReturnType<typeof adapterOf>, message: unknown, in
   try {
     return adapter.read(message, index);
   } catch (err) {
-    if (err instanceof CtxpackError) throw err;
+    const e = blame(err, [message]);
+    if (e.code !== 'INVALID_INPUT') throw e;
     throw new CtxpackError('INVALID_FIELD', `messages[${index}] could not be read: reading it threw (the thrown value is this error's cause)`, {
       field: 'messages',
       index,
-      cause: err,
+      cause: e.cause,
     });
   }
 }
 
+/**
+ * The score a message of value `v` (in [0, 1]) is given to the strategy. The value-maximising
+ * ones (`'exact'`, `'knapsack'`) floor `score × scale` to integers (bridge.ts `scoreScale`), so a
+ * message of low but positive value would be worth 0 to them and never kept, even with budget
+ * left: for them values are mapped onto [1.5, scale − 0.5] / scale, which keeps their order and
+ * makes every message worth at least one unit. The walks compare values as they are.
+ */
+function solverValue(slicer: (typeof SLICERS)[number]): (v: number) => number {
+  if (slicer !== 'exact' && slicer !== 'knapsack') return (v) => v;
+  const scale = scoreScale();
+  return (v) => (1.5 + v * (scale - 2)) / scale;
+}
+
 /** Runs the chosen strategy; `'acs'` and `'packer'` walk the items by value, highest first (ties: newest first). */
 function slice(slicer: (typeof SLICERS)[number], items: SliceItem[], budget: { targetTokens: number }): SliceResult {
+  // Every strategy keeps everything when everything fits. The greedy slice says so in one pass;
+  // the knapsack's buckets could not (each size rounded up, a fitting set can look too big).
+  let total = 0;
+  for (const item of items) total += item.tokens;
+  if (total <= budget.targetTokens) return greedySlice(items, budget);
   switch (slicer) {
     case 'exact':
       return exactKnapsackSlice(items, budget);

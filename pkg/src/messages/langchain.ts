@@ -7,7 +7,8 @@
  * @module
  */
 
-import { collectText, joinText, messageError, messageRecord, readCallId, readToolCalls, type FormatAdapter, type Turn } from './turns.js';
+import { isRecord } from '../validate/fields.js';
+import { collectText, joinText, messageError, messageRecord, readCallId, readToolCalls, unanswerableCall, type FormatAdapter, type Turn } from './turns.js';
 
 const TYPES: Readonly<Record<string, Turn['role']>> = { system: 'system', developer: 'system', human: 'user', ai: 'assistant', tool: 'tool' };
 
@@ -32,9 +33,41 @@ function read(message: unknown, index: number): Turn {
   const text = collectText(m['content']);
   const calls: string[] = [];
   const results: string[] = [];
-  if (role === 'assistant') readToolCalls(m['tool_calls'], index, calls, text, (call) => [call['name'], call['args']], true);
+  if (role === 'assistant') {
+    readToolCalls(m['tool_calls'], index, calls, text, (call) => [call['name'], call['args']], true);
+    otherCalls(m, index, calls, text);
+  }
   if (role === 'tool') results.push(readCallId(m['tool_call_id'], index, 'tool_call_id'));
   return { role, calls, results, prose: role === 'user', text: joinText(text) };
+}
+
+/**
+ * The tool calls an AI message carries besides `tool_calls`, each of which LangChain's converters
+ * send to the provider, so each needs its result like any other call: `invalid_tool_calls` (a
+ * model reply whose arguments are not JSON: `tool_calls` is then empty), the provider's raw calls
+ * in `additional_kwargs.tool_calls`, and `tool_use` / `tool_call` content blocks. A call already
+ * read (same id) is not read twice; one without an id is unanswerable (as in `readToolCalls`).
+ */
+function otherCalls(m: Readonly<Record<string, unknown>>, index: number, calls: string[], text: string[]): void {
+  const seen = new Set(calls);
+  const add = (list: unknown, where: string, textOf: (c: Readonly<Record<string, unknown>>) => unknown): void => {
+    if (!Array.isArray(list)) return;
+    for (let k = 0; k < list.length; k++) {
+      const c: unknown = list[k];
+      if (!isRecord(c) || (where === 'content' && c['type'] !== 'tool_use' && c['type'] !== 'tool_call')) continue;
+      const id = c['id'];
+      if (typeof id === 'string' && id.length > 0) {
+        if (seen.has(id)) continue;
+        seen.add(id);
+        calls.push(id);
+      } else calls.push(unanswerableCall(`messages[${index}].${where}[${k}] has no id`));
+      if (where !== 'content') collectText(textOf(c), text); // content blocks are in the message's text already
+    }
+  };
+  add(m['invalid_tool_calls'], 'invalid_tool_calls', (c) => [c['name'], c['args']]);
+  const kwargs = m['additional_kwargs'];
+  if (isRecord(kwargs)) add(kwargs['tool_calls'], 'additional_kwargs.tool_calls', (c) => c['function']);
+  add(m['content'], 'content', () => undefined);
 }
 
 /**

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { readingInput, shownName } from '../errors.js';
+import { CtxpackError, readingInput, shownName } from '../errors.js';
 import { chooseFit, countFit, prefillFit, prepareFit, readConcurrency, scoreFit, type FitPlan, type PreparedFit, type ScoredFit } from '../messages/fit.js';
 import { adapterOf } from '../messages/formats.js';
 import { Bm25Memo } from '../messages/relevance.js';
@@ -15,7 +15,7 @@ import { CountCache, textKey } from '../tokens/cache.js';
 import { estimateTokens } from '../tokens/counter.js';
 import { invalidOption, optionsRecord, readBoolean, readCount, readNonEmptyString } from '../validate/options.js';
 import type { FitMessagesResult } from '../types.js';
-import { placeBreakpoints } from './breakpoints.js';
+import { ANTHROPIC_MAX_MARKERS, messageMarkers, placeBreakpoints } from './breakpoints.js';
 import { cachedTokens, cutObjective, readPricing, requestCost, type Pricing } from './pricing.js';
 import { readState } from './state.js';
 import type { PreviousRequest, SessionFitResult, SessionOptions, SessionState, SessionTurnOptions } from './types.js';
@@ -65,6 +65,10 @@ class ChatSession implements Session {
   private readonly concurrency: number;
   private previous: PreviousRequest | null = null;
   private growth: number[] = [];
+  /** The last `fitAsync` turn queued: overlapping turns run one after another, in call order. */
+  private queue: Promise<unknown> = Promise.resolve();
+  /** `fitAsync` turns queued or running. */
+  private pending = 0;
 
   constructor(options: SessionOptions) {
     const o = optionsRecord(options);
@@ -93,17 +97,43 @@ class ChatSession implements Session {
   }
 
   fit<M>(history: readonly M[], turn?: SessionTurnOptions): SessionFitResult<M> {
+    if (this.pending > 0) {
+      throw new CtxpackError('SESSION_BUSY', `fit was called while ${this.pending} fitAsync turn(s) of this session are running: await them first, or use fitAsync`);
+    }
     return readingInput(() => {
       const hits = this.counts.hits;
       const misses = this.counts.misses;
       return this.plan(countFit(this.prepare(history, turn), this.counts), hits, misses);
-    });
+    }, history, turn);
   }
 
-  async fitAsync<M>(history: readonly M[], turn?: SessionTurnOptions): Promise<SessionFitResult<M>> {
+  /**
+   * The history and the options are read when called; the turn is planned after every earlier
+   * `fitAsync` of this session has finished (in call order), so that it sees their requests and
+   * their counts: nothing is counted twice, and the session remembers the latest turn.
+   */
+  fitAsync<M>(history: readonly M[], turn?: SessionTurnOptions): Promise<SessionFitResult<M>> {
+    let prep: PreparedFit<M>;
+    try {
+      prep = readingInput(() => this.prepare(history, turn), history, turn);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    this.pending++;
+    const run = this.queue.then(async () => {
+      try {
+        return await this.fitPrepared(prep);
+      } finally {
+        this.pending--;
+      }
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async fitPrepared<M>(prep: PreparedFit<M>): Promise<SessionFitResult<M>> {
     const hits = this.counts.hits;
     const misses = this.counts.misses;
-    const prep = readingInput(() => this.prepare(history, turn));
     await prefillFit(prep, this.counts, this.concurrency);
     // The hits of the prefill are this turn's; its lookups again in countFit are not.
     const prefillHits = this.counts.hits;
@@ -111,7 +141,7 @@ class ChatSession implements Session {
       const counted = countFit(prep, this.counts);
       this.counts.hits = prefillHits;
       return this.plan(counted, hits, misses);
-    });
+    }, prep.list, prep.options);
   }
 
   exportState(): SessionState {
@@ -151,7 +181,17 @@ class ChatSession implements Session {
     const systemKey = s.hasSystem ? s.textKeys[n]! : '';
     const baseTokens = s.budget.overheadTokens + (s.hasSystem ? s.systemCost + overhead : 0);
     const budget = s.budget.overheadTokens + s.budget.effective;
-    const prev = this.previous;
+    const mismatch = this.previous === null ? undefined : stateMismatch(this.previous, s, keys);
+    const prev = mismatch === undefined ? this.previous : null;
+    const stateWarnings = mismatch === undefined ? [] : [`state_mismatch: the remembered request does not hold for this history (${mismatch}): planned as a first turn`];
+    // Our own cache_control from the previous turn, back in the history if the application sends
+    // our output back as its history: removed, so that markers never pile up.
+    let ownMarkers: Uint8Array | undefined;
+    if (this.breakpoints && prev !== null && prev.breakpoints.length > 0) {
+      const own = new Set(prev.breakpoints.map(([before]) => prev.entries[before - 1]?.[1]));
+      ownMarkers = new Uint8Array(n);
+      for (let i = 0; i < n; i++) if (own.has(keys[i]!)) ownMarkers[i] = 1;
+    }
 
     // How much of the previous request is still in the history, unchanged.
     const sameSystem = prev !== null && prev.system === systemKey;
@@ -187,20 +227,20 @@ class ChatSession implements Session {
 
     let result: FitMessagesResult<M> | undefined;
     let cut = false;
-    if (!this.pricing.enabled) result = chooseFit(s);
+    if (!this.pricing.enabled) result = chooseFit(s, { ownMarkers });
     else {
-      if (sameSystem && reusable === prev.entries.length && n >= prev.n) {
+      const forced = new Uint8Array(n);
+      if (sameSystem) for (const [index] of prev.entries) forced[index] = 1;
+      if (sameSystem && reusable === prev.entries.length && n >= prev.n && unitsWhole(s, forced)) {
         // Append: the previous request as it was, and every new message.
-        const forced = new Uint8Array(n);
-        for (const [index] of prev.entries) forced[index] = 1;
         const eligible = new Uint8Array(n);
         eligible.fill(1, prev.n);
-        const r = chooseFit(s, { forced, eligible });
+        const r = chooseFit(s, { forced, eligible, ownMarkers });
         const allNew = r.decisions.every((d) => d.index < prev.n || d.included || s.broken[d.index] === 1);
         if (allNew && r.metrics.budget_used <= s.budget.effective) result = r;
       }
       if (result === undefined) {
-        result = this.cut(s, prev, sameSystem ? reusable : 0, budget, prefixOf);
+        result = this.cut(s, prev, sameSystem ? reusable : 0, budget, prefixOf, ownMarkers);
         cut = prev !== null;
       }
     }
@@ -226,12 +266,16 @@ class ChatSession implements Session {
       while (head < prefix.messages && entries[head]![2] <= baseTokens + HEAD_SHARE * s.budget.effective) head++;
     }
     const positions = this.pricing.maxBreakpoints > 0 ? [entries.length, prefix.messages, head, ...(sameSystem ? prev.breakpoints.map(([b]) => b) : [])] : [];
+    // Anthropic's limit counts the markers the caller placed (system prompt, messages) too.
+    let callerMarkers = s.fixedMarkers;
+    if (s.adapter.name === 'anthropic') for (const m of result.messages) callerMarkers += messageMarkers(m);
     const placed = placeBreakpoints(
       result.messages,
       positions,
       (before) => (before === 0 ? baseTokens : entries[before - 1]![2]),
       this.pricing,
       this.breakpoints,
+      Math.max(0, Math.min(this.pricing.maxBreakpoints, ANTHROPIC_MAX_MARKERS - callerMarkers)),
     );
     this.previous = {
       n,
@@ -245,6 +289,7 @@ class ChatSession implements Session {
     const cost = requestCost(this.pricing, result.metrics.prompt_tokens, prefix.cached);
     return {
       ...result,
+      warnings: stateWarnings.length > 0 ? [...stateWarnings, ...result.warnings] : result.warnings,
       messages: placed.messages,
       metrics: {
         ...result.metrics,
@@ -276,6 +321,7 @@ class ChatSession implements Session {
     reusable: number,
     budget: number,
     prefixOf: (r: FitMessagesResult<M>) => { cached: number },
+    ownMarkers: Uint8Array | undefined,
   ): FitMessagesResult<M> {
     const n = s.list.length;
     const overhead = s.budget.perFragmentOverhead;
@@ -290,7 +336,7 @@ class ChatSession implements Session {
       }
     }
     if (s.pinnedTokens + headTokens > s.budget.effective) forced.fill(0);
-    const full = chooseFit(s, { forced });
+    const full = chooseFit(s, { forced, ownMarkers });
     if (full.decisions.every((d) => d.included || s.scored[d.index] === 0)) return full;
 
     // What the full fit keeps is worth its price: value is measured against its mean value per token.
@@ -306,7 +352,7 @@ class ChatSession implements Session {
     let best = full;
     let bestScore = Infinity;
     for (const share of CUT_SHARES) {
-      const plan: FitPlan = { forced, target: Math.floor(share * s.budget.effective) };
+      const plan: FitPlan = { forced, target: Math.floor(share * s.budget.effective), ownMarkers };
       const r = share === 1 ? full : chooseFit(s, plan);
       let lost = 0;
       for (const d of full.decisions) {
@@ -332,6 +378,40 @@ class ChatSession implements Session {
     }
     return Math.max(1, tokens / Math.max(1, requests));
   }
+}
+
+/**
+ * Why the remembered request cannot be the previous request of this history, or `undefined`
+ * when it can. A state from a database may be stale, truncated or edited: reusing it may cost
+ * cache reuse, never validity. Checked: its messages in increasing order, within the history,
+ * and no tool call or result without the rest of its unit (before the previous history's end,
+ * where the whole unit was already there; pinned messages are kept anyway).
+ */
+function stateMismatch(prev: PreviousRequest, s: ScoredFit<unknown>, keys: readonly string[]): string | undefined {
+  const n = s.list.length;
+  const sent = new Uint8Array(n);
+  let last = -1;
+  for (const [index] of prev.entries) {
+    if (index <= last) return 'its messages are not in increasing order';
+    last = index;
+    if (index < n) sent[index] = 1;
+  }
+  for (const [index, key] of prev.entries) {
+    if (index >= n || keys[index] !== key) break; // the history changed from here: not reused
+    for (const j of s.units.members.get(s.units.unitOf[index]!)!) {
+      if (j < prev.n && sent[j] === 0 && s.pinned[j] === 0 && s.broken[j] === 0) return `messages[${index}] was sent without messages[${j}] of its tool-call unit`;
+    }
+  }
+  return undefined;
+}
+
+/** Whether every unit with a `forced` message has all its members forced or pinned (so that forcing splits no tool call from its result). */
+function unitsWhole(s: ScoredFit<unknown>, forced: Uint8Array): boolean {
+  for (let i = 0; i < forced.length; i++) {
+    if (forced[i] === 0) continue;
+    for (const j of s.units.members.get(s.units.unitOf[i]!)!) if (forced[j] === 0 && s.pinned[j] === 0 && s.broken[j] === 0) return false;
+  }
+  return true;
 }
 
 /** Whether a request is made after message `i`: a user or tool message followed by the assistant (or by nothing). */
