@@ -6,30 +6,11 @@
 // messages-types.test.mjs.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { modelMessageSchema } from 'ai';
-import { BaseMessage } from '@langchain/core/messages';
 import { fitMessages, validateMessages } from 'ctxpack';
-import { FORMATS, randomHistory, render } from './messages-histories.mjs';
+import { FORMATS, isTypedUserTurn, randomHistory, render, sdkCheck } from './messages-histories.mjs';
 
 const SEEDS = 300;
 const BUDGETS = [0, 40, 150, 600, 3000, 20000, 1_000_000];
-
-/** The AI SDK's own schema, and LangChain's pairing (AIMessage.tool_calls ids ↔ ToolMessage.tool_call_id). */
-function sdkCheck(format, messages) {
-  if (format === 'ai-sdk') {
-    for (const m of messages) assert.ok(modelMessageSchema.safeParse(m).success, 'modelMessageSchema rejects a kept message');
-  }
-  if (format === 'langchain') {
-    const open = new Set();
-    for (const m of messages) {
-      assert.ok(m instanceof BaseMessage);
-      if (m.getType() === 'ai') for (const c of m.tool_calls ?? []) open.add(c.id);
-      if (m.getType() === 'tool') assert.ok(open.delete(m.tool_call_id), 'a ToolMessage without its AIMessage');
-      if (m.getType() === 'human') assert.equal(open.size, 0, 'a tool call left unanswered');
-    }
-    assert.equal(open.size, 0);
-  }
-}
 
 test('every fit of a random history is valid for its format and its SDK, at every budget', () => {
   let runs = 0;
@@ -78,7 +59,3 @@ test('every fit of a random history is valid for its format and its SDK, at ever
   assert.ok(refused > 0);
 });
 
-/** A user message someone typed (the generator's user turns are plain strings). */
-function isTypedUserTurn(m) {
-  return m instanceof BaseMessage ? m.getType() === 'human' : m.role === 'user' && typeof m.content === 'string';
-}
