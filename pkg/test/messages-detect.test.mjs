@@ -61,3 +61,46 @@ test('junk elements are not read as any format: the default, left for fitMessage
   assert.equal(detectMessageFormat([null, 7, 'text', []]), 'openai');
   assert.throws(() => fitMessages([null], { format: detectMessageFormat([null]), budgets: { tokens_max: 10 } }), (e) => e instanceof CtxpackError && e.code === 'INVALID_FIELD');
 });
+
+// Issue 28: histories whose only Anthropic blocks were images, documents or MCP calls were read as
+// OpenAI, and fitting them as OpenAI could open the request with an assistant message.
+const ANTHROPIC_ONLY_BY = {
+  'an image block with a source': { type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } },
+  'a document block with a source': { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'notes' } },
+  'an mcp_tool_use block': { type: 'mcp_tool_use', id: 'mcptoolu_1', name: 'search', server_name: 's', input: {} },
+  'an mcp_tool_result block': { type: 'mcp_tool_result', tool_use_id: 'mcptoolu_1', content: 'r' },
+  'a search_result block': { type: 'search_result', source: 'https://example.com', title: 't', content: [{ type: 'text', text: 'r' }] },
+  'a container_upload block': { type: 'container_upload', file_id: 'file_1' },
+  'a compaction block': { type: 'compaction', content: 'summary of the earlier turns' },
+  'a code_execution_tool_result block': { type: 'code_execution_tool_result', tool_use_id: 'srvtoolu_1', content: { type: 'code_execution_result', stdout: '', stderr: '', return_code: 0, content: [] } },
+};
+
+test('Anthropic histories are detected from any Anthropic-only block, images and documents by their source', () => {
+  for (const [what, block] of Object.entries(ANTHROPIC_ONLY_BY)) {
+    const long = 'an earlier question about the weather in several cities '.repeat(30);
+    const messages = [
+      { role: 'user', content: long },
+      { role: 'assistant', content: 'an earlier answer' },
+      { role: 'user', content: [block, { type: 'text', text: 'what does this say?' }] },
+    ];
+    const format = detectMessageFormat(messages);
+    assert.equal(format, 'anthropic', what);
+    // What the CLI does with the detected format: the request opens with a user message.
+    const r = fitMessages(messages, { format, budgets: { tokens_max: 120 } });
+    assert.equal(r.messages[0].role, 'user', what);
+    assert.equal(r.decisions[1].reason, 'first_not_user', what);
+  }
+});
+
+test('shared part types decide by their fields: OpenAI image_url and file parts, AI SDK image and file parts', () => {
+  const withPart = (part) => [{ role: 'user', content: [{ type: 'text', text: 'look' }, part] }, { role: 'assistant', content: 'seen' }];
+  assert.equal(detectMessageFormat(withPart({ type: 'image_url', image_url: { url: 'https://example.com/a.png' } })), 'openai');
+  assert.equal(detectMessageFormat(withPart({ type: 'file', file: { file_id: 'file-1' } })), 'openai');
+  assert.equal(detectMessageFormat(withPart({ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } })), 'openai');
+  assert.equal(detectMessageFormat(withPart({ type: 'image', image: 'https://example.com/a.png' })), 'ai-sdk');
+  assert.equal(detectMessageFormat(withPart({ type: 'file', data: 'AAAA', mediaType: 'application/pdf' })), 'ai-sdk');
+  assert.equal(detectMessageFormat(withPart({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } })), 'anthropic');
+  // An image part with neither field says nothing: the plain-text default.
+  assert.equal(detectMessageFormat(withPart({ type: 'image' })), 'openai');
+  assert.equal(detectMessageFormat(withPart({ type: 'image' }), { system: 'x' }), 'anthropic');
+});

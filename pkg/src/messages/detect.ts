@@ -9,8 +9,36 @@ import { readingInput } from '../errors.js';
 import type { MessageFormatName } from './turns.js';
 import { messageArray } from './validate.js';
 
-const AI_SDK_PARTS = new Set(['tool-call', 'tool-result', 'reasoning', 'tool-approval-request', 'tool-approval-response']);
-const ANTHROPIC_PARTS = new Set(['tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'server_tool_use', 'web_search_tool_result']);
+/** AI SDK `ModelMessage` part types no other format uses (`@ai-sdk/provider-utils`: `AssistantContent`, `ToolContent`). */
+const AI_SDK_PARTS = new Set(['tool-call', 'tool-result', 'reasoning', 'reasoning-file', 'custom', 'tool-approval-request', 'tool-approval-response']);
+/**
+ * Anthropic Messages block types no other format uses: every member of `ContentBlockParam` and
+ * `BetaContentBlockParam` (@anthropic-ai/sdk 1.13) but `text`, `image` and `document`, which
+ * {@link formatOfPart} tells apart by their fields.
+ */
+const ANTHROPIC_BLOCKS = new Set([
+  'search_result',
+  'thinking',
+  'redacted_thinking',
+  'tool_use',
+  'tool_result',
+  'server_tool_use',
+  'web_search_tool_result',
+  'web_fetch_tool_result',
+  'advisor_tool_result',
+  'code_execution_tool_result',
+  'bash_code_execution_tool_result',
+  'text_editor_code_execution_tool_result',
+  'tool_search_tool_result',
+  'mcp_tool_use',
+  'mcp_tool_result',
+  'mcp_tool_listing',
+  'container_upload',
+  'compaction',
+  'tool_addition',
+  'tool_removal',
+  'fallback',
+]);
 const OPENAI_ROLES = new Set(['system', 'developer', 'tool']);
 
 function isRecord(v: unknown): v is Readonly<Record<string, unknown>> {
@@ -22,19 +50,37 @@ function isLangChain(m: Readonly<Record<string, unknown>>): boolean {
   return typeof m['getType'] === 'function' || typeof m['_getType'] === 'function';
 }
 
-function partTypes(m: Readonly<Record<string, unknown>>): string[] {
+/**
+ * The format a content part's shape belongs to, or `undefined` for a shape several formats share
+ * (`text`) or none has. Type names used by two formats decide by the field only one of them has:
+ * Anthropic's `image` and `document` blocks carry a `source`, the AI SDK's `image` part an
+ * `image` and its `file` part a `data` (OpenAI's `file` part nests its fields under `file`).
+ */
+function formatOfPart(p: Readonly<Record<string, unknown>>): 'ai-sdk' | 'anthropic' | undefined {
+  const type = p['type'];
+  if (typeof type !== 'string') return undefined;
+  if (AI_SDK_PARTS.has(type) || (type === 'image' && p['image'] !== undefined) || (type === 'file' && p['data'] !== undefined)) return 'ai-sdk';
+  if (ANTHROPIC_BLOCKS.has(type) || ((type === 'image' || type === 'document') && p['source'] !== undefined)) return 'anthropic';
+  return undefined;
+}
+
+function partFormats(m: Readonly<Record<string, unknown>>): ('ai-sdk' | 'anthropic' | undefined)[] {
   const content = m['content'];
   if (!Array.isArray(content)) return [];
-  return content.filter(isRecord).map((p) => p['type']).filter((t): t is string => typeof t === 'string');
+  return content.filter(isRecord).map(formatOfPart);
 }
 
 /**
  * The format of `messages`, decided by the first rule that matches:
  *
  * 1. a message with LangChain's `getType()` / `_getType()` methods: `'langchain'`;
- * 2. a content part typed `tool-call`, `tool-result` or `reasoning` (or a `tool` message whose
- *    content is an array): `'ai-sdk'`;
- * 3. a content part typed `tool_use`, `tool_result`, `thinking` or `redacted_thinking`: `'anthropic'`;
+ * 2. an AI SDK part: typed `tool-call`, `tool-result`, `reasoning`, `reasoning-file`, `custom`,
+ *    `tool-approval-request` or `tool-approval-response`, an `image` part with an `image` field or
+ *    a `file` part with a `data` field (or a `tool` message whose content is an array): `'ai-sdk'`;
+ * 3. an Anthropic block: any type of the Messages API's content blocks but `text` (`tool_use`,
+ *    `tool_result`, `thinking`, `server_tool_use`, `mcp_tool_use`, `search_result`,
+ *    `container_upload`, `compaction`, the server tools' results…), or an `image` or `document`
+ *    block with a `source` field: `'anthropic'`;
  * 4. a `system`, `developer` or `tool` role, or `tool_calls` on a message: `'openai'`;
  * 5. otherwise (plain user and assistant text, which every format reads alike): `'anthropic'` when
  *    `options.system` (Anthropic's top-level system prompt) is given, else `'openai'`.
@@ -54,9 +100,9 @@ export function detectMessageFormat(messages: readonly unknown[], options: { sys
 function detect(messages: readonly unknown[], options: { system?: unknown }): MessageFormatName {
   const records = messages.filter(isRecord);
   if (records.some(isLangChain)) return 'langchain';
-  const types = records.flatMap(partTypes);
-  if (types.some((t) => AI_SDK_PARTS.has(t)) || records.some((m) => m['role'] === 'tool' && Array.isArray(m['content']))) return 'ai-sdk';
-  if (types.some((t) => ANTHROPIC_PARTS.has(t))) return 'anthropic';
+  const parts = records.flatMap(partFormats);
+  if (parts.includes('ai-sdk') || records.some((m) => m['role'] === 'tool' && Array.isArray(m['content']))) return 'ai-sdk';
+  if (parts.includes('anthropic')) return 'anthropic';
   if (records.some((m) => (typeof m['role'] === 'string' && OPENAI_ROLES.has(m['role'])) || m['tool_calls'] !== undefined)) return 'openai';
   return isRecord(options) && options.system !== undefined ? 'anthropic' : 'openai';
 }
