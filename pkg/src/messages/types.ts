@@ -11,8 +11,8 @@ export type MessageFormat = 'openai' | 'anthropic' | 'ai-sdk' | 'langchain';
 
 /**
  * A rule a conversation breaks (see `validateMessages`): `'malformed'` (a message its format cannot
- * read: the message names the field), `'no_messages'`, `'system_not_first'`, `'first_not_user'`
- * (Anthropic), `'missing_tool_result'`, `'orphan_tool_result'`.
+ * read, a hole in the array included: the message names the field), `'no_messages'`,
+ * `'system_not_first'`, `'first_not_user'` (Anthropic), `'missing_tool_result'`, `'orphan_tool_result'`.
  */
 export type MessageRule = 'malformed' | 'no_messages' | 'system_not_first' | 'first_not_user' | 'missing_tool_result' | 'orphan_tool_result';
 

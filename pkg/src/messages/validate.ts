@@ -16,11 +16,16 @@ export interface ReadTurns {
   readonly violations: MessageViolation[];
 }
 
-/** `messages` must be an array (`INVALID_INPUT` otherwise). */
+/**
+ * `messages` must be an array (`INVALID_INPUT` otherwise). A sparse one comes back as a copy whose
+ * holes are `undefined`: `JSON.stringify` sends a hole as `null`, so it is a message like any other
+ * non-object (malformed), and every reader sees it (`map` and `forEach` skip holes).
+ */
 export function messageArray(messages: unknown): readonly unknown[] {
   if (!Array.isArray(messages)) {
     throw new CtxpackError('INVALID_INPUT', `messages must be an array, got ${describeValue(messages)}`, { field: 'messages' });
   }
+  for (let i = 0; i < messages.length; i++) if (!(i in messages)) return Array.from(messages);
   return messages;
 }
 
