@@ -2,7 +2,10 @@
  * Anthropic Messages: `user` / `assistant` messages whose content is a string or blocks;
  * `tool_use` blocks in an assistant message are answered by `tool_result` blocks in the next user
  * message; `thinking` and `redacted_thinking` blocks are part of their message, so they stay with
- * their turn. The system prompt is not a message (`options.system`).
+ * their turn. The system prompt is not a message (`options.system`). In a user message the
+ * `tool_result` blocks come first: "In the user message containing tool results, the tool_result
+ * blocks must come FIRST in the content array. Any text must come AFTER all tool results"
+ * (Anthropic's tool use guide, "Handling results from client tools").
  *
  * @internal
  * @module
@@ -14,17 +17,35 @@ function read(message: unknown, index: number): Turn {
   const m = messageRecord(message, index);
   const role = m['role'];
   if (role !== 'user' && role !== 'assistant') throw messageError(index, 'role', "'user' or 'assistant' (the system prompt goes in options.system)", role);
-  const blocks = readParts(m['content'], index, 'content', true);
+  const content = m['content'];
+  const blocks = readParts(content, index, 'content', true);
   const calls: string[] = [];
   const results: string[] = [];
-  let prose = typeof m['content'] === 'string';
+  let prose = typeof content === 'string' && content.length > 0;
+  let emptyPart: number | undefined;
+  let resultAfterOther: number | undefined;
   for (let k = 0; k < blocks.length; k++) {
     const b = blocks[k]!;
     if (role === 'assistant' && b['type'] === 'tool_use') calls.push(readCallId(b['id'], index, `content[${k}].id`));
-    else if (role === 'user' && b['type'] === 'tool_result') results.push(readCallId(b['tool_use_id'], index, `content[${k}].tool_use_id`));
-    else prose = true;
+    else if (role === 'user' && b['type'] === 'tool_result') {
+      results.push(readCallId(b['tool_use_id'], index, `content[${k}].tool_use_id`));
+      if (prose && resultAfterOther === undefined) resultAfterOther = k;
+    } else prose = true;
+    // The API refuses a text block whose text is empty or only whitespace ("text content blocks
+    // must be non-empty" / "must contain non-whitespace text").
+    if (b['type'] === 'text' && typeof b['text'] === 'string' && b['text'].trim() === '' && emptyPart === undefined) emptyPart = k;
   }
-  return { role, calls, results, prose: role === 'user' && prose, text: joinText(collectText(m['content'])) };
+  const turn: Turn = { role, calls, results, prose: role === 'user' && prose, text: joinText(collectText(content)) };
+  // "all messages must have non-empty content except for the optional final assistant message"
+  // (the API's own refusal): an empty string or array.
+  const emptyContent = (typeof content === 'string' || Array.isArray(content)) && content.length === 0;
+  if (!emptyContent && emptyPart === undefined && resultAfterOther === undefined) return turn;
+  return {
+    ...turn,
+    ...(emptyContent ? { emptyContent: true as const } : {}),
+    ...(emptyPart === undefined ? {} : { emptyPart }),
+    ...(resultAfterOther === undefined ? {} : { resultAfterOther }),
+  };
 }
 
 /** A user message whose `tool_result` blocks hold `note` (their ids, `is_error` and the other blocks kept). */
@@ -40,6 +61,9 @@ export const anthropic: FormatAdapter = {
   results: 'next-user',
   firstFromUser: true,
   systemAnywhere: false,
+  emptyLastAssistant: true,
+  // The API refuses a repeated id anywhere in the request ("`tool_use` ids must be unique").
+  callIdsUniqueInRequest: true,
   systemOption: { accepts: (v) => typeof v === 'string' || Array.isArray(v), requirement: 'a string or an array of text blocks' },
   stub,
 };

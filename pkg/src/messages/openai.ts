@@ -24,7 +24,20 @@ function read(message: unknown, index: number): Turn {
   if (role === 'assistant') readToolCalls(m['tool_calls'], index, calls, text, (call) => call['function'] ?? call['custom']);
   if (role === 'tool') results.push(readCallId(m['tool_call_id'], index, 'tool_call_id'));
   const turnRole = role === 'developer' || role === 'system' ? 'system' : (role as Turn['role']);
-  return { role: turnRole, calls, results, prose: turnRole === 'user', text: joinText(text) };
+  const emptyContent = (content === undefined || content === null) && !hasOtherContent(m, role, calls);
+  const turn: Turn = { role: turnRole, calls, results, prose: turnRole === 'user' && !emptyContent, text: joinText(text) };
+  return emptyContent ? { ...turn, emptyContent: true } : turn;
+}
+
+/**
+ * What stands in for `content` (openai 6, `ChatCompletion*MessageParam`): `content` is required in
+ * system, developer, user and tool messages; an assistant message's is "Required unless
+ * `tool_calls` or `function_call` is specified". A previous audio reply (`audio: { id }`) also
+ * comes without content, so it counts too.
+ */
+function hasOtherContent(m: Readonly<Record<string, unknown>>, role: unknown, calls: readonly string[]): boolean {
+  if (role !== 'assistant') return false;
+  return calls.length > 0 || (m['function_call'] !== undefined && m['function_call'] !== null) || (m['audio'] !== undefined && m['audio'] !== null);
 }
 
 /** A `tool` message with `note` as its content. */

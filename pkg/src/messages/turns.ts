@@ -31,6 +31,12 @@ export interface Turn {
   readonly approvalRequests?: readonly (readonly [approvalId: string, callId: string])[];
   /** AI SDK: the approval ids a tool message's `tool-approval-response` parts answer. */
   readonly approvalResponses?: readonly string[];
+  /** The message has no content, as its format sees it (see each adapter): rule `empty_content`. */
+  readonly emptyContent?: true;
+  /** The index of a content part its format refuses as empty (Anthropic: a text block without text): rule `empty_content`. */
+  readonly emptyPart?: number;
+  /** The index of a tool result that comes after a part of another kind (Anthropic wants them first): rule `tool_result_not_first`. */
+  readonly resultAfterOther?: number;
 }
 
 /** Where a format puts tool results: in `tool` messages right after the call, or in the next user message (Anthropic). */
@@ -49,6 +55,10 @@ export interface FormatAdapter {
    * accepts one anywhere; LangChain and the AI SDK pass messages to providers that do not).
    */
   readonly systemAnywhere: boolean;
+  /** Whether the last message may be an assistant message with empty content (Anthropic: a prefill). */
+  readonly emptyLastAssistant?: boolean;
+  /** Whether a tool call's id must be unique in the whole request (Anthropic), not only in its message. */
+  readonly callIdsUniqueInRequest?: boolean;
   /**
    * The top-level system prompt the format's API takes beside the messages (`options.system`):
    * what it accepts, and how to say so; `undefined` where the system prompt is a message.

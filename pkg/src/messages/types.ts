@@ -12,9 +12,20 @@ export type MessageFormat = 'openai' | 'anthropic' | 'ai-sdk' | 'langchain';
 /**
  * A rule a conversation breaks (see `validateMessages`): `'malformed'` (a message its format cannot
  * read, a hole in the array included: the message names the field), `'no_messages'`,
- * `'system_not_first'`, `'first_not_user'` (Anthropic), `'missing_tool_result'`, `'orphan_tool_result'`.
+ * `'system_not_first'`, `'first_not_user'` (Anthropic), `'missing_tool_result'`,
+ * `'orphan_tool_result'`, `'duplicate_tool_call_id'`, `'empty_content'`, `'tool_result_not_first'`
+ * (Anthropic).
  */
-export type MessageRule = 'malformed' | 'no_messages' | 'system_not_first' | 'first_not_user' | 'missing_tool_result' | 'orphan_tool_result';
+export type MessageRule =
+  | 'malformed'
+  | 'no_messages'
+  | 'system_not_first'
+  | 'first_not_user'
+  | 'missing_tool_result'
+  | 'orphan_tool_result'
+  | 'duplicate_tool_call_id'
+  | 'empty_content'
+  | 'tool_result_not_first';
 
 /** One rule violation: the message at fault (0 for `no_messages`), the rule, and a message naming indexes, never text. */
 export interface MessageViolation {

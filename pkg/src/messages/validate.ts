@@ -57,7 +57,14 @@ function violation(index: number, rule: MessageRule, message: string): MessageVi
  * - `missing_tool_result`: a tool call without its result (OpenAI, AI SDK, LangChain: in the tool
  *   messages right after the call; Anthropic: in the very next message, from the user);
  * - `orphan_tool_result`: a tool result whose call is not where the format requires it, or that
- *   answers a call already answered.
+ *   answers a call already answered;
+ * - `duplicate_tool_call_id`: a tool call whose id another call of its message has (a result names
+ *   its call by id, so neither could be answered alone), or, where the format wants ids unique in
+ *   the request (Anthropic: "`tool_use` ids must be unique"), an earlier message;
+ * - `empty_content`: a message without content as its format reads it (Anthropic: an empty string
+ *   or array, except in a last assistant message, a prefill; or a text block without text. OpenAI:
+ *   no `content`, and for an assistant message no tool calls either);
+ * - `tool_result_not_first` (Anthropic): a tool result after a block of another kind in its message.
  */
 export function structureViolations(turns: readonly (Turn | undefined)[], adapter: FormatAdapter): MessageViolation[] {
   const out: MessageViolation[] = [];
@@ -67,7 +74,14 @@ export function structureViolations(turns: readonly (Turn | undefined)[], adapte
     if (t === undefined) return;
     if (t.role === 'system' && other && !adapter.systemAnywhere) out.push(violation(i, 'system_not_first', `messages[${i}] is a system message after the conversation started`));
     if (t.role !== 'system') other = true;
+    const prefill = adapter.emptyLastAssistant === true && t.role === 'assistant' && i === turns.length - 1;
+    if (t.emptyContent === true && !prefill) out.push(violation(i, 'empty_content', `messages[${i}].content is empty or missing`));
+    else if (t.emptyPart !== undefined) out.push(violation(i, 'empty_content', `messages[${i}].content[${t.emptyPart}] is a text block without text`));
+    if (t.resultAfterOther !== undefined) {
+      out.push(violation(i, 'tool_result_not_first', `messages[${i}].content[${t.resultAfterOther}] is a tool result after a block of another kind (tool results come first)`));
+    }
   });
+  duplicateCalls(turns, adapter, out);
   const first = turns[0];
   if (adapter.firstFromUser && first !== undefined && first.role !== 'user') {
     out.push(violation(0, 'first_not_user', 'messages[0] must be from the user'));
@@ -75,6 +89,19 @@ export function structureViolations(turns: readonly (Turn | undefined)[], adapte
   if (adapter.results === 'next-user') pairNextUser(turns, out);
   else pairToolMessages(turns, out);
   return out.sort((a, b) => a.index - b.index);
+}
+
+/** Rule `duplicate_tool_call_id`: reported on the message that repeats an id (where the API reports it). */
+function duplicateCalls(turns: readonly (Turn | undefined)[], adapter: FormatAdapter, out: MessageViolation[]): void {
+  const earlier = new Set<string>();
+  turns.forEach((t, i) => {
+    if (t === undefined || t.calls.length === 0) return;
+    const own = new Set(t.calls);
+    if (own.size !== t.calls.length || t.calls.some((id) => earlier.has(id))) {
+      out.push(violation(i, 'duplicate_tool_call_id', `messages[${i}] makes a tool call whose id another call in ${own.size !== t.calls.length ? 'the message' : 'an earlier message'} has`));
+    }
+    if (adapter.callIdsUniqueInRequest === true) for (const id of own) earlier.add(id);
+  });
 }
 
 const missing = (i: number): MessageViolation =>
@@ -131,8 +158,7 @@ function pairToolMessages(turns: readonly (Turn | undefined)[], out: MessageViol
     if (t.results.length + responses.length > 0) out.push(orphan(i));
     const approvals = new Map(t.approvalRequests ?? []);
     if (t.role === 'assistant' && t.calls.length + approvals.size > 0) {
-      pending = { index: i, open: new Set(t.calls), approved: new Set(), approvals };
-      if (pending.open.size !== t.calls.length) out.push(missing(i));
+      pending = { index: i, open: new Set(t.calls), approved: new Set(), approvals }; // repeated ids: duplicate_tool_call_id
     }
   });
   close();
