@@ -48,7 +48,7 @@ function readKeep(o: Readonly<Record<string, unknown>>): KeepRule | undefined {
  *    `INVALID_BUDGET`).
  * 2. **Structure**: an assistant message with tool calls and every message carrying their results
  *    form one atomic unit. Messages that break a rule of the format (`validateMessages`: an orphaned
- *    call or result) are left out (`invalid_structure`); if one of them must be kept, the call fails
+ *    call or result, a duplicate call id, empty content, Anthropic's tool results not first) are left out (`invalid_structure`); if one of them must be kept, the call fails
  *    with `INVALID_MESSAGES`.
  * 3. **Pin**: system messages (and Anthropic's `options.system`), the latest user message, the
  *    last message (the step in flight), and `options.keep`, each with its whole unit. If they
@@ -151,9 +151,7 @@ export interface FitPlan {
 /** Steps 1 to 3 without counting: options, messages, units, pins, broken units. @internal */
 export function prepareFit<M>(messages: readonly M[], options: unknown, extraOptions: readonly string[] = []): PreparedFit<M> {
   const t0 = monotonicMs();
-  // The caller's array is read once, here: what a counter or a callback does to it later (or the
-  // application while an async counter runs) changes nothing. A hole reads as undefined.
-  const list = Array.from(messageArray(messages)) as readonly M[];
+  const list = messageArray(messages) as readonly M[]; // a copy: see messageArray
   const o = optionsRecord(options);
   rejectUnknownOptions(o, [...KNOWN_OPTIONS, ...extraOptions], 'fitMessages');
   const adapter = adapterOf(o['format']);

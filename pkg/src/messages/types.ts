@@ -101,7 +101,7 @@ export interface FitMessagesAsyncOptions<M = unknown> extends Omit<FitMessagesOp
  * Why a message is in or out: `'pinned'` (kept by rule), the slicer's reasons (`'scored'`,
  * `'zero_tokens'`, `'no_budget'`, `'budget_exceeded'`, `'not_in_optimal_set'`,
  * `'skip_limit_reached'`, `'group_excluded'`: its tool call or result did not go in), or
- * `'invalid_structure'` (it breaks a rule of its format: an orphaned call or result, never sent)
+ * `'invalid_structure'` (it breaks a rule of its format, `validateMessages`: an orphaned call or result, a duplicate call id, empty content…; never sent)
  * and `'first_not_user'` (Anthropic: left out so that the request starts with a user message).
  * A session (`createSession`) adds `'cached_prefix'` (kept because the previous request had it:
  * the prompt cache's prefix) and `'cache_cut'` (left out at an earlier cut, so that the prefix

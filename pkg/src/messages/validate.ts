@@ -17,16 +17,17 @@ export interface ReadTurns {
 }
 
 /**
- * `messages` must be an array (`INVALID_INPUT` otherwise). A sparse one comes back as a copy whose
- * holes are `undefined`: `JSON.stringify` sends a hole as `null`, so it is a message like any other
- * non-object (malformed), and every reader sees it (`map` and `forEach` skip holes).
+ * `messages` must be an array (`INVALID_INPUT` otherwise). It comes back as a copy, taken once at
+ * entry: what a token counter or a callback does to the caller's array later (or the application
+ * while an async counter runs) changes nothing. Holes are `undefined` in the copy:
+ * `JSON.stringify` sends a hole as `null`, so it is a message like any other non-object
+ * (malformed), and every reader sees it (`map` and `forEach` skip holes).
  */
 export function messageArray(messages: unknown): readonly unknown[] {
   if (!Array.isArray(messages)) {
     throw new CtxpackError('INVALID_INPUT', `messages must be an array, got ${describeValue(messages)}`, { field: 'messages' });
   }
-  for (let i = 0; i < messages.length; i++) if (!(i in messages)) return Array.from(messages);
-  return messages;
+  return Array.from(messages);
 }
 
 /** Reads every message; malformed ones become violations (their error message, which never holds text). */
