@@ -59,6 +59,10 @@ test('stubs: valid requests for every format and SDK, the caller\'s messages unt
                 assert.equal(sent.tool_call_id, messages[d.index].tool_call_id, label);
               }
               assert.match(JSON.stringify(format === 'langchain' ? sent.content : sent), /tool result omitted: \d+ characters/, label);
+            } else if (d.truncated) {
+              assert.notEqual(sent, messages[d.index], `${label}: a truncated result is a new object`);
+              assert.ok(d.truncated.to < d.truncated.from && d.cost_tokens === d.truncated.to, label);
+              assert.match(JSON.stringify(format === 'langchain' ? sent.content : sent), /characters left out/, label);
             } else {
               assert.equal(sent, messages[d.index], `${label}: the caller's own object`);
             }
@@ -86,9 +90,10 @@ test('a large old tool result that cannot fit goes in as a stub, with its call, 
     { role: 'user', content: 'What did the staging token error say again?' },
   ];
   const budgets = { tokens_max: 120 };
-  const plain = fitMessages(messages, { format: 'openai', budgets });
+  // Truncation off: the choice is between the whole result, its stub, or neither.
+  const plain = fitMessages(messages, { format: 'openai', budgets, truncateToolResults: false });
   assert.equal(plain.decisions[3].included, false);
-  const r = fitMessages(messages, { format: 'openai', budgets, stubToolResults: true });
+  const r = fitMessages(messages, { format: 'openai', budgets, stubToolResults: true, truncateToolResults: false });
   assert.equal(r.decisions[2].included, true);
   assert.equal(r.decisions[3].included, true);
   assert.equal(r.decisions[3].stubbed, true);

@@ -109,7 +109,7 @@ test('counts are cached by content: a turn counts only its new texts, and a hist
 });
 
 test('the count cache is bounded, but never below one history', () => {
-  const session = createSession({ format: 'openai', budgets: { tokens_max: 4500 }, maxCachedCounts: 3 });
+  const session = createSession({ format: 'openai', budgets: { tokens_max: 4500 }, maxCachedCounts: 3, truncateToolResults: false });
   session.fit(recorded);
   assert.equal(session.countCache.size, new Set(recorded.map((m) => JSON.stringify(m))).size);
   session.fit(recorded.slice(0, 2).map((m) => ({ ...m, content: `${m.content} edited` })));

@@ -50,9 +50,14 @@ function read(message: unknown, index: number): Turn {
 }
 
 /** A tool message whose `tool-result` parts have `{ type: 'text', value: note }` as their output. */
-function stub(message: unknown, note: string): unknown {
+function replaceResults(message: unknown, replace: (text: string) => string): unknown {
   const m = message as { content: readonly Record<string, unknown>[] };
-  return { ...m, content: m.content.map((p) => (p['type'] === 'tool-result' ? { ...p, output: { type: 'text', value: note } } : p)) };
+  const replaced = (output: unknown): { type: string; value: string } => {
+    // An error result stays an error (`error-text`); any other becomes text.
+    const error = isRecord(output) && typeof output['type'] === 'string' && output['type'].startsWith('error');
+    return { type: error ? 'error-text' : 'text', value: replace(joinText(collectText(output))) };
+  };
+  return { ...m, content: m.content.map((p) => (p['type'] === 'tool-result' ? { ...p, output: replaced(p['output']) } : p)) };
 }
 
 /** The AI SDK `ModelMessage` adapter. */
@@ -68,5 +73,5 @@ export const aiSdk: FormatAdapter = {
     accepts: (v) => typeof v === 'string' || isRecord(v) || (Array.isArray(v) && v.every(isRecord)),
     requirement: 'a string, a system message or an array of system messages',
   },
-  stub,
+  replaceResults,
 };

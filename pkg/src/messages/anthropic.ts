@@ -48,10 +48,10 @@ function read(message: unknown, index: number): Turn {
   };
 }
 
-/** A user message whose `tool_result` blocks hold `note` (their ids, `is_error` and the other blocks kept). */
-function stub(message: unknown, note: string): unknown {
+/** A user message whose `tool_result` blocks hold `replace(their text)` (their ids, `is_error` and the other blocks kept). */
+function replaceResults(message: unknown, replace: (text: string) => string): unknown {
   const m = message as { content: readonly Record<string, unknown>[] };
-  return { ...m, content: m.content.map((b) => (b['type'] === 'tool_result' ? { ...b, content: note } : b)) };
+  return { ...m, content: m.content.map((b) => (b['type'] === 'tool_result' ? { ...b, content: replace(joinText(collectText(b['content']))) } : b)) };
 }
 
 /** The Anthropic Messages adapter. */
@@ -65,5 +65,5 @@ export const anthropic: FormatAdapter = {
   // The API refuses a repeated id anywhere in the request ("`tool_use` ids must be unique").
   callIdsUniqueInRequest: true,
   systemOption: { accepts: (v) => typeof v === 'string' || Array.isArray(v), requirement: 'a string or an array of text blocks' },
-  stub,
+  replaceResults,
 };

@@ -4,12 +4,12 @@
  * @module
  */
 
-import { CtxpackError, blame, readingInput } from '../errors.js';
+import { CtxpackError, blame, readingInput, shownName } from '../errors.js';
 import { exactKnapsackSlice, greedySlice, knapsackSlice, packGreedy, type SliceItem, type SliceResult } from '../slicers/functions.js';
 import { estimateTokens, type TokenCounter } from '../tokens/counter.js';
 import { CountCache, countThrough, prefillAsync } from '../tokens/cache.js';
 import { readBudgets } from '../validate/budgets.js';
-import type { Unchecked } from '../validate/fields.js';
+import { isRecord, type Unchecked } from '../validate/fields.js';
 import { invalidOption, optionsRecord, readBoolean, readCount, readEnum, readFunction, readNonEmptyString, rejectUnknownOptions } from '../validate/options.js';
 import { defaultScale } from '../validate/variants.js';
 import { monotonicMs } from '../planner/metrics.js';
@@ -19,6 +19,7 @@ import { adapterOf } from './formats.js';
 import { readRelevance, relevanceValues, type Bm25Memo } from './relevance.js';
 import { buildUnits, latestUserMessage, pinnedMessages, type KeepRule, type Units } from './structure.js';
 import { collectText, joinText, type FormatAdapter, type Turn } from './turns.js';
+import { DEFAULT_TRUNCATE_SHARE, truncations, type Truncation } from './truncate.js';
 import { messageArray, structureViolations } from './validate.js';
 import type { FitMessagesAsyncOptions, FitMessagesOptions, FitMessagesResult, MessageDecision, MessageDecisionReason, RelevanceWeights } from '../types.js';
 
@@ -33,6 +34,7 @@ const KNOWN_OPTIONS: readonly (keyof FitMessagesOptions)[] = [
   'slicer',
   'relevance',
   'stubToolResults',
+  'truncateToolResults',
 ];
 const SLICERS = ['exact', 'knapsack', 'greedy', 'acs', 'packer'] as const;
 
@@ -116,16 +118,20 @@ export interface PreparedFit<M> {
   readonly stubOf: Int32Array;
   /** The stubs: new messages whose tool results are a note. */
   readonly stubs: readonly M[];
+  /** `truncateToolResults`: tool results over this many tokens are cut to it; `undefined`: off. */
+  readonly truncateAt: number | undefined;
 }
 
-/** Counted: `costs[i]` per message, the system prompt's, and what the pins take with overheads. @internal */
+/** Counted: `costs[i]` per message (as sent: truncated where it is), the system prompt's, and what the pins take with overheads. @internal */
 export interface CountedFit<M> extends PreparedFit<M> {
   readonly costs: Uint32Array;
+  /** The messages sent truncated (`truncateToolResults`), by index. */
+  readonly truncated: ReadonlyMap<number, Truncation<M>>;
   /** Each stub's count, as `stubs`. */
   readonly stubCosts: Uint32Array;
   readonly systemCost: number;
   readonly pinnedTokens: number;
-  /** Each text's content key (tokens/cache.ts), as `texts`. */
+  /** Each text's content key (tokens/cache.ts), as `texts`; a truncated message's is its truncated text's. */
   readonly textKeys: readonly string[];
 }
 
@@ -194,7 +200,8 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   if (readBoolean(o, 'stubToolResults', false)) {
     for (let i = 0; i < n; i++) {
       if (turns[i]!.results.length === 0 || pinned[i] === 1 || broken[i] === 1) continue;
-      const stub = adapter.stub(list[i], `[tool result omitted: ${turns[i]!.text.length} characters]`) as M | undefined;
+      const note = `[tool result omitted: ${turns[i]!.text.length} characters]`;
+      const stub = adapter.replaceResults(list[i], () => note) as M | undefined;
       if (stub === undefined) continue;
       stubOf[i] = stubs.length;
       stubs.push(stub);
@@ -202,6 +209,7 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
     }
   }
   return {
+    truncateAt: readTruncation(o, budget.effective),
     t0, options: o, list, adapter, budget, counter, model, query, slicer, weights, hasSystem: system !== undefined,
     fixedMarkers: adapter.name === 'anthropic' ? fixedMarkers(system) : 0,
     turns, units, pinned, broken, warnings, texts, stubOf, stubs,
@@ -221,30 +229,103 @@ function whereOf(prep: PreparedFit<unknown>): (i: number) => string {
   return (i) => (i < n ? `messages[${i}]` : i < firstStub ? 'options.system' : `messages[${prep.stubOf.indexOf(i - firstStub)}] (its stub)`);
 }
 
-/** Fills `cache` from an async counter (fitMessagesAsync, session.fitAsync). @internal */
-export function prefillFit(prep: PreparedFit<unknown>, cache: CountCache, concurrency: number): Promise<void> {
-  return prefillAsync(prep.texts, cache, countWith(prep), whereOf(prep), concurrency);
+/**
+ * Fills `cache` from an async counter (fitMessagesAsync, session.fitAsync): every text, then the
+ * truncated tool results' (the same steps countFit runs, each round's texts counted here), so
+ * that countFit then finds every count in the cache. @internal
+ */
+export async function prefillFit(prep: PreparedFit<unknown>, cache: CountCache, concurrency: number): Promise<void> {
+  const count = countWith(prep);
+  await prefillAsync(prep.texts, cache, count, whereOf(prep), concurrency);
+  if (prep.truncateAt === undefined) return;
+  const costs = countThrough(prep.texts, cache, count, whereOf(prep), prep.texts.length, false).costs;
+  const steps = truncations(truncationInput(prep, costs));
+  let atLeast = prep.texts.length;
+  for (let step = steps.next(costs); !step.done; ) {
+    const texts = step.value;
+    atLeast += texts.length;
+    await prefillAsync(texts, cache, count, TRUNCATED_WHERE, concurrency, atLeast);
+    step = steps.next(countThrough(texts, cache, count, TRUNCATED_WHERE, atLeast, false).costs);
+  }
 }
 
-/** Step 3's count: every text through `cache` (counted once each), then what must be kept, or `PINNED_OVER_BUDGET`. @internal */
+/** Step 3's count: every text through `cache` (counted once each), tool results truncated, then what must be kept, or `PINNED_OVER_BUDGET`. @internal */
 export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit<M> {
   const n = prep.list.length;
-  const { costs: all, keys: textKeys } = countThrough(prep.texts, cache, countWith(prep), whereOf(prep));
-  const costs = all.subarray(0, n);
+  const count = countWith(prep);
+  const { costs: all, keys } = countThrough(prep.texts, cache, count, whereOf(prep), prep.texts.length, false);
+  const costs = all.slice(0, n);
+  const textKeys = keys.slice();
   const systemCost = prep.hasSystem ? all[n]! : 0;
   const stubCosts = all.subarray(n + (prep.hasSystem ? 1 : 0));
+  let truncated = new Map<number, Truncation<M>>();
+  if (prep.truncateAt !== undefined) {
+    const steps = truncations(truncationInput(prep, costs));
+    let atLeast = prep.texts.length;
+    let step = steps.next(costs);
+    for (; !step.done; ) {
+      atLeast += step.value.length;
+      step = steps.next(countThrough(step.value, cache, count, TRUNCATED_WHERE, atLeast, false).costs);
+    }
+    truncated = step.value;
+    for (const [i, t] of truncated) {
+      costs[i] = t.tokens;
+      textKeys[i] = cache.keyOf(t.text);
+    }
+  }
+  cache.endCall();
   const overhead = prep.budget.perFragmentOverhead;
   let pinnedTokens = prep.hasSystem ? systemCost + overhead : 0;
   for (let i = 0; i < n; i++) if (prep.pinned[i] === 1) pinnedTokens += costs[i]! + overhead;
   if (pinnedTokens > prep.budget.effective) {
     throw new CtxpackError(
       'PINNED_OVER_BUDGET',
-      `what must be kept (system prompt, the latest user message, the last step, options.keep) takes ${pinnedTokens} tokens, ` +
+      `what must be kept (system prompt, the latest user message, the last step, options.keep) takes ${pinnedTokens} tokens` +
+        `${prep.truncateAt === undefined ? '' : ' with its tool results truncated'}, ` +
         `${pinnedTokens - prep.budget.effective} more than the effective budget ${prep.budget.effective}`,
       { field: 'budgets' },
     );
   }
-  return { ...prep, costs, stubCosts, systemCost, pinnedTokens, textKeys };
+  return { ...prep, costs, truncated, stubCosts, systemCost, pinnedTokens, textKeys };
+}
+
+/** What the truncation steps read of a prepared fit with its counts (`costs`: the messages' first). */
+function truncationInput<M>(prep: PreparedFit<M>, costs: Uint32Array) {
+  const n = prep.list.length;
+  return {
+    list: prep.list,
+    adapter: prep.adapter,
+    turns: prep.turns,
+    pinned: prep.pinned,
+    broken: prep.broken,
+    costs: costs.subarray(0, n),
+    fixedTokens: prep.hasSystem ? costs[n]! + prep.budget.perFragmentOverhead : 0,
+    overhead: prep.budget.perFragmentOverhead,
+    effective: prep.budget.effective,
+    maxTokens: prep.truncateAt,
+    read: (m: unknown, i: number) => readMessage(prep.adapter, m, i),
+  };
+}
+
+/** Where a truncated text is, for counting errors. */
+const TRUNCATED_WHERE = (): string => 'a truncated tool result';
+
+/**
+ * `options.truncateToolResults`: `true` (the default: at most {@link DEFAULT_TRUNCATE_SHARE} of
+ * the effective budget per tool result), `false`, or `{ maxTokens }`.
+ */
+function readTruncation(o: Unchecked, effective: number): number | undefined {
+  const v = o['truncateToolResults'];
+  if (v === undefined || v === true) return Math.floor(effective * DEFAULT_TRUNCATE_SHARE);
+  if (v === false) return undefined;
+  if (isRecord(v)) {
+    for (const key of Object.keys(v)) if (key !== 'maxTokens') throw invalidOption(`truncateToolResults.${shownName(key)}`, 'absent (the only field is maxTokens)', v[key]);
+    const max = v['maxTokens'];
+    if (max === undefined) return Math.floor(effective * DEFAULT_TRUNCATE_SHARE);
+    if (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 0) throw invalidOption('truncateToolResults.maxTokens', 'a non-negative integer', max);
+    return max;
+  }
+  throw invalidOption('truncateToolResults', 'true, false or { maxTokens }', v);
 }
 
 /** Step 4: relevance of the messages that compete. @internal */
@@ -330,11 +411,13 @@ export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesRe
   for (let i = 0; i < n; i++) {
     const inc = included[i] === 1;
     const stub = inc && stubbed[i] === 1 ? s.stubOf[i]! : -1;
+    const cut = s.truncated.get(i);
     if (inc) {
-      kept.push(stub >= 0 ? s.stubs[stub]! : list[i]!);
+      kept.push(stub >= 0 ? s.stubs[stub]! : (cut?.message ?? list[i]!));
       tokensSelected += stub >= 0 ? s.stubCosts[stub]! : costs[i]!;
     }
     decisions[i] = { index: i, included: inc, reason: reasons[i]!, cost_tokens: costs[i]!, score: pinned[i] === 1 ? 1 : values[i]!, unit: units.unitOf[i]! };
+    if (cut !== undefined) decisions[i]!.truncated = { from: cut.from, to: cut.tokens };
     if (stub >= 0) Object.assign(decisions[i]!, { stubbed: true, stub_tokens: s.stubCosts[stub]! });
     if (groupReasons[i] !== undefined) (decisions[i] as MessageDecision & { group_reason?: MessageDecisionReason }).group_reason = groupReasons[i];
   }

@@ -72,13 +72,14 @@ function otherCalls(m: Readonly<Record<string, unknown>>, index: number, calls: 
 
 /**
  * A new instance of the tool message's own class (LangChain's `ToolMessage`, constructed from its
- * fields as LangChain constructs it) with `note` as content; `undefined` if that class refuses.
+ * fields as LangChain constructs it) with `replace(its text)` as content; `undefined` if that
+ * class refuses.
  */
-function stub(message: unknown, note: string): unknown {
+function replaceResults(message: unknown, replace: (text: string) => string): unknown {
   const m = message as Record<string, unknown> & { constructor: new (fields: object) => unknown };
   try {
     return new m.constructor({
-      content: note,
+      content: replace(joinText(collectText(m['content']))),
       tool_call_id: m['tool_call_id'],
       name: m['name'],
       id: m['id'],
@@ -92,4 +93,4 @@ function stub(message: unknown, note: string): unknown {
 }
 
 /** The LangChain.js adapter. */
-export const langchain: FormatAdapter = { name: 'langchain', read, results: 'tool-messages', firstFromUser: false, systemAnywhere: false, stub };
+export const langchain: FormatAdapter = { name: 'langchain', read, results: 'tool-messages', firstFromUser: false, systemAnywhere: false, replaceResults };

@@ -41,9 +41,10 @@ function hasOtherContent(m: Readonly<Record<string, unknown>>, role: unknown, ca
 }
 
 /** A `tool` message with `note` as its content. */
-function stub(message: unknown, note: string): unknown {
-  return { ...(message as object), content: note };
+function replaceResults(message: unknown, replace: (text: string) => string): unknown {
+  const m = message as Record<string, unknown>;
+  return { ...m, content: replace(joinText(collectText(m['content']))) };
 }
 
 /** The OpenAI chat completions adapter. */
-export const openai: FormatAdapter = { name: 'openai', read, results: 'tool-messages', firstFromUser: false, systemAnywhere: true, stub };
+export const openai: FormatAdapter = { name: 'openai', read, results: 'tool-messages', firstFromUser: false, systemAnywhere: true, replaceResults };

@@ -65,11 +65,12 @@ export interface FormatAdapter {
    */
   readonly systemOption?: { accepts(value: unknown): boolean; readonly requirement: string };
   /**
-   * A new message like `message` (already read: it carries tool results) whose tool results say
-   * `note` instead, for `fitMessages`' `stubToolResults`; `undefined` when it cannot be copied.
-   * The caller's message is never modified.
+   * A new message like `message` (already read: it carries tool results) whose every tool result
+   * reads `replace(its text)` instead, with its call id (and error flag) kept, so that the pair
+   * stays valid: `fitMessages`' stubs (`stubToolResults`) and truncated results. `undefined` when
+   * the message cannot be copied. The caller's message is never modified.
    */
-  stub(message: unknown, note: string): unknown;
+  replaceResults(message: unknown, replace: (text: string) => string): unknown;
 }
 
 /** The formats `fitMessages` and `validateMessages` take. */

@@ -87,6 +87,17 @@ export interface FitMessagesOptions<M = unknown> {
    * taken by `createSession`.
    */
   stubToolResults?: boolean;
+  /**
+   * Tool results too large for the budget are sent truncated instead of failing the request: the
+   * head and the tail of each result's text with a marker (`[… N characters left out …]`) between,
+   * the call ids kept, so the pair stays valid. Every result over `maxTokens` (default: half the
+   * effective budget) is cut to it, the same bytes on every turn (a prompt cache holds on); and
+   * when what must be kept (system prompt, the task, the step in flight, `keep`) still exceeds the
+   * budget, its largest results are cut further to one size that makes it fit. The decision says
+   * `truncated: { from, to }`. `PINNED_OVER_BUDGET` then means the rest alone does not fit.
+   * Default `true`; `false` sends results whole (and fails when they cannot be).
+   */
+  truncateToolResults?: boolean | { maxTokens?: number };
 }
 
 /** Options of `fitMessagesAsync`: those of `fitMessages`, with a counter that may return a Promise. */
@@ -127,6 +138,8 @@ export interface MessageDecision {
   stubbed?: true;
   /** With `stubbed`: the stub's token count, which is what the request carries. */
   stub_tokens?: number;
+  /** `truncateToolResults`: the message's tool results went in truncated (a new object in `messages`), `from` its full count, `to` its count as sent (`cost_tokens`). */
+  truncated?: { from: number; to: number };
 }
 
 /** Metrics of `fitMessages`, named as the planner's. */

@@ -117,14 +117,17 @@ export class CountCache {
 
 /**
  * Counts `texts` through `cache`: each distinct text the cache lacks is counted once, with
- * `count(text)` (synchronous), checked, stored. Errors name `where(i)`, never the text. Returns
- * the counts and each text's key.
+ * `count(text)` (synchronous), checked, stored; nothing the call counted is evicted before
+ * `atLeast` entries. Errors name `where(i)`, never the text. Returns the counts and each text's
+ * key. `endCall` false: more texts of the same call follow (truncated tool results).
  */
 export function countThrough(
   texts: readonly string[],
   cache: CountCache,
   count: (text: string) => unknown,
   where: (i: number) => string,
+  atLeast = texts.length,
+  endCall = true,
 ): { costs: Uint32Array; keys: string[] } {
   const costs = new Uint32Array(texts.length);
   const keys = new Array<string>(texts.length);
@@ -143,9 +146,9 @@ export function countThrough(
       throw renamed(counterThrew(err, i), i, where);
     }
     costs[i] = checkedAt(answer, i, where);
-    cache.store(key, costs[i]!, texts.length);
+    cache.store(key, costs[i]!, atLeast);
   }
-  cache.endCall();
+  if (endCall) cache.endCall();
   return { costs, keys };
 }
 
@@ -160,6 +163,7 @@ export async function prefillAsync(
   count: (text: string) => unknown,
   where: (i: number) => string,
   concurrency: number,
+  atLeast = texts.length,
 ): Promise<void> {
   const todo = new Map<string, number>(); // key → first index
   for (let i = 0; i < texts.length; i++) {
@@ -174,7 +178,7 @@ export async function prefillAsync(
       const [key, i] = jobs[next++]!;
       try {
         const n = checkedAt(await count(texts[i]!), i, where);
-        cache.store(key, n, texts.length);
+        cache.store(key, n, atLeast);
       } catch (err) {
         failed ??= err instanceof CtxpackError ? err : renamed(counterThrew(err, i), i, where);
       }

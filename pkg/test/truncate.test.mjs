@@ -1,0 +1,110 @@
+// Oversized tool results are truncated instead of failing the request (truncateToolResults): in
+// every format the pair stays valid, the request fits, the same bytes go out on every later turn,
+// an async counter gives the same cut, and the option turns it off.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createSession, estimateTokens, fitMessages, fitMessagesAsync, validateMessages } from 'ctxpack';
+import { FORMATS, render, sdkCheck } from './messages-histories.mjs';
+
+const log = (n) => Array.from({ length: n }, (_, i) => `line ${i}: GET /api/item/${(i * 7919) % 1000} 200 ${i % 97}ms`).join('\n');
+
+/** A task, one call whose result is `resultTokens` large (about), in flight, in `format`. */
+function agent(format, resultText, extraCalls = []) {
+  return render(
+    {
+      system: 'You are a coding agent.',
+      events: [
+        { kind: 'user', text: 'Find why the staging deploy fails.' },
+        { kind: 'calls', calls: [{ id: 'c1', name: 'read_logs', args: { env: 'staging' }, result: resultText }, ...extraCalls], split: false },
+      ],
+    },
+    format,
+  );
+}
+
+for (const format of FORMATS) {
+  test(`${format}: a tool result larger than the budget, in flight, is truncated: valid, within budget, its pair kept`, () => {
+    const big = log(4000); // about 37k tokens by the estimator
+    const { messages, system } = agent(format, big);
+    const budgets = { tokens_max: 22_000 };
+    assert.ok(estimateTokens(big) > budgets.tokens_max);
+    const r = fitMessages(messages, { format, system, budgets });
+    assert.deepEqual(validateMessages(r.messages, format), []);
+    sdkCheck(format, r.messages);
+    assert.ok(r.metrics.budget_used <= r.metrics.effective_budget);
+    assert.equal(r.messages.length, messages.length, 'the task, the call and its result');
+    const d = r.decisions.find((x) => x.truncated);
+    assert.ok(d, 'a decision says truncated');
+    assert.ok(d.truncated.from > budgets.tokens_max && d.truncated.to <= Math.floor(r.metrics.effective_budget / 2));
+    const sent = JSON.stringify(format === 'langchain' ? r.messages.map((m) => m.content) : r.messages);
+    assert.match(sent, /\[… \d+ characters left out …\]/);
+    assert.ok(sent.includes('line 0: GET') && sent.includes('line 3999: GET'), 'the head and the tail are kept');
+    assert.throws(() => fitMessages(messages, { format, system, budgets, truncateToolResults: false }), (e) => e.code === 'PINNED_OVER_BUDGET');
+  });
+}
+
+test('the truncated result is the same bytes on every later turn of a session (the prompt cache holds)', () => {
+  const { messages } = agent('openai', log(4000));
+  const session = createSession({ format: 'openai', budgets: { tokens_max: 22_000 }, cache: 'openai' });
+  const history = messages.slice();
+  let first;
+  for (let turn = 0; turn < 6; turn++) {
+    const r = session.fit(history);
+    const tool = r.messages.find((m) => m.role === 'tool');
+    first ??= tool.content;
+    assert.equal(tool.content, first, `turn ${turn}`);
+    if (turn > 0) assert.ok(r.cache.prefixMessages >= 4, `turn ${turn}: the prefix through the truncated result is reused`);
+    history.push({ role: 'assistant', content: `step ${turn} done` }, { role: 'user', content: `and step ${turn + 1}?` });
+  }
+});
+
+test('several results in flight that fit one by one but not together share what is left (water-filling)', () => {
+  const calls = [2, 3].map((k) => ({ id: `c${k}`, name: 'read_logs', args: { k }, result: log(1100 + k) }));
+  const { messages } = agent('openai', log(1100), calls);
+  const budgets = { tokens_max: 24_000 };
+  const each = messages.filter((m) => m.role === 'tool').map((m) => estimateTokens(m.content));
+  assert.ok(each.every((t) => t < budgets.tokens_max / 2) && each.reduce((a, b) => a + b) > budgets.tokens_max, 'each under the cap, together over');
+  const r = fitMessages(messages, { format: 'openai', budgets });
+  assert.deepEqual(validateMessages(r.messages, 'openai'), []);
+  assert.ok(r.metrics.budget_used <= r.metrics.effective_budget);
+  const cut = r.decisions.filter((d) => d.truncated);
+  assert.equal(cut.length, 3);
+  const sizes = cut.map((d) => d.truncated.to);
+  assert.ok(Math.max(...sizes) - Math.min(...sizes) < 300, `one common size: ${sizes}`);
+});
+
+test('maxTokens caps every tool result, kept by rule or not; invalid values are INVALID_OPTION', () => {
+  const { messages } = agent('openai', log(300));
+  const r = fitMessages(messages, { format: 'openai', budgets: { tokens_max: 100_000 }, truncateToolResults: { maxTokens: 500 } });
+  const d = r.decisions.find((x) => x.truncated);
+  assert.ok(d.truncated.to <= 500 && d.cost_tokens === d.truncated.to);
+  const whole = fitMessages(messages, { format: 'openai', budgets: { tokens_max: 100_000 } });
+  assert.ok(whole.decisions.every((x) => x.truncated === undefined), 'under half the budget: sent whole');
+  for (const bad of ['yes', { maxTokens: -1 }, { maxTokens: 1.5 }, { max: 3 }]) {
+    assert.throws(() => fitMessages(messages, { format: 'openai', budgets: { tokens_max: 1000 }, truncateToolResults: bad }), (e) => e.code === 'INVALID_OPTION' && e.field.startsWith('truncateToolResults'));
+  }
+});
+
+test('an async counter gives the same truncation as a synchronous one, each text counted once', async () => {
+  const { messages, system } = agent('anthropic', log(4000));
+  const options = { format: 'anthropic', system, budgets: { tokens_max: 22_000 } };
+  const sync = fitMessages(messages, options);
+  const seen = new Map();
+  const countTokens = async (text) => {
+    seen.set(text, (seen.get(text) ?? 0) + 1);
+    return estimateTokens(text);
+  };
+  const async = await fitMessagesAsync(messages, { ...options, countTokens });
+  assert.deepEqual(async.messages, sync.messages);
+  assert.deepEqual(async.decisions, sync.decisions);
+  assert.ok([...seen.values()].every((n) => n === 1), 'no text counted twice');
+});
+
+test('a cut never splits a surrogate pair', () => {
+  const emoji = '😀'.repeat(20_000);
+  const { messages } = agent('openai', emoji);
+  const r = fitMessages(messages, { format: 'openai', budgets: { tokens_max: 4000 } });
+  const tool = r.messages.find((m) => m.role === 'tool').content;
+  assert.ok(r.decisions.some((d) => d.truncated));
+  assert.ok(!/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(tool), 'no lone surrogate');
+});
