@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // ctxpack command line: plan a context from a JSON file of fragments, or fit a chat history.
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CtxpackError, defaultCacheFor, detectMessageFormat, estimateTokens, fitMessages, replaySession, selectFragments, summarizeReplay } from '../dist/node.js';
 
@@ -44,6 +44,9 @@ options:
   --estimate-tokens     count fragments that have content but no cost_tokens with the built-in
                         estimator (ceil(characters / 4); approximate)
   --json                print the whole plan as JSON
+  --max-input-bytes N   read at most N bytes of input (default 67108864, 64 MiB); a larger input
+                        is refused unread past the limit. JSON nested deeper than 256 levels is
+                        refused too
   -h, --help            this text`;
 
 function fail(message, code = 2) {
@@ -65,22 +68,78 @@ function kindOf(value) {
   return typeof value === 'object' ? 'an object' : typeof value === 'number' ? String(value) : typeof value;
 }
 
-/** The input file as JSON (a UTF-8 byte order mark is skipped); a syntax error says where, never what. */
-function readJson(file) {
-  const where = file === '-' ? 'standard input' : file;
-  let text;
+/** Input read at most, unless --max-input-bytes says otherwise: 64 MiB, far above any real history. */
+const MAX_INPUT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The input's bytes, at most `limit`: reading stops as soon as it passes the limit (`/dev/zero`
+ * or an endless pipe must not fill the memory), and a regular file over it is refused unread.
+ */
+function readInput(file, where, limit) {
+  const tooLarge = () => fail(`${where} is larger than the input limit of ${limit} bytes; raise it with --max-input-bytes N`);
+  let fd;
   try {
-    text = readFileSync(file === '-' ? 0 : file, 'utf8');
+    fd = file === '-' ? 0 : openSync(file, 'r');
+    const stat = fstatSync(fd);
+    if (stat.isFile() && stat.size > limit) tooLarge();
+    const chunks = [];
+    let total = 0;
+    for (;;) {
+      // One byte past the limit is enough to know the input is over it.
+      const chunk = Buffer.allocUnsafe(Math.min(1 << 20, limit + 1 - total));
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      total += n;
+      if (total > limit) tooLarge();
+      chunks.push(n === chunk.length ? chunk : chunk.subarray(0, n));
+    }
+    return Buffer.concat(chunks, total);
   } catch (err) {
     fail(`cannot read ${where}: ${err.code ?? 'read failed'}`);
+  } finally {
+    if (fd !== undefined && fd !== 0) closeSync(fd);
   }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+}
+
+/**
+ * The input file as JSON (a UTF-8 byte order mark is skipped), at most `limit` bytes. A syntax
+ * error says where, never what; input nested deeper than {@link MAX_DEPTH} is refused the same way.
+ */
+function readJson(file, limit) {
+  const where = file === '-' ? 'standard input' : file;
+  const bytes = readInput(file, where, limit);
+  let doc;
   try {
-    return JSON.parse(text);
+    let text = new TextDecoder().decode(bytes);
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    doc = JSON.parse(text);
   } catch (err) {
+    // A RangeError: a --max-input-bytes above what the runtime holds as one string.
+    if (!(err instanceof SyntaxError)) fail(`cannot read ${where} as JSON: ${bytes.length} bytes are more than this runtime reads as one text (the input is not shown)`);
     const at = /position (\d+)/.exec(err.message);
     fail(`cannot read ${where} as JSON: a syntax error${at ? ` at character ${at[1]}` : ''} (the input is not shown)`);
   }
+  if (deeperThan(doc, MAX_DEPTH)) fail(`cannot read ${where}: JSON nested deeper than ${MAX_DEPTH} levels (the input is not shown)`);
+  return doc;
+}
+
+/**
+ * Arrays and objects nested deeper than this are refused: real histories nest a few levels (tool
+ * arguments a few more), and printing the input back (JSON.stringify) recurses, so 5,000 levels
+ * overflowed the stack.
+ */
+const MAX_DEPTH = 256;
+
+/** Whether `value` nests arrays or objects more than `max` levels deep (a walk with its own stack). */
+function deeperThan(value, max) {
+  const stack = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop();
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /** The input's "budgets": every field reaches the planner; `--budget` replaces `tokens_max` only. */
@@ -103,6 +162,13 @@ function clockOf(flag, fromInput) {
   if (typeof value === 'number' ? Number.isFinite(now) : Number.isSafeInteger(now)) return now;
   const got = flag !== undefined ? `'${flag}'` : kindOf(fromInput);
   fail(`${flag !== undefined ? '--now' : 'the input\'s "now"'} must be an ISO 8601 date (2026-11-20T12:00:00Z) or epoch milliseconds, got ${got}`);
+}
+
+/** `--max-input-bytes`: a positive integer, else the default. */
+function maxInputBytes(flag) {
+  if (flag === undefined) return MAX_INPUT_BYTES;
+  if (!/^\d+$/.test(flag) || !Number.isSafeInteger(Number(flag)) || Number(flag) === 0) fail(`--max-input-bytes must be a positive integer, got '${flag}'`);
+  return Number(flag);
 }
 
 function main(argv) {
@@ -132,6 +198,7 @@ function main(argv) {
         cache: { type: 'string' },
         evidence: { type: 'string' },
         budgets: { type: 'string' },
+        'max-input-bytes': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -146,7 +213,7 @@ function main(argv) {
   if (!['plan', 'fit', 'replay', 'eval'].includes(positionals[0]) || positionals.length !== 2) fail(USAGE);
 
   const file = positionals[1];
-  const input = readJson(file);
+  const input = readJson(file, maxInputBytes(values['max-input-bytes']));
   if (positionals[0] === 'replay') {
     replay(input, values);
     return;

@@ -135,3 +135,46 @@ test('nonsense clocks are refused with a clear message that never echoes the inp
   const good = run(['plan', samplePath, '--budget', '100', '--now', '2026-11-20T12:00:00Z']);
   assert.equal(good.status, 0, good.stderr);
 });
+
+/** An input error as the command reports every one: exit 2, one line on stderr, no stack trace. */
+function inputError(r, pattern) {
+  assert.equal(r.status, 2, `status ${r.status} signal ${r.signal}: ${r.stderr?.slice(0, 500)}`);
+  assert.equal(r.stdout, '');
+  assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr.slice(0, 500));
+  assert.doesNotMatch(r.stderr, /\n\s+at |Error:/);
+  assert.match(r.stderr, pattern);
+}
+
+test('endless input (/dev/zero) stops at the 64 MiB input limit: one line naming the limit and --max-input-bytes', () => {
+  // Before the limit it read until the memory ran out; 30 s is far more than reading 64 MiB takes.
+  const r = spawnSync(process.execPath, [bin, 'fit', '/dev/zero', '--budget', '100'], { encoding: 'utf8', timeout: 30_000 });
+  inputError(r, /^ctxpack: \/dev\/zero is larger than the input limit of 67108864 bytes; raise it with --max-input-bytes N$/m);
+});
+
+test('--max-input-bytes: the limit is exact for standard input and files; a file over it is refused unread', () => {
+  const history = JSON.stringify([{ role: 'user', content: 'hello there' }]);
+  const size = Buffer.byteLength(history);
+  assert.equal(run(['fit', '-', '--budget', '100', '--max-input-bytes', String(size)], history).status, 0);
+  inputError(run(['fit', '-', '--budget', '100', '--max-input-bytes', String(size - 1)], history), new RegExp(`standard input is larger than the input limit of ${size - 1} bytes; raise it with --max-input-bytes N`));
+  inputError(run(['plan', samplePath, '--budget', '6000', '--max-input-bytes', '1000']), /agent-session\.json is larger than the input limit of 1000 bytes/);
+  inputError(run(['plan', samplePath, '--budget', '6000', '--max-input-bytes', 'lots']), /--max-input-bytes must be a positive integer, got 'lots'/);
+  inputError(run(['plan', samplePath, '--budget', '6000', '--max-input-bytes', '0']), /--max-input-bytes must be a positive integer/);
+  assert.match(run(['--help']).stdout, /--max-input-bytes N +read at most N bytes of input \(default 67108864, 64 MiB\)/);
+});
+
+test('JSON nested 5,000 deep is refused in one line, for every command, never a stack trace', () => {
+  // Before, printing such a message or fragment (JSON.stringify) overflowed the stack.
+  const deep = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
+  const history = `[{"role":"user","content":"hi","extra":${deep}}]`;
+  const fragments = `[{"id":"a","cost_tokens":1,"extra":${deep}}]`;
+  for (const [command, input] of [['fit', history], ['plan', history], ['replay', history], ['plan', fragments], ['fit', `[${'['.repeat(5000)}${']'.repeat(5000)}]`]]) {
+    for (const json of [[], ['--json']]) {
+      inputError(run([command, '-', '--budget', '100', ...json], input), /^ctxpack: cannot read standard input: JSON nested deeper than 256 levels \(the input is not shown\)$/m);
+    }
+  }
+  // 256 levels are read, and printed.
+  const levels = (n) => `[{"role":"user","content":"hi","extra":${'['.repeat(n - 2)}${']'.repeat(n - 2)}}]`;
+  const ok = run(['fit', '-', '--budget', '100', '--json'], levels(256));
+  assert.equal(ok.status, 0, ok.stderr);
+  inputError(run(['fit', '-', '--budget', '100', '--json'], levels(257)), /nested deeper than 256 levels/);
+});
