@@ -88,7 +88,7 @@ class ChatSession implements Session {
       const state = readState(o['state']);
       if (state.counter !== null && state.counter === this.counterId && state.model === this.model) this.counts.import(state.counts, 'state.counts');
       this.previous = state.previous;
-      this.growth = state.growth;
+      this.growth = state.growth.slice(-GROWTH_TURNS); // only the last GROWTH_TURNS are ever read
     }
   }
 

@@ -17,6 +17,16 @@ function bad(field: string, requirement: string, value: unknown, index?: number)
   });
 }
 
+/**
+ * The most a state may carry; beyond, it is no state exportState() wrote, and reading it is
+ * refused before any entry is looked at, so a hostile state costs no more than these bounds.
+ * `exportState()` writes at most 16 growth figures (the constructor keeps the last 16 of a longer
+ * list) and at most one entry per message sent, and every breakpoint lies after a distinct entry.
+ * Counts are bounded where they are imported (tokens/cache.ts, `MAX_IMPORTED_COUNTS`).
+ */
+export const MAX_STATE_GROWTH = 1024;
+export const MAX_STATE_ENTRIES = 1 << 20;
+
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 const isKey = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{16}(:\d+)?$/.test(v);
 
@@ -28,6 +38,7 @@ export function readState(value: unknown): SessionState {
   if (counter !== null && typeof counter !== 'string') throw bad('state.counter', 'a string or null', counter);
   if (model !== null && typeof model !== 'string') throw bad('state.model', 'a string or null', model);
   const growth = value['growth'];
+  if (Array.isArray(growth) && growth.length > MAX_STATE_GROWTH) throw bad('state.growth', `at most ${MAX_STATE_GROWTH} numbers`, growth);
   if (!Array.isArray(growth) || !growth.every((g) => typeof g === 'number' && Number.isFinite(g) && g >= 0)) {
     throw bad('state.growth', 'an array of non-negative numbers', growth);
   }
@@ -42,6 +53,7 @@ function readPrevious(p: unknown): PreviousRequest | null {
   if (system !== '' && !isKey(system)) throw bad('state.previous.system', "a hash or ''", system);
   const entries = p['entries'];
   if (!Array.isArray(entries)) throw bad('state.previous.entries', 'an array', entries);
+  if (entries.length > Math.min(p['n'] as number, MAX_STATE_ENTRIES)) throw bad('state.previous.entries', `at most n and at most ${MAX_STATE_ENTRIES} entries`, entries);
   entries.forEach((e: unknown, i) => {
     if (!Array.isArray(e) || e.length !== 3 || !isCount(e[0]) || e[0] >= (p['n'] as number) || !isKey(e[1]) || !isCount(e[2]) || (i > 0 && e[0] <= (entries[i - 1] as number[])[0]!)) {
       throw bad('state.previous.entries', '[index, hash, tokens], indexes ascending below n', e, i);
@@ -49,6 +61,7 @@ function readPrevious(p: unknown): PreviousRequest | null {
   });
   const breakpoints = p['breakpoints'];
   if (!Array.isArray(breakpoints)) throw bad('state.previous.breakpoints', 'an array', breakpoints);
+  if (breakpoints.length > entries.length) throw bad('state.previous.breakpoints', 'at most one per entry', breakpoints);
   breakpoints.forEach((b: unknown, i) => {
     if (!Array.isArray(b) || b.length !== 2 || !isCount(b[0]) || !isCount(b[1])) throw bad('state.previous.breakpoints', '[messages, tokens]', b, i);
   });

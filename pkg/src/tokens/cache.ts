@@ -98,22 +98,39 @@ export class CountCache {
     return [...this.entries];
   }
 
-  /** Takes exported pairs (in their order); a malformed one is `INVALID_OPTION` naming `field[index]`. */
+  /**
+   * Takes exported pairs: only the last `limit` (the most recently used, as {@link export} writes
+   * them), unread beyond; more than {@link MAX_IMPORTED_COUNTS} (or `limit`, if larger) is refused
+   * unread. A malformed pair is `INVALID_OPTION` naming `field[index]`.
+   */
   import(pairs: unknown, field: string): void {
     if (!Array.isArray(pairs)) throw new CtxpackError('INVALID_OPTION', `${field} must be an array of [key, count] pairs, got ${describeValue(pairs)}`, { field });
-    pairs.forEach((p: unknown, i) => {
+    if (pairs.length > Math.max(MAX_IMPORTED_COUNTS, this.limit)) {
+      throw new CtxpackError('INVALID_OPTION', `${field} must hold at most ${Math.max(MAX_IMPORTED_COUNTS, this.limit)} pairs (maxCachedCounts, if larger), got ${describeValue(pairs)}`, { field });
+    }
+    for (let i = Math.max(0, pairs.length - this.limit); i < pairs.length; i++) {
+      const p: unknown = pairs[i];
       const ok =
-        Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && /^[0-9a-f]{16}:\d+$/.test(p[0]) &&
+        Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && KEY_FORMAT.test(p[0]) &&
         Number.isInteger(p[1]) && (p[1] as number) >= 0 && (p[1] as number) <= MAX_COST_TOKENS;
       if (!ok) throw new CtxpackError('INVALID_OPTION', `${field}[${i}] must be a [key, count] pair as exportState() writes it, got ${describeValue(p)}`, { field, index: i });
       this.entries.set(p[0] as string, p[1] as number);
-    });
+    }
     for (const k of this.entries.keys()) {
       if (this.entries.size <= this.limit) break;
       this.entries.delete(k);
     }
   }
 }
+
+/**
+ * Exported counts read at most (unless `maxCachedCounts` is larger): 2^20 pairs, some 30 MB of
+ * JSON, twenty times the default cache. A state with more is no state a session wrote.
+ */
+export const MAX_IMPORTED_COUNTS = 1 << 20;
+
+/** A text key as {@link textKey} writes it. */
+const KEY_FORMAT = /^[0-9a-f]{16}:\d+$/;
 
 /**
  * Counts `texts` through `cache`: each distinct text the cache lacks is counted once, with
