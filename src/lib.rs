@@ -56,6 +56,7 @@ use slicers::{count_constrained, exact, exact_count, greedy, knapsack, packer};
 pub use constraints::group_slice::{GroupedSelection, GroupedStrategy};
 pub use constraints::groups::{DependencyMode, Groups, UnitScore, Units};
 pub mod relevance;
+pub mod state_key;
 
 pub use count_constrained::{CountConstrainedKnapsackSlice, CountQuotaEntry, ScarcityBehavior};
 pub use error::{CtxpackError, TableLimit};

@@ -18,6 +18,8 @@
 //!   callback only for the items its walk reaches;
 //! * `relevance.rs`: `bm25Scores`, and `bm25Stats` / `bm25FromStats`, the
 //!   same in two parts for a caller that keeps the stats of texts it saw;
+//! * `state_key.rs`: `stateKeyDerive`, `stateTextKey` and `stateKeyCheck`,
+//!   the keyed hashes of a session state (`createSession({ stateKey })`);
 //! * `options.rs`, `de.rs`, `decode.rs`: reading the inputs (options
 //!   through serde, fragment objects through structural getters);
 //!   `encode.rs`: results as plain objects through serde (typed arrays,
@@ -44,6 +46,7 @@ mod options;
 mod relevance;
 mod simulation;
 mod slice;
+mod state_key;
 mod variants;
 
 pub use groups::{group_units, pin_closure, slice_grouped};
@@ -51,6 +54,7 @@ pub use lazy::pack_lazy;
 pub use relevance::{bm25_from_stats_wasm, bm25_scores_wasm, bm25_stats, bm25_terms};
 pub use simulation::{budget_curve, min_budget_for};
 pub use slice::{slice_columnar, slice_numeric, slice_objects};
+pub use state_key::{state_key_check, state_key_derive, state_text_key};
 pub use variants::slice_variants;
 
 /// Largest integer a JS number holds exactly.

@@ -496,6 +496,30 @@ export function bm25FromStats(stats: Uint32Array, terms: number, k1: number, b: 
   return call(() => glue.bm25FromStats(stats, terms, k1, b));
 }
 
+/** The SipHash key (16 bytes) of a session's `stateKey` secret of at least 16 bytes (src/state_key.rs). */
+export function stateKeyDerive(secret: Uint8Array): Uint8Array {
+  return call(() => glue.stateKeyDerive(secret));
+}
+
+/** The code units of a text being keyed, up to 64k of them: reused, since only the call reads them. */
+const UNITS = new Uint16Array(1 << 16);
+
+/**
+ * The key of `text` under a derived state key: SipHash-2-4 of its UTF-16 code units, 16 hex digits.
+ * The units cross as such (not as UTF-8, which would merge lone surrogates with U+FFFD); the text
+ * is in wasm memory for the call only.
+ */
+export function stateTextKey(key: Uint8Array, text: string): string {
+  const units = text.length <= UNITS.length ? UNITS.subarray(0, text.length) : new Uint16Array(text.length);
+  for (let i = 0; i < text.length; i++) units[i] = text.charCodeAt(i);
+  return call(() => glue.stateTextKey(key, units));
+}
+
+/** The check value a state written under a derived state key carries (src/state_key.rs, `key_check`). */
+export function stateKeyCheck(key: Uint8Array): string {
+  return call(() => glue.stateKeyCheck(key));
+}
+
 export { init, isInitialized, setWasmMemoryLimit, wasmMemoryBytes, type InitInput } from './instance.js';
 
 /**
