@@ -160,5 +160,6 @@ export type {
   SessionMetrics,
   SessionOptions,
   SessionState,
+  SessionStateWarning,
   SessionTurnOptions,
 } from './session/types.js';

@@ -10,7 +10,8 @@
  *   request id.
  *
  * The token cache's text keys are another hash (`textKey`, tokens/cache.ts): their format is part
- * of the session states callers keep, so it stays as it is.
+ * of the session states callers keep, so it stays as it is. None of these is keyed: a session's
+ * `stateKey` makes its keys SipHash-2-4 instead (src/state_key.rs).
  *
  * @module
  */

@@ -17,11 +17,11 @@ import { invalidOption, optionsRecord, readBoolean, readCount, readNonEmptyStrin
 import type { FitMessagesResult } from '../types.js';
 import { ANTHROPIC_MAX_MARKERS, messageMarkers, placeBreakpoints } from './breakpoints.js';
 import { cachedTokens, cutObjective, readPricing, requestCost, type Pricing } from './pricing.js';
-import { readState } from './state.js';
-import type { PreviousRequest, SessionFitResult, SessionOptions, SessionState, SessionTurnOptions } from './types.js';
+import { readState, readStateKey } from './state.js';
+import type { PreviousRequest, SessionFitResult, SessionOptions, SessionState, SessionStateWarning, SessionTurnOptions } from './types.js';
 
 /** Options that are the session's own; every other one goes to fitMessages each turn. */
-const SESSION_OPTIONS = ['cache', 'breakpoints', 'counterId', 'maxCachedCounts', 'concurrency', 'state'];
+const SESSION_OPTIONS = ['cache', 'breakpoints', 'counterId', 'maxCachedCounts', 'concurrency', 'state', 'stateKey'];
 /** What a turn may change. */
 const TURN_OPTIONS = ['system', 'query', 'budgets'];
 /** The stable head takes at most this share of the budget, so that recent turns keep the rest. */
@@ -37,8 +37,17 @@ export interface Session {
   fit<M>(history: readonly M[], turn?: SessionTurnOptions): SessionFitResult<M>;
   /** Fits this turn's history with a counter that may return a Promise (at most `concurrency` in flight). */
   fitAsync<M>(history: readonly M[], turn?: SessionTurnOptions): Promise<SessionFitResult<M>>;
-  /** The state as plain JSON (hashes and counts, never text): pass it as `createSession({ ..., state })` to continue. */
+  /**
+   * The state as plain JSON, to pass as `createSession({ ..., state })` to continue. It holds no
+   * text, but reveals each text's token count and which messages of the history were sent; without
+   * `stateKey` also each text's length, and its keys are a public hash of the texts, from which a
+   * short or guessable text (a code, a name, a yes or no) is recovered by hashing candidates: keep
+   * such a state as you keep the conversation. With `stateKey` the keys are a keyed hash that
+   * only the secret's holder can compute (docs/sessions.md, "What a state reveals").
+   */
   exportState(): SessionState;
+  /** Why `options.state` was ignored, if it was (written under another `stateKey`); else empty. */
+  readonly stateWarnings: readonly SessionStateWarning[];
   /** The count cache: entries, and lookups answered or missed since the session began. */
   readonly countCache: { readonly size: number; readonly hits: number; readonly misses: number };
 }
@@ -69,6 +78,9 @@ class ChatSession implements Session {
   private queue: Promise<unknown> = Promise.resolve();
   /** `fitAsync` turns queued or running. */
   private pending = 0;
+  /** The check value of `stateKey`, written into exported states; undefined without one. */
+  private readonly keyCheck: string | undefined;
+  readonly stateWarnings: SessionStateWarning[] = [];
 
   constructor(options: SessionOptions) {
     const o = optionsRecord(options);
@@ -82,10 +94,13 @@ class ChatSession implements Session {
     const counter = o['countTokens'];
     this.counterId = readNonEmptyString(o, 'counterId') ?? (counter === undefined || counter === estimateTokens ? 'estimateTokens' : null);
     this.model = readNonEmptyString(o, 'model') ?? null;
-    this.counts = new CountCache(readCount(o, 'maxCachedCounts', 50_000));
+    const keying = readStateKey(o['stateKey']);
+    this.keyCheck = keying?.check;
+    this.counts = new CountCache(readCount(o, 'maxCachedCounts', 50_000), keying?.textKey);
     this.concurrency = readConcurrency(o);
-    if (o['state'] !== undefined) {
-      const state = readState(o['state']);
+    const { state, warning } = o['state'] === undefined ? { state: null } : readState(o['state'], this.keyCheck);
+    if (warning !== undefined) this.stateWarnings.push(warning);
+    if (state !== null) {
       if (state.counter !== null && state.counter === this.counterId && state.model === this.model) this.counts.import(state.counts, 'state.counts');
       this.previous = state.previous;
       this.growth = state.growth.slice(-GROWTH_TURNS); // only the last GROWTH_TURNS are ever read
@@ -147,6 +162,7 @@ class ChatSession implements Session {
   exportState(): SessionState {
     return {
       version: 1,
+      ...(this.keyCheck === undefined ? {} : { keyCheck: this.keyCheck }),
       counter: this.counterId,
       model: this.model,
       counts: this.counterId === null ? [] : this.counts.export(),

@@ -1,14 +1,16 @@
 /**
  * Reading a session's exported state back: every field checked, so a corrupted or foreign state
- * is `INVALID_OPTION` naming the field, never a wrong plan.
+ * is `INVALID_OPTION` naming the field, never a wrong plan; and the session's `stateKey`, under
+ * which a state's keys are a keyed hash of the texts (docs/sessions.md, "What a state reveals").
  *
  * @internal
  * @module
  */
 
+import { stateKeyCheck, stateKeyDerive, stateTextKey } from '../core/bridge.js';
 import { CtxpackError, describeValue } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
-import type { PreviousRequest, SessionState } from './types.js';
+import type { PreviousRequest, SessionState, SessionStateWarning } from './types.js';
 
 function bad(field: string, requirement: string, value: unknown, index?: number): CtxpackError {
   return new CtxpackError('INVALID_OPTION', `options.${field}${index === undefined ? '' : `[${index}]`} must be ${requirement}, got ${describeValue(value)}`, {
@@ -30,9 +32,45 @@ export const MAX_STATE_ENTRIES = 1 << 20;
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 const isKey = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{16}(:\d+)?$/.test(v);
 
-/** `options.state` as `exportState()` wrote it. Counts are checked when imported (tokens/cache.ts). */
-export function readState(value: unknown): SessionState {
+/** A session's `stateKey`, read: the key of a text, and the check value its states carry. */
+export interface StateKeying {
+  textKey(text: string): string;
+  check: string;
+}
+
+/** The shortest `stateKey`, in bytes (a string's in UTF-8): 128 bits. */
+const MIN_STATE_KEY_BYTES = 16;
+
+/** `options.stateKey`: absent, or a string or `Uint8Array` of at least 16 bytes. */
+export function readStateKey(value: unknown): StateKeying | undefined {
+  if (value === undefined) return undefined;
+  const secret = typeof value === 'string' ? new TextEncoder().encode(value) : value instanceof Uint8Array ? value : undefined;
+  if (secret === undefined || secret.length < MIN_STATE_KEY_BYTES) {
+    // Only the secret's type and size are told, never a value (describeValue shows numbers).
+    const got = secret !== undefined ? `${secret.length} bytes` : value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+    throw new CtxpackError('INVALID_OPTION', `options.stateKey must be a string or Uint8Array of at least ${MIN_STATE_KEY_BYTES} bytes (a random secret, kept apart from the state), got ${got}`, { field: 'stateKey' });
+  }
+  const key = stateKeyDerive(secret);
+  return { textKey: (text) => stateTextKey(key, text), check: stateKeyCheck(key) };
+}
+
+/**
+ * `options.state` as `exportState()` wrote it, for a session whose `stateKey` gives `keyCheck`
+ * (`undefined` without one). A state written under another key, or with a key where the session
+ * has none or the other way round, is not read further: `state` is null, with the warning.
+ * Counts are checked when imported (tokens/cache.ts).
+ */
+export function readState(value: unknown, keyCheck: string | undefined): { state: SessionState | null; warning?: SessionStateWarning } {
   if (!isRecord(value) || value['version'] !== 1) throw bad('state', 'a state exportState() returned (version 1)', value);
+  const written = value['keyCheck'];
+  if (written !== undefined && !(typeof written === 'string' && /^[0-9a-f]{16}$/.test(written))) throw bad('state.keyCheck', '16 hex digits or absent', written);
+  if (written !== keyCheck) {
+    const why =
+      keyCheck === undefined ? 'was exported with a stateKey, and this session has none'
+      : written === undefined ? 'was exported without a stateKey, and this session has one'
+      : 'was exported with another stateKey';
+    return { state: null, warning: { code: 'STATE_KEY_MISMATCH', message: `options.state ${why}: it is ignored, and the session starts without counts or a previous request` } };
+  }
   const counter = value['counter'];
   const model = value['model'];
   if (counter !== null && typeof counter !== 'string') throw bad('state.counter', 'a string or null', counter);
@@ -42,7 +80,9 @@ export function readState(value: unknown): SessionState {
   if (!Array.isArray(growth) || !growth.every((g) => typeof g === 'number' && Number.isFinite(g) && g >= 0)) {
     throw bad('state.growth', 'an array of non-negative numbers', growth);
   }
-  return { version: 1, counter, model, counts: value['counts'] as SessionState['counts'], previous: readPrevious(value['previous']), growth: [...growth] };
+  const state: SessionState = { version: 1, counter, model, counts: value['counts'] as SessionState['counts'], previous: readPrevious(value['previous']), growth: [...growth] };
+  if (written !== undefined) state.keyCheck = written;
+  return { state };
 }
 
 function readPrevious(p: unknown): PreviousRequest | null {

@@ -49,6 +49,22 @@ export interface SessionOptions extends Omit<FitMessagesOptions, 'budgets' | 'co
   concurrency?: number;
   /** A state `exportState()` returned, to continue a session in another process. */
   state?: SessionState;
+  /**
+   * A secret (a string or `Uint8Array` of at least 16 bytes; best 32 random bytes), kept by you
+   * apart from the state: every key `exportState()` writes is then a keyed hash (SipHash-2-4) of
+   * the text under it, which nobody without the secret can compute, so the texts cannot be
+   * recovered from the state by hashing guesses. A state is read back only with the same secret
+   * (otherwise it is ignored, with a warning in `session.stateWarnings`). docs/sessions.md.
+   */
+  stateKey?: string | Uint8Array;
+}
+
+/** Why `createSession` ignored `options.state` (`session.stateWarnings`). */
+export interface SessionStateWarning {
+  /** `STATE_KEY_MISMATCH`: the state was written under another `stateKey`, or with one where the session has none, or without one where it has one. */
+  code: 'STATE_KEY_MISMATCH';
+  /** What happened; never any of the state's or the secret's content. */
+  message: string;
 }
 
 /** What may change from one turn to the next. */
@@ -100,13 +116,19 @@ export interface SessionFitResult<M> extends FitMessagesResult<M> {
   cache: SessionCacheReport;
 }
 
-/** A session's state as plain JSON: hashes and counts, never text. */
+/**
+ * A session's state as plain JSON: hashes and counts, never the texts themselves. Without a
+ * `stateKey` the hashes are public functions of the texts, and a short or guessable text is
+ * recovered from them by hashing candidates (docs/sessions.md, "What a state reveals").
+ */
 export interface SessionState {
   version: 1;
+  /** With a `stateKey`: a keyed hash that tells which key wrote the state (absent without one). */
+  keyCheck?: string;
   /** The counter the counts are from (`null`: unnamed, so they are not reused). */
   counter: string | null;
   model: string | null;
-  /** `[hash:length, count]`, least recently used first. */
+  /** `[key, count]`, least recently used first; the key is `hash:length` without a `stateKey`, the keyed hash alone with one. */
   counts: [string, number][];
   /** The previous request, or null before the first turn. */
   previous: PreviousRequest | null;

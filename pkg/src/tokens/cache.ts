@@ -2,7 +2,8 @@
  * Token counts kept across calls, keyed by content: a stable hash of the counted text (64 bits
  * and the length), so a history rebuilt from a database still hits. Bounded: least recently used
  * entries go first, and never one the current call used (the bound is at least the call's size).
- * Exported as plain JSON (hashes and counts, never text).
+ * Exported as plain JSON (hashes and counts, never the text; but without a session's `stateKey`
+ * the hashes are public, and a guessable text is found by hashing guesses: docs/sessions.md).
  *
  * @internal
  * @module
@@ -49,6 +50,8 @@ export class CountCache {
   constructor(
     /** Entries kept at most (raised to the size of a call while it runs). */
     private limit: number,
+    /** The key of a text: {@link textKey}, or a session's keyed hash under its `stateKey`. */
+    private readonly keyText: (text: string) => string = textKey,
   ) {}
 
   get size(): number {
@@ -77,11 +80,11 @@ export class CountCache {
     }
   }
 
-  /** The key of `text` ({@link textKey}), remembered from the last call that had it. */
+  /** The key of `text` (`keyText`), remembered from the last call that had it: a text is keyed once. */
   keyOf(text: string): string {
     let key = this.keysOfThis.get(text);
     if (key === undefined) {
-      key = this.keysOfLast.get(text) ?? textKey(text);
+      key = this.keysOfLast.get(text) ?? this.keyText(text);
       this.keysOfThis.set(text, key);
     }
     return key;
@@ -129,8 +132,8 @@ export class CountCache {
  */
 export const MAX_IMPORTED_COUNTS = 1 << 20;
 
-/** A text key as {@link textKey} writes it. */
-const KEY_FORMAT = /^[0-9a-f]{16}:\d+$/;
+/** A text key as {@link textKey} writes it, or a keyed one (the hash alone). */
+const KEY_FORMAT = /^[0-9a-f]{16}(:\d+)?$/;
 
 /**
  * Counts `texts` through `cache`: each distinct text the cache lacks is counted once, with
