@@ -3122,17 +3122,65 @@ fn bm25_from_stats_of_parts_equals_bm25_scores_bit_for_bit() {
             // Stats of two calls, concatenated as a caller keeping them would.
             let mut stats = bm25_stats(docs[..split].to_vec(), query);
             stats.extend(bm25_stats(docs[split..].to_vec(), query));
-            assert_eq!(stats.len(), docs.len() * (terms as usize + 1));
-            let parts = bm25_from_stats_wasm(&stats, terms, 1.2, 0.75).expect("whole rows");
+            let parts = bm25_from_stats_wasm(&stats, terms, 1.2, 0.75).expect("whole texts");
             let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&parts), bits(&whole), "query {query:?}, split {split}");
         }
     }
-    // Rows that are not whole are refused, and the module answers the next call.
+    // Sparse: per text its length, its number of matches, then (term, count)
+    // pairs for the query terms it holds ("dog" 0, "rex" 1), nothing for the others.
+    assert_eq!(
+        bm25_stats(docs[..4].to_vec(), "dog Rex"),
+        [6, 2, 0, 1, 1, 1, 3, 0, 8, 2, 0, 2, 1, 2, 0, 0]
+    );
+    // Stats that end inside a text, or name a term beyond `terms`, are refused,
+    // and the module answers the next call.
     let r = refused(bm25_from_stats_wasm(&[1, 2, 3], 1, 1.2, 0.75).map(|v| JsValue::from(v.len())));
     assert_eq!(r.code, "INVALID_INPUT");
     assert_eq!(
         r.message,
-        "stats must be whole rows of terms + 1 = 2 numbers, got 3 numbers"
+        "stats end inside text 0: each text is its length, its number of matches m, then m (term, count) pairs; got 3 numbers"
     );
+    let r =
+        refused(bm25_from_stats_wasm(&[3, 1, 1, 1], 1, 1.2, 0.75).map(|v| JsValue::from(v.len())));
+    assert_eq!(r.code, "INVALID_INPUT");
+    assert_eq!(
+        r.message,
+        "stats[0] match 0: term numbers must be strictly ascending and below terms = 1, counts above 0; got term 1, count 1"
+    );
+    assert_eq!(
+        bm25_from_stats_wasm(&[3, 1, 0, 1], 1, 1.2, 0.75)
+            .expect("one text")
+            .len(),
+        1
+    );
+}
+
+#[wasm_bindgen_test]
+fn bm25_of_a_huge_query_keeps_only_the_matches() {
+    // 30,000 distinct query terms over 2,000 texts of 8 words: the stats are
+    // bounded by the texts (2 + 2 × matches a text), not texts × terms.
+    let query = (0..30_000)
+        .map(|i| format!("w{i}x"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let docs: Vec<String> = (0..2_000)
+        .map(|d| {
+            (0..8)
+                .map(|k| format!("w{}x", (d * 37 + k * 4_001) % 40_000))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let stats = bm25_stats(docs.clone(), &query);
+    assert!(
+        stats.len() <= 2_000 * (2 + 2 * 8),
+        "{} numbers",
+        stats.len()
+    );
+    let parts = bm25_from_stats_wasm(&stats, bm25_terms(&query), 1.2, 0.75).expect("whole texts");
+    let whole = bm25_scores_wasm(docs, &query, 1.2, 0.75);
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&parts), bits(&whole));
+    assert!(whole.iter().any(|&s| s > 0.0));
 }

@@ -19,8 +19,14 @@
 //!
 //! with `tf` the count of `t` in `d`, `df` the number of texts holding `t`,
 //! and by default `k1 = 1.2`, `b = 0.75`. The idf is never negative. All
-//! arithmetic is `f64` in a fixed order, so every platform gives the same
-//! bits (wasm's `ln` comes from the same Rust `libm` code everywhere).
+//! arithmetic is `f64` in a fixed order (the Σ runs over the terms in
+//! sorted order, skipping those `d` lacks), so every platform gives the
+//! same bits (wasm's `ln` comes from the same Rust `libm` code everywhere).
+//!
+//! **Cost**: linear in the length of the texts and the query, whatever the
+//! number of distinct query terms. Each word of a text is one hash lookup
+//! among the query's terms ([`QueryTerms`]); a text's [`TextStats`] hold
+//! only the terms it has, so the Σ above only visits those.
 //!
 //! ```
 //! use ctxpack::relevance::{bm25_scores, tokenize, Bm25};
@@ -30,6 +36,10 @@
 //! let scores = bm25_scores(&docs, "Which dog did we adopt?", Bm25::default());
 //! assert!(scores[0] > scores[1] && scores[2] > scores[1]);
 //! ```
+
+use std::collections::{HashMap, HashSet};
+
+use crate::CtxpackError;
 
 /// BM25's two parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -46,23 +56,70 @@ impl Default for Bm25 {
     }
 }
 
-/// Folds a plural to its singular (see the module documentation).
-fn stem(word: String) -> String {
-    let chars = word.chars().count();
-    if chars <= 3 {
-        return word;
+/// Folds a plural to its singular, in place (see the module documentation).
+fn stem(word: &mut String) {
+    // Both rules need a final `s`, and more than three characters (of which
+    // bytes are an upper bound): most words leave at the first test.
+    if word.as_bytes().last() != Some(&b's') || word.len() <= 3 || word.chars().count() <= 3 {
+        return;
     }
-    if let Some(base) = word.strip_suffix("ies") {
-        return format!("{base}y");
+    if word.ends_with("ies") {
+        word.truncate(word.len() - 3);
+        word.push('y');
+    } else if !(word.ends_with("ss") || word.ends_with("us") || word.ends_with("is")) {
+        word.pop();
     }
-    if word.ends_with('s')
-        && !(word.ends_with("ss") || word.ends_with("us") || word.ends_with("is"))
-    {
-        let mut w = word;
-        w.pop();
-        return w;
+}
+
+/// Calls `f` with each word of `text` as [`tokenize`] gives it, in order,
+/// through one reused buffer: scoring reads every word of every text, and
+/// a string per word would be most of its cost. ASCII is read a byte at a
+/// time (for ASCII, `char::is_alphanumeric` is `[0-9A-Za-z]`), anything
+/// else a character at a time.
+fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
+    let bytes = text.as_bytes();
+    let mut word = String::new();
+    let mut emit = |w: &str, ascii: bool| {
+        word.clear();
+        if ascii {
+            word.push_str(w);
+            word.make_ascii_lowercase();
+        } else {
+            // The whole word at once: Unicode's lowercase of a letter can depend on
+            // its neighbours (a final Σ is ς).
+            word.push_str(&w.to_lowercase());
+        }
+        stem(&mut word);
+        f(&word);
+    };
+    let mut start: Option<usize> = None; // where the current word began
+    let mut ascii = true; // whether the current word is ASCII so far
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let (alphanumeric, width) = if b.is_ascii() {
+            (b.is_ascii_alphanumeric(), 1)
+        } else {
+            // `i` is always at a character boundary: it moves by whole characters.
+            text[i..]
+                .chars()
+                .next()
+                .map_or((false, 1), |c| (c.is_alphanumeric(), c.len_utf8()))
+        };
+        if alphanumeric {
+            if start.is_none() {
+                start = Some(i);
+                ascii = true;
+            }
+            ascii &= width == 1;
+        } else if let Some(s) = start.take() {
+            emit(&text[s..i], ascii);
+        }
+        i += width;
     }
-    word
+    if let Some(s) = start {
+        emit(&text[s..], ascii);
+    }
 }
 
 /// The words of `text`: Unicode lowercase, split at non-alphanumeric
@@ -74,20 +131,24 @@ fn stem(word: String) -> String {
 /// ```
 #[must_use]
 pub fn tokenize(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(|w| stem(w.to_lowercase()))
-        .collect()
+    let mut words = Vec::new();
+    for_each_word(text, |w| words.push(w.to_owned()));
+    words
 }
 
 /// The BM25 score of every text in `docs` for `query` (see the module
 /// documentation), in the order of `docs`. Empty collections and queries
 /// give zeros; nothing panics.
 ///
-/// The same as [`TextStats`] of each text followed by
+/// The same as [`QueryTerms::stats`] of each text followed by
 /// [`bm25_from_stats`]: the part that reads the texts and the part that
 /// weighs them are apart, so that a caller who keeps the stats of texts it
 /// has seen (a conversation, turn after turn) only reads the new ones.
+///
+/// The cost is linear in the length of the texts and of the query, whatever
+/// the number of distinct query terms: each word of a text is one hash
+/// lookup among the query's terms, and only the terms a text holds are
+/// kept and summed.
 ///
 /// ```
 /// use ctxpack::relevance::{bm25_scores, Bm25};
@@ -99,124 +160,283 @@ pub fn tokenize(text: &str) -> Vec<String> {
 pub fn bm25_scores<S: AsRef<str>>(docs: &[S], query: &str, params: Bm25) -> Vec<f64> {
     let query = QueryTerms::new(query);
     let stats: Vec<TextStats> = docs.iter().map(|d| query.stats(d.as_ref())).collect();
-    bm25_from_stats(&stats, params)
+    // Stats made by `query` itself: every index below its length, ascending.
+    weigh(&stats, query.len(), params)
 }
 
-/// A query's distinct terms, sorted: what [`TextStats`] counts.
+/// A query's distinct terms, each numbered by its rank in sorted order:
+/// what [`TextStats`] counts.
 ///
 /// ```
 /// use ctxpack::relevance::QueryTerms;
 /// let q = QueryTerms::new("dogs and the dog");
-/// assert_eq!(q.len(), 3); // "and", "dog", "the"
-/// assert_eq!(q.stats("a dog, two dogs").counts, [0, 2, 0]);
+/// assert_eq!(q.len(), 3); // "and" 0, "dog" 1, "the" 2
+/// assert_eq!(q.stats("a dog, two dogs").matches, [(1, 2)]);
 /// ```
 #[derive(Clone, Debug)]
 pub struct QueryTerms {
-    terms: Vec<String>,
+    /// Term → its rank among the sorted distinct terms. The ranks fix the
+    /// order in which a text's matches are summed (ascending, as the terms
+    /// sort), so that the scores do not depend on the map's order.
+    rank: HashMap<String, u32>,
 }
 
 impl QueryTerms {
-    /// The distinct terms of `query` ([`tokenize`]d), sorted.
+    /// The distinct terms of `query` ([`tokenize`]d), numbered in sorted
+    /// order.
+    ///
+    /// No bound on their number: memory and time are linear in the query's
+    /// length, which the caller already holds.
+    ///
+    /// ```
+    /// use ctxpack::relevance::QueryTerms;
+    /// assert!(QueryTerms::new(" ?! ").is_empty());
+    /// ```
     #[must_use]
     pub fn new(query: &str) -> Self {
-        let mut terms = tokenize(query);
+        // Distinct first (one string per distinct word, not per word), then sorted.
+        let mut seen: HashSet<String> = HashSet::new();
+        for_each_word(query, |w| {
+            if !seen.contains(w) {
+                seen.insert(w.to_owned());
+            }
+        });
+        let mut terms: Vec<String> = seen.into_iter().collect();
         terms.sort_unstable();
-        terms.dedup();
-        Self { terms }
+        let rank = terms
+            .into_iter()
+            .enumerate()
+            // A query of 2³² distinct terms would need more than 8 GiB of text.
+            .map(|(i, t)| (t, u32::try_from(i).unwrap_or(u32::MAX)))
+            .collect();
+        Self { rank }
     }
 
     /// The number of distinct terms.
+    ///
+    /// ```
+    /// use ctxpack::relevance::QueryTerms;
+    /// assert_eq!(QueryTerms::new("Cities and a city").len(), 3);
+    /// ```
     #[must_use]
     pub fn len(&self) -> usize {
-        self.terms.len()
+        self.rank.len()
     }
 
     /// Whether the query has no term.
+    ///
+    /// ```
+    /// use ctxpack::relevance::QueryTerms;
+    /// assert!(QueryTerms::new("").is_empty());
+    /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.terms.is_empty()
+        self.rank.is_empty()
     }
 
     /// What BM25 needs of `text`: its length in words and how often it holds
-    /// each term.
+    /// each query term it holds at all. Linear in the text: one lookup per
+    /// word, then a sort of the matching words' term numbers. A query with
+    /// no term reads nothing (length 0: its scores are zeros anyway).
+    ///
+    /// ```
+    /// use ctxpack::relevance::QueryTerms;
+    /// let s = QueryTerms::new("rust wasm").stats("Rust, then WASM, then rust");
+    /// assert_eq!((s.words, s.matches), (5, vec![(0, 2), (1, 1)]));
+    /// ```
     #[must_use]
     pub fn stats(&self, text: &str) -> TextStats {
-        let mut counts = vec![0_u32; self.terms.len()];
-        let words = if self.terms.is_empty() {
-            0
-        } else {
-            let words = tokenize(text);
-            for w in &words {
-                if let Ok(t) = self.terms.binary_search(w) {
-                    counts[t] = counts[t].saturating_add(1);
-                }
+        if self.rank.is_empty() {
+            return TextStats::default();
+        }
+        let mut words = 0_usize;
+        let mut hits: Vec<u32> = Vec::new();
+        for_each_word(text, |w| {
+            words += 1;
+            if let Some(&t) = self.rank.get(w) {
+                hits.push(t);
             }
-            words.len()
-        };
+        });
+        hits.sort_unstable();
+        let matches = hits
+            .chunk_by(|a, b| a == b)
+            .map(|run| (run[0], u32::try_from(run.len()).unwrap_or(u32::MAX)))
+            .collect();
         TextStats {
             words: u32::try_from(words).unwrap_or(u32::MAX),
-            counts,
+            matches,
         }
     }
 }
 
-/// A text's BM25 statistics for one query ([`QueryTerms::stats`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A text's BM25 statistics for one query ([`QueryTerms::stats`]): only the
+/// terms it holds, so that its size is bounded by the text, not the query.
+///
+/// ```
+/// use ctxpack::relevance::{QueryTerms, TextStats};
+/// let s = QueryTerms::new("dog").stats("no match here");
+/// assert_eq!(s, TextStats { words: 3, matches: vec![] });
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TextStats {
-    /// The text's length in words.
+    /// The text's length in words (at most `u32::MAX`).
     pub words: u32,
-    /// Per query term (in [`QueryTerms`]' order), its count in the text.
-    pub counts: Vec<u32>,
+    /// `(term, count)` for each query term the text holds: the term's number
+    /// in [`QueryTerms`], strictly ascending; the count above 0 (at most
+    /// `u32::MAX`).
+    pub matches: Vec<(u32, u32)>,
 }
 
-/// The BM25 scores of texts from their [`TextStats`] for one query (every
-/// `counts` as long): the collection's size, average length and document
-/// frequencies are theirs. Zeros when the query has no term.
+/// The BM25 scores of texts from their [`TextStats`] for one query of
+/// `terms` distinct terms: the collection's size, average length and
+/// document frequencies are theirs. Zeros when the query has no term.
+/// Linear in `terms` and the stats' matches.
+///
+/// # Errors
+/// [`CtxpackError::InvalidInput`] when a text's matches are not strictly
+/// ascending term numbers below `terms` with counts above 0 (stats that
+/// [`QueryTerms::stats`] of a `terms`-term query never makes).
 ///
 /// ```
 /// use ctxpack::relevance::{bm25_from_stats, bm25_scores, Bm25, QueryTerms};
 /// let docs = ["rust and wasm", "wasm wasm", "nothing here"];
 /// let q = QueryTerms::new("wasm rust");
 /// let stats: Vec<_> = docs.iter().map(|d| q.stats(d)).collect();
-/// assert_eq!(bm25_from_stats(&stats, Bm25::default()), bm25_scores(&docs, "wasm rust", Bm25::default()));
+/// let scores = bm25_from_stats(&stats, q.len(), Bm25::default()).unwrap();
+/// assert_eq!(scores, bm25_scores(&docs, "wasm rust", Bm25::default()));
+/// assert!(bm25_from_stats(&stats, 1, Bm25::default()).is_err()); // "wasm" is term 1 of 2
 /// ```
-#[must_use]
-pub fn bm25_from_stats(stats: &[TextStats], params: Bm25) -> Vec<f64> {
+pub fn bm25_from_stats(
+    stats: &[TextStats],
+    terms: usize,
+    params: Bm25,
+) -> Result<Vec<f64>, CtxpackError> {
+    for (i, s) in stats.iter().enumerate() {
+        let mut next = 0_usize; // the lowest term number the next match may have
+        for (k, &(t, c)) in s.matches.iter().enumerate() {
+            let t = t as usize;
+            if t < next || t >= terms || c == 0 {
+                return Err(CtxpackError::InvalidInput {
+                    reason: format!(
+                        "stats[{i}] match {k}: term numbers must be strictly ascending and below terms = {terms}, counts above 0; got term {t}, count {c}"
+                    ),
+                });
+            }
+            next = t + 1;
+        }
+    }
+    Ok(weigh(stats, terms, params))
+}
+
+/// [`bm25_from_stats`] of stats known to be valid for `terms` terms.
+fn weigh(stats: &[TextStats], terms: usize, params: Bm25) -> Vec<f64> {
     let mut scores = vec![0.0; stats.len()];
-    let terms = stats.first().map_or(0, |s| s.counts.len());
     if terms == 0 {
         return scores;
     }
     let mut df = vec![0_u32; terms];
     for s in stats {
-        for (t, &c) in s.counts.iter().enumerate().take(terms) {
-            if c > 0 {
-                df[t] += 1;
-            }
+        for &(t, _) in &s.matches {
+            df[t as usize] += 1;
         }
     }
     let n = to_f64(stats.len());
     let total: f64 = stats.iter().map(|s| f64::from(s.words)).sum();
     let avgdl = if total > 0.0 { total / n } else { 1.0 };
+    // Only the terms some text holds are ever read.
     let idf: Vec<f64> = df
         .iter()
-        .map(|&d| (1.0 + (n - f64::from(d) + 0.5) / (f64::from(d) + 0.5)).ln())
+        .map(|&d| {
+            if d == 0 {
+                0.0
+            } else {
+                (1.0 + (n - f64::from(d) + 0.5) / (f64::from(d) + 0.5)).ln()
+            }
+        })
         .collect();
     for (score, s) in scores.iter_mut().zip(stats) {
         let norm = params.k1 * (1.0 - params.b + params.b * f64::from(s.words) / avgdl);
+        // Summed in ascending term order (the order of the terms' sort), as the
+        // formula's Σ over the query's terms, skipping the zeros: the same bits
+        // for the same texts whatever the query's size.
         *score = s
-            .counts
+            .matches
             .iter()
-            .take(terms)
-            .enumerate()
-            .filter(|&(_, &c)| c > 0)
-            .map(|(t, &c)| {
+            .map(|&(t, c)| {
                 let tf = f64::from(c);
-                idf[t] * tf * (params.k1 + 1.0) / (tf + norm)
+                idf[t as usize] * tf * (params.k1 + 1.0) / (tf + norm)
             })
             .sum();
     }
     scores
+}
+
+/// Packs stats as one array of `u32`, the form they cross the wasm boundary
+/// in: per text, its length in words, its number of matches `m`, then `m`
+/// pairs (term, count).
+///
+/// ```
+/// use ctxpack::relevance::{pack_stats, QueryTerms};
+/// let q = QueryTerms::new("dog cat");
+/// let stats = [q.stats("cat dog dog"), q.stats("none")];
+/// assert_eq!(pack_stats(&stats), [3, 2, 0, 1, 1, 2, 1, 0]);
+/// ```
+#[must_use]
+pub fn pack_stats(stats: &[TextStats]) -> Vec<u32> {
+    let len = stats.iter().map(|s| 2 + 2 * s.matches.len()).sum();
+    let mut out = Vec::with_capacity(len);
+    for s in stats {
+        out.push(s.words);
+        out.push(u32::try_from(s.matches.len()).unwrap_or(u32::MAX));
+        for &(t, c) in &s.matches {
+            out.push(t);
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Reads what [`pack_stats`] wrote (from one call or several, concatenated).
+/// Checks the shape only; [`bm25_from_stats`] checks the matches.
+///
+/// # Errors
+/// [`CtxpackError::InvalidInput`] when `packed` ends inside a text's stats.
+///
+/// ```
+/// use ctxpack::relevance::{pack_stats, unpack_stats, QueryTerms};
+/// let q = QueryTerms::new("dog cat");
+/// let stats = vec![q.stats("cat dog dog"), q.stats("none")];
+/// assert_eq!(unpack_stats(&pack_stats(&stats)).unwrap(), stats);
+/// assert!(unpack_stats(&[3, 2, 0, 1]).is_err());
+/// ```
+pub fn unpack_stats(packed: &[u32]) -> Result<Vec<TextStats>, CtxpackError> {
+    let mut stats = Vec::new();
+    let mut rest = packed;
+    while let [words, m, tail @ ..] = rest {
+        let m = *m as usize;
+        let Some(pairs) = m.checked_mul(2).and_then(|len| tail.get(..len)) else {
+            return Err(truncated(stats.len(), packed.len()));
+        };
+        stats.push(TextStats {
+            words: *words,
+            matches: pairs.chunks_exact(2).map(|p| (p[0], p[1])).collect(),
+        });
+        rest = &tail[pairs.len()..];
+    }
+    if rest.is_empty() {
+        Ok(stats)
+    } else {
+        Err(truncated(stats.len(), packed.len()))
+    }
+}
+
+/// The error of packed stats that end inside text `i`.
+fn truncated(i: usize, len: usize) -> CtxpackError {
+    CtxpackError::InvalidInput {
+        reason: format!(
+            "stats end inside text {i}: each text is its length, its number of matches m, then m (term, count) pairs; got {len} numbers"
+        ),
+    }
 }
 
 #[allow(clippy::cast_precision_loss)]
@@ -315,7 +535,7 @@ mod tests {
             let split = next(n as u32 + 1) as usize;
             let mut stats: Vec<TextStats> = docs[..split].iter().map(|d| q.stats(d)).collect();
             stats.extend(docs[split..].iter().map(|d| q.stats(d)));
-            let parts = bm25_from_stats(&stats, params);
+            let parts = bm25_from_stats(&stats, q.len(), params).expect("stats of q");
             let bits = |v: &[f64]| v.iter().map(|s| s.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&parts), bits(&whole), "round {round}");
         }

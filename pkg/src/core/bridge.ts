@@ -472,7 +472,7 @@ export function bm25Scores(docs: string[], query: string, k1: number, b: number)
   return call(() => glue.bm25Scores(docs, query, k1, b));
 }
 
-/** The number of distinct terms of `query`: a stats row of {@link bm25Stats} is this plus one. */
+/** The number of distinct terms of `query`, which {@link bm25FromStats} takes. */
 export function bm25Terms(query: string): number {
   return call(() => glue.bm25Terms(query));
 }
@@ -486,12 +486,15 @@ export function scoreScale(): number {
   return call(() => glue.scoreScale());
 }
 
-/** The BM25 stats of `docs` for `query`: per text its length in words, then its count of each query term. */
+/**
+ * The BM25 stats of `docs` for `query`, sparse: per text its length in words, its number `m` of
+ * query terms it holds, then `m` pairs (term number, count), term numbers ascending.
+ */
 export function bm25Stats(docs: string[], query: string): Uint32Array {
   return call(() => glue.bm25Stats(docs, query));
 }
 
-/** BM25 scores from stats rows of `terms + 1` numbers (from one {@link bm25Stats} call or several, same query). */
+/** BM25 scores from {@link bm25Stats}' stats (of one call or several, concatenated; same query of `terms` terms). */
 export function bm25FromStats(stats: Uint32Array, terms: number, k1: number, b: number): Float64Array {
   return call(() => glue.bm25FromStats(stats, terms, k1, b));
 }

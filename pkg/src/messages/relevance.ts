@@ -76,10 +76,11 @@ export function relevanceValues(
 }
 
 /**
- * What BM25 reads of each text (its length, its count of each query term; the core's `bm25Stats`)
- * kept from one call to the next while the query stays the same: a session's turn has the core
- * read only the texts it has not seen, then weigh them all (`bm25FromStats`). The scores are those
- * of `bm25Scores` on the same texts, bit for bit. Holds at most two calls' texts.
+ * What BM25 reads of each text (its length, and its count of each query term it holds; the core's
+ * `bm25Stats`) kept from one call to the next while the query stays the same: a session's turn has
+ * the core read only the texts it has not seen, then weigh them all (`bm25FromStats`). The scores
+ * are those of `bm25Scores` on the same texts, bit for bit. Holds at most two calls' texts, and per
+ * text only the query terms it holds (`2 + 2m` numbers for `m` of them): never texts × query terms.
  */
 export class Bm25Memo {
   private query: string | undefined;
@@ -95,28 +96,41 @@ export class Bm25Memo {
       this.terms = terms;
       this.last = new Map();
     }
-    const width = this.terms + 1;
     const current = new Map<string, Uint32Array>();
     const unseen: string[] = [];
     for (const text of texts) {
       if (this.last.has(text) || current.has(text)) continue;
-      current.set(text, EMPTY_ROW);
+      current.set(text, EMPTY_STATS);
       unseen.push(text);
     }
     if (unseen.length > 0) {
-      const rows = bm25Stats(unseen, query);
-      unseen.forEach((text, k) => current.set(text, rows.subarray(k * width, (k + 1) * width)));
+      // One text's stats: its length, its number of matches m, then m (term, count) pairs.
+      const packed = bm25Stats(unseen, query);
+      let at = 0;
+      for (const text of unseen) {
+        const end = at + 2 + 2 * packed[at + 1]!;
+        current.set(text, packed.subarray(at, end));
+        at = end;
+      }
     }
-    const stats = new Uint32Array(texts.length * width);
+    const parts = new Array<Uint32Array>(texts.length);
+    let length = 0;
     texts.forEach((text, i) => {
-      const row = current.get(text) ?? this.last.get(text)!;
-      current.set(text, row);
-      stats.set(row, i * width);
+      const part = current.get(text) ?? this.last.get(text)!;
+      current.set(text, part);
+      parts[i] = part;
+      length += part.length;
     });
+    const stats = new Uint32Array(length);
+    let at = 0;
+    for (const part of parts) {
+      stats.set(part, at);
+      at += part.length;
+    }
     this.last = current;
     return bm25FromStats(stats, this.terms, k1, b);
   }
 }
 
-/** A placeholder while a text's row is being read. */
-const EMPTY_ROW = new Uint32Array(0);
+/** A placeholder while a text's stats are being read. */
+const EMPTY_STATS = new Uint32Array(0);
