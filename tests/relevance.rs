@@ -173,7 +173,13 @@ proptest! {
         docs in prop::collection::vec(prop_text(), 0..12),
         query in prop_text(),
         params in prop_params(),
+        query_among_docs in any::<bool>(),
     ) {
+        // The query is often one of the texts (a chat's latest user message).
+        let mut docs = docs;
+        if query_among_docs {
+            docs.push(query.clone());
+        }
         let got = bm25_scores(&docs, &query, params);
         prop_assert_eq!(bits(&got), bits(&ref_scores(&docs, &query, params)));
     }
@@ -334,6 +340,24 @@ fn bad_stats_are_invalid_input_never_a_panic() {
         "stats end inside text 1: each text is its length, its number of matches m, then m (term, count) pairs; got 5 numbers"
     );
     assert!(unpack_stats(&[]).unwrap().is_empty());
+}
+
+#[test]
+fn the_query_read_as_a_text_has_the_stats_of_any_text_like_it() {
+    // The query's own stats come from reading it once as the query; a copy of
+    // it, and the same words in another spelling, are read as texts.
+    let query = "Tokens rotate; the token, TOKENS. Rotate hourly!";
+    let q = QueryTerms::new(query);
+    let spelled = "tokens Rotate the TOKEN tokens rotate HOURLY";
+    assert_eq!(q.stats(query), q.stats(&String::from(query)));
+    assert_eq!(q.stats(query), q.stats(spelled));
+    assert_eq!(
+        q.stats(query),
+        TextStats {
+            words: 7,
+            matches: vec![(0, 1), (1, 2), (2, 1), (3, 3)]
+        }
+    );
 }
 
 #[test]

@@ -37,7 +37,7 @@
 //! assert!(scores[0] > scores[1] && scores[2] > scores[1]);
 //! ```
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use crate::CtxpackError;
 
@@ -179,6 +179,11 @@ pub struct QueryTerms {
     /// order in which a text's matches are summed (ascending, as the terms
     /// sort), so that the scores do not depend on the map's order.
     rank: HashMap<String, u32>,
+    /// The query, and its stats as a text: the query is most often one of
+    /// the texts too (a chat's latest user message), and a large one (a
+    /// pasted log) is then read once, not twice.
+    query: Box<str>,
+    own: TextStats,
 }
 
 impl QueryTerms {
@@ -194,22 +199,42 @@ impl QueryTerms {
     /// ```
     #[must_use]
     pub fn new(query: &str) -> Self {
-        // Distinct first (one string per distinct word, not per word), then sorted.
-        let mut seen: HashSet<String> = HashSet::new();
+        // Distinct words with their counts first (one string per distinct word,
+        // not per word), then sorted.
+        let mut words = 0_usize;
+        let mut counts: HashMap<String, u32> = HashMap::new();
         for_each_word(query, |w| {
-            if !seen.contains(w) {
-                seen.insert(w.to_owned());
+            words += 1;
+            if let Some(c) = counts.get_mut(w) {
+                *c = c.saturating_add(1);
+            } else {
+                counts.insert(w.to_owned(), 1);
             }
         });
-        let mut terms: Vec<String> = seen.into_iter().collect();
-        terms.sort_unstable();
-        let rank = terms
-            .into_iter()
-            .enumerate()
+        let mut terms: Vec<(String, u32)> = counts.into_iter().collect();
+        terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut rank = HashMap::with_capacity(terms.len());
+        let mut matches = Vec::with_capacity(terms.len());
+        for (i, (term, count)) in terms.into_iter().enumerate() {
             // A query of 2³² distinct terms would need more than 8 GiB of text.
-            .map(|(i, t)| (t, u32::try_from(i).unwrap_or(u32::MAX)))
-            .collect();
-        Self { rank }
+            let i = u32::try_from(i).unwrap_or(u32::MAX);
+            rank.insert(term, i);
+            matches.push((i, count));
+        }
+        // As `stats` reads a text; nothing when there is no term.
+        let own = if rank.is_empty() {
+            TextStats::default()
+        } else {
+            TextStats {
+                words: u32::try_from(words).unwrap_or(u32::MAX),
+                matches,
+            }
+        };
+        Self {
+            rank,
+            query: query.into(),
+            own,
+        }
     }
 
     /// The number of distinct terms.
@@ -248,6 +273,9 @@ impl QueryTerms {
     pub fn stats(&self, text: &str) -> TextStats {
         if self.rank.is_empty() {
             return TextStats::default();
+        }
+        if text == &*self.query {
+            return self.own.clone();
         }
         let mut words = 0_usize;
         let mut hits: Vec<u32> = Vec::new();
