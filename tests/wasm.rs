@@ -3120,18 +3120,23 @@ fn bm25_from_stats_of_parts_equals_bm25_scores_bit_for_bit() {
         let terms = bm25_terms(query);
         for split in 0..=docs.len() {
             // Stats of two calls, concatenated as a caller keeping them would.
-            let mut stats = bm25_stats(docs[..split].to_vec(), query);
-            stats.extend(bm25_stats(docs[split..].to_vec(), query));
+            // Each call leads with the query's number of terms.
+            let first = bm25_stats(docs[..split].to_vec(), query);
+            let second = bm25_stats(docs[split..].to_vec(), query);
+            assert_eq!((first[0], second[0]), (terms, terms));
+            let mut stats = first[1..].to_vec();
+            stats.extend_from_slice(&second[1..]);
             let parts = bm25_from_stats_wasm(&stats, terms, 1.2, 0.75).expect("whole texts");
             let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&parts), bits(&whole), "query {query:?}, split {split}");
         }
     }
-    // Sparse: per text its length, its number of matches, then (term, count)
-    // pairs for the query terms it holds ("dog" 0, "rex" 1), nothing for the others.
+    // Sparse: the number of terms, then per text its length, its number of
+    // matches, then (term, count) pairs for the query terms it holds ("dog" 0,
+    // "rex" 1), nothing for the others.
     assert_eq!(
         bm25_stats(docs[..4].to_vec(), "dog Rex"),
-        [6, 2, 0, 1, 1, 1, 3, 0, 8, 2, 0, 2, 1, 2, 0, 0]
+        [2, 6, 2, 0, 1, 1, 1, 3, 0, 8, 2, 0, 2, 1, 2, 0, 0]
     );
     // Stats that end inside a text, or name a term beyond `terms`, are refused,
     // and the module answers the next call.
@@ -3173,12 +3178,14 @@ fn bm25_of_a_huge_query_keeps_only_the_matches() {
         })
         .collect();
     let stats = bm25_stats(docs.clone(), &query);
+    assert_eq!(stats[0], 30_000);
+    let stats = &stats[1..];
     assert!(
         stats.len() <= 2_000 * (2 + 2 * 8),
         "{} numbers",
         stats.len()
     );
-    let parts = bm25_from_stats_wasm(&stats, bm25_terms(&query), 1.2, 0.75).expect("whole texts");
+    let parts = bm25_from_stats_wasm(stats, bm25_terms(&query), 1.2, 0.75).expect("whole texts");
     let whole = bm25_scores_wasm(docs, &query, 1.2, 0.75);
     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     assert_eq!(bits(&parts), bits(&whole));

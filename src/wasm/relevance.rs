@@ -39,19 +39,25 @@ pub fn bm25_terms(query: &str) -> u32 {
     u32::try_from(QueryTerms::new(query).len()).unwrap_or(u32::MAX)
 }
 
-/// The stats of `docs` for `query`, packed (see the module documentation):
-/// `2 + 2m` numbers a text, `m` the number of query terms it holds.
+/// The number of distinct terms of `query` (what `bm25FromStats` takes),
+/// then the stats of `docs` for it, packed (see the module documentation):
+/// `2 + 2m` numbers a text, `m` the number of query terms it holds. The
+/// count leads so that a caller reading a new query's stats does not read
+/// the query twice (`bm25Terms`).
 #[wasm_bindgen(js_name = bm25Stats)]
 #[must_use]
 #[allow(clippy::needless_pass_by_value)] // wasm-bindgen hands over an owned Vec
 pub fn bm25_stats(docs: Vec<String>, query: &str) -> Vec<u32> {
     let query = QueryTerms::new(query);
     let stats: Vec<TextStats> = docs.iter().map(|d| query.stats(d)).collect();
-    pack_stats(&stats)
+    let mut out = vec![u32::try_from(query.len()).unwrap_or(u32::MAX)];
+    out.extend(pack_stats(&stats));
+    out
 }
 
-/// BM25 scores from packed stats (as `bm25Stats` writes them, from one call
-/// or several for the same query of `terms` distinct terms).
+/// BM25 scores from packed stats (as `bm25Stats` writes them after its
+/// leading count, from one call or several for the same query of `terms`
+/// distinct terms).
 ///
 /// # Errors
 /// `INVALID_INPUT` when `stats` ends inside a text, or a text's matches are

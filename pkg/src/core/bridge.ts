@@ -487,14 +487,15 @@ export function scoreScale(): number {
 }
 
 /**
- * The BM25 stats of `docs` for `query`, sparse: per text its length in words, its number `m` of
- * query terms it holds, then `m` pairs (term number, count), term numbers ascending.
+ * The number of distinct terms of `query` (as {@link bm25Terms}), then the BM25 stats of `docs` for
+ * it, sparse: per text its length in words, its number `m` of query terms it holds, then `m` pairs
+ * (term number, count), term numbers ascending.
  */
 export function bm25Stats(docs: string[], query: string): Uint32Array {
   return call(() => glue.bm25Stats(docs, query));
 }
 
-/** BM25 scores from {@link bm25Stats}' stats (of one call or several, concatenated; same query of `terms` terms). */
+/** BM25 scores from {@link bm25Stats}' stats (after its leading count; of one call or several, concatenated; same query of `terms` terms). */
 export function bm25FromStats(stats: Uint32Array, terms: number, k1: number, b: number): Float64Array {
   return call(() => glue.bm25FromStats(stats, terms, k1, b));
 }

@@ -89,24 +89,23 @@ export class Bm25Memo {
 
   /** The BM25 scores of `texts` for `query` (as `bm25Scores`). */
   scores(texts: readonly string[], query: string, k1: number, b: number): Float64Array {
-    if (query !== this.query) {
-      // Asked of the core before anything changes here: a failed call leaves the memo as it was.
-      const terms = bm25Terms(query);
-      this.query = query;
-      this.terms = terms;
-      this.last = new Map();
-    }
+    const last = query === this.query ? this.last : new Map<string, Uint32Array>();
     const current = new Map<string, Uint32Array>();
     const unseen: string[] = [];
     for (const text of texts) {
-      if (this.last.has(text) || current.has(text)) continue;
+      if (last.has(text) || current.has(text)) continue;
       current.set(text, EMPTY_STATS);
       unseen.push(text);
     }
+    // A new query's number of terms comes with its first stats (every text is unseen then), or
+    // alone when there is no text. Asked of the core before anything changes here: a failed call
+    // leaves the memo as it was.
+    let terms = query === this.query ? this.terms : undefined;
     if (unseen.length > 0) {
-      // One text's stats: its length, its number of matches m, then m (term, count) pairs.
       const packed = bm25Stats(unseen, query);
-      let at = 0;
+      terms = packed[0]!;
+      // Then per text: its length, its number of matches m, then m (term, count) pairs.
+      let at = 1;
       for (const text of unseen) {
         const end = at + 2 + 2 * packed[at + 1]!;
         current.set(text, packed.subarray(at, end));
@@ -115,8 +114,11 @@ export class Bm25Memo {
     }
     const parts = new Array<Uint32Array>(texts.length);
     let length = 0;
+    terms ??= bm25Terms(query);
+    this.query = query;
+    this.terms = terms;
     texts.forEach((text, i) => {
-      const part = current.get(text) ?? this.last.get(text)!;
+      const part = current.get(text) ?? last.get(text)!;
       current.set(text, part);
       parts[i] = part;
       length += part.length;
