@@ -6,12 +6,16 @@
 //     to the append-only bound (nothing ever cut), and the budget used, for a session, fitMessages
 //     afresh each turn, and a recency window;
 //  2. the cost of one turn with js-tiktoken at the end of an 80-round history: a session, the
-//     history tokenized once per turn (fitMessages), and LangChain's trimMessages.
+//     history tokenized once per turn (fitMessages), and LangChain's trimMessages;
+//  3. large input (issue 28, bench/large-input.mjs): a huge latest user message (a 0.75 MB log,
+//     30,000 distinct words) over a long chat, fitMessages and session.fit, time and memory.
 //
 //   node bench/sessions.mjs [--write bench/RESULTS.md]   # replaces the "Sessions" section
 //   node bench/sessions.mjs --smoke                      # tiny sizes, once each
+//   node bench/sessions.mjs --before <dir>               # 3. also on an earlier build (<dir>/dist, <dir>/wasm)
 //
-// Nothing here asserts a time; the smoke run fails only if a request is invalid or over budget.
+// Nothing here asserts a time; the smoke run fails only if a request is invalid or over budget,
+// or (3.) a selection is wrong.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -23,12 +27,14 @@ const root = dirname(here);
 const lib = await import(pathToFileURL(join(root, 'pkg/dist/node.js')).href);
 const { forEncoding } = await import(pathToFileURL(join(root, 'pkg/dist/tokenizers/js-tiktoken.js')).href);
 const { agentSession } = await import(pathToFileURL(join(root, 'pkg/test/agent-sessions.mjs')).href);
+const { largeInput } = await import(pathToFileURL(join(here, 'large-input.mjs')).href);
 const require = createRequire(join(root, 'pkg/package.json'));
 const { trimMessages } = await import(pathToFileURL(require.resolve('@langchain/core/messages')).href);
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
 const out = args.includes('--write') ? args[args.indexOf('--write') + 1] : undefined;
+const before = args.includes('--before') ? args[args.indexOf('--before') + 1] : undefined;
 const BUDGET = 24_000;
 const SEEDS = smoke ? [1] : [1, 2, 3];
 const ROUNDS = smoke ? 8 : 80;
@@ -153,6 +159,10 @@ process.stderr.write(`sessions: trimMessages ${(trimMs / 1000).toFixed(1)} s\n`)
 const historyTokens = counterFor()(lc);
 const cost = { session: median(sessionMs), fresh: median(freshMs), trim: trimMs, warmMs, turns: lcEnds.length, messages: lc.length, historyTokens };
 
+// ---- 3. large input ----
+
+const large = largeInput({ smoke, before, log: (line) => process.stderr.write(`sessions: ${line}`) });
+
 // ---- the report ----
 
 const pct = (x) => `${(100 * x).toFixed(1)} %`;
@@ -200,9 +210,11 @@ Medians of the last ${LAST} turns, ms per turn:
 | prefix share ≥ 90 % of the append-only bound | session: mean ${pct(meanOf('session', 'ofBound'))}, lowest ${pct(minOf('session', 'ofBound'))} (fitMessages ${pct(meanOf('fresh', 'ofBound'))}, recency window ${pct(meanOf('window', 'ofBound'))}) | ${met(minOf('session', 'ofBound') >= 0.9)} |
 | budget used ≥ 70 % on average | session: mean ${pct(meanOf('session', 'use'))}, lowest ${pct(minOf('session', 'use'))} | ${met(minOf('session', 'use') >= 0.7)} |
 | a turn ≥ 10× cheaper than tokenizing the history each turn | ${ms(cost.session)} ms vs ${ms(cost.fresh)} ms: ${(cost.fresh / cost.session).toFixed(1)}× (trimMessages ${ms(cost.trim)} ms) | ${met(cost.fresh / cost.session >= 10)} |
-`;
+
+${large.section}`;
 
 process.stdout.write(`\n${section}`);
+if (large.failures.length > 0) throw new Error(`wrong selections:\n${large.failures.join('\n')}`);
 if (out !== undefined) {
   const file = join(root, out);
   const current = readFileSync(file, 'utf8');
