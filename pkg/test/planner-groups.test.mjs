@@ -5,7 +5,6 @@
 // knapsack strategies), and the named edge cases: refusals before counting, the packer's counting,
 // the overshoot, and plans without groups unchanged.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { CtxpackError, selectFragments } from 'ctxpack';
 import { closure, edges } from './reach.mjs';
@@ -401,23 +400,6 @@ test('refusals: a bad group, a bad dependencies option, count strategies with co
   expectError(() => selectFragments(huge, GAZE, { tokens_max: 100 }, { slicer: 'greedy' }), 'INVALID_FIELD', 'group', 1, /candidates\[1\]\.group is in a group of 2/);
   // The failed calls leave nothing behind.
   assert.equal(selectFragments(base, GAZE, { tokens_max: 100 }).fragments.length, 2);
-});
-
-test("README's groups example plans as the README says", () => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const block = /### Tool calls with their results[^]*?```js\n([^]*?)```/.exec(readme)[1];
-  const call = block.slice(block.indexOf('selectFragments('), block.indexOf('plan.decisions'));
-  const plan = new Function('selectFragments', `return ${call.trim().replace(/;$/, '')}`)(selectFragments);
-  assert.deepEqual(
-    plan.decisions.map((d) => [d.id, d.reason, d.group_reason]),
-    [
-      ['call-7', 'group_excluded', 'budget_exceeded'],
-      ['result-7', 'budget_exceeded', undefined],
-      ['summary', 'dependency_excluded', undefined],
-      ['turn-3', 'scored', undefined],
-    ],
-  );
-  assert.match(block, /call-7 group_excluded \(group_reason budget_exceeded\), result-7 budget_exceeded,\n\/\/ summary dependency_excluded, turn-3 scored/);
 });
 
 test("the packer's skip limit: units it never reached say skip_limit_reached, needy ones too, and the overshoot looks only at those it reached", () => {

@@ -230,22 +230,6 @@ test('lodMix is refused when malformed or beside countEntries, naming the entry 
   refuse({ lodMix: { macro: { min: 1 } }, countEntries: [] }, 'lodMix');
 });
 
-test("README's variants example plans as its comments say", async () => {
-  const { readFileSync } = await import('node:fs');
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const block = /### Long tool results: variants[^]*?```js\n([^]*?)```/.exec(readme)[1];
-  const run = new Function('selectFragments', `${block.replace(/^plan\.decisions\.map.*$/m, '')}\nreturn plan;`);
-  const plan = run(selectFragments);
-  assert.deepEqual(
-    plan.decisions.map((d) => [d.id, d.variant_id, d.versions?.map((v) => v.status)]),
-    [['search-3', 'summary', ['too_large', 'selected', 'other_version']], ['auth-guide', undefined, undefined], ['turn-9', undefined, undefined]],
-  );
-  assert.equal(plan.metrics.tokens_selected, 2650);
-  const at = (tokens_max) => new Function('selectFragments', `${block.replace('tokens_max: 2700', `tokens_max: ${tokens_max}`).replace(/^plan\.decisions\.map.*$/m, '')}\nreturn plan;`)(selectFragments);
-  assert.equal(at(10000).decisions[0].variant, null);
-  assert.equal(at(2400).decisions[0].variant_id, 'stub');
-});
-
 test('a lod named like an Object.prototype member stays a plain key of metrics.lod_mix', () => {
   const plan = selectFragments([{ id: 'a', cost_tokens: 5, lod: '__proto__' }, { id: 'b', cost_tokens: 7, lod: 'constructor' }], gaze, { tokens_max: 100 }, { now });
   assert.deepEqual(Object.keys(plan.metrics.lod_mix).sort(), ['__proto__', 'constructor']);
