@@ -262,10 +262,10 @@ const CHECKS = [
   {
     file: 'README.md',
     snippet: "content: 'auth: session token expired\\n'.repeat(300)",
-    check: ({ exports, seen }) => {
-      assert.deepEqual(exports.decisions.map((d) => `${d.index}: ${d.reason}`), ['0: pinned', '1: scored', '2: group_excluded', '3: budget_exceeded', '4: scored', '5: pinned']);
-      assert.equal(exports.decisions[3].cost_tokens, 2100);
-      assert.deepEqual(seen, [4]);
+    check: ({ exports, value, seen }) => {
+      assert.deepEqual(value('decisions.map('), ['0: pinned', '1: scored', '2: scored', '3: scored (2100 → 721 tokens)', '4: scored', '5: pinned']);
+      assert.deepEqual(exports.decisions[3].truncated, { from: 2100, to: 721 });
+      assert.deepEqual(seen, [6]);
     },
   },
   ...['README.md', 'docs/sessions.md'].map((file) => ({
