@@ -191,6 +191,8 @@ test('another stateKey, or none where there was one, or one where there was none
     const r = s.fit(first);
     assert.deepEqual(r.decisions, fresh.fit(first).decisions);
     assert.equal(r.cache.prefixMessages, 0);
+    assert.ok(r.warnings[0].startsWith('state_key_mismatch: ') && r.warnings[0].includes('ignored'), 'the first turn says it');
+    assert.ok(s.fit(first).warnings.every((w) => !w.startsWith('state_key_mismatch')), 'once');
   }
   // A damaged check value is malformed, not a mismatch.
   refused(() => createSession({ ...options, stateKey: 'secret number one, 16+ bytes', state: { ...exported('secret number one, 16+ bytes'), keyCheck: 'nope' } }), 'state.keyCheck', undefined);

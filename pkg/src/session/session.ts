@@ -81,6 +81,8 @@ class ChatSession implements Session {
   /** The check value of `stateKey`, written into exported states; undefined without one. */
   private readonly keyCheck: string | undefined;
   readonly stateWarnings: SessionStateWarning[] = [];
+  /** Whether the first turn's warnings have said `stateWarnings` yet. */
+  private stateWarned = false;
 
   constructor(options: SessionOptions) {
     const o = optionsRecord(options);
@@ -199,7 +201,9 @@ class ChatSession implements Session {
     const budget = s.budget.overheadTokens + s.budget.effective;
     const mismatch = this.previous === null ? undefined : stateMismatch(this.previous, s, keys);
     const prev = mismatch === undefined ? this.previous : null;
-    const stateWarnings = mismatch === undefined ? [] : [`state_mismatch: the remembered request does not hold for this history (${mismatch}): planned as a first turn`];
+    const stateWarnings = this.stateWarned ? [] : this.stateWarnings.map((w) => `${w.code.toLowerCase()}: ${w.message}`);
+    this.stateWarned = true;
+    if (mismatch !== undefined) stateWarnings.push(`state_mismatch: the remembered request does not hold for this history (${mismatch}): planned as a first turn`);
     // Our own cache_control from the previous turn, back in the history if the application sends
     // our output back as its history: removed, so that markers never pile up.
     let ownMarkers: Uint8Array | undefined;

@@ -59,7 +59,7 @@ export interface SessionOptions extends Omit<FitMessagesOptions, 'budgets' | 'co
   stateKey?: string | Uint8Array;
 }
 
-/** Why `createSession` ignored `options.state` (`session.stateWarnings`). */
+/** Why `createSession` ignored `options.state` (`session.stateWarnings`; the first turn's `warnings` say it too, as `state_key_mismatch: …`). */
 export interface SessionStateWarning {
   /** `STATE_KEY_MISMATCH`: the state was written under another `stateKey`, or with one where the session has none, or without one where it has one. */
   code: 'STATE_KEY_MISMATCH';
