@@ -10,7 +10,9 @@ export default {
       const { messages, system } = render(randomHistory(seed), format);
       try {
         const r = fitMessages(messages, { format, system, budgets: { tokens_max } });
-        const own = r.messages.every((m) => messages.includes(m));
+        // The caller's own objects, but for tool results sent truncated (new objects).
+        const sent = r.decisions.filter((d) => d.included);
+        const own = r.messages.every((m, k) => messages.includes(m) === (sent[k].truncated === undefined));
         return { decisions: r.decisions, kept: r.messages.length, own, violations: validateMessages(r.messages, format).length };
       } catch (err) {
         if (!(err instanceof CtxpackError)) throw err;
