@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createSession, estimateTokens, requestEnds, validateMessages } from 'ctxpack';
-import { FORMATS, randomHistory, render, sdkCheck } from './messages-histories.mjs';
+import { FORMATS, randomHistory, render } from './messages-histories.mjs';
+import { sdkCheck } from './sdk-check.mjs';
 import { rng } from './rng.mjs';
 
 const SEEDS = 40;

@@ -1,8 +1,6 @@
 // Seeded random agent histories (user turns, replies, parallel tool calls with huge results,
 // thinking/reasoning, histories that end mid tool loop) rendered into the four formats that
 // fitMessages takes. Shared by the messages-*.test.mjs files.
-import assert from 'node:assert/strict';
-import { modelMessageSchema } from 'ai';
 import { AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { rng } from './rng.mjs';
 
@@ -41,23 +39,6 @@ export function randomHistory(seed) {
     events.push({ kind: 'calls', calls: [{ id: `call_${seed}_${call++}`, name: 'run', args: { q: 'x' }, result: words(r, r.int(1, 300)) }], split: false });
   }
   return { system: words(r, r.int(3, 50)), events };
-}
-
-/** The AI SDK's own schema, and LangChain's pairing (AIMessage.tool_calls ids ↔ ToolMessage.tool_call_id). */
-export function sdkCheck(format, messages) {
-  if (format === 'ai-sdk') {
-    for (const m of messages) assert.ok(modelMessageSchema.safeParse(m).success, 'modelMessageSchema rejects a kept message');
-  }
-  if (format === 'langchain') {
-    const open = new Set();
-    for (const m of messages) {
-      assert.ok(m instanceof BaseMessage);
-      if (m.getType() === 'ai') for (const c of m.tool_calls ?? []) open.add(c.id);
-      if (m.getType() === 'tool') assert.ok(open.delete(m.tool_call_id), 'a ToolMessage without its AIMessage');
-      if (m.getType() === 'human') assert.equal(open.size, 0, 'a tool call left unanswered');
-    }
-    assert.equal(open.size, 0);
-  }
 }
 
 /** A user message someone typed (the generator's user turns are plain strings). */

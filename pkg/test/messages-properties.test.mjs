@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fitMessages, validateMessages } from 'ctxpack';
-import { FORMATS, isTypedUserTurn, randomHistory, render, sdkCheck } from './messages-histories.mjs';
+import { FORMATS, isTypedUserTurn, randomHistory, render } from './messages-histories.mjs';
+import { sdkCheck } from './sdk-check.mjs';
 
 const SEEDS = 300;
 const BUDGETS = [0, 40, 150, 600, 3000, 20000, 1_000_000];

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createSession, estimateTokens, fitMessages, fitMessagesAsync, validateMessages } from 'ctxpack';
-import { FORMATS, render, sdkCheck } from './messages-histories.mjs';
+import { FORMATS, render } from './messages-histories.mjs';
+import { sdkCheck } from './sdk-check.mjs';
 
 const log = (n) => Array.from({ length: n }, (_, i) => `line ${i}: GET /api/item/${(i * 7919) % 1000} 200 ${i % 97}ms`).join('\n');
 

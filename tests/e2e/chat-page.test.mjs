@@ -69,7 +69,7 @@ describe('the preview page with a chat history', { timeout: 300_000 }, () => {
     assert.match(shown.rows[call].cells[2], new RegExp(`tool call.*${CHAT[call].tool_calls[0].function.name}`));
   });
 
-  test('a lower budget keeps fewer messages, a higher one more; the result is always valid', async () => {
+  test('a lower budget keeps fewer messages (or truncates tool results more), a higher one more; the result is always valid', async () => {
     let previous = Infinity;
     for (const budget of [8000, 3000, 1500]) {
       const before = await lastPlan();
@@ -78,8 +78,10 @@ describe('the preview page with a chat history', { timeout: 300_000 }, () => {
       assert.equal(shown.chat.options.budgets.tokens_max, budget);
       const node = inNode(CHAT, shown.chat);
       assert.deepEqual(shown.chat.decisions, node.decisions);
+      // Tool results over half the budget go in truncated, so a lower budget may keep more, shorter messages.
       const kept = node.messages.length;
-      assert.ok(kept <= previous, `${kept} kept at ${budget}, ${previous} at the budget above`);
+      assert.ok(kept <= previous || node.decisions.some((d) => d.truncated), `${kept} kept at ${budget}, ${previous} at the budget above`);
+      assert.ok(node.metrics.budget_used <= node.metrics.effective_budget);
       previous = kept;
       assert.deepEqual(validateMessages(JSON.parse(shown.request).messages, 'openai'), []);
     }

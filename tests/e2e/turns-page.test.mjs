@@ -119,14 +119,15 @@ describe('the preview page replays a chat history across turns', { timeout: 300_
   });
 
   test('an earlier request over the budget: the replay names the code and the request, and the plot is empty', async () => {
-    // Fitted whole, the large tool result is left out; but the request right after it must keep it.
+    // Fitted whole, the large pasted log is left out; but the request right after it must keep it
+    // (it is the task then, and a message someone typed is never truncated).
     const history = {
       budgets: { tokens_max: 400 },
       messages: [
         { role: 'system', content: 'You are terse.' },
         { role: 'user', content: 'Read the log.' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"log.txt"}' } }] },
-        { role: 'tool', tool_call_id: 'call_1', content: 'line of the log '.repeat(300) },
+        { role: 'assistant', content: 'Paste it.' },
+        { role: 'user', content: 'line of the log '.repeat(300) },
         { role: 'assistant', content: 'It is long.' },
         { role: 'user', content: 'Then summarise it.' },
       ],
