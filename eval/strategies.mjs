@@ -111,18 +111,25 @@ function select(slicer) {
   };
 }
 
+/**
+ * fitMessages' options here besides the budget: tool results whole. The evaluation measures which
+ * messages a strategy keeps and scores evidence in whole messages, at every message's full count;
+ * a truncated result (on by default) keeps part of a message, which this measure cannot score.
+ */
+const WHOLE = { format: 'openai', truncateToolResults: false };
+
 /** Every strategy by name; `group` says which table block it belongs to. */
 export const STRATEGIES = [
-  { name: 'fitMessages (defaults)', group: 'ctxpack', run: (m, p, t) => keptBy(fitMessages(m, { format: 'openai', budgets: { tokens_max: t } }).decisions) },
+  { name: 'fitMessages (defaults)', group: 'ctxpack', run: (m, p, t) => keptBy(fitMessages(m, { ...WHOLE, budgets: { tokens_max: t } }).decisions) },
   {
     name: 'fitMessages (stubToolResults)',
     group: 'ctxpack',
-    run: (m, p, t) => keptBy(fitMessages(m, { format: 'openai', budgets: { tokens_max: t }, stubToolResults: true }).decisions),
+    run: (m, p, t) => keptBy(fitMessages(m, { ...WHOLE, budgets: { tokens_max: t }, stubToolResults: true }).decisions),
   },
   {
     name: 'BM25 alone',
     group: 'baseline',
-    run: (m, p, t) => keptBy(fitMessages(m, { format: 'openai', budgets: { tokens_max: t }, relevance: { neighbour: 0, recency: 0 } }).decisions),
+    run: (m, p, t) => keptBy(fitMessages(m, { ...WHOLE, budgets: { tokens_max: t }, relevance: { neighbour: 0, recency: 0 } }).decisions),
   },
   { name: 'newest-first window', group: 'baseline', run: newestFirst },
   { name: 'LangChain trimMessages', group: 'baseline', run: langchainTrim },
