@@ -37,6 +37,9 @@
 //! # Ok::<(), ctxpack::CtxpackError>(())
 //! ```
 //!
+//! [`media`] counts images and PDFs the way providers do: image sizes read
+//! from headers without decoding, and each provider's token rule.
+//!
 //! The wasm-bindgen boundary of the npm package lives in its own module,
 //! compiled only for `wasm32`; the core has no wasm import.
 
@@ -44,6 +47,7 @@ mod constraints;
 mod dp;
 mod error;
 mod item;
+pub mod media;
 mod selection;
 mod simulation;
 mod slicers;
