@@ -118,6 +118,7 @@ test-fuzz: fuzz-toolchain
 	$(FUZZ) seed -- -max_len=4096 -runs=1000000 -max_total_time=30 2>&1 | tail -n 1
 	$(FUZZ) exact -- -max_len=4096 -runs=1000000 -max_total_time=30 2>&1 | tail -n 1
 	$(FUZZ) relevance -- -max_len=65536 -runs=1000000 -max_total_time=20 2>&1 | tail -n 1
+	$(FUZZ) media -- -max_len=16384 -runs=1000000 -max_total_time=20 2>&1 | tail -n 1
 
 test-soak: build
 	node --expose-gc tests/soak/soak.mjs --calls 10000 | tail -n 2
@@ -138,11 +139,12 @@ test: wasm-toolchain lint test-rust test-wasm test-js test-edge test-e2e test-bu
 ## ---- long runs ----
 
 # 10 million executions of the seed slicers' fuzz target, 2 million of the exact slicers' (slower
-# per execution: their searches are bounded, not linear).
+# per execution: their searches are bounded, not linear), 10 million of the media readers'.
 fuzz: fuzz-toolchain
 	$(FUZZ) seed -- -max_len=4096 -runs=10000000 2>&1 | grep -E '^Done|ERROR|panicked'
 	$(FUZZ) exact -- -max_len=4096 -runs=2000000 2>&1 | grep -E '^Done|ERROR|panicked'
 	$(FUZZ) relevance -- -max_len=65536 -runs=2000000 2>&1 | grep -E '^Done|ERROR|panicked'
+	$(FUZZ) media -- -max_len=16384 -runs=10000000 2>&1 | grep -E '^Done|ERROR|panicked'
 
 # A million selectFragments calls in one process; fails if memory grows after warm-up.
 soak: build
