@@ -3191,3 +3191,74 @@ fn bm25_of_a_huge_query_keeps_only_the_matches() {
     assert_eq!(bits(&parts), bits(&whole));
     assert!(whole.iter().any(|&s| s > 0.0));
 }
+
+// ---------------------------------------------------------------------------
+// Media: image probes, token rules, PDF pages
+// ---------------------------------------------------------------------------
+
+#[wasm_bindgen_test]
+#[allow(clippy::float_cmp)] // whole numbers, compared exactly
+fn media_probes_follow_windows_and_rules_refuse_bad_options() {
+    use ctxpack::wasm::{
+        base64_payload_start_wasm, image_probe, image_probe_base64, image_tokens, media_limits,
+        pdf_pages, pdf_tokens,
+    };
+    // SOI, a 10,000-byte APP1, SOF2 of 800 × 600.
+    let mut jpeg = vec![0xff, 0xd8, 0xff, 0xe1, 0x27, 0x10];
+    jpeg.resize(2 + 2 + 10_000, 0);
+    jpeg.extend_from_slice(&[0xff, 0xc2, 0, 17, 8, 0x02, 0x58, 0x03, 0x20]);
+    assert_eq!(
+        image_probe(&jpeg[..64], 0.0, false).unwrap(),
+        [2.0, 10_004.0]
+    );
+    assert_eq!(
+        image_probe(&jpeg[10_004..], 10_004.0, true).unwrap(),
+        [1.0, 800.0, 600.0, 2.0]
+    );
+    // GIF89a, 320 × 240, in base64 after a data URL header.
+    let url = "data:image/gif;base64,R0lGODlhQAHwAA==";
+    let start = usize::try_from(base64_payload_start_wasm(url.as_bytes())).unwrap();
+    assert_eq!(
+        image_probe_base64(&url.as_bytes()[start..], 0.0, true).unwrap(),
+        [1.0, 320.0, 240.0, 3.0]
+    );
+    assert_eq!(base64_payload_start_wasm(b"data:text/plain,x"), -1);
+    assert_eq!(image_probe(b"nope", 0.0, true).unwrap(), [0.0]);
+    assert_eq!(media_limits(), [4096, 5464, 16, 4 << 20]);
+    assert_eq!(
+        image_tokens("openai", "gpt-4o", "high", 1024.0, 1024.0).unwrap(),
+        765.0
+    );
+    assert_eq!(
+        image_tokens("anthropic", "claude-sonnet-4-5", "", 0.0, 0.0).unwrap(),
+        1640.0
+    );
+    assert_eq!(
+        pdf_tokens("gemini", "gemini-2.5-pro", "", 3.0).unwrap(),
+        774.0
+    );
+    assert_eq!(
+        pdf_pages(b"%PDF-1.7 <</Type /Page>> <</Type /Page>>", 40.0).unwrap(),
+        2
+    );
+    for (result, field) in [
+        (image_tokens("azure", "gpt-4o", "", 1.0, 1.0), "provider"),
+        (
+            image_tokens("openai", "gpt-4o", "medium", 1.0, 1.0),
+            "detail",
+        ),
+        (image_tokens("openai", "gpt-4o", "", -1.0, 1.0), "width"),
+        (
+            image_tokens("openai", "gpt-4o", "", 1.0, f64::NAN),
+            "height",
+        ),
+        (pdf_tokens("openai", "gpt-4o", "", 1.5), "pages"),
+        (image_probe(b"", -3.0, true).map(|_| 0.0), "offset"),
+    ] {
+        let r = refused(result.map(JsValue::from));
+        assert_eq!(
+            (r.code.as_str(), r.field.as_deref()),
+            ("INVALID_OPTION", Some(field))
+        );
+    }
+}

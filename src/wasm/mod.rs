@@ -16,6 +16,10 @@
 //! * `simulation.rs`: `budgetCurve` and `minBudgetFor`;
 //! * `lazy.rs`: `packLazy`, the packer asking for counts through a JS
 //!   callback only for the items its walk reaches;
+//! * `media.rs`: `imageProbe` and `imageProbeBase64` (image sizes read
+//!   from windows of the bytes or of base64 text), `base64PayloadStart`,
+//!   `imageTokens`, `pdfPages`, `pdfTokens` and `mediaLimits` (see
+//!   [`crate::media`]);
 //! * `relevance.rs`: `bm25Scores`, and `bm25Stats` / `bm25FromStats`, the
 //!   same in two parts for a caller that keeps the stats of texts it saw;
 //! * `state_key.rs`: `stateKeyDerive`, `stateTextKey` and `stateKeyCheck`,
@@ -42,6 +46,7 @@ mod encode;
 mod errors;
 mod groups;
 mod lazy;
+mod media;
 mod options;
 mod relevance;
 mod simulation;
@@ -51,6 +56,10 @@ mod variants;
 
 pub use groups::{group_units, pin_closure, slice_grouped};
 pub use lazy::pack_lazy;
+pub use media::{
+    base64_payload_start_wasm, image_probe, image_probe_base64, image_tokens, media_limits,
+    pdf_pages, pdf_tokens,
+};
 pub use relevance::{bm25_from_stats_wasm, bm25_scores_wasm, bm25_stats, bm25_terms};
 pub use simulation::{budget_curve, min_budget_for};
 pub use slice::{slice_columnar, slice_numeric, slice_objects};
