@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `make bench`, Node half: ctxpack through wasm (columnar, fragment objects, the planner), the
 // plain JavaScript baselines (bench/baselines.mjs) and the native figures from bench/native.rs,
-// side by side; then the first call in a fresh Node process and the size of the .wasm.
+// side by side; then the first call in a fresh Node process, the size of the .wasm, and 50 images
+// of 1–8 MB counted from their bytes and from data URLs (issue 27; `--media full|smoke` alone).
 //
 //   cargo bench --bench native            # writes bench/out/data.bin and bench/out/native.json
 //   node bench/bench.mjs [--write bench/RESULTS.md]
@@ -284,6 +285,63 @@ async function firstCall(dataDir) {
   return { importMs: t1 - t0, initMs: t2 - t1, planMs: t3 - t2, totalMs: t3 - t0, sinceStartMs: t3 };
 }
 
+/** Issue 27: how many images, of how many MB each (cycling), and a fixed seed for their bytes. */
+const MEDIA_IMAGES = 50;
+const MEDIA_MB = [1, 2, 3, 4, 5, 6, 7, 8];
+
+/**
+ * The headers of real images, each padded with seeded random bytes to its size: JPEG (a 60 KB
+ * EXIF block before the frame header, so the reader follows it to a second window; 500 bytes in
+ * the smoke run), progressive
+ * JPEG, PNG and WebP. The readers never look past the header, so the padding stands for pixels.
+ */
+function mediaImages(smoke) {
+  const rand = mulberry32(27);
+  const unit = smoke ? 1024 : 1024 * 1024;
+  const jpeg = (sof, app) => {
+    const b = [0xff, 0xd8, 0xff, 0xe1, (app + 2) >> 8, (app + 2) & 0xff, ...new Array(app).fill(0x45)];
+    return [...b, 0xff, sof, 0, 17, 8, 0x0b, 0xd0, 0x0f, 0xc0, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1];
+  };
+  const png = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0x0f, 0xc0, 0, 0, 0x0b, 0xd0, 8, 6, 0, 0, 0];
+  const webp = [0x52, 0x49, 0x46, 0x46, 0, 0, 0, 0, 0x57, 0x45, 0x42, 0x50, 0x56, 0x50, 0x38, 0x58, 10, 0, 0, 0, 0x10, 0, 0, 0, 0xbf, 0x0f, 0, 0xcf, 0x0b, 0];
+  const heads = [jpeg(0xc0, smoke ? 500 : 60_000), jpeg(0xc2, 200), png, webp];
+  return Array.from({ length: MEDIA_IMAGES }, (_, i) => {
+    const bytes = new Uint8Array(MEDIA_MB[i % MEDIA_MB.length] * unit);
+    for (let j = 0; j < bytes.length; j += 4) bytes[j] = (rand() * 256) | 0;
+    bytes.set(heads[i % heads.length].slice(0, bytes.length));
+    return bytes;
+  });
+}
+
+/** Issue 27: the 50 images counted from their bytes, then from data URLs (made before timing). */
+async function mediaChild(smoke) {
+  const { importMedia } = await import(pathToFileURL(join(root, 'pkg/test/internal.mjs')).href);
+  const { countImageTokens } = await importMedia();
+  const images = mediaImages(smoke);
+  const urls = images.map((b) => `data:image/jpeg;base64,${Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64')}`);
+  const opts = { provider: 'openai', model: 'gpt-4o', detail: 'high' };
+  const pass = (inputs) => {
+    const t0 = performance.now();
+    let sum = 0;
+    for (const input of inputs) sum += countImageTokens(input, opts);
+    const t = performance.now() - t0;
+    // Every image has a known size: 4032 × 3024 is 1024 × 768 after the resizes, 85 + 170 × 4.
+    if (sum !== inputs.length * 765) throw new Error(`media: ${sum} tokens for ${inputs.length} images`);
+    return t;
+  };
+  const [warm, minReps, maxReps, window] = smoke ? [0, 1, 1, 0] : [3, 5, 60, 1500];
+  for (let i = 0; i < warm; i++) pass(images), pass(urls);
+  const bytes = [];
+  const url = [];
+  const start = performance.now();
+  while (bytes.length < minReps || (bytes.length < maxReps && performance.now() - start < window)) {
+    bytes.push(pass(images));
+    url.push(pass(urls));
+  }
+  const mb = images.reduce((n, b) => n + b.length, 0) / 1048576;
+  return { images: images.length, mb, bytesMs: median(bytes), urlMs: median(url), smoke };
+}
+
 function spawnChild(args) {
   const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), ...args], { encoding: 'utf8', maxBuffer: 1 << 24 });
   if (r.status !== 0) throw new Error(`child ${args.join(' ')} failed:\n${r.stderr}`);
@@ -473,7 +531,7 @@ function machine() {
 
 // ---- targets ----
 
-function targets(cases, first, gz, small) {
+function targets(cases, first, gz, small, media) {
   const find = (algo, n, budget) => cases.find((c) => c.algo === algo && c.n === n && c.budget === budget && !c.extra);
   const extra = (n) => cases.find((c) => c.extra && c.n === n);
   const rows = [];
@@ -599,6 +657,13 @@ function targets(cases, first, gz, small) {
     `${fmt(first.totalMs)} ms, median of ${first.runs} fresh processes (fastest ${fmt(first.minTotalMs)}); medians of the parts: import ${fmt(first.importMs)} ms, read, compile and instantiate the .wasm ${fmt(first.initMs)} ms, the first plan ${fmt(first.planMs)} ms`,
     first.totalMs <= 15,
   );
+  add(
+    '50 images of 1–8 MB counted (OpenAI tiles, sizes from headers), as bytes and as data URLs: < 5 ms in all (issue 27)',
+    media.smoke
+      ? 'not run (smoke)'
+      : `${fmt(media.bytesMs + media.urlMs)} ms: ${fmt(media.bytesMs)} ms from \`Uint8Array\`s, ${fmt(media.urlMs)} ms from data URLs (${fmt(media.mb)} MB of images, medians)`,
+    media.bytesMs + media.urlMs < 5,
+  );
   return ['| target | measured | |', '|--|--|--|', ...rows].join('\n');
 }
 
@@ -612,6 +677,10 @@ async function main() {
 
   if (args[0] === '--child') {
     process.stdout.write(`${JSON.stringify(await child(JSON.parse(args[1])))}\n`);
+    return;
+  }
+  if (args[0] === '--media') {
+    process.stdout.write(`${JSON.stringify(await mediaChild(args[1] === 'smoke'))}\n`);
     return;
   }
   if (args[0] === '--first-call') {
@@ -646,6 +715,9 @@ async function main() {
     return { n, results, smoke };
   });
 
+  const media = spawnChild(['--media', smoke ? 'smoke' : 'full']);
+  process.stderr.write(`media    ${media.images} images, ${fmt(media.mb)} MB: bytes ${fmt(media.bytesMs)} ms, data URLs ${fmt(media.urlMs)} ms\n`);
+
   const firstRuns = [];
   for (let i = 0; i < (smoke ? 2 : FIRST_CALL_RUNS); i++) firstRuns.push(spawnChild(['--first-call', dataDir]));
   const first = { runs: firstRuns.length };
@@ -679,7 +751,7 @@ by 10–20 % from run to run. Each figure is a median.
 
 ## Targets (issues 5, 6, 12 and 13)
 
-${targets(cases, first, gz, small)}
+${targets(cases, first, gz, small, media)}
 
 ## KnapsackSlice
 
