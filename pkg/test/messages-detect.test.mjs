@@ -85,8 +85,9 @@ test('Anthropic histories are detected from any Anthropic-only block, images and
     ];
     const format = detectMessageFormat(messages);
     assert.equal(format, 'anthropic', what);
-    // What the CLI does with the detected format: the request opens with a user message.
-    const r = fitMessages(messages, { format, budgets: { tokens_max: 120 } });
+    // What the CLI does with the detected format: the request opens with a user message. (Parts by
+    // URL count the rule's maximum, 100 pages for a PDF: one token each here, to keep the budget small.)
+    const r = fitMessages(messages, { format, budgets: { tokens_max: 120 }, countPart: () => 1 });
     assert.equal(r.messages[0].role, 'user', what);
     assert.equal(r.decisions[1].reason, 'first_not_user', what);
   }

@@ -11,7 +11,8 @@
  */
 
 import { isRecord } from '../validate/fields.js';
-import { collectText, joinText, messageError, messageRecord, readCallId, readParts, unanswerableCall, type FormatAdapter, type Turn } from './turns.js';
+import { aiSdkMedia, type MediaPart } from './media.js';
+import { collectText, joinText, messageError, messageRecord, readCallId, readParts, unanswerableCall, withMedia, type FormatAdapter, type Turn } from './turns.js';
 
 const ROLES = ['system', 'user', 'assistant', 'tool'] as const;
 
@@ -43,7 +44,9 @@ function read(message: unknown, index: number): Turn {
       approvalResponses.push(readCallId(p['approvalId'], index, `content[${k}].approvalId`));
     }
   }
-  const turn: Turn = { role: role as Turn['role'], calls, results, prose: role === 'user', text: joinText(collectText(m['content'])) };
+  const media: MediaPart[] = [];
+  const text = joinText(collectText(m['content'], [], { recognize: aiSdkMedia, out: media }));
+  const turn = withMedia({ role: role as Turn['role'], calls, results, prose: role === 'user', text }, media);
   if (approvalRequests.length > 0) return { ...turn, approvalRequests };
   if (approvalResponses.length > 0) return { ...turn, approvalResponses };
   return turn;
@@ -55,7 +58,7 @@ function replaceResults(message: unknown, replace: (text: string) => string): un
   const replaced = (output: unknown): { type: string; value: string } => {
     // An error result stays an error (`error-text`); any other becomes text.
     const error = isRecord(output) && typeof output['type'] === 'string' && output['type'].startsWith('error');
-    return { type: error ? 'error-text' : 'text', value: replace(joinText(collectText(output))) };
+    return { type: error ? 'error-text' : 'text', value: replace(joinText(collectText(output, [], { recognize: aiSdkMedia, out: [] }))) };
   };
   return { ...m, content: m.content.map((p) => (p['type'] === 'tool-result' ? { ...p, output: replaced(p['output']) } : p)) };
 }

@@ -11,7 +11,8 @@
  * @module
  */
 
-import { collectText, joinText, messageError, messageRecord, readCallId, readParts, type FormatAdapter, type Turn } from './turns.js';
+import { anthropicMedia, type MediaPart } from './media.js';
+import { collectText, joinText, messageError, messageRecord, readCallId, readParts, withMedia, type FormatAdapter, type Turn } from './turns.js';
 
 function read(message: unknown, index: number): Turn {
   const m = messageRecord(message, index);
@@ -35,7 +36,9 @@ function read(message: unknown, index: number): Turn {
     // must be non-empty" / "must contain non-whitespace text").
     if (b['type'] === 'text' && typeof b['text'] === 'string' && b['text'].trim() === '' && emptyPart === undefined) emptyPart = k;
   }
-  const turn: Turn = { role, calls, results, prose: role === 'user' && prose, text: joinText(collectText(content)) };
+  const media: MediaPart[] = [];
+  const text = joinText(collectText(content, [], { recognize: anthropicMedia, out: media }));
+  const turn = withMedia({ role, calls, results, prose: role === 'user' && prose, text }, media);
   // "all messages must have non-empty content except for the optional final assistant message"
   // (the API's own refusal): an empty string or array.
   const emptyContent = (typeof content === 'string' || Array.isArray(content)) && content.length === 0;
@@ -51,7 +54,7 @@ function read(message: unknown, index: number): Turn {
 /** A user message whose `tool_result` blocks hold `replace(their text)` (their ids, `is_error` and the other blocks kept). */
 function replaceResults(message: unknown, replace: (text: string) => string): unknown {
   const m = message as { content: readonly Record<string, unknown>[] };
-  return { ...m, content: m.content.map((b) => (b['type'] === 'tool_result' ? { ...b, content: replace(joinText(collectText(b['content']))) } : b)) };
+  return { ...m, content: m.content.map((b) => (b['type'] === 'tool_result' ? { ...b, content: replace(joinText(collectText(b['content'], [], { recognize: anthropicMedia, out: [] }))) } : b)) };
 }
 
 /** The Anthropic Messages adapter. */

@@ -19,6 +19,7 @@ import { adapterOf } from './formats.js';
 import { readRelevance, relevanceValues, type Bm25Memo } from './relevance.js';
 import { buildUnits, latestUserMessage, pinnedMessages, type KeepRule, type Units } from './structure.js';
 import { collectText, joinText, type FormatAdapter, type Turn } from './turns.js';
+import { addCounts, countMediaPart, mediaWarnings, type MediaPart, type CountPartContext, type MediaRules, type MediaTally } from './media.js';
 import { DEFAULT_TRUNCATE_SHARE, truncations, type Truncation } from './truncate.js';
 import { messageArray, structureViolations } from './validate.js';
 import type { FitMessagesAsyncOptions, FitMessagesOptions, FitMessagesResult, MessageDecision, MessageDecisionReason, RelevanceWeights } from '../types.js';
@@ -35,7 +36,11 @@ const KNOWN_OPTIONS: readonly (keyof FitMessagesOptions)[] = [
   'relevance',
   'stubToolResults',
   'truncateToolResults',
+  'provider',
+  'countPart',
+  'tools',
 ];
+const PROVIDERS = ['openai', 'anthropic', 'gemini'] as const;
 const SLICERS = ['exact', 'knapsack', 'greedy', 'acs', 'packer'] as const;
 
 function readKeep(o: Readonly<Record<string, unknown>>): KeepRule | undefined {
@@ -105,14 +110,20 @@ export interface PreparedFit<M> {
   readonly slicer: (typeof SLICERS)[number];
   readonly weights: Required<RelevanceWeights>;
   readonly hasSystem: boolean;
-  /** Anthropic: the `cache_control` markers of `options.system`, which count against the request's limit (0 in other formats). */
+  /** `options.tools` was given: its JSON text follows the system prompt's in `texts`. */
+  readonly hasTools: boolean;
+  /** How non-text parts are counted: the provider, the model, `options.countPart`. */
+  readonly mediaRules: MediaRules;
+  /** Each stub's non-text parts (those outside its tool results), as `stubs`. */
+  readonly stubMedia: readonly (readonly MediaPart[] | undefined)[];
+  /** Anthropic: the `cache_control` markers of `options.system` and `options.tools`, which count against the request's limit (0 in other formats). */
   readonly fixedMarkers: number;
   readonly turns: readonly Turn[];
   readonly units: Units;
   readonly pinned: Uint8Array;
   readonly broken: Uint8Array;
   readonly warnings: string[];
-  /** Each message's text, then the system prompt's when there is one, then each stub's. */
+  /** Each message's text, then the system prompt's when there is one, then the tools' JSON when given, then each stub's. */
   readonly texts: readonly string[];
   /** `stubToolResults`: per message, its stub's index in `stubs` or -1. */
   readonly stubOf: Int32Array;
@@ -130,6 +141,12 @@ export interface CountedFit<M> extends PreparedFit<M> {
   /** Each stub's count, as `stubs`. */
   readonly stubCosts: Uint32Array;
   readonly systemCost: number;
+  /** `options.tools`' count (0 without). */
+  readonly toolsCost: number;
+  /** Per message: the part of `costs` its non-text parts take (media.ts). */
+  readonly mediaCosts: Uint32Array;
+  /** Per message: the descriptors of its non-text parts ('' without any), for a session's message keys. */
+  readonly mediaKeys: readonly string[];
   readonly pinnedTokens: number;
   /** Each text's content key (tokens/cache.ts), as `texts`; a truncated message's is its truncated text's. */
   readonly textKeys: readonly string[];
@@ -174,6 +191,12 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
     throw invalidOption('system', adapter.systemOption?.requirement ?? "absent unless format is 'anthropic' or 'ai-sdk'", system);
   }
 
+  const format = adapter.name;
+  const provider = readEnum(o, 'provider', PROVIDERS, format === 'anthropic' ? 'anthropic' : 'openai');
+  const countPart = readFunction<(part: unknown, context: CountPartContext) => unknown>(o, 'countPart');
+  const tools = o['tools'];
+  if (tools !== undefined && (typeof tools !== 'object' || tools === null)) throw invalidOption('tools', 'an array of tool definitions (or an object of them)', tools);
+
   const n = list.length;
   const turns: Turn[] = list.map((m, i) => readMessage(adapter, m, i));
   const units = buildUnits(turns, adapter);
@@ -195,8 +218,10 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   }
   const texts = turns.map((t) => t.text);
   if (system !== undefined) texts.push(joinText(collectText(system)));
+  if (tools !== undefined) texts.push(toolsText(tools));
   const stubOf = new Int32Array(n).fill(-1);
   const stubs: M[] = [];
+  const stubMedia: (readonly MediaPart[] | undefined)[] = [];
   if (readBoolean(o, 'stubToolResults', false)) {
     for (let i = 0; i < n; i++) {
       if (turns[i]!.results.length === 0 || pinned[i] === 1 || broken[i] === 1) continue;
@@ -205,14 +230,18 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
       if (stub === undefined) continue;
       stubOf[i] = stubs.length;
       stubs.push(stub);
-      texts.push(readMessage(adapter, stub, i).text);
+      const read = readMessage(adapter, stub, i);
+      texts.push(read.text);
+      stubMedia.push(read.media);
     }
   }
   return {
     truncateAt: readTruncation(o, budget.effective),
     t0, options: o, list, adapter, budget, counter, model, query, slicer, weights, hasSystem: system !== undefined,
-    fixedMarkers: adapter.name === 'anthropic' ? fixedMarkers(system) : 0,
-    turns, units, pinned, broken, warnings, texts, stubOf, stubs,
+    hasTools: tools !== undefined,
+    mediaRules: { provider, model, countPart },
+    fixedMarkers: adapter.name === 'anthropic' ? fixedMarkers(system) + fixedMarkers(tools) : 0,
+    turns, units, pinned, broken, warnings, texts, stubOf, stubs, stubMedia,
   };
 }
 
@@ -222,11 +251,72 @@ function countWith(prep: PreparedFit<unknown>): (text: string) => unknown {
   return model === undefined ? (text) => counter(text) : (text) => counter(text, model);
 }
 
-/** Where a text is, for error messages: `messages[i]`, `options.system` or a stub's `messages[i] (its stub)`. */
+/** Where a text is, for error messages: `messages[i]`, `options.system`, `options.tools` or a stub's `messages[i] (its stub)`. */
 function whereOf(prep: PreparedFit<unknown>): (i: number) => string {
   const n = prep.list.length;
-  const firstStub = n + (prep.hasSystem ? 1 : 0);
-  return (i) => (i < n ? `messages[${i}]` : i < firstStub ? 'options.system' : `messages[${prep.stubOf.indexOf(i - firstStub)}] (its stub)`);
+  const tools = n + (prep.hasSystem ? 1 : 0);
+  const firstStub = tools + (prep.hasTools ? 1 : 0);
+  return (i) =>
+    i < n ? `messages[${i}]` : i < tools ? 'options.system' : i < firstStub ? 'options.tools' : `messages[${prep.stubOf.indexOf(i - firstStub)}] (its stub)`;
+}
+
+/**
+ * `options.tools` as the text it is counted as: its JSON (functions left out, as JSON.stringify
+ * leaves them), an approximation of how the provider renders tool schemas into the prompt.
+ */
+function toolsText(tools: object): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(tools);
+  } catch {
+    json = undefined;
+  }
+  if (json === undefined) throw invalidOption('tools', 'tool definitions that JSON.stringify can write (no cycles, no BigInt)', tools);
+  return json;
+}
+
+/** The counts of the messages' non-text parts, once per prepared fit (countFit and prefillFit both read them). */
+interface MediaCounts {
+  readonly costs: Uint32Array;
+  readonly keys: readonly string[];
+  readonly warnings: readonly string[];
+}
+const mediaMemo = new WeakMap<PreparedFit<unknown>, MediaCounts>();
+
+/** Tokens and descriptors of `parts`, message `i`'s (a truncated copy's or a stub's without a tally). */
+function countParts(prep: PreparedFit<unknown>, parts: readonly MediaPart[] | undefined, i: number, tally?: MediaTally): { tokens: number; key: string } {
+  if (parts === undefined) return { tokens: 0, key: '' };
+  let tokens = 0;
+  const keys: string[] = [];
+  parts.forEach((part, k) => {
+    const c = countMediaPart(part, prep.mediaRules, i, k, tally);
+    tokens = addCounts(tokens, c.tokens);
+    keys.push(c.key);
+  });
+  return { tokens, key: keys.join('\u0003') };
+}
+
+function mediaCounts(prep: PreparedFit<unknown>): MediaCounts {
+  let memo = mediaMemo.get(prep);
+  if (memo !== undefined) return memo;
+  const n = prep.list.length;
+  const costs = new Uint32Array(n);
+  const keys = new Array<string>(n);
+  const tally: MediaTally = { unknownImages: 0, unknownPdfs: 0, uncounted: 0 };
+  for (let i = 0; i < n; i++) {
+    const c = countParts(prep, prep.turns[i]!.media, i, tally);
+    costs[i] = c.tokens;
+    keys[i] = c.key;
+  }
+  memo = { costs, keys, warnings: mediaWarnings(tally) };
+  mediaMemo.set(prep, memo);
+  return memo;
+}
+
+/** What is charged besides the messages (system prompt with its overhead, tools), from all the texts' counts. */
+function fixedCost(prep: PreparedFit<unknown>, all: Uint32Array): { system: number; tools: number } {
+  const n = prep.list.length;
+  return { system: prep.hasSystem ? all[n]! : 0, tools: prep.hasTools ? all[n + (prep.hasSystem ? 1 : 0)]! : 0 };
 }
 
 /**
@@ -238,8 +328,9 @@ export async function prefillFit(prep: PreparedFit<unknown>, cache: CountCache, 
   const count = countWith(prep);
   await prefillAsync(prep.texts, cache, count, whereOf(prep), concurrency);
   if (prep.truncateAt === undefined) return;
-  const costs = countThrough(prep.texts, cache, count, whereOf(prep), prep.texts.length, false).costs;
-  const steps = truncations(truncationInput(prep, costs));
+  const all = countThrough(prep.texts, cache, count, whereOf(prep), prep.texts.length, false).costs;
+  const steps = truncations(truncationInput(prep, all));
+  const costs = all.subarray(0, prep.list.length);
   let atLeast = prep.texts.length;
   for (let step = steps.next(costs); !step.done; ) {
     const texts = step.value;
@@ -256,11 +347,14 @@ export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit
   const { costs: all, keys } = countThrough(prep.texts, cache, count, whereOf(prep), prep.texts.length, false);
   const costs = all.slice(0, n);
   const textKeys = keys.slice();
-  const systemCost = prep.hasSystem ? all[n]! : 0;
-  const stubCosts = all.subarray(n + (prep.hasSystem ? 1 : 0));
+  const { system: systemCost, tools: toolsCost } = fixedCost(prep, all);
+  const stubCosts = all.slice(n + (prep.hasSystem ? 1 : 0) + (prep.hasTools ? 1 : 0));
+  const media = mediaCounts(prep);
+  const mediaCosts = media.costs.slice();
+  const mediaKeys = media.keys.slice();
   let truncated = new Map<number, Truncation<M>>();
   if (prep.truncateAt !== undefined) {
-    const steps = truncations(truncationInput(prep, costs));
+    const steps = truncations(truncationInput(prep, all));
     let atLeast = prep.texts.length;
     let step = steps.next(costs);
     for (; !step.done; ) {
@@ -271,35 +365,51 @@ export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit
     for (const [i, t] of truncated) {
       costs[i] = t.tokens;
       textKeys[i] = cache.keyOf(t.text);
+      // What of its non-text parts the copy still carries (those outside its tool results).
+      const c = countParts(prep, readMessage(prep.adapter, t.message, i).media, i);
+      mediaCosts[i] = c.tokens;
+      mediaKeys[i] = c.key;
     }
   }
   cache.endCall();
+  for (let i = 0; i < n; i++) costs[i] = addCounts(costs[i]!, mediaCosts[i]!);
+  // A truncation's counts as the decision reports them: with the non-text parts, before and after.
+  for (const [i, t] of truncated) truncated.set(i, { ...t, from: addCounts(t.from, media.costs[i]!), tokens: costs[i]! });
+  for (let k = 0; k < stubCosts.length; k++) stubCosts[k] = addCounts(stubCosts[k]!, countParts(prep, prep.stubMedia[k], prep.stubOf.indexOf(k)).tokens);
   const overhead = prep.budget.perFragmentOverhead;
-  let pinnedTokens = prep.hasSystem ? systemCost + overhead : 0;
+  let pinnedTokens = (prep.hasSystem ? systemCost + overhead : 0) + toolsCost;
   for (let i = 0; i < n; i++) if (prep.pinned[i] === 1) pinnedTokens += costs[i]! + overhead;
   if (pinnedTokens > prep.budget.effective) {
     throw new CtxpackError(
       'PINNED_OVER_BUDGET',
-      `what must be kept (system prompt, the latest user message, the last step, options.keep) takes ${pinnedTokens} tokens` +
+      `what must be kept (system prompt, tools, the latest user message, the last step, options.keep) takes ${pinnedTokens} tokens` +
         `${prep.truncateAt === undefined ? '' : ' with its tool results truncated'}, ` +
         `${pinnedTokens - prep.budget.effective} more than the effective budget ${prep.budget.effective}`,
       { field: 'budgets' },
     );
   }
-  return { ...prep, costs, truncated, stubCosts, systemCost, pinnedTokens, textKeys };
+  const warnings = media.warnings.length > 0 ? [...prep.warnings, ...media.warnings] : prep.warnings;
+  return { ...prep, warnings, costs, truncated, stubCosts, systemCost, toolsCost, mediaCosts, mediaKeys, pinnedTokens, textKeys };
 }
 
-/** What the truncation steps read of a prepared fit with its counts (`costs`: the messages' first). */
-function truncationInput<M>(prep: PreparedFit<M>, costs: Uint32Array) {
+/**
+ * What the truncation steps read of a prepared fit with its texts' counts (`all`: as `texts`).
+ * Results are cut by their text; the non-text parts of pinned messages are part of what is fixed.
+ */
+function truncationInput<M>(prep: PreparedFit<M>, all: Uint32Array) {
   const n = prep.list.length;
+  const fixed = fixedCost(prep, all);
+  const media = mediaCounts(prep);
+  let pinnedMedia = 0;
+  for (let i = 0; i < n; i++) if (prep.pinned[i] === 1) pinnedMedia += media.costs[i]!;
   return {
     list: prep.list,
     adapter: prep.adapter,
     turns: prep.turns,
     pinned: prep.pinned,
     broken: prep.broken,
-    costs: costs.subarray(0, n),
-    fixedTokens: prep.hasSystem ? costs[n]! + prep.budget.perFragmentOverhead : 0,
+    costs: all.subarray(0, n),
+    fixedTokens: (prep.hasSystem ? fixed.system + prep.budget.perFragmentOverhead : 0) + fixed.tools + pinnedMedia,
     overhead: prep.budget.perFragmentOverhead,
     effective: prep.budget.effective,
     maxTokens: prep.truncateAt,
@@ -407,7 +517,7 @@ export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesRe
 
   const kept: M[] = [];
   const decisions: MessageDecision[] = new Array(n);
-  let tokensSelected = systemCost;
+  let tokensSelected = systemCost + s.toolsCost;
   for (let i = 0; i < n; i++) {
     const inc = included[i] === 1;
     const stub = inc && stubbed[i] === 1 ? s.stubOf[i]! : -1;
@@ -418,6 +528,7 @@ export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesRe
     }
     decisions[i] = { index: i, included: inc, reason: reasons[i]!, cost_tokens: costs[i]!, score: pinned[i] === 1 ? 1 : values[i]!, unit: units.unitOf[i]! };
     if (cut !== undefined) decisions[i]!.truncated = { from: cut.from, to: cut.tokens };
+    if (s.mediaCosts[i]! > 0) decisions[i]!.media_tokens = s.mediaCosts[i]!;
     if (stub >= 0) Object.assign(decisions[i]!, { stubbed: true, stub_tokens: s.stubCosts[stub]! });
     if (groupReasons[i] !== undefined) (decisions[i] as MessageDecision & { group_reason?: MessageDecisionReason }).group_reason = groupReasons[i];
   }
@@ -429,7 +540,7 @@ export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesRe
     const capped = capMarkers(kept, s.fixedMarkers, keptIndex === undefined ? undefined : (k) => own![keptIndex[k]!] === 1);
     if (capped.removed > 0) {
       warnings.push(
-        `cache_markers_removed: ${capped.removed} cache_control marker(s) on the messages were removed (the earliest), so that the request has at most ${ANTHROPIC_MAX_MARKERS} with options.system's`,
+        `cache_markers_removed: ${capped.removed} cache_control marker(s) on the messages were removed (the earliest), so that the request has at most ${ANTHROPIC_MAX_MARKERS} with options.system's and options.tools'`,
       );
     }
   }

@@ -8,7 +8,8 @@
  */
 
 import { isRecord } from '../validate/fields.js';
-import { collectText, joinText, messageError, messageRecord, readCallId, readToolCalls, unanswerableCall, type FormatAdapter, type Turn } from './turns.js';
+import { langchainMedia, type MediaPart } from './media.js';
+import { collectText, joinText, messageError, messageRecord, readCallId, readToolCalls, unanswerableCall, withMedia, type FormatAdapter, type Turn } from './turns.js';
 
 const TYPES: Readonly<Record<string, Turn['role']>> = { system: 'system', developer: 'system', human: 'user', ai: 'assistant', tool: 'tool' };
 
@@ -30,7 +31,8 @@ function read(message: unknown, index: number): Turn {
   const type = typeOf(m);
   const role = typeof type === 'string' && Object.hasOwn(TYPES, type) ? TYPES[type]! : undefined;
   if (role === undefined) throw messageError(index, 'type', `one of ${Object.keys(TYPES).join(', ')} (a LangChain message)`, type);
-  const text = collectText(m['content']);
+  const media: MediaPart[] = [];
+  const text = collectText(m['content'], [], { recognize: langchainMedia, out: media });
   const calls: string[] = [];
   const results: string[] = [];
   if (role === 'assistant') {
@@ -38,7 +40,7 @@ function read(message: unknown, index: number): Turn {
     otherCalls(m, index, calls, text);
   }
   if (role === 'tool') results.push(readCallId(m['tool_call_id'], index, 'tool_call_id'));
-  return { role, calls, results, prose: role === 'user', text: joinText(text) };
+  return withMedia({ role, calls, results, prose: role === 'user', text: joinText(text) }, media);
 }
 
 /**
@@ -79,7 +81,7 @@ function replaceResults(message: unknown, replace: (text: string) => string): un
   const m = message as Record<string, unknown> & { constructor: new (fields: object) => unknown };
   try {
     return new m.constructor({
-      content: replace(joinText(collectText(m['content']))),
+      content: replace(joinText(collectText(m['content'], [], { recognize: langchainMedia, out: [] }))),
       tool_call_id: m['tool_call_id'],
       name: m['name'],
       id: m['id'],

@@ -6,7 +6,8 @@
  * @module
  */
 
-import { collectText, joinText, messageError, messageRecord, readCallId, readToolCalls, type FormatAdapter, type Turn } from './turns.js';
+import { openaiMedia, type MediaPart } from './media.js';
+import { collectText, joinText, messageError, messageRecord, readCallId, readToolCalls, withMedia, type FormatAdapter, type Turn } from './turns.js';
 
 const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
 
@@ -18,14 +19,15 @@ function read(message: unknown, index: number): Turn {
   if (content !== undefined && content !== null && typeof content !== 'string' && !Array.isArray(content)) {
     throw messageError(index, 'content', 'a string, an array of parts or null', content);
   }
-  const text = collectText(content);
+  const media: MediaPart[] = [];
+  const text = collectText(content, [], { recognize: openaiMedia, out: media });
   const calls: string[] = [];
   const results: string[] = [];
   if (role === 'assistant') readToolCalls(m['tool_calls'], index, calls, text, (call) => call['function'] ?? call['custom']);
   if (role === 'tool') results.push(readCallId(m['tool_call_id'], index, 'tool_call_id'));
   const turnRole = role === 'developer' || role === 'system' ? 'system' : (role as Turn['role']);
   const emptyContent = (content === undefined || content === null) && !hasOtherContent(m, role, calls);
-  const turn: Turn = { role: turnRole, calls, results, prose: turnRole === 'user' && !emptyContent, text: joinText(text) };
+  const turn = withMedia({ role: turnRole, calls, results, prose: turnRole === 'user' && !emptyContent, text: joinText(text) }, media);
   return emptyContent ? { ...turn, emptyContent: true } : turn;
 }
 
@@ -43,7 +45,7 @@ function hasOtherContent(m: Readonly<Record<string, unknown>>, role: unknown, ca
 /** A `tool` message with `note` as its content. */
 function replaceResults(message: unknown, replace: (text: string) => string): unknown {
   const m = message as Record<string, unknown>;
-  return { ...m, content: replace(joinText(collectText(m['content']))) };
+  return { ...m, content: replace(joinText(collectText(m['content'], [], { recognize: openaiMedia, out: [] }))) };
 }
 
 /** The OpenAI chat completions adapter. */

@@ -7,6 +7,7 @@
 
 import { CtxpackError, describeValue } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
+import type { MediaPart, Recognizer } from './media.js';
 
 /** A message's role once read: OpenAI's `developer` and LangChain's `system` are `'system'`, `human` is `'user'`… */
 export type TurnRole = 'system' | 'user' | 'assistant' | 'tool';
@@ -22,6 +23,8 @@ export interface Turn {
   readonly prose: boolean;
   /** The text to count and to score: text parts, tool names and arguments, tool results. */
   readonly text: string;
+  /** Its non-text parts (images, PDFs, audio, files), counted from their data by the provider's rule (media.ts), never as text. */
+  readonly media?: readonly MediaPart[];
   /**
    * AI SDK tool approvals (`needsApproval`): per `tool-approval-request` of an assistant message,
    * `[approval id, the call it is for]`. The call is then answered by its result or by the
@@ -101,21 +104,45 @@ const MAX_DEPTH = 32;
 
 /**
  * The text of a content value: strings as they are, numbers and booleans printed, and the values
- * (not the keys) of arrays and objects, depth first, skipping {@link NOT_TEXT} properties. Images
- * and files therefore count only their text fields: budget their tokens in `overhead_tokens`.
- * Each object is read once (`seen`), so shared or cyclic structures cost linear time.
+ * (not the keys) of arrays and objects, depth first, skipping {@link NOT_TEXT} properties. Bytes
+ * (typed arrays, ArrayBuffers) are never text. With `media`, each part its format's recognizer
+ * names as non-text (an image, a PDF…) goes to `media.out` instead, and only what the recognizer
+ * says is text of it is read (media.ts). Each object is read once (`seen`), so shared or cyclic
+ * structures cost linear time.
  */
-export function collectText(value: unknown, out: string[] = [], depth = 0, seen: Set<object> = new Set()): string[] {
+export function collectText(value: unknown, out: string[] = [], media?: MediaSink): string[] {
+  walk(value, out, 0, new Set(), media);
+  return out;
+}
+
+/** Where `collectText` puts the non-text parts it finds, and how it finds them. */
+export interface MediaSink {
+  readonly recognize: Recognizer;
+  readonly out: MediaPart[];
+}
+
+function walk(value: unknown, out: string[], depth: number, seen: Set<object>, media: MediaSink | undefined): void {
   if (typeof value === 'string') {
     if (value.length > 0) out.push(value);
   } else if (typeof value === 'number' || typeof value === 'boolean') {
     out.push(String(value));
   } else if (depth < MAX_DEPTH && typeof value === 'object' && value !== null && !seen.has(value)) {
+    // Bytes are not text (counting a Buffer's bytes as numbers took seconds and millions of tokens).
+    if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return;
     seen.add(value);
-    if (Array.isArray(value)) for (const v of value) collectText(v, out, depth + 1, seen);
-    else if (isRecord(value)) for (const key of Object.keys(value)) if (!NOT_TEXT.has(key)) collectText(value[key], out, depth + 1, seen);
+    if (Array.isArray(value)) {
+      for (const v of value) walk(v, out, depth + 1, seen, media);
+      return;
+    }
+    if (!isRecord(value)) return;
+    const found = media?.recognize(value);
+    if (found !== undefined) {
+      if (found.media !== undefined) media!.out.push(found.media);
+      walk(found.text, out, depth + 1, seen, media);
+      return;
+    }
+    for (const key of Object.keys(value)) if (!NOT_TEXT.has(key)) walk(value[key], out, depth + 1, seen, media);
   }
-  return out;
 }
 
 /** `messages[index].field must be …, got …` (never the value itself). */
@@ -185,6 +212,11 @@ export function readToolCalls(
  */
 export function unanswerableCall(why: string): string {
   return `\u0000${why}`;
+}
+
+/** `turn` with `media` when there is any. */
+export function withMedia(turn: Turn, media: readonly MediaPart[]): Turn {
+  return media.length === 0 ? turn : { ...turn, media };
 }
 
 /** Joins the text pieces of a message. */

@@ -98,6 +98,27 @@ export interface FitMessagesOptions<M = unknown> {
    * Default `true`; `false` sends results whole (and fails when they cannot be).
    */
   truncateToolResults?: boolean | { maxTokens?: number };
+  /**
+   * Whose rules count the messages' images and PDFs: `'openai'`, `'anthropic'` or `'gemini'`.
+   * Default: `'anthropic'` for the `'anthropic'` format, else `'openai'` (the AI SDK and LangChain
+   * say nothing of the provider they send to: set it). `options.model` picks the model's rule
+   * (docs/messages.md, "Images, PDFs and other parts").
+   */
+  provider?: 'openai' | 'anthropic' | 'gemini';
+  /**
+   * Counts a non-text part (an image, a PDF, audio, a file) instead of the provider's rule: the
+   * caller's part as it is in the message, and the provider and model. Return an integer from 0
+   * to 4294967295, or `undefined` for the default rule; anything else is `TOKEN_COUNT_FAILED`.
+   */
+  countPart?: (part: unknown, context: { provider: 'openai' | 'anthropic' | 'gemini'; model: string | undefined }) => number | undefined;
+  /**
+   * The tool definitions of the request, as the provider takes them (an array, or the AI SDK's
+   * object of tools): counted as their JSON text through `countTokens` (functions left out), an
+   * approximation of the provider's own rendering of tool schemas, and charged like the system
+   * prompt: always, never returned. Anthropic: their `cache_control` markers count toward the 4
+   * a request may carry.
+   */
+  tools?: readonly unknown[] | object;
 }
 
 /** Options of `fitMessagesAsync`: those of `fitMessages`, with a counter that may return a Promise. */
@@ -138,6 +159,8 @@ export interface MessageDecision {
   stubbed?: true;
   /** With `stubbed`: the stub's token count, which is what the request carries. */
   stub_tokens?: number;
+  /** The part of `cost_tokens` its non-text parts take (images, PDFs: counted by the provider's rule, see `FitMessagesOptions.provider`); absent when 0. */
+  media_tokens?: number;
   /** `truncateToolResults`: the message's tool results went in truncated (a new object in `messages`), `from` its full count, `to` its count as sent (`cost_tokens`). */
   truncated?: { from: number; to: number };
 }

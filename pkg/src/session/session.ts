@@ -23,7 +23,7 @@ import type { PreviousRequest, SessionFitResult, SessionOptions, SessionState, S
 /** Options that are the session's own; every other one goes to fitMessages each turn. */
 const SESSION_OPTIONS = ['cache', 'breakpoints', 'counterId', 'maxCachedCounts', 'concurrency', 'state', 'stateKey'];
 /** What a turn may change. */
-const TURN_OPTIONS = ['system', 'query', 'budgets'];
+const TURN_OPTIONS = ['system', 'tools', 'query', 'budgets'];
 /** The stable head takes at most this share of the budget, so that recent turns keep the rest. */
 export const HEAD_SHARE = 0.25;
 /** The growth per turn the cuts plan for is the mean of this many last turns. */
@@ -195,9 +195,9 @@ class ChatSession implements Session {
     const n = s.list.length;
     const overhead = s.budget.perFragmentOverhead;
     const tokensOf = (i: number): number => s.costs[i]! + overhead;
-    const keys = s.turns.map((t, i) => messageKey(t, s.textKeys[i]!));
-    const systemKey = s.hasSystem ? s.textKeys[n]! : '';
-    const baseTokens = s.budget.overheadTokens + (s.hasSystem ? s.systemCost + overhead : 0);
+    const keys = s.turns.map((t, i) => messageKey(t, s.textKeys[i]!, s.mediaKeys[i]!));
+    const systemKey = headKey(s);
+    const baseTokens = s.budget.overheadTokens + (s.hasSystem ? s.systemCost + overhead : 0) + s.toolsCost;
     const budget = s.budget.overheadTokens + s.budget.effective;
     const mismatch = this.previous === null ? undefined : stateMismatch(this.previous, s, keys);
     const prev = mismatch === undefined ? this.previous : null;
@@ -440,7 +440,23 @@ export function isRequestEnd(turns: readonly Turn[], i: number): boolean {
   return (role === 'user' || role === 'tool') && (i + 1 === turns.length || turns[i + 1]!.role === 'assistant');
 }
 
-/** A message's identity for the prompt cache: role, tool-call ids and the content key. */
-function messageKey(t: Turn, contentKey: string): string {
-  return textKey(`${t.role}\u0001${t.calls.join('\u0002')}\u0001${t.results.join('\u0002')}\u0001${contentKey}`);
+/**
+ * A message's identity for the prompt cache: role, tool-call ids, the content key and the
+ * descriptors of its non-text parts (messages/media.ts: a new screenshot is a new message; a
+ * message without any keeps the key it always had).
+ */
+function messageKey(t: Turn, contentKey: string, mediaKey: string): string {
+  const media = mediaKey === '' ? '' : `\u0001${mediaKey}`;
+  return textKey(`${t.role}\u0001${t.calls.join('\u0002')}\u0001${t.results.join('\u0002')}\u0001${contentKey}${media}`);
+}
+
+/**
+ * The key of the prompt's head, what comes before the messages: the system prompt's text key, and
+ * the tools' folded in when there are tools (so that changing them invalidates the cached prefix;
+ * without tools, the key states have always held).
+ */
+function headKey(s: ScoredFit<unknown>): string {
+  const n = s.list.length;
+  const system = s.hasSystem ? s.textKeys[n]! : '';
+  return s.hasTools ? textKey(`${system}\u0001${s.textKeys[n + (s.hasSystem ? 1 : 0)]!}`) : system;
 }

@@ -71,6 +71,8 @@ export interface SessionStateWarning {
 export interface SessionTurnOptions {
   /** Anthropic and AI SDK: the top-level system prompt of this turn (see `FitMessagesOptions.system`). */
   system?: FitMessagesOptions['system'];
+  /** This turn's tool definitions (see `FitMessagesOptions.tools`); a change is a change of the prompt's head, as the system prompt's. */
+  tools?: FitMessagesOptions['tools'];
   /** The text relevance is measured against this turn. */
   query?: string;
   /** This turn's budgets. */

@@ -174,8 +174,8 @@ export function checkedCount(n: unknown, index: number, field = 'content'): numb
   return n;
 }
 
-/** Names what a counter threw without repeating its message, which may quote the text. */
-function describeThrown(err: unknown): string {
+/** Names what a counter threw without repeating its message, which may quote the text. @internal */
+export function describeThrown(err: unknown): string {
   if (!(err instanceof Error)) return describeValue(err);
   return `${/^[aeiou]/i.test(err.name) ? 'an' : 'a'} ${err.name}`;
 }
