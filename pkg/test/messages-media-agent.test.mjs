@@ -1,0 +1,104 @@
+// A computer-use agent: 64 steps, a 0.5–3 MB screenshot each (PNG and JPEG made by sharp), in each
+// of the four formats as each carries them (data URLs, base64, bytes), fitted by a session at a
+// 128k budget at every step: every request valid, within budget, no exception, the task and the
+// step in flight always in it. Before media were counted, these screenshots counted as ~700k
+// tokens of base64 each (or millions of byte strings), and no step fitted.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import sharp from 'sharp';
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
+import { createSession, validateMessages } from 'ctxpack';
+import { sdkCheck } from './messages-histories.mjs';
+
+const STEPS = 64;
+const TASK = 'Book the cheapest flight from Lisbon to Oslo next Friday.';
+const SYSTEM = 'You operate a computer through the computer tool. Take a screenshot after every action.';
+// An accessibility tree per step, ~1.8k tokens: the history outgrows the budget after some forty steps in every format.
+const tree = (k) => Array.from({ length: 240 }, (_, j) => `[${k}.${j}] button "item ${(k * 31 + j) % 97}"`).join('\n');
+
+async function screenshots() {
+  const noisy = (w, h) => sharp({ create: { width: w, height: h, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 40 } } });
+  const shots = [
+    { buf: await noisy(1024, 768).png().toBuffer(), type: 'image/png' },
+    { buf: await noisy(1280, 720).jpeg({ quality: 92 }).toBuffer(), type: 'image/jpeg' },
+    { buf: await noisy(700, 500).png().toBuffer(), type: 'image/png' },
+    { buf: await noisy(1024, 768).jpeg({ quality: 95 }).toBuffer(), type: 'image/jpeg' },
+  ];
+  for (const s of shots) assert.ok(s.buf.length >= 500_000 && s.buf.length <= 3_000_000, `a screenshot of ${s.buf.length} bytes`);
+  return shots;
+}
+
+/** Step k's messages in `format`: the call, and the screenshot as the format carries it. */
+function step(format, k, shot) {
+  const id = `call_${k}`;
+  const input = { action: k % 3 === 0 ? 'screenshot' : 'left_click', coordinate: [k * 7, k * 3] };
+  const b64 = shot.buf.toString('base64');
+  switch (format) {
+    case 'openai':
+      // Chat completions take images in user messages only: the screenshot follows the result.
+      return [
+        { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'computer', arguments: JSON.stringify(input) } }] },
+        { role: 'tool', tool_call_id: id, content: tree(k) },
+        { role: 'user', content: [{ type: 'text', text: `screenshot after step ${k}` }, { type: 'image_url', image_url: { url: `data:${shot.type};base64,${b64}`, detail: 'high' } }] },
+      ];
+    case 'anthropic':
+      return [
+        { role: 'assistant', content: [{ type: 'tool_use', id, name: 'computer', input }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: [{ type: 'text', text: tree(k) }, { type: 'image', source: { type: 'base64', media_type: shot.type, data: b64 } }] }] },
+      ];
+    case 'ai-sdk':
+      return [
+        { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'computer', input }] },
+        {
+          role: 'tool',
+          content: [{ type: 'tool-result', toolCallId: id, toolName: 'computer', output: { type: 'content', value: [{ type: 'text', text: tree(k) }, { type: 'image-data', data: b64, mediaType: shot.type }] } }],
+        },
+        // Every other step the agent also shows the screen as bytes in a user turn.
+        ...(k % 2 === 1 ? [{ role: 'user', content: [{ type: 'text', text: `screen ${k}` }, { type: 'image', image: new Uint8Array(shot.buf), mediaType: shot.type }] }] : []),
+      ];
+    case 'langchain':
+      return [
+        new AIMessage({ content: '', tool_calls: [{ id, name: 'computer', args: input }] }),
+        new ToolMessage({
+          tool_call_id: id,
+          content: [{ type: 'text', text: tree(k) }, k % 2 === 0 ? { type: 'image', source_type: 'base64', data: b64, mime_type: shot.type } : { type: 'image_url', image_url: { url: `data:${shot.type};base64,${b64}` } }],
+        }),
+      ];
+  }
+}
+
+const first = {
+  openai: () => [{ role: 'system', content: SYSTEM }, { role: 'user', content: TASK }],
+  anthropic: () => [{ role: 'user', content: TASK }],
+  'ai-sdk': () => [{ role: 'user', content: TASK }],
+  langchain: () => [new SystemMessage(SYSTEM), new HumanMessage(TASK)],
+};
+const systemOf = { anthropic: SYSTEM, 'ai-sdk': SYSTEM };
+const isTask = (m) => (m instanceof HumanMessage ? m.content === TASK : m.role === 'user' && m.content === TASK);
+
+const shots = await screenshots();
+
+for (const format of ['openai', 'anthropic', 'ai-sdk', 'langchain']) {
+  test(`${format}: a 64-step computer-use agent with a screenshot per step stays valid and within 128k at every step`, async () => {
+    const budgets = { tokens_max: 128_000, output_reserve: 4_000 };
+    const session = createSession({ format, budgets, ...(systemOf[format] ? { system: systemOf[format] } : {}), ...(format === 'ai-sdk' || format === 'langchain' ? { provider: 'openai' } : {}), model: 'gpt-4o' });
+    const history = first[format]();
+    let trimmed = false;
+    for (let k = 0; k < STEPS; k++) {
+      const added = step(format, k, shots[k % shots.length]);
+      history.push(...added);
+      const r = session.fit(history);
+      assert.deepEqual(validateMessages(r.messages, format), [], `step ${k}`);
+      sdkCheck(format, r.messages);
+      assert.ok(r.metrics.budget_used <= r.metrics.effective_budget, `step ${k}: ${r.metrics.budget_used} > ${r.metrics.effective_budget}`);
+      assert.ok(r.messages.some(isTask), `step ${k}: the task is in the request`);
+      // The step in flight: its call and its screenshot, as the history has them (OpenAI: the
+      // screenshot's user message, which is the last message; its call competes like any other).
+      const callIndex = history.length - (format === 'openai' ? 1 : added.length);
+      assert.ok(r.decisions[callIndex].included && r.decisions.slice(callIndex).every((d) => d.included), `step ${k}: the step in flight`);
+      assert.ok(r.decisions.slice(callIndex).some((d) => d.media_tokens > 0), `step ${k}: its screenshot is counted`);
+      trimmed ||= r.decisions.some((d) => !d.included);
+    }
+    assert.ok(trimmed, 'the history outgrew the budget: the test trims');
+  });
+}
