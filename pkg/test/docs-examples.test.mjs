@@ -274,6 +274,15 @@ const CHECKS = [
     check: ({ seen }) => assert.deepEqual(seen, [2, 4, 6, 8]),
   })),
   {
+    file: 'docs/messages.md',
+    snippet: "image_url: { url: 'https://example.com/page.png', detail: 'low' }",
+    check: ({ value }) => {
+      assert.equal(value('r.decisions[0].media_tokens'), 85);
+      assert.deepEqual(value('r.warnings'), ["image_size_unknown: 1 image(s) counted at the model's maximum (given by URL or file id, or of a format whose size cannot be read)"]);
+      assert.equal(value('mine.decisions[0].media_tokens'), 255);
+    },
+  },
+  {
     file: 'docs/sessions.md',
     snippet: "cache: 'anthropic', // or",
     check: ({ seen }) => {
