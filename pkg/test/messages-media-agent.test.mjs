@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { createSession, validateMessages } from 'ctxpack';
-import { sdkCheck } from './messages-histories.mjs';
+import { sdkCheck } from './sdk-check.mjs';
 
 const STEPS = 64;
 const TASK = 'Book the cheapest flight from Lisbon to Oslo next Friday.';

@@ -109,3 +109,15 @@ test('a cut never splits a surrogate pair', () => {
   assert.ok(r.decisions.some((d) => d.truncated));
   assert.ok(!/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(tool), 'no lone surrogate');
 });
+
+test('with a system prompt beside the messages, the results in flight still share what is left, alike with an async counter', async () => {
+  const calls = [2, 3].map((k) => ({ id: `c${k}`, name: 'read_logs', args: { k }, result: log(1100 + k) }));
+  const { messages, system } = agent('anthropic', log(1100), calls);
+  const options = { format: 'anthropic', system: `${system} ${'Be exact. '.repeat(200)}`, budgets: { tokens_max: 24_000 } };
+  const sync = fitMessages(messages, options);
+  assert.deepEqual(validateMessages(sync.messages, 'anthropic'), []);
+  assert.ok(sync.metrics.budget_used <= sync.metrics.effective_budget);
+  assert.equal(sync.decisions.filter((d) => d.truncated).length, 1, 'one message carries the three results');
+  const async = await fitMessagesAsync(messages, { ...options, countTokens: async (t) => estimateTokens(t) });
+  assert.deepEqual(async.decisions, sync.decisions);
+});
