@@ -4,10 +4,10 @@
  * @module
  */
 
-import { CtxpackError, blame, readingInput, shownName } from '../errors.js';
+import { CtxpackError, readingInput, shownName } from '../errors.js';
 import { exactKnapsackSlice, greedySlice, knapsackSlice, packGreedy, type SliceItem, type SliceResult } from '../slicers/functions.js';
 import { estimateTokens, type TokenCounter } from '../tokens/counter.js';
-import { CountCache, countThrough, prefillAsync } from '../tokens/cache.js';
+import { CountCache } from '../tokens/cache.js';
 import { readBudgets } from '../validate/budgets.js';
 import { isRecord, type Unchecked } from '../validate/fields.js';
 import { invalidOption, optionsRecord, readBoolean, readCount, readEnum, readFunction, readNonEmptyString, rejectUnknownOptions } from '../validate/options.js';
@@ -18,9 +18,10 @@ import { ANTHROPIC_MAX_MARKERS, capMarkers, fixedMarkers } from '../session/brea
 import { adapterOf } from './formats.js';
 import { readRelevance, relevanceValues, type Bm25Memo } from './relevance.js';
 import { buildUnits, latestUserMessage, pinnedMessages, type KeepRule, type Units } from './structure.js';
-import { collectText, joinText, type FormatAdapter, type Turn } from './turns.js';
-import { addCounts, countMediaPart, mediaWarnings, type MediaPart, type CountPartContext, type MediaRules, type MediaTally } from './media.js';
-import { DEFAULT_TRUNCATE_SHARE, truncations, type Truncation } from './truncate.js';
+import { collectText, joinText, readTurn, type FormatAdapter, type Turn } from './turns.js';
+import { countFit, prefillFit } from './count.js';
+import type { MediaPart, CountPartContext, MediaRules } from './media.js';
+import { DEFAULT_TRUNCATE_SHARE, type Truncation } from './truncate.js';
 import { messageArray, structureViolations } from './validate.js';
 import type { FitMessagesAsyncOptions, FitMessagesOptions, FitMessagesResult, MessageDecision, MessageDecisionReason, RelevanceWeights } from '../types.js';
 
@@ -198,7 +199,7 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   if (tools !== undefined && (typeof tools !== 'object' || tools === null)) throw invalidOption('tools', 'an array of tool definitions (or an object of them)', tools);
 
   const n = list.length;
-  const turns: Turn[] = list.map((m, i) => readMessage(adapter, m, i));
+  const turns: Turn[] = list.map((m, i) => readTurn(adapter, m, i));
   const units = buildUnits(turns, adapter);
   // Units that break a rule (an empty result and a leading assistant are fixed after selection).
   const violations = structureViolations(turns, adapter).filter((v) => v.rule !== 'no_messages' && v.rule !== 'first_not_user');
@@ -230,7 +231,7 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
       if (stub === undefined) continue;
       stubOf[i] = stubs.length;
       stubs.push(stub);
-      const read = readMessage(adapter, stub, i);
+      const read = readTurn(adapter, stub, i);
       texts.push(read.text);
       stubMedia.push(read.media);
     }
@@ -243,21 +244,6 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
     fixedMarkers: adapter.name === 'anthropic' ? fixedMarkers(system) + fixedMarkers(tools) : 0,
     turns, units, pinned, broken, warnings, texts, stubOf, stubs, stubMedia,
   };
-}
-
-/** The counting call, with or without `options.model`. */
-function countWith(prep: PreparedFit<unknown>): (text: string) => unknown {
-  const { counter, model } = prep;
-  return model === undefined ? (text) => counter(text) : (text) => counter(text, model);
-}
-
-/** Where a text is, for error messages: `messages[i]`, `options.system`, `options.tools` or a stub's `messages[i] (its stub)`. */
-function whereOf(prep: PreparedFit<unknown>): (i: number) => string {
-  const n = prep.list.length;
-  const tools = n + (prep.hasSystem ? 1 : 0);
-  const firstStub = tools + (prep.hasTools ? 1 : 0);
-  return (i) =>
-    i < n ? `messages[${i}]` : i < tools ? 'options.system' : i < firstStub ? 'options.tools' : `messages[${prep.stubOf.indexOf(i - firstStub)}] (its stub)`;
 }
 
 /**
@@ -274,151 +260,6 @@ function toolsText(tools: object): string {
   if (json === undefined) throw invalidOption('tools', 'tool definitions that JSON.stringify can write (no cycles, no BigInt)', tools);
   return json;
 }
-
-/** The counts of the messages' non-text parts, once per prepared fit (countFit and prefillFit both read them). */
-interface MediaCounts {
-  readonly costs: Uint32Array;
-  readonly keys: readonly string[];
-  readonly warnings: readonly string[];
-}
-const mediaMemo = new WeakMap<PreparedFit<unknown>, MediaCounts>();
-
-/** Tokens and descriptors of `parts`, message `i`'s (a truncated copy's or a stub's without a tally). */
-function countParts(prep: PreparedFit<unknown>, parts: readonly MediaPart[] | undefined, i: number, tally?: MediaTally): { tokens: number; key: string } {
-  if (parts === undefined) return { tokens: 0, key: '' };
-  let tokens = 0;
-  const keys: string[] = [];
-  parts.forEach((part, k) => {
-    const c = countMediaPart(part, prep.mediaRules, i, k, tally);
-    tokens = addCounts(tokens, c.tokens);
-    keys.push(c.key);
-  });
-  return { tokens, key: keys.join('\u0003') };
-}
-
-function mediaCounts(prep: PreparedFit<unknown>): MediaCounts {
-  let memo = mediaMemo.get(prep);
-  if (memo !== undefined) return memo;
-  const n = prep.list.length;
-  const costs = new Uint32Array(n);
-  const keys = new Array<string>(n);
-  const tally: MediaTally = { unknownImages: 0, unknownPdfs: 0, uncounted: 0 };
-  for (let i = 0; i < n; i++) {
-    const c = countParts(prep, prep.turns[i]!.media, i, tally);
-    costs[i] = c.tokens;
-    keys[i] = c.key;
-  }
-  memo = { costs, keys, warnings: mediaWarnings(tally) };
-  mediaMemo.set(prep, memo);
-  return memo;
-}
-
-/** What is charged besides the messages (system prompt with its overhead, tools), from all the texts' counts. */
-function fixedCost(prep: PreparedFit<unknown>, all: Uint32Array): { system: number; tools: number } {
-  const n = prep.list.length;
-  return { system: prep.hasSystem ? all[n]! : 0, tools: prep.hasTools ? all[n + (prep.hasSystem ? 1 : 0)]! : 0 };
-}
-
-/**
- * Fills `cache` from an async counter (fitMessagesAsync, session.fitAsync): every text, then the
- * truncated tool results' (the same steps countFit runs, each round's texts counted here), so
- * that countFit then finds every count in the cache. @internal
- */
-export async function prefillFit(prep: PreparedFit<unknown>, cache: CountCache, concurrency: number): Promise<void> {
-  const count = countWith(prep);
-  await prefillAsync(prep.texts, cache, count, whereOf(prep), concurrency);
-  if (prep.truncateAt === undefined) return;
-  const all = countThrough(prep.texts, cache, count, whereOf(prep), prep.texts.length, false).costs;
-  const steps = truncations(truncationInput(prep, all));
-  const costs = all.subarray(0, prep.list.length);
-  let atLeast = prep.texts.length;
-  for (let step = steps.next(costs); !step.done; ) {
-    const texts = step.value;
-    atLeast += texts.length;
-    await prefillAsync(texts, cache, count, TRUNCATED_WHERE, concurrency, atLeast);
-    step = steps.next(countThrough(texts, cache, count, TRUNCATED_WHERE, atLeast, false).costs);
-  }
-}
-
-/** Step 3's count: every text through `cache` (counted once each), tool results truncated, then what must be kept, or `PINNED_OVER_BUDGET`. @internal */
-export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit<M> {
-  const n = prep.list.length;
-  const count = countWith(prep);
-  const { costs: all, keys } = countThrough(prep.texts, cache, count, whereOf(prep), prep.texts.length, false);
-  const costs = all.slice(0, n);
-  const textKeys = keys.slice();
-  const { system: systemCost, tools: toolsCost } = fixedCost(prep, all);
-  const stubCosts = all.slice(n + (prep.hasSystem ? 1 : 0) + (prep.hasTools ? 1 : 0));
-  const media = mediaCounts(prep);
-  const mediaCosts = media.costs.slice();
-  const mediaKeys = media.keys.slice();
-  let truncated = new Map<number, Truncation<M>>();
-  if (prep.truncateAt !== undefined) {
-    const steps = truncations(truncationInput(prep, all));
-    let atLeast = prep.texts.length;
-    let step = steps.next(costs);
-    for (; !step.done; ) {
-      atLeast += step.value.length;
-      step = steps.next(countThrough(step.value, cache, count, TRUNCATED_WHERE, atLeast, false).costs);
-    }
-    truncated = step.value;
-    for (const [i, t] of truncated) {
-      costs[i] = t.tokens;
-      textKeys[i] = cache.keyOf(t.text);
-      // What of its non-text parts the copy still carries (those outside its tool results).
-      const c = countParts(prep, readMessage(prep.adapter, t.message, i).media, i);
-      mediaCosts[i] = c.tokens;
-      mediaKeys[i] = c.key;
-    }
-  }
-  cache.endCall();
-  for (let i = 0; i < n; i++) costs[i] = addCounts(costs[i]!, mediaCosts[i]!);
-  // A truncation's counts as the decision reports them: with the non-text parts, before and after.
-  for (const [i, t] of truncated) truncated.set(i, { ...t, from: addCounts(t.from, media.costs[i]!), tokens: costs[i]! });
-  for (let k = 0; k < stubCosts.length; k++) stubCosts[k] = addCounts(stubCosts[k]!, countParts(prep, prep.stubMedia[k], prep.stubOf.indexOf(k)).tokens);
-  const overhead = prep.budget.perFragmentOverhead;
-  let pinnedTokens = (prep.hasSystem ? systemCost + overhead : 0) + toolsCost;
-  for (let i = 0; i < n; i++) if (prep.pinned[i] === 1) pinnedTokens += costs[i]! + overhead;
-  if (pinnedTokens > prep.budget.effective) {
-    throw new CtxpackError(
-      'PINNED_OVER_BUDGET',
-      `what must be kept (system prompt, tools, the latest user message, the last step, options.keep) takes ${pinnedTokens} tokens` +
-        `${prep.truncateAt === undefined ? '' : ' with its tool results truncated'}, ` +
-        `${pinnedTokens - prep.budget.effective} more than the effective budget ${prep.budget.effective}`,
-      { field: 'budgets' },
-    );
-  }
-  const warnings = media.warnings.length > 0 ? [...prep.warnings, ...media.warnings] : prep.warnings;
-  return { ...prep, warnings, costs, truncated, stubCosts, systemCost, toolsCost, mediaCosts, mediaKeys, pinnedTokens, textKeys };
-}
-
-/**
- * What the truncation steps read of a prepared fit with its texts' counts (`all`: as `texts`).
- * Results are cut by their text; the non-text parts of pinned messages are part of what is fixed.
- */
-function truncationInput<M>(prep: PreparedFit<M>, all: Uint32Array) {
-  const n = prep.list.length;
-  const fixed = fixedCost(prep, all);
-  const media = mediaCounts(prep);
-  let pinnedMedia = 0;
-  for (let i = 0; i < n; i++) if (prep.pinned[i] === 1) pinnedMedia += media.costs[i]!;
-  return {
-    list: prep.list,
-    adapter: prep.adapter,
-    turns: prep.turns,
-    pinned: prep.pinned,
-    broken: prep.broken,
-    costs: all.subarray(0, n),
-    fixedTokens: (prep.hasSystem ? fixed.system + prep.budget.perFragmentOverhead : 0) + fixed.tools + pinnedMedia,
-    overhead: prep.budget.perFragmentOverhead,
-    effective: prep.budget.effective,
-    maxTokens: prep.truncateAt,
-    read: (m: unknown, i: number) => readMessage(prep.adapter, m, i),
-  };
-}
-
-/** Where a truncated text is, for counting errors. */
-const TRUNCATED_WHERE = (): string => 'a truncated tool result';
 
 /**
  * `options.truncateToolResults`: `true` (the default: at most {@link DEFAULT_TRUNCATE_SHARE} of
@@ -563,20 +404,6 @@ export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesRe
   };
 }
 
-/** Reads one message; anything but a CtxpackError thrown while reading it (a throwing getter) becomes one naming the message. */
-function readMessage(adapter: ReturnType<typeof adapterOf>, message: unknown, index: number): Turn {
-  try {
-    return adapter.read(message, index);
-  } catch (err) {
-    const e = blame(err, [message]);
-    if (e.code !== 'INVALID_INPUT') throw e;
-    throw new CtxpackError('INVALID_FIELD', `messages[${index}] could not be read: reading it threw (the thrown value is this error's cause)`, {
-      field: 'messages',
-      index,
-      cause: e.cause,
-    });
-  }
-}
 
 /**
  * The score a message of value `v` (in [0, 1]) is given to the strategy. The value-maximising

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { CtxpackError, describeValue } from '../errors.js';
+import { CtxpackError, blame, describeValue } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
 import type { MediaPart, Recognizer } from './media.js';
 
@@ -222,4 +222,19 @@ export function withMedia(turn: Turn, media: readonly MediaPart[]): Turn {
 /** Joins the text pieces of a message. */
 export function joinText(pieces: readonly string[]): string {
   return pieces.join('\n');
+}
+
+/** Reads one message; anything but a CtxpackError thrown while reading it (a throwing getter) becomes one naming the message. */
+export function readTurn(adapter: FormatAdapter, message: unknown, index: number): Turn {
+  try {
+    return adapter.read(message, index);
+  } catch (err) {
+    const e = blame(err, [message]);
+    if (e.code !== 'INVALID_INPUT') throw e;
+    throw new CtxpackError('INVALID_FIELD', `messages[${index}] could not be read: reading it threw (the thrown value is this error's cause)`, {
+      field: 'messages',
+      index,
+      cause: e.cause,
+    });
+  }
 }

@@ -7,7 +7,8 @@
  */
 
 import { CtxpackError, readingInput, shownName } from '../errors.js';
-import { chooseFit, countFit, prefillFit, prepareFit, readConcurrency, scoreFit, type FitPlan, type PreparedFit, type ScoredFit } from '../messages/fit.js';
+import { chooseFit, prepareFit, readConcurrency, scoreFit, type FitPlan, type PreparedFit, type ScoredFit } from '../messages/fit.js';
+import { countFit, prefillFit } from '../messages/count.js';
 import { adapterOf } from '../messages/formats.js';
 import { Bm25Memo } from '../messages/relevance.js';
 import type { Turn } from '../messages/turns.js';
