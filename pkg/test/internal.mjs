@@ -40,6 +40,7 @@ export async function importInternal(source) {
 export const importMedia = () =>
   importInternal(
     "export * from './src/tokens/media.ts';\n" +
-      "export { imageSize, imageSizeBase64, imageTokens, pdfPages, pdfTokens, wasmMemoryBytes } from './src/core/bridge.ts';\n" +
+      "export { imageSize, imageSizeBase64, imageTokens, pdfPages, pdfTokens } from './src/core/media-bridge.ts';\n" +
+      "export { wasmMemoryBytes } from './src/core/bridge.ts';\n" +
       "export { CtxpackError } from './src/errors.ts';\n",
   );

@@ -9,7 +9,7 @@
  */
 
 import { CtxpackError, describeValue } from '../errors.js';
-import { imageTokens, type MediaProvider } from '../core/bridge.js';
+import { imageTokens, type MediaProvider } from '../core/media-bridge.js';
 import { countPdfTokens, imageSizeOf, pdfPagesOf, type MediaInput } from '../tokens/media.js';
 import { describeThrown } from '../tokens/counter.js';
 import { textKey } from '../tokens/cache.js';

@@ -1,6 +1,6 @@
 /**
  * Images and PDFs counted the way providers count them, over the core's readers and rules
- * (src/media in the Rust crate; `core/bridge.ts` for the calls).
+ * (src/media in the Rust crate; `core/media-bridge.ts` for the calls).
  *
  * **Input.** An image or PDF may come as a `Uint8Array` (a Node `Buffer` is one), an
  * `ArrayBuffer`, any other `ArrayBufferView`, or a string: bare base64 (standard or URL-safe) or
@@ -30,7 +30,7 @@ import {
   pdfTokens,
   type ImageSize,
   type MediaProvider,
-} from '../core/bridge.js';
+} from '../core/media-bridge.js';
 
 export type { ImageSize, MediaProvider };
 
