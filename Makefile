@@ -15,7 +15,7 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 WASM_TARGET := wasm32-unknown-unknown
 # The wasm-bindgen CLI must match the wasm-bindgen crate in Cargo.lock exactly.
 WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ { getline; gsub(/"/, "", $$3); print $$3 }' Cargo.lock)
-WASM_RAW := target/$(WASM_TARGET)/release/ctxpack.wasm
+WASM_RAW := target/$(WASM_TARGET)/release/ctxpack_core.wasm
 WASM_OUT := pkg/wasm/ctxpack_bg.wasm
 NODE_BIN := pkg/node_modules/.bin
 WASM_OPT = $(NODE_BIN)/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
@@ -177,7 +177,7 @@ bench: build bench-serde
 bench-serde: wasm-toolchain node-deps
 	cargo build --target $(WASM_TARGET) --release --lib --features serde-fragments --target-dir $(BENCH_SERDE)
 	wasm-bindgen --target web --omit-default-module-path --out-dir $(BENCH_SERDE)/pkg --out-name ctxpack \
-	  $(BENCH_SERDE)/$(WASM_TARGET)/release/ctxpack.wasm
+	  $(BENCH_SERDE)/$(WASM_TARGET)/release/ctxpack_core.wasm
 	$(WASM_OPT) $(BENCH_SERDE)/pkg/ctxpack_bg.wasm -o $(BENCH_SERDE)/pkg/ctxpack_bg.wasm.opt \
 	  && mv $(BENCH_SERDE)/pkg/ctxpack_bg.wasm.opt $(BENCH_SERDE)/pkg/ctxpack_bg.wasm
 

@@ -34,7 +34,7 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use ctxpack::{
+use ctxpack_core::{
     Budget, CountQuotaEntry, ExactCountConstrainedSlice, ExactKnapsackSlice, GreedySlice,
     GroupedStrategy, Groups, Item, KnapsackSlice, ScarcityBehavior, Selection, Slicer as _, Solver,
     Variants,

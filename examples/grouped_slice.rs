@@ -11,7 +11,7 @@
 //! `count-knapsack` / `exact-count` with `tool` required 1 and capped at 2.
 //! Output, one line per instance: `ok selected|codes|repaired` or
 //! `err code field`.
-use ctxpack::{CountQuotaEntry, Groups, Item};
+use ctxpack_core::{CountQuotaEntry, Groups, Item};
 
 mod agreement;
 

@@ -13,7 +13,7 @@
 //! `count-knapsack` (which refuses versions). Output, one line per
 //! instance: `ok selected|codes|versions|repaired` (`versions`: per item
 //! the version selected, 0 the item itself, `x` none) or `err code field`.
-use ctxpack::{Groups, Item, Variants};
+use ctxpack_core::{Groups, Item, Variants};
 
 mod agreement;
 

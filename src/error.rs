@@ -10,7 +10,7 @@ use std::fmt;
 /// No variant ever carries item content.
 ///
 /// ```
-/// use ctxpack::{Budget, CtxpackError, GreedySlice, Item, Slicer};
+/// use ctxpack_core::{Budget, CtxpackError, GreedySlice, Item, Slicer};
 ///
 /// let items = [Item::new(10, 0.5), Item::new(10, f64::NAN)];
 /// let err = GreedySlice.slice(&items, &Budget::new(100)).unwrap_err();
@@ -186,7 +186,7 @@ impl CtxpackError {
     /// Every stable code [`code`](Self::code) can return, once each.
     ///
     /// ```
-    /// use ctxpack::CtxpackError;
+    /// use ctxpack_core::CtxpackError;
     /// assert!(CtxpackError::CODES.contains(&"TABLE_TOO_LARGE"));
     /// ```
     pub const CODES: [&'static str; 11] = [
@@ -206,7 +206,7 @@ impl CtxpackError {
     /// The stable machine-readable code of this error.
     ///
     /// ```
-    /// use ctxpack::KnapsackSlice;
+    /// use ctxpack_core::KnapsackSlice;
     /// assert_eq!(KnapsackSlice::new(0).unwrap_err().code(), "INVALID_BUCKET_SIZE");
     /// ```
     pub fn code(&self) -> &'static str {
@@ -232,7 +232,7 @@ impl CtxpackError {
     /// the limit it hit (`max_table_bytes`, `max_cells`).
     ///
     /// ```
-    /// use ctxpack::{Budget, CtxpackError, Item, KnapsackSlice, Slicer};
+    /// use ctxpack_core::{Budget, CtxpackError, Item, KnapsackSlice, Slicer};
     /// let e = CtxpackError::InvalidScore { index: 3, value: f64::NAN };
     /// assert_eq!((e.field(), e.index()), (Some("score"), Some(3)));
     /// let items = vec![Item::new(1, 0.5); 10_000];

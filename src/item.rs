@@ -20,7 +20,7 @@ use crate::CtxpackError;
 ///   which compares kinds ASCII case-insensitively. The default kind is `""`.
 ///
 /// ```
-/// use ctxpack::Item;
+/// use ctxpack_core::Item;
 /// let tool = Item::new(120, 0.8).with_kind("tool");
 /// assert_eq!((tool.tokens, tool.score, tool.kind), (120, 0.8, "tool"));
 /// assert_eq!(Item::new(5, 0.1).kind, "");
@@ -68,7 +68,7 @@ impl Item<'_> {
 /// as every spec's edge-case table says.
 ///
 /// ```
-/// use ctxpack::Budget;
+/// use ctxpack_core::Budget;
 /// let b = Budget::new(4000);
 /// assert_eq!((b.target_tokens(), b.max_tokens()), (4000, 4000));
 /// let b = Budget::with_max(3000, 4000).unwrap();

@@ -23,7 +23,7 @@
 //! [`CtxpackError`] with a stable code; nothing here panics on input.
 //!
 //! ```
-//! use ctxpack::{Budget, GreedySlice, Item, KnapsackSlice, Slicer};
+//! use ctxpack_core::{Budget, GreedySlice, Item, KnapsackSlice, Slicer};
 //!
 //! let items = [Item::new(300, 0.9), Item::new(200, 0.7), Item::new(250, 0.6)];
 //! let budget = Budget::new(500);
@@ -34,7 +34,7 @@
 //! for (i, d) in knapsack.decisions.iter().enumerate() {
 //!     println!("item {i}: {}", d.code());
 //! }
-//! # Ok::<(), ctxpack::CtxpackError>(())
+//! # Ok::<(), ctxpack_core::CtxpackError>(())
 //! ```
 //!
 //! [`media`] counts images and PDFs the way providers do: image sizes read
@@ -83,7 +83,7 @@ pub use variants::{VariantSelection, Variants, MAX_OPTIONS};
 /// decision.
 ///
 /// ```
-/// use ctxpack::{Budget, GreedyPacker, GreedySlice, Item, KnapsackSlice, Slicer};
+/// use ctxpack_core::{Budget, GreedyPacker, GreedySlice, Item, KnapsackSlice, Slicer};
 /// let slicers: Vec<Box<dyn Slicer>> =
 ///     vec![Box::new(GreedySlice), Box::new(KnapsackSlice::default()), Box::new(GreedyPacker::default())];
 /// let items = [Item::new(100, 0.5), Item::new(0, 0.1)];
@@ -91,7 +91,7 @@ pub use variants::{VariantSelection, Variants, MAX_OPTIONS};
 ///     let sel = s.slice(&items, &Budget::new(100))?;
 ///     assert_eq!(sel.decisions.len(), items.len());
 /// }
-/// # Ok::<(), ctxpack::CtxpackError>(())
+/// # Ok::<(), ctxpack_core::CtxpackError>(())
 /// ```
 pub trait Slicer {
     /// Selects from `items` under `budget`.

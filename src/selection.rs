@@ -46,7 +46,7 @@ pub enum ExclusionReason {
 /// The verdict on one input item.
 ///
 /// ```
-/// use ctxpack::{Decision, InclusionReason};
+/// use ctxpack_core::{Decision, InclusionReason};
 /// let d = Decision::Included(InclusionReason::Scored);
 /// assert!(d.is_included());
 /// assert_eq!(d.code(), "scored");
@@ -84,7 +84,7 @@ impl Decision {
     /// it (`"scored"`, `"budget_exceeded"`, …).
     ///
     /// ```
-    /// use ctxpack::Decision;
+    /// use ctxpack_core::Decision;
     /// let codes: Vec<_> = Decision::ALL.iter().map(|d| d.code()).collect();
     /// assert_eq!(codes, ["scored", "zero_tokens", "required", "no_budget", "budget_exceeded",
     ///     "not_in_optimal_set", "count_cap_exceeded", "negative_tokens", "skip_limit_reached",
@@ -110,7 +110,7 @@ impl Decision {
     /// [`Decision::ALL`]), used on the columnar wasm path.
     ///
     /// ```
-    /// use ctxpack::Decision;
+    /// use ctxpack_core::Decision;
     /// for (i, d) in Decision::ALL.iter().enumerate() {
     ///     assert_eq!(usize::from(d.id()), i);
     /// }
@@ -148,7 +148,7 @@ pub struct Shortfall {
 /// decision for every input item.
 ///
 /// ```
-/// use ctxpack::{Budget, Decision, ExclusionReason, GreedySlice, Item, Slicer};
+/// use ctxpack_core::{Budget, Decision, ExclusionReason, GreedySlice, Item, Slicer};
 /// let items = [Item::new(60, 0.9), Item::new(60, 0.8), Item::new(0, 0.1)];
 /// let s = GreedySlice.slice(&items, &Budget::new(100)).unwrap();
 /// assert_eq!(s.selected, [2, 0]); // zero-token first, then by density

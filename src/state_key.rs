@@ -23,7 +23,7 @@
 //!   has an odd length, so no text (an even number of bytes) shares it.
 //!
 //! ```
-//! use ctxpack::state_key::{derive_key, key_check, text_hash};
+//! use ctxpack_core::state_key::{derive_key, key_check, text_hash};
 //!
 //! let key = derive_key(b"0123456789abcdef").unwrap();
 //! let units: Vec<u16> = "code 123456".encode_utf16().collect();
@@ -41,7 +41,7 @@ use siphasher::sip128::SipHasher24 as SipHasher24x128;
 /// The shortest secret [`derive_key`] takes, in bytes (128 bits).
 ///
 /// ```
-/// assert_eq!(ctxpack::state_key::MIN_SECRET_BYTES, 16);
+/// assert_eq!(ctxpack_core::state_key::MIN_SECRET_BYTES, 16);
 /// ```
 pub const MIN_SECRET_BYTES: usize = 16;
 
@@ -56,7 +56,7 @@ const CHECK_INPUT: &[u8; 23] = b"ctxpack state key check";
 /// [`MIN_SECRET_BYTES`].
 ///
 /// ```
-/// use ctxpack::state_key::derive_key;
+/// use ctxpack_core::state_key::derive_key;
 ///
 /// assert!(derive_key(b"too short").is_none());
 /// let key = derive_key(b"a secret of 32 bytes, kept apart").unwrap();
@@ -78,7 +78,7 @@ pub fn derive_key(secret: &[u8]) -> Option<[u8; 16]> {
 /// little-endian bytes.
 ///
 /// ```
-/// use ctxpack::state_key::text_hash;
+/// use ctxpack_core::state_key::text_hash;
 ///
 /// // The paper's key 00..0f and message 00 01 02 03: the units 0x0100, 0x0302.
 /// let key: [u8; 16] = core::array::from_fn(|i| i as u8);
@@ -101,7 +101,7 @@ pub fn text_hash(key: &[u8; 16], units: &[u16]) -> u64 {
 /// `key` of `b"ctxpack state key check"`.
 ///
 /// ```
-/// use ctxpack::state_key::{derive_key, key_check};
+/// use ctxpack_core::state_key::{derive_key, key_check};
 ///
 /// let a = derive_key(b"0123456789abcdef").unwrap();
 /// assert_eq!(key_check(&a), key_check(&a));

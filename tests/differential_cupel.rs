@@ -27,7 +27,7 @@ mod common;
 use std::collections::HashMap;
 
 use common::{Rng, ScoreMode};
-use ctxpack::{Budget, CtxpackError, Item, Shortfall, Slicer as _};
+use ctxpack_core::{Budget, CtxpackError, Item, Shortfall, Slicer as _};
 use cupel::{ContextBudget, ContextItem, ContextItemBuilder, ContextKind, ScoredItem, Slicer as _};
 
 /// One random slicing problem, shared by both implementations.
@@ -141,7 +141,7 @@ fn greedy_matches_cupel() {
     let mut selected_something = 0;
     for_instances(0x6EED_0000, 3_000, |seed, rng| {
         let inst = random_instance(rng);
-        let ours = ctxpack::GreedySlice
+        let ours = ctxpack_core::GreedySlice
             .slice(&inst.ctx_items(), &inst.ctx_budget())
             .expect("valid input");
         let theirs = cupel::GreedySlice
@@ -165,7 +165,7 @@ fn knapsack_matches_cupel() {
         let b = rng.index(BUCKETS.len());
         // Tables stay below 41 × 4001 cells, far under cupel's 50 M guard
         // and ctxpack's 64 MiB one.
-        let ours = ctxpack::KnapsackSlice::new(BUCKETS[b])
+        let ours = ctxpack_core::KnapsackSlice::new(BUCKETS[b])
             .expect("positive bucket")
             .slice(&inst.ctx_items(), &inst.ctx_budget())
             .expect("valid input");
@@ -210,14 +210,14 @@ fn random_entries(rng: &mut Rng) -> Vec<(&'static str, usize, usize)> {
 fn ctx_cck(
     entries: &[(&str, usize, usize)],
     bucket: i64,
-    scarcity: ctxpack::ScarcityBehavior,
-) -> ctxpack::CountConstrainedKnapsackSlice {
-    ctxpack::CountConstrainedKnapsackSlice::new(
+    scarcity: ctxpack_core::ScarcityBehavior,
+) -> ctxpack_core::CountConstrainedKnapsackSlice {
+    ctxpack_core::CountConstrainedKnapsackSlice::new(
         entries
             .iter()
-            .map(|&(k, r, c)| ctxpack::CountQuotaEntry::new(k, r, c))
+            .map(|&(k, r, c)| ctxpack_core::CountQuotaEntry::new(k, r, c))
             .collect(),
-        ctxpack::KnapsackSlice::new(bucket).expect("positive bucket"),
+        ctxpack_core::KnapsackSlice::new(bucket).expect("positive bucket"),
         scarcity,
     )
     .expect("valid entries")
@@ -254,7 +254,7 @@ fn count_constrained_matches_cupel_degrade() {
         // in ctxpack and nothing in cupel, but the same selection; cupel
         // does not expose shortfalls from the slicer, so only selections
         // are compared.
-        let ours = ctx_cck(&entries, BUCKETS[b], ctxpack::ScarcityBehavior::Degrade)
+        let ours = ctx_cck(&entries, BUCKETS[b], ctxpack_core::ScarcityBehavior::Degrade)
             .slice(&inst.ctx_items(), &inst.ctx_budget())
             .expect("Degrade never fails on small tables");
         let theirs = cupel_cck(&entries, BUCKETS[b], cupel::ScarcityBehavior::Degrade)
@@ -294,7 +294,7 @@ fn count_constrained_matches_cupel_throw() {
             })
             .collect();
         let b = rng.index(BUCKETS.len());
-        let ours = ctx_cck(&entries, BUCKETS[b], ctxpack::ScarcityBehavior::Throw)
+        let ours = ctx_cck(&entries, BUCKETS[b], ctxpack_core::ScarcityBehavior::Throw)
             .slice(&inst.ctx_items(), &inst.ctx_budget());
         let theirs = cupel_cck(&entries, BUCKETS[b], cupel::ScarcityBehavior::Throw)
             .slice(&inst.cupel_items(), &inst.cupel_budget());
@@ -336,7 +336,7 @@ fn difference_a_phase1_order() {
         max: 1000,
     };
     let entries = [("tool", 1, 1), ("doc", 1, 1)];
-    let ours = ctx_cck(&entries, 100, ctxpack::ScarcityBehavior::Degrade)
+    let ours = ctx_cck(&entries, 100, ctxpack_core::ScarcityBehavior::Degrade)
         .slice(&inst.ctx_items(), &inst.ctx_budget())
         .unwrap();
     let theirs = cupel_cck(&entries, 100, cupel::ScarcityBehavior::Degrade)
@@ -347,7 +347,7 @@ fn difference_a_phase1_order() {
 
     // With the entries sorted by lower-cased kind the two agree.
     let sorted = [("doc", 1, 1), ("tool", 1, 1)];
-    let ours = ctx_cck(&sorted, 100, ctxpack::ScarcityBehavior::Degrade)
+    let ours = ctx_cck(&sorted, 100, ctxpack_core::ScarcityBehavior::Degrade)
         .slice(&inst.ctx_items(), &inst.ctx_budget())
         .unwrap();
     assert_eq!(ours.selected, [0, 1]);
@@ -364,7 +364,7 @@ fn difference_b_required_kind_without_candidates() {
     };
     let entries = [("tool", 1, 2)];
 
-    let err = ctx_cck(&entries, 100, ctxpack::ScarcityBehavior::Throw)
+    let err = ctx_cck(&entries, 100, ctxpack_core::ScarcityBehavior::Throw)
         .slice(&inst.ctx_items(), &inst.ctx_budget())
         .unwrap_err();
     assert_eq!(
@@ -386,7 +386,7 @@ fn difference_b_required_kind_without_candidates() {
     assert_eq!(indexes(&theirs), [0]);
 
     // Degrade: same selection, and ctxpack reports the shortfall.
-    let ours = ctx_cck(&entries, 100, ctxpack::ScarcityBehavior::Degrade)
+    let ours = ctx_cck(&entries, 100, ctxpack_core::ScarcityBehavior::Degrade)
         .slice(&inst.ctx_items(), &inst.ctx_budget())
         .unwrap();
     assert_eq!(ours.selected, [0]);
@@ -411,7 +411,7 @@ fn difference_b_required_kind_without_candidates() {
         max: 1000,
     };
     let entries = [("tool", 2, 2)];
-    let ours = ctx_cck(&entries, 100, ctxpack::ScarcityBehavior::Throw)
+    let ours = ctx_cck(&entries, 100, ctxpack_core::ScarcityBehavior::Throw)
         .slice(&inst.ctx_items(), &inst.ctx_budget())
         .unwrap_err();
     let theirs = cupel_cck(&entries, 100, cupel::ScarcityBehavior::Throw)
@@ -430,13 +430,13 @@ fn difference_b_required_kind_without_candidates() {
 #[test]
 fn difference_c_duplicate_kinds() {
     let entries = [("tool", 1, 2), ("TOOL", 0, 1)];
-    let err = ctxpack::CountConstrainedKnapsackSlice::new(
+    let err = ctxpack_core::CountConstrainedKnapsackSlice::new(
         entries
             .iter()
-            .map(|&(k, r, c)| ctxpack::CountQuotaEntry::new(k, r, c))
+            .map(|&(k, r, c)| ctxpack_core::CountQuotaEntry::new(k, r, c))
             .collect(),
-        ctxpack::KnapsackSlice::default(),
-        ctxpack::ScarcityBehavior::Degrade,
+        ctxpack_core::KnapsackSlice::default(),
+        ctxpack_core::ScarcityBehavior::Degrade,
     )
     .unwrap_err();
     assert_eq!(err.code(), "INVALID_COUNT_ENTRY");
@@ -455,7 +455,7 @@ fn difference_c_duplicate_kinds() {
         max: 1000,
     };
     let entries = [("ToOl", 1, 2)];
-    let ours = ctx_cck(&entries, 100, ctxpack::ScarcityBehavior::Degrade)
+    let ours = ctx_cck(&entries, 100, ctxpack_core::ScarcityBehavior::Degrade)
         .slice(&inst.ctx_items(), &inst.ctx_budget())
         .unwrap();
     let theirs = cupel_cck(&entries, 100, cupel::ScarcityBehavior::Degrade)
@@ -479,7 +479,7 @@ fn difference_d_equal_contents() {
         .iter()
         .map(|&(t, s, k)| Item::new(t, s).with_kind(k))
         .collect();
-    let ours = ctx_cck(&entries, 1, ctxpack::ScarcityBehavior::Degrade)
+    let ours = ctx_cck(&entries, 1, ctxpack_core::ScarcityBehavior::Degrade)
         .slice(&ctx_items, &Budget::new(1000))
         .unwrap();
     assert_eq!(ours.selected, [0, 2]);
@@ -530,7 +530,7 @@ fn difference_table_guard() {
     );
 
     let items = vec![Item::new(1, 0.5); n];
-    let ours = ctxpack::KnapsackSlice::new(1)
+    let ours = ctxpack_core::KnapsackSlice::new(1)
         .unwrap()
         .slice(&items, &Budget::with_max(target, 100_000).unwrap())
         .unwrap();

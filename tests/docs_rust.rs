@@ -5,8 +5,8 @@
 
 #[test]
 #[rustfmt::skip] // as the page prints it
-fn greedy_slice() -> Result<(), ctxpack::CtxpackError> {
-    use ctxpack::{Budget, GreedySlice, Item, Slicer};
+fn greedy_slice() -> Result<(), ctxpack_core::CtxpackError> {
+    use ctxpack_core::{Budget, GreedySlice, Item, Slicer};
 
     let items = [Item::new(100, 0.9), Item::new(10, 0.5), Item::new(0, 0.1)];
     let s = GreedySlice.slice(&items, &Budget::new(100))?;
@@ -17,8 +17,8 @@ fn greedy_slice() -> Result<(), ctxpack::CtxpackError> {
 
 #[test]
 #[rustfmt::skip] // as the page prints it
-fn knapsack_slice() -> Result<(), ctxpack::CtxpackError> {
-    use ctxpack::{Budget, Item, KnapsackSlice, Slicer};
+fn knapsack_slice() -> Result<(), ctxpack_core::CtxpackError> {
+    use ctxpack_core::{Budget, Item, KnapsackSlice, Slicer};
 
     let items = [Item::new(60, 0.6), Item::new(40, 0.4), Item::new(10, 0.2)];
     let s = KnapsackSlice::new(1)?.slice(&items, &Budget::new(100))?;
@@ -29,8 +29,8 @@ fn knapsack_slice() -> Result<(), ctxpack::CtxpackError> {
 
 #[test]
 #[rustfmt::skip] // as the page prints it
-fn count_constrained_knapsack_slice() -> Result<(), ctxpack::CtxpackError> {
-    use ctxpack::{Budget, CountConstrainedKnapsackSlice, CountQuotaEntry, Item, KnapsackSlice,
+fn count_constrained_knapsack_slice() -> Result<(), ctxpack_core::CtxpackError> {
+    use ctxpack_core::{Budget, CountConstrainedKnapsackSlice, CountQuotaEntry, Item, KnapsackSlice,
         ScarcityBehavior, Slicer};
 
     let items = [
@@ -51,8 +51,8 @@ fn count_constrained_knapsack_slice() -> Result<(), ctxpack::CtxpackError> {
 
 #[test]
 #[rustfmt::skip] // as the page prints it
-fn greedy_packer() -> Result<(), ctxpack::CtxpackError> {
-    use ctxpack::{Budget, GreedyPacker, Item, Slicer};
+fn greedy_packer() -> Result<(), ctxpack_core::CtxpackError> {
+    use ctxpack_core::{Budget, GreedyPacker, Item, Slicer};
 
     let items = [Item::new(70, 0.9), Item::new(50, 0.8), Item::new(40, 0.7), Item::new(30, 0.6)];
     let s = GreedyPacker::new(1).slice(&items, &Budget::new(100))?;
@@ -63,8 +63,8 @@ fn greedy_packer() -> Result<(), ctxpack::CtxpackError> {
 
 #[test]
 #[rustfmt::skip] // as the page prints it
-fn groups_and_dependencies() -> Result<(), ctxpack::CtxpackError> {
-    use ctxpack::{Budget, DependencyMode, ExactKnapsackSlice, GroupedStrategy, Groups, Item};
+fn groups_and_dependencies() -> Result<(), ctxpack_core::CtxpackError> {
+    use ctxpack_core::{Budget, DependencyMode, ExactKnapsackSlice, GroupedStrategy, Groups, Item};
 
     let items = [
         Item::new(120, 0.9).with_kind("tool_call"),   // 0

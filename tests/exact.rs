@@ -8,7 +8,7 @@
 mod common;
 
 use common::{Rng, ScoreMode};
-use ctxpack::{
+use ctxpack_core::{
     Budget, CtxpackError, Decision, ExactKnapsackSlice, ExclusionReason, FallbackReason,
     GreedySlice, InclusionReason, Item, KnapsackSlice, Selection, Slicer as _, Solver,
 };
@@ -389,12 +389,12 @@ fn realistic_10k_items_at_128k_tokens_solve_exactly_within_the_guards() {
         assert_eq!(report.solver, Solver::Exact, "seed {seed}");
         // Far inside the default guards.
         assert!(
-            report.work < ctxpack::DEFAULT_MAX_WORK / 20,
+            report.work < ctxpack_core::DEFAULT_MAX_WORK / 20,
             "work {}",
             report.work
         );
         assert!(
-            report.peak_states < ctxpack::DEFAULT_MAX_STATES / 20,
+            report.peak_states < ctxpack_core::DEFAULT_MAX_STATES / 20,
             "states {}",
             report.peak_states
         );
@@ -413,7 +413,7 @@ fn realistic_100k_items_at_1m_tokens_solve_exactly_within_the_guards() {
     let report = s.exact.unwrap();
     assert_eq!(report.solver, Solver::Exact);
     assert!(
-        report.work < ctxpack::DEFAULT_MAX_WORK / 4,
+        report.work < ctxpack_core::DEFAULT_MAX_WORK / 4,
         "work {}",
         report.work
     );

@@ -8,7 +8,7 @@
 mod common;
 
 use common::{Rng, ScoreMode};
-use ctxpack::{
+use ctxpack_core::{
     Budget, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError, Decision,
     ExactCountConstrainedSlice, ExactKnapsackSlice, ExclusionReason, InclusionReason, Item,
     KnapsackSlice, ScarcityBehavior, Selection, Slicer as _, Solver,
@@ -582,7 +582,7 @@ fn ten_thousand_items_eight_kinds_ten_thousand_cells() {
     check_shape(&items, &entries, &budget, &s);
     let report = s.exact.unwrap();
     assert_eq!(report.solver, Solver::Bucketed { bucket_size: 13 });
-    assert!(report.work <= ctxpack::DEFAULT_MAX_CELLS);
+    assert!(report.work <= ctxpack_core::DEFAULT_MAX_CELLS);
     assert!(report.value >= report.heuristic_value.unwrap());
     assert!(s.shortfalls.is_empty());
 }

@@ -18,7 +18,7 @@
 mod common;
 
 use common::Rng;
-use ctxpack::{
+use ctxpack_core::{
     Budget, BudgetSimulation, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError,
     Decision, DependencyMode, ExactCountConstrainedSlice, ExactKnapsackSlice, ExclusionReason,
     GreedyPacker, GreedySlice, GroupedSelection, GroupedStrategy, Groups, InclusionReason, Item,

@@ -9,7 +9,7 @@
 mod common;
 
 use common::Rng;
-use ctxpack::media::{
+use ctxpack_core::media::{
     base64_char_of, image_info, image_info_base64, image_tokens, pdf_pages, pdf_tokens, probe,
     probe_base64, ImageFormat, Probe, Provider, WINDOW_BYTES, WINDOW_CHARS,
 };
@@ -423,7 +423,7 @@ fn gemini_matches_the_guides_examples() {
 
 #[test]
 fn unknown_providers_and_details_are_invalid_options() {
-    let e = ctxpack::media::parse_provider("azure").unwrap_err();
+    let e = ctxpack_core::media::parse_provider("azure").unwrap_err();
     assert_eq!((e.code(), e.field()), ("INVALID_OPTION", Some("provider")));
     let e = image_tokens(Provider::OpenAi, "gpt-4o", "medium", 1, 1).unwrap_err();
     assert_eq!((e.code(), e.field()), ("INVALID_OPTION", Some("detail")));

@@ -6,7 +6,7 @@
 
 use std::cell::RefCell;
 
-use ctxpack::{
+use ctxpack_core::{
     Budget, CtxpackError, Decision, ExclusionReason, GreedyPacker, Item, LazySelection, Slicer,
 };
 use proptest::prelude::*;

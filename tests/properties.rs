@@ -11,7 +11,7 @@
 //! `selected`.
 #![cfg(not(target_arch = "wasm32"))] // native dev-dependencies (cupel, proptest)
 
-use ctxpack::{
+use ctxpack_core::{
     Budget, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError, Decision,
     ExclusionReason, GreedyPacker, GreedySlice, InclusionReason, Item, KnapsackSlice,
     ScarcityBehavior, Selection, Shortfall, Slicer,

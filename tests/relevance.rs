@@ -1,4 +1,4 @@
-//! BM25 (`ctxpack::relevance`) against the dense implementation it
+//! BM25 (`ctxpack_core::relevance`) against the dense implementation it
 //! replaced, written out plainly here: a row of counts per text with one
 //! entry per query term, and a sum over every term. The sparse one must
 //! give the same bits (signs of zero included) on random texts and
@@ -7,7 +7,7 @@
 //! and the query do; bad stats are `INVALID_INPUT`, never a panic.
 #![cfg(not(target_arch = "wasm32"))] // native dev-dependencies (proptest)
 
-use ctxpack::relevance::{
+use ctxpack_core::relevance::{
     bm25_from_stats, bm25_scores, pack_stats, tokenize, unpack_stats, Bm25, QueryTerms, TextStats,
 };
 use proptest::prelude::*;

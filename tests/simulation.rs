@@ -6,7 +6,7 @@
 mod common;
 
 use common::{Rng, ScoreMode};
-use ctxpack::{
+use ctxpack_core::{
     Budget, BudgetSimulation, CtxpackError, ExactKnapsackSlice, GreedyPacker, Item, KnapsackSlice,
     MinBudget, Selection, Strategy,
 };

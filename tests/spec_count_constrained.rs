@@ -2,7 +2,7 @@
 //! outlines, every edge-case row, the validation rules and D180/D181 (the spec's
 //! numbered normative rules: the phase 2 re-sort and the phase 3 counts).
 
-use ctxpack::{
+use ctxpack_core::{
     Budget, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError, Decision,
     ExclusionReason, InclusionReason, Item, KnapsackSlice, ScarcityBehavior, Selection, Shortfall,
     Slicer,

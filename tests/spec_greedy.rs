@@ -1,8 +1,8 @@
 //! Every edge-case row and conformance note of docs/specs/greedy-slice.md, by name.
 
-use ctxpack::{Budget, Decision, ExclusionReason, GreedySlice, InclusionReason, Item, Slicer};
+use ctxpack_core::{Budget, Decision, ExclusionReason, GreedySlice, InclusionReason, Item, Slicer};
 
-fn slice(items: &[Item<'_>], target: i64) -> ctxpack::Selection {
+fn slice(items: &[Item<'_>], target: i64) -> ctxpack_core::Selection {
     GreedySlice.slice(items, &Budget::new(target)).unwrap()
 }
 

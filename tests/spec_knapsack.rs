@@ -1,7 +1,7 @@
 //! Every edge-case row and conformance note of docs/specs/knapsack-slice.md, by name,
 //! plus the bitset table guard.
 
-use ctxpack::{
+use ctxpack_core::{
     Budget, CtxpackError, Decision, ExclusionReason, InclusionReason, Item, KnapsackSlice,
     Selection, Slicer,
 };
@@ -183,7 +183,7 @@ fn table_too_large_states_candidates_capacity_cells_and_bytes() {
             cells: 1001 * columns,
             bytes,
             limit: 64 << 10,
-            unit: ctxpack::TableLimit::Bytes,
+            unit: ctxpack_core::TableLimit::Bytes,
             bucket_helps: true,
         }
     );
@@ -233,13 +233,13 @@ fn huge_scores_saturate_instead_of_overflowing() {
 /// that limit and advises only a coarser bucket or a smaller budget.
 #[test]
 fn table_past_the_address_space_names_it_and_no_option() {
-    let err = ctxpack::CtxpackError::TableTooLarge {
+    let err = ctxpack_core::CtxpackError::TableTooLarge {
         candidates: 1500,
         capacity: 1 << 31,
         cells: 3_221_225_473_500,
         bytes: 419_833_065_192,
         limit: u64::from(u32::MAX),
-        unit: ctxpack::TableLimit::Addressable,
+        unit: ctxpack_core::TableLimit::Addressable,
         bucket_helps: true,
     };
     assert_eq!(err.code(), "TABLE_TOO_LARGE");

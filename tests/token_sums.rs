@@ -5,7 +5,7 @@
 //! overflow checks on: the packer and the grouped walk panicked in debug
 //! builds and selected past the budget in release builds.
 
-use ctxpack::{
+use ctxpack_core::{
     Budget, CountConstrainedKnapsackSlice, CountQuotaEntry, DependencyMode, GreedyPacker,
     GreedySlice, GroupedStrategy, Groups, Item, KnapsackSlice, ScarcityBehavior, Slicer,
 };

@@ -18,7 +18,7 @@
 mod common;
 
 use common::Rng;
-use ctxpack::{
+use ctxpack_core::{
     Budget, CountConstrainedKnapsackSlice, DependencyMode, ExactKnapsackSlice, ExclusionReason,
     FallbackReason, GreedyPacker, GroupedStrategy, Groups, Item, KnapsackSlice, Solver,
     VariantSelection, Variants,
@@ -340,7 +340,7 @@ fn count_constrained_strategies_refuse_variants() {
         CountConstrainedKnapsackSlice::new(
             vec![],
             KnapsackSlice::default(),
-            ctxpack::ScarcityBehavior::Degrade,
+            ctxpack_core::ScarcityBehavior::Degrade,
         )
         .unwrap(),
     );

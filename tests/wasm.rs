@@ -13,12 +13,12 @@
 //! Run with
 //! `CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner cargo test --target wasm32-unknown-unknown --test wasm`.
 
-use ctxpack::wasm::{
+use ctxpack_core::wasm::{
     bm25_from_stats_wasm, bm25_scores_wasm, bm25_stats, bm25_terms, budget_curve, decision_codes,
     error_codes, group_units, min_budget_for, pin_closure, slice_columnar, slice_grouped,
     slice_numeric, slice_objects, slice_variants,
 };
-use ctxpack::{
+use ctxpack_core::{
     Budget, BudgetSimulation, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError,
     Decision, DependencyMode, ExactCountConstrainedSlice, ExactKnapsackSlice, ExactReport,
     GreedyPacker, GreedySlice, GroupedStrategy, Groups, Item, KnapsackSlice, ScarcityBehavior,
@@ -476,7 +476,7 @@ fn agree(fixture: &Fixture, config: &Config, target: i64, max: Option<i64>) -> O
     assert_eq!(native.reasons.len(), fixture.tokens.len(), "{label}");
     let skips = match config {
         Config::Greedy => Some(0),
-        Config::Packer { skips } => Some(skips.unwrap_or(ctxpack::DEFAULT_MAX_CONSECUTIVE_SKIPS)),
+        Config::Packer { skips } => Some(skips.unwrap_or(ctxpack_core::DEFAULT_MAX_CONSECUTIVE_SKIPS)),
         _ => None,
     };
     if let (Some(skips), None) = (skips, max) {
@@ -1782,7 +1782,7 @@ fn knapsack_capacity_of_u32_max_buckets_does_not_panic() {
 
 mod lazy {
     use super::*;
-    use ctxpack::wasm::pack_lazy;
+    use ctxpack_core::wasm::pack_lazy;
     use std::cell::RefCell;
     use std::rc::Rc;
     use wasm_bindgen::closure::Closure;
@@ -1966,9 +1966,9 @@ fn exact_js_matches(result: &JsValue, report: Option<&ExactReport>, label: &str)
             "bucketed-fallback",
             Some(bucket_size),
             Some(match reason {
-                ctxpack::FallbackReason::StateLimit => "state-limit",
-                ctxpack::FallbackReason::WorkLimit => "work-limit",
-                ctxpack::FallbackReason::ValueRange => "value-range",
+                ctxpack_core::FallbackReason::StateLimit => "state-limit",
+                ctxpack_core::FallbackReason::WorkLimit => "work-limit",
+                ctxpack_core::FallbackReason::ValueRange => "value-range",
             }),
         ),
     };
@@ -3199,7 +3199,7 @@ fn bm25_of_a_huge_query_keeps_only_the_matches() {
 #[wasm_bindgen_test]
 #[allow(clippy::float_cmp)] // whole numbers, compared exactly
 fn media_probes_follow_windows_and_rules_refuse_bad_options() {
-    use ctxpack::wasm::{
+    use ctxpack_core::wasm::{
         base64_payload_start_wasm, image_probe, image_probe_base64, image_tokens, media_limits,
         pdf_pages, pdf_tokens,
     };

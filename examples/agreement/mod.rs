@@ -4,7 +4,7 @@
 
 use std::io::{self, BufRead, Write};
 
-use ctxpack::{
+use ctxpack_core::{
     Budget, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError, DependencyMode,
     ExactCountConstrainedSlice, ExactKnapsackSlice, GreedyPacker, GroupedStrategy, KnapsackSlice,
     ScarcityBehavior, Selection,

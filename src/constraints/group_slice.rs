@@ -14,7 +14,7 @@ use crate::{
 /// with its configuration.
 ///
 /// ```
-/// use ctxpack::{GreedyPacker, GroupedStrategy, Strategy, UnitScore};
+/// use ctxpack_core::{GreedyPacker, GroupedStrategy, Strategy, UnitScore};
 /// let s = GroupedStrategy::from(Strategy::Packer(GreedyPacker::new(2)));
 /// assert_eq!(s, GroupedStrategy::Packer(GreedyPacker::new(2)));
 /// assert_eq!(s.unit_score(), UnitScore::Sum);
@@ -103,7 +103,7 @@ impl GroupedStrategy {
 ///   always [`ExclusionReason::NegativeTokens`] (and its unit is left out).
 ///
 /// ```
-/// use ctxpack::{Budget, ExclusionReason, Groups, GroupedStrategy, Item, KnapsackSlice};
+/// use ctxpack_core::{Budget, ExclusionReason, Groups, GroupedStrategy, Item, KnapsackSlice};
 /// let items = [Item::new(60, 0.5), Item::new(30, 0.4), Item::new(50, 0.6)];
 /// let knapsack = GroupedStrategy::Knapsack(KnapsackSlice::new(1)?);
 /// let s = Groups::new(3).group([0, 1])?.slice(&knapsack, &items, &Budget::new(80))?;
@@ -111,7 +111,7 @@ impl GroupedStrategy {
 /// assert_eq!(s.selection.decisions[1].code(), "group_excluded");
 /// assert_eq!(s.group_reasons[1], Some(ExclusionReason::BudgetExceeded));
 /// assert_eq!((s.selection.total_tokens, s.repaired), (50, None));
-/// # Ok::<(), ctxpack::CtxpackError>(())
+/// # Ok::<(), ctxpack_core::CtxpackError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct GroupedSelection {
@@ -135,11 +135,11 @@ impl Groups {
     /// As [`Units::slice`].
     ///
     /// ```
-    /// use ctxpack::{Budget, Groups, GroupedStrategy, Item};
+    /// use ctxpack_core::{Budget, Groups, GroupedStrategy, Item};
     /// let items = [Item::new(40, 0.9), Item::new(40, 0.1), Item::new(30, 0.3)];
     /// let s = Groups::new(3).group([0, 1])?.slice(&GroupedStrategy::Greedy, &items, &Budget::new(100))?;
     /// assert_eq!(s.selection.selected, [0, 1]); // the pair (density 0.0125) goes before item 2 (0.01)
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     pub fn slice(
         &self,
@@ -189,7 +189,7 @@ impl Units {
     /// errors.
     ///
     /// ```
-    /// use ctxpack::{Budget, DependencyMode, ExactKnapsackSlice, Groups, GroupedStrategy, Item};
+    /// use ctxpack_core::{Budget, DependencyMode, ExactKnapsackSlice, Groups, GroupedStrategy, Item};
     /// // a and b need each other; c is alone.
     /// let items = [Item::new(50, 0.9), Item::new(50, 0.1), Item::new(60, 0.5)];
     /// let units = Groups::new(3).depends_on(0, [1])?.depends_on(1, [0])?
@@ -200,7 +200,7 @@ impl Units {
     /// let tight = units.slice(&exact, &items, &Budget::new(90))?;
     /// assert_eq!(tight.selection.selected, [2]);
     /// assert_eq!(tight.selection.decisions[0].code(), "group_excluded");
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     pub fn slice(
         &self,

@@ -32,7 +32,7 @@ use crate::CtxpackError;
 /// How the dependencies of a [`Groups`] are treated.
 ///
 /// ```
-/// use ctxpack::DependencyMode;
+/// use ctxpack_core::DependencyMode;
 /// assert_eq!(DependencyMode::default(), DependencyMode::Ignore);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -56,7 +56,7 @@ pub enum DependencyMode {
 /// and the item.
 ///
 /// ```
-/// use ctxpack::{Budget, DependencyMode, Groups, GroupedStrategy, Item};
+/// use ctxpack_core::{Budget, DependencyMode, Groups, GroupedStrategy, Item};
 /// let items = [
 ///     Item::new(50, 0.9).with_kind("tool_call"),
 ///     Item::new(400, 0.1).with_kind("tool_result"),
@@ -70,8 +70,8 @@ pub enum DependencyMode {
 /// assert_eq!(s.selection.selected, [2]); // call and result do not fit together
 /// let codes: Vec<_> = s.selection.decisions.iter().map(|d| d.code()).collect();
 /// assert_eq!(codes, ["group_excluded", "budget_exceeded", "scored", "dependency_excluded"]);
-/// assert_eq!(s.group_reasons[0].map(|r| ctxpack::Decision::Excluded(r).code()), Some("budget_exceeded"));
-/// # Ok::<(), ctxpack::CtxpackError>(())
+/// assert_eq!(s.group_reasons[0].map(|r| ctxpack_core::Decision::Excluded(r).code()), Some("budget_exceeded"));
+/// # Ok::<(), ctxpack_core::CtxpackError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Groups {
@@ -88,7 +88,7 @@ impl Groups {
     /// [`DependencyMode::Ignore`].
     ///
     /// ```
-    /// use ctxpack::Groups;
+    /// use ctxpack_core::Groups;
     /// let units = Groups::new(3).units();
     /// assert_eq!((units.len(), units.is_grouped()), (3, false));
     /// ```
@@ -106,7 +106,7 @@ impl Groups {
     /// is no group.
     ///
     /// ```
-    /// use ctxpack::Groups;
+    /// use ctxpack_core::Groups;
     /// let units = Groups::from_labels([Some(7), None, Some(7), Some(8)]).units();
     /// assert_eq!(units.members(), [vec![0, 2], vec![1], vec![3]]);
     /// ```
@@ -137,12 +137,12 @@ impl Groups {
     /// index out of range.
     ///
     /// ```
-    /// use ctxpack::Groups;
+    /// use ctxpack_core::Groups;
     /// let units = Groups::new(4).group([3, 1])?.units();
     /// assert_eq!(units.unit_of(), [0, 1, 2, 1]);
     /// let err = Groups::new(4).group([1, 4]).unwrap_err();
     /// assert_eq!((err.code(), err.field(), err.index()), ("INVALID_FIELD", Some("group"), Some(4)));
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     pub fn group(mut self, members: impl IntoIterator<Item = usize>) -> Result<Self, CtxpackError> {
         let mut first = None;
@@ -173,13 +173,13 @@ impl Groups {
     /// of `on` is out of range or is `item` itself.
     ///
     /// ```
-    /// use ctxpack::Groups;
+    /// use ctxpack_core::Groups;
     /// let g = Groups::new(3).depends_on(2, [0, 1])?;
     /// let err = g.clone().depends_on(1, [0, 1]).unwrap_err();
     /// assert_eq!((err.field(), err.index()), (Some("dependencies[1]"), Some(1)));
     /// assert_eq!(err.to_string(), "items[1].dependencies[1] must be the index of another item, got 1 (the item itself)");
     /// assert_eq!(g.depends_on(0, [3]).unwrap_err().code(), "INVALID_FIELD");
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     pub fn depends_on(
         mut self,
@@ -214,7 +214,7 @@ impl Groups {
     /// The same constraints with dependencies treated as `mode`.
     ///
     /// ```
-    /// use ctxpack::{DependencyMode, Groups};
+    /// use ctxpack_core::{DependencyMode, Groups};
     /// let g = Groups::new(2).with_mode(DependencyMode::Require);
     /// assert_eq!((g.mode(), g.len(), g.is_empty()), (DependencyMode::Require, 2, false));
     /// ```
@@ -246,14 +246,14 @@ impl Groups {
     /// of the dependencies is a DAG over the units ([`Units::needs`]).
     ///
     /// ```
-    /// use ctxpack::{DependencyMode, Groups};
+    /// use ctxpack_core::{DependencyMode, Groups};
     /// // 0 and 2 need each other; 1 needs 2.
     /// let g = Groups::new(3).depends_on(0, [2])?.depends_on(2, [0])?.depends_on(1, [2])?;
     /// assert_eq!(g.units().len(), 3); // ignored: no merging
     /// let units = g.with_mode(DependencyMode::Require).units();
     /// assert_eq!(units.members(), [vec![0, 2], vec![1]]);
     /// assert_eq!(units.needs(), [vec![], vec![0]]);
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     pub fn units(&self) -> Units {
         let n = self.len;

@@ -14,14 +14,14 @@ use crate::{
 /// keeps its own).
 ///
 /// ```
-/// use ctxpack::{Groups, Item, UnitScore};
+/// use ctxpack_core::{Groups, Item, UnitScore};
 /// let items = [Item::new(10, 0.33333), Item::new(10, 0.33333)];
 /// let units = Groups::from_labels([Some("g"), Some("g")]).units();
 /// let walk = units.items(&items, UnitScore::Sum)?;
 /// let knap = units.items(&items, UnitScore::Value)?;
 /// assert_eq!((walk[0].tokens, walk[0].score), (20, 0.33333 + 0.33333));
 /// assert_eq!(((knap[0].score * 10_000.0).floor(), units.values(&items)?[0]), (6666.0, 6666));
-/// # Ok::<(), ctxpack::CtxpackError>(())
+/// # Ok::<(), ctxpack_core::CtxpackError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum UnitScore {
@@ -38,7 +38,7 @@ pub enum UnitScore {
 /// are in input order; units are ordered by their first member.
 ///
 /// ```
-/// use ctxpack::{DependencyMode, Groups};
+/// use ctxpack_core::{DependencyMode, Groups};
 /// let units = Groups::from_labels([None, Some("a"), None, Some("a")])
 ///     .depends_on(2, [3])?
 ///     .with_mode(DependencyMode::Require)
@@ -47,7 +47,7 @@ pub enum UnitScore {
 /// assert_eq!(units.unit_of(), [0, 1, 2, 1]);
 /// assert_eq!(units.needs(), [vec![], vec![], vec![1]]);
 /// assert!(units.is_grouped() && units.has_dependencies());
-/// # Ok::<(), ctxpack::CtxpackError>(())
+/// # Ok::<(), ctxpack_core::CtxpackError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Units {
@@ -109,7 +109,7 @@ impl Units {
     /// [`CtxpackError::InvalidInput`] for a seed out of range.
     ///
     /// ```
-    /// use ctxpack::{DependencyMode, Groups};
+    /// use ctxpack_core::{DependencyMode, Groups};
     /// // 0 and 1 are a group; 1 needs 2, 2 needs 3; 4 is on its own.
     /// let g = Groups::from_labels([Some("g"), Some("g"), None, None, None])
     ///     .depends_on(1, [2])?
@@ -118,7 +118,7 @@ impl Units {
     /// assert_eq!(ignored, [true, true, false, false, false]);
     /// let required = g.with_mode(DependencyMode::Require).units().closure([0])?;
     /// assert_eq!(required, [true, true, true, true, false]);
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     pub fn closure(
         &self,
@@ -176,11 +176,11 @@ impl Units {
     /// past `i64::MAX`.
     ///
     /// ```
-    /// use ctxpack::{Groups, Item, UnitScore};
+    /// use ctxpack_core::{Groups, Item, UnitScore};
     /// let items = [Item::new(i64::MAX, 0.5), Item::new(1, 0.5)];
     /// let err = Groups::new(2).group([0, 1])?.units().items(&items, UnitScore::Sum).unwrap_err();
     /// assert_eq!((err.code(), err.field(), err.index()), ("INVALID_FIELD", Some("group"), Some(0)));
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     pub fn items<'a>(
         &self,
@@ -332,13 +332,13 @@ impl Units {
     /// [`items`](Self::items) and of the simulation.
     ///
     /// ```
-    /// use ctxpack::{BudgetSimulation, Groups, Item, Strategy};
+    /// use ctxpack_core::{BudgetSimulation, Groups, Item, Strategy};
     /// let items = [Item::new(60, 0.5), Item::new(80, 0.8), Item::new(10, 0.2)];
     /// let units = Groups::new(3).group([0, 2])?.units();
     /// let curve = units.curve(&BudgetSimulation::new(Strategy::Greedy), &items, 150)?;
     /// // Unit {0, 2} (70 tokens, 0.7) ties unit {1} on density and comes first.
     /// assert_eq!((curve[69], curve[70], curve[149], curve[150]), (0, 7_000, 7_000, 15_000));
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     pub fn curve(
         &self,
@@ -358,13 +358,13 @@ impl Units {
     /// `index` is out of range.
     ///
     /// ```
-    /// use ctxpack::{BudgetSimulation, Groups, Item, KnapsackSlice, Strategy};
+    /// use ctxpack_core::{BudgetSimulation, Groups, Item, KnapsackSlice, Strategy};
     /// let items = [Item::new(60, 0.6), Item::new(40, 0.45), Item::new(50, 0.5)];
     /// let units = Groups::new(3).group([1, 2])?.units();
     /// let sim = BudgetSimulation::new(Strategy::Knapsack(KnapsackSlice::new(10)?));
     /// let m = units.min_budget_for(&sim, &items, 2, None)?;
     /// assert_eq!((m.first, m.stable_from), (Some(90), Some(90)));
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     pub fn min_budget_for(
         &self,

@@ -27,7 +27,7 @@ const MAX_HEADER: usize = 256;
 /// (or whose comma is not in the first 256 bytes).
 ///
 /// ```
-/// use ctxpack::media::base64_payload_start;
+/// use ctxpack_core::media::base64_payload_start;
 /// assert_eq!(base64_payload_start(b"data:image/png;base64,iVBORw0KGgo"), Some(22));
 /// assert_eq!(base64_payload_start(b"iVBORw0KGgo"), Some(0));
 /// assert_eq!(base64_payload_start(b"data:text/plain,hello"), None);
@@ -70,7 +70,7 @@ pub struct Decoded {
 /// bytes, stopping at padding or any other character.
 ///
 /// ```
-/// use ctxpack::media::decode_window;
+/// use ctxpack_core::media::decode_window;
 /// let d = decode_window(b"R0lG\nODlh-_8=", 64);
 /// assert_eq!(d.bytes, b"GIF89a\xfb\xff");
 /// assert!(d.ended && d.whitespace);
@@ -114,7 +114,7 @@ pub fn decode_window(chars: &[u8], max: usize) -> Decoded {
 /// when the window runs to the text's end.
 ///
 /// ```
-/// use ctxpack::media::{probe_base64, Probe};
+/// use ctxpack_core::media::{probe_base64, Probe};
 /// // "GIF89a", 320 × 240, in base64.
 /// let Probe::Found(info) = probe_base64(b"R0lGODlhQAHwAA==", 0, true) else { panic!() };
 /// assert_eq!((info.width, info.height), (320, 240));
@@ -138,7 +138,7 @@ pub fn probe_base64(chars: &[u8], offset: u64, complete: bool) -> Probe {
 /// the payload's start.
 ///
 /// ```
-/// use ctxpack::media::base64_char_of;
+/// use ctxpack_core::media::base64_char_of;
 /// assert_eq!(base64_char_of(30_004), Some(40_004));
 /// ```
 pub fn base64_char_of(offset: u64) -> Option<usize> {
@@ -150,7 +150,7 @@ pub fn base64_char_of(offset: u64) -> Option<usize> {
 /// [`image_info`](super::image_info), and for text that is not base64.
 ///
 /// ```
-/// use ctxpack::media::image_info_base64;
+/// use ctxpack_core::media::image_info_base64;
 /// let info = image_info_base64("data:image/gif;base64,R0lGODlhQAHwAA==").unwrap();
 /// assert_eq!((info.width, info.height), (320, 240));
 /// assert_eq!(image_info_base64("data:text/plain,GIF89a"), None);

@@ -27,7 +27,7 @@
 //! per container; OpenAI documents no per-second figure for chat inputs.
 //!
 //! ```
-//! use ctxpack::media::{image_info, image_tokens, Provider};
+//! use ctxpack_core::media::{image_info, image_tokens, Provider};
 //!
 //! // A PNG signature and IHDR chunk: 1024 × 1024.
 //! let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
@@ -37,7 +37,7 @@
 //! assert_eq!((info.width, info.height), (1024, 1024));
 //! let tokens = image_tokens(Provider::OpenAi, "gpt-4o", "high", info.width, info.height)?;
 //! assert_eq!(tokens, 765); // OpenAI's own worked example
-//! # Ok::<(), ctxpack::CtxpackError>(())
+//! # Ok::<(), ctxpack_core::CtxpackError>(())
 //! ```
 
 mod base64;
@@ -79,7 +79,7 @@ impl ImageFormat {
     /// The format's number at the wasm boundary (1 PNG, 2 JPEG, 3 GIF, 4 WebP).
     ///
     /// ```
-    /// use ctxpack::media::ImageFormat;
+    /// use ctxpack_core::media::ImageFormat;
     /// assert_eq!(ImageFormat::Jpeg.id(), 2);
     /// ```
     pub const fn id(self) -> u8 {
@@ -108,7 +108,7 @@ impl ImageInfo {
     /// is a malformed header, not an image).
     ///
     /// ```
-    /// use ctxpack::media::{ImageFormat, ImageInfo};
+    /// use ctxpack_core::media::{ImageFormat, ImageInfo};
     /// assert!(ImageInfo::new(ImageFormat::Gif, 0, 5).is_none());
     /// assert_eq!(ImageInfo::new(ImageFormat::Gif, 3, 5).map(|i| i.width), Some(3));
     /// ```

@@ -21,7 +21,7 @@ const HEAD_BYTES: usize = 1024;
 /// documentation); `None` when unknown.
 ///
 /// ```
-/// use ctxpack::media::pdf_pages;
+/// use ctxpack_core::media::pdf_pages;
 /// let pdf = b"%PDF-1.7\n1 0 obj <</Type /Pages /Count 2>> endobj\n\
 ///             2 0 obj <</Type /Page /Parent 1 0 R>> endobj\n\
 ///             3 0 obj <</Type/Page/Parent 1 0 R>> endobj\n%%EOF";
@@ -38,7 +38,7 @@ pub fn pdf_pages(bytes: &[u8]) -> Option<u32> {
 /// at most [`PDF_SCAN_BYTES`]: the cost is linear in `window`).
 ///
 /// ```
-/// use ctxpack::media::pdf_pages_window;
+/// use ctxpack_core::media::pdf_pages_window;
 /// let head = b"%PDF-1.7\n2 0 obj <</Type /Page>> endobj\n3 0 obj <</Type /Page>> endobj\n";
 /// // Two pages in the first tenth of the file: about twenty in all.
 /// assert_eq!(pdf_pages_window(head, 10 * head.len() as u64), Some(20));

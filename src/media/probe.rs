@@ -39,7 +39,7 @@ pub enum Probe {
 /// be one a [`Probe::Need`] asked for, and continues a JPEG's walk there.
 ///
 /// ```
-/// use ctxpack::media::{probe, ImageFormat, Probe};
+/// use ctxpack_core::media::{probe, ImageFormat, Probe};
 ///
 /// // SOI, an APP1 segment of 30,000 bytes, then SOF0 (height 600, width 800).
 /// let mut jpeg = vec![0xff, 0xd8, 0xff, 0xe1, 0x75, 0x30];
@@ -75,7 +75,7 @@ pub fn probe(window: &[u8], offset: u64, complete: bool) -> Probe {
 /// headers of a JPEG; never the pixels.
 ///
 /// ```
-/// use ctxpack::media::image_info;
+/// use ctxpack_core::media::image_info;
 /// let gif = b"GIF89a\x40\x01\xf0\x00";
 /// let info = image_info(gif).unwrap();
 /// assert_eq!((info.width, info.height), (320, 240));

@@ -29,7 +29,7 @@
 //! only the terms it has, so the Σ above only visits those.
 //!
 //! ```
-//! use ctxpack::relevance::{bm25_scores, tokenize, Bm25};
+//! use ctxpack_core::relevance::{bm25_scores, tokenize, Bm25};
 //!
 //! assert_eq!(tokenize("Pasta's BERRIES, café"), ["pasta", "s", "berry", "café"]);
 //! let docs = ["we adopted a dog named Rex", "nice weather today", "Rex the dog loves parks"];
@@ -126,7 +126,7 @@ fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
 /// characters, plurals folded (see the module documentation).
 ///
 /// ```
-/// use ctxpack::relevance::tokenize;
+/// use ctxpack_core::relevance::tokenize;
 /// assert_eq!(tokenize("Queries about the Ünïcode TOKENS!"), ["query", "about", "the", "ünïcode", "token"]);
 /// ```
 #[must_use]
@@ -151,7 +151,7 @@ pub fn tokenize(text: &str) -> Vec<String> {
 /// kept and summed.
 ///
 /// ```
-/// use ctxpack::relevance::{bm25_scores, Bm25};
+/// use ctxpack_core::relevance::{bm25_scores, Bm25};
 /// let docs = ["the deploy token rotates hourly", "lunch on friday", "rotate the token"];
 /// let s = bm25_scores(&docs, "how often does the token rotate", Bm25::default());
 /// assert!(s[0] > 0.0 && s[2] > 0.0 && s[1] == 0.0);
@@ -168,7 +168,7 @@ pub fn bm25_scores<S: AsRef<str>>(docs: &[S], query: &str, params: Bm25) -> Vec<
 /// what [`TextStats`] counts.
 ///
 /// ```
-/// use ctxpack::relevance::QueryTerms;
+/// use ctxpack_core::relevance::QueryTerms;
 /// let q = QueryTerms::new("dogs and the dog");
 /// assert_eq!(q.len(), 3); // "and" 0, "dog" 1, "the" 2
 /// assert_eq!(q.stats("a dog, two dogs").matches, [(1, 2)]);
@@ -194,7 +194,7 @@ impl QueryTerms {
     /// length, which the caller already holds.
     ///
     /// ```
-    /// use ctxpack::relevance::QueryTerms;
+    /// use ctxpack_core::relevance::QueryTerms;
     /// assert!(QueryTerms::new(" ?! ").is_empty());
     /// ```
     #[must_use]
@@ -240,7 +240,7 @@ impl QueryTerms {
     /// The number of distinct terms.
     ///
     /// ```
-    /// use ctxpack::relevance::QueryTerms;
+    /// use ctxpack_core::relevance::QueryTerms;
     /// assert_eq!(QueryTerms::new("Cities and a city").len(), 3);
     /// ```
     #[must_use]
@@ -251,7 +251,7 @@ impl QueryTerms {
     /// Whether the query has no term.
     ///
     /// ```
-    /// use ctxpack::relevance::QueryTerms;
+    /// use ctxpack_core::relevance::QueryTerms;
     /// assert!(QueryTerms::new("").is_empty());
     /// ```
     #[must_use]
@@ -265,7 +265,7 @@ impl QueryTerms {
     /// no term reads nothing (length 0: its scores are zeros anyway).
     ///
     /// ```
-    /// use ctxpack::relevance::QueryTerms;
+    /// use ctxpack_core::relevance::QueryTerms;
     /// let s = QueryTerms::new("rust wasm").stats("Rust, then WASM, then rust");
     /// assert_eq!((s.words, s.matches), (5, vec![(0, 2), (1, 1)]));
     /// ```
@@ -301,7 +301,7 @@ impl QueryTerms {
 /// terms it holds, so that its size is bounded by the text, not the query.
 ///
 /// ```
-/// use ctxpack::relevance::{QueryTerms, TextStats};
+/// use ctxpack_core::relevance::{QueryTerms, TextStats};
 /// let s = QueryTerms::new("dog").stats("no match here");
 /// assert_eq!(s, TextStats { words: 3, matches: vec![] });
 /// ```
@@ -326,7 +326,7 @@ pub struct TextStats {
 /// [`QueryTerms::stats`] of a `terms`-term query never makes).
 ///
 /// ```
-/// use ctxpack::relevance::{bm25_from_stats, bm25_scores, Bm25, QueryTerms};
+/// use ctxpack_core::relevance::{bm25_from_stats, bm25_scores, Bm25, QueryTerms};
 /// let docs = ["rust and wasm", "wasm wasm", "nothing here"];
 /// let q = QueryTerms::new("wasm rust");
 /// let stats: Vec<_> = docs.iter().map(|d| q.stats(d)).collect();
@@ -404,7 +404,7 @@ fn weigh(stats: &[TextStats], terms: usize, params: Bm25) -> Vec<f64> {
 /// pairs (term, count).
 ///
 /// ```
-/// use ctxpack::relevance::{pack_stats, QueryTerms};
+/// use ctxpack_core::relevance::{pack_stats, QueryTerms};
 /// let q = QueryTerms::new("dog cat");
 /// let stats = [q.stats("cat dog dog"), q.stats("none")];
 /// assert_eq!(pack_stats(&stats), [3, 2, 0, 1, 1, 2, 1, 0]);
@@ -431,7 +431,7 @@ pub fn pack_stats(stats: &[TextStats]) -> Vec<u32> {
 /// [`CtxpackError::InvalidInput`] when `packed` ends inside a text's stats.
 ///
 /// ```
-/// use ctxpack::relevance::{pack_stats, unpack_stats, QueryTerms};
+/// use ctxpack_core::relevance::{pack_stats, unpack_stats, QueryTerms};
 /// let q = QueryTerms::new("dog cat");
 /// let stats = vec![q.stats("cat dog dog"), q.stats("none")];
 /// assert_eq!(unpack_stats(&pack_stats(&stats)).unwrap(), stats);

@@ -28,7 +28,7 @@ impl KnapsackSlice {
     /// (8 bytes per budget) would not fit `max_table_bytes`.
     ///
     /// ```
-    /// use ctxpack::{Budget, Item, KnapsackSlice, Slicer};
+    /// use ctxpack_core::{Budget, Item, KnapsackSlice, Slicer};
     /// let items = [Item::new(60, 0.6), Item::new(40, 0.4), Item::new(10, 0.2)];
     /// let slice = KnapsackSlice::new(10)?;
     /// let curve = slice.budget_curve(&items, 100)?;
@@ -36,7 +36,7 @@ impl KnapsackSlice {
     /// assert_eq!((curve[9], curve[10], curve[50], curve[100]), (0, 2_000, 6_000, 10_000));
     /// let s = slice.slice(&items, &Budget::new(73))?;
     /// assert_eq!(s.selected.iter().map(|&i| (items[i].score * 1e4) as i64).sum::<i64>(), curve[73]);
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     pub fn budget_curve(
         &self,
@@ -66,13 +66,13 @@ impl ExactKnapsackSlice {
     /// the curve (8 bytes per budget) exceeds `max_table_bytes`.
     ///
     /// ```
-    /// use ctxpack::{ExactKnapsackSlice, Item};
+    /// use ctxpack_core::{ExactKnapsackSlice, Item};
     /// let items = [Item::new(101, 0.5), Item::new(101, 0.5), Item::new(300, 0.9), Item::new(0, 0.1)];
     /// let curve = ExactKnapsackSlice::new().budget_curve(&items, 500)?;
     /// assert_eq!(curve[0], 0); // no budget, nothing selected
     /// assert_eq!(curve[1], 1_000); // the zero-token item
     /// assert_eq!((curve[202], curve[400], curve[401], curve[500]), (11_000, 11_000, 15_000, 15_000));
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     pub fn budget_curve(
         &self,

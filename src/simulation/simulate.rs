@@ -23,10 +23,10 @@ pub const DEFAULT_MAX_SIMULATION_CELLS: u64 = 1 << 28;
 /// [`CtxpackError::NotMonotonic`]).
 ///
 /// ```
-/// use ctxpack::{GreedySlice, Slicer, Strategy};
+/// use ctxpack_core::{GreedySlice, Slicer, Strategy};
 /// let s = Strategy::Greedy;
-/// assert_eq!(s.slicer().slice(&[], &ctxpack::Budget::new(10))?.selected, Vec::<usize>::new());
-/// # Ok::<(), ctxpack::CtxpackError>(())
+/// assert_eq!(s.slicer().slice(&[], &ctxpack_core::Budget::new(10))?.selected, Vec::<usize>::new());
+/// # Ok::<(), ctxpack_core::CtxpackError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Strategy {
@@ -168,7 +168,7 @@ pub struct SlackDiff {
 /// [`CtxpackError::TableTooLarge`] rather than run long.
 ///
 /// ```
-/// use ctxpack::{BudgetSimulation, Budget, Item, Strategy};
+/// use ctxpack_core::{BudgetSimulation, Budget, Item, Strategy};
 /// // Density order: item 2, item 1, item 0.
 /// let items = [Item::new(60, 0.5), Item::new(80, 0.8), Item::new(10, 0.2)];
 /// let sim = BudgetSimulation::new(Strategy::Greedy);
@@ -179,7 +179,7 @@ pub struct SlackDiff {
 /// assert_eq!((m.first, m.stable_from, m.saturation), (Some(70), Some(150), 150));
 /// let slack = sim.dropped_under_slack(&items, &Budget::new(150), 70)?;
 /// assert_eq!((slack.dropped, slack.added), (vec![1], vec![]));
-/// # Ok::<(), ctxpack::CtxpackError>(())
+/// # Ok::<(), ctxpack_core::CtxpackError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct BudgetSimulation {
@@ -192,12 +192,12 @@ impl BudgetSimulation {
     /// A simulation of `strategy` with the default guards.
     ///
     /// ```
-    /// use ctxpack::{BudgetSimulation, Item, Strategy};
+    /// use ctxpack_core::{BudgetSimulation, Item, Strategy};
     /// let items = [Item::new(30, 0.9), Item::new(50, 0.5)];
     /// let curve = BudgetSimulation::new(Strategy::Greedy).curve(&items, 80)?;
     /// // The value (score × 10000) the greedy slice reaches at each budget 0..=80.
     /// assert_eq!((curve[29], curve[30], curve[79], curve[80]), (0, 9_000, 9_000, 14_000));
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     pub const fn new(strategy: Strategy) -> Self {
         BudgetSimulation {
@@ -253,12 +253,12 @@ impl BudgetSimulation {
     /// [`CtxpackError::TableTooLarge`] past the guards.
     ///
     /// ```
-    /// use ctxpack::{BudgetSimulation, GreedyPacker, Item, Strategy};
+    /// use ctxpack_core::{BudgetSimulation, GreedyPacker, Item, Strategy};
     /// // The packer's curve can fall: at 100 the first item fills the budget.
     /// let items = [Item::new(100, 0.1), Item::new(50, 0.5), Item::new(49, 0.5)];
     /// let curve = BudgetSimulation::new(Strategy::Packer(GreedyPacker::new(3))).curve(&items, 100)?;
     /// assert_eq!((curve[99], curve[100]), (10_000, 1_000));
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     pub fn curve(&self, items: &[Item<'_>], max_budget: i64) -> Result<Vec<i64>, CtxpackError> {
         check_scores(items)?;
@@ -310,13 +310,13 @@ impl BudgetSimulation {
     /// guards (lower `max_budget` for the knapsack strategies).
     ///
     /// ```
-    /// use ctxpack::{BudgetSimulation, Item, KnapsackSlice, Strategy};
+    /// use ctxpack_core::{BudgetSimulation, Item, KnapsackSlice, Strategy};
     /// let items = [Item::new(60, 0.6), Item::new(40, 0.45), Item::new(50, 0.5)];
     /// let sim = BudgetSimulation::new(Strategy::Knapsack(KnapsackSlice::new(10)?));
     /// let m = sim.min_budget_for(&items, 1, None)?;
     /// // In alone at 40..49, with item 2 or item 0 at 90..109, out otherwise, in from 150 on.
     /// assert_eq!((m.first, m.stable_from, m.saturation), (Some(40), Some(150), 150));
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     pub fn min_budget_for(
         &self,

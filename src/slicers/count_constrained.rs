@@ -21,7 +21,7 @@ pub enum ScarcityBehavior {
 /// The count constraints of one kind: the spec's `CountQuotaEntry`.
 ///
 /// ```
-/// use ctxpack::CountQuotaEntry;
+/// use ctxpack_core::CountQuotaEntry;
 /// let e = CountQuotaEntry::new("tool", 1, 3);
 /// assert_eq!((e.kind.as_str(), e.require_count, e.cap_count), ("tool", 1, 3));
 /// ```
@@ -76,7 +76,7 @@ impl CountQuotaEntry {
 ///   does for every slicer.
 ///
 /// ```
-/// use ctxpack::{Budget, CountConstrainedKnapsackSlice, CountQuotaEntry, Item, KnapsackSlice,
+/// use ctxpack_core::{Budget, CountConstrainedKnapsackSlice, CountQuotaEntry, Item, KnapsackSlice,
 ///     ScarcityBehavior, Slicer};
 /// let items = [
 ///     Item::new(100, 0.9).with_kind("tool"),
@@ -109,7 +109,7 @@ impl CountConstrainedKnapsackSlice {
     /// requirement), or when two entries name the same kind.
     ///
     /// ```
-    /// use ctxpack::{CountConstrainedKnapsackSlice, CountQuotaEntry, KnapsackSlice, ScarcityBehavior};
+    /// use ctxpack_core::{CountConstrainedKnapsackSlice, CountQuotaEntry, KnapsackSlice, ScarcityBehavior};
     /// let err = CountConstrainedKnapsackSlice::new(
     ///     vec![CountQuotaEntry::new("doc", 0, 2), CountQuotaEntry::new("tool", 1, 0)],
     ///     KnapsackSlice::default(),

@@ -60,7 +60,7 @@ pub const DEFAULT_MAX_WORK: u64 = 1 << 26;
 /// decisions and selection are [`KnapsackSlice`]'s, reordered as above.
 ///
 /// ```
-/// use ctxpack::{Budget, ExactKnapsackSlice, Item, KnapsackSlice, Slicer};
+/// use ctxpack_core::{Budget, ExactKnapsackSlice, Item, KnapsackSlice, Slicer};
 /// // Three items of 101 tokens fit 303 tokens exactly.
 /// let items = [Item::new(101, 0.5), Item::new(101, 0.5), Item::new(101, 0.5), Item::new(300, 0.9)];
 /// let budget = Budget::new(303);
@@ -69,7 +69,7 @@ pub const DEFAULT_MAX_WORK: u64 = 1 << 26;
 /// assert_eq!(exact.exact.unwrap().value, 15_000);
 /// // Bucketed, each 101 takes 2 of the 3 buckets: the knapsack settles for 0.9.
 /// assert_eq!(KnapsackSlice::default().slice(&items, &budget)?.selected, [3]);
-/// # Ok::<(), ctxpack::CtxpackError>(())
+/// # Ok::<(), ctxpack_core::CtxpackError>(())
 /// ```
 ///
 /// # Algorithm
@@ -128,7 +128,7 @@ impl ExactKnapsackSlice {
     /// The slice with the default guards.
     ///
     /// ```
-    /// use ctxpack::{ExactKnapsackSlice, DEFAULT_MAX_STATES, DEFAULT_MAX_WORK};
+    /// use ctxpack_core::{ExactKnapsackSlice, DEFAULT_MAX_STATES, DEFAULT_MAX_WORK};
     /// let s = ExactKnapsackSlice::new();
     /// assert_eq!((s.max_states(), s.max_work()), (DEFAULT_MAX_STATES, DEFAULT_MAX_WORK));
     /// ```
@@ -143,12 +143,12 @@ impl ExactKnapsackSlice {
     /// The same slice with another limit on the DP states alive at once.
     ///
     /// ```
-    /// use ctxpack::{Budget, ExactKnapsackSlice, FallbackReason, Item, Slicer, Solver};
+    /// use ctxpack_core::{Budget, ExactKnapsackSlice, FallbackReason, Item, Slicer, Solver};
     /// let items: Vec<_> = (1..40).map(|t| Item::new(t * 7 % 31 + 1, f64::from(t as u32 % 13) / 13.0)).collect();
     /// let s = ExactKnapsackSlice::new().with_max_states(1).slice(&items, &Budget::new(150))?;
     /// assert!(matches!(s.exact.unwrap().solver,
     ///     Solver::BucketedFallback { bucket_size: 1, reason: FallbackReason::StateLimit }));
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     #[must_use]
     pub const fn with_max_states(self, max_states: usize) -> Self {
@@ -162,13 +162,13 @@ impl ExactKnapsackSlice {
     /// fallback DP's cell limit).
     ///
     /// ```
-    /// use ctxpack::{Budget, ExactKnapsackSlice, FallbackReason, Item, Slicer, Solver};
+    /// use ctxpack_core::{Budget, ExactKnapsackSlice, FallbackReason, Item, Slicer, Solver};
     /// let items: Vec<_> = (1..40).map(|t| Item::new(t * 7 % 31 + 1, f64::from(t as u32 % 13) / 13.0)).collect();
     /// let s = ExactKnapsackSlice::new().with_max_work(10).slice(&items, &Budget::new(150))?;
     /// assert!(matches!(s.exact.unwrap().solver,
     ///     Solver::BucketedFallback { reason: FallbackReason::WorkLimit, .. }));
     /// assert!(s.total_tokens <= 150);
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     #[must_use]
     pub const fn with_max_work(self, max_work: u64) -> Self {
@@ -181,7 +181,7 @@ impl ExactKnapsackSlice {
     /// The same slice with another table limit (bytes) for the fallback DP.
     ///
     /// ```
-    /// use ctxpack::ExactKnapsackSlice;
+    /// use ctxpack_core::ExactKnapsackSlice;
     /// assert_eq!(ExactKnapsackSlice::new().with_max_table_bytes(1 << 20).max_table_bytes(), 1 << 20);
     /// ```
     #[must_use]

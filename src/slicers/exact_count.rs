@@ -55,7 +55,7 @@ pub const DEFAULT_MAX_CELLS: u64 = 1 << 27;
 ///   [`ExactReport::heuristic_value`] beside [`ExactReport::value`].
 ///
 /// ```
-/// use ctxpack::{Budget, CountQuotaEntry, ExactCountConstrainedSlice, Item, ScarcityBehavior,
+/// use ctxpack_core::{Budget, CountQuotaEntry, ExactCountConstrainedSlice, Item, ScarcityBehavior,
 ///    Slicer, Solver};
 /// let items = [
 ///    Item::new(900, 0.9).with_kind("doc"), // the heuristic commits the best doc first
@@ -73,7 +73,7 @@ pub const DEFAULT_MAX_CELLS: u64 = 1 << 27;
 /// let report = s.exact.unwrap();
 /// assert_eq!(report.solver, Solver::Exact);
 /// assert_eq!((report.value, report.heuristic_value), (22_000, Some(9_000)));
-/// # Ok::<(), ctxpack::CtxpackError>(())
+/// # Ok::<(), ctxpack_core::CtxpackError>(())
 /// ```
 ///
 /// # The problem
@@ -146,7 +146,7 @@ impl ExactCountConstrainedSlice {
     /// `require_count > cap_count` or two entries name the same kind.
     ///
     /// ```
-    /// use ctxpack::{CountQuotaEntry, ExactCountConstrainedSlice, ScarcityBehavior};
+    /// use ctxpack_core::{CountQuotaEntry, ExactCountConstrainedSlice, ScarcityBehavior};
     /// let err = ExactCountConstrainedSlice::new(
     ///     vec![CountQuotaEntry::new("tool", 2, 1)],
     ///     ScarcityBehavior::Degrade,
@@ -179,13 +179,13 @@ impl ExactCountConstrainedSlice {
     /// [`CtxpackError::InvalidBucketSize`] when `bucket_size <= 0`.
     ///
     /// ```
-    /// use ctxpack::{Budget, ExactCountConstrainedSlice, Item, ScarcityBehavior, Slicer, Solver};
+    /// use ctxpack_core::{Budget, ExactCountConstrainedSlice, Item, ScarcityBehavior, Slicer, Solver};
     /// let slice = ExactCountConstrainedSlice::new(vec![], ScarcityBehavior::Degrade)?
     ///     .with_bucket_size(10)?;
     /// let s = slice.slice(&[Item::new(15, 0.5), Item::new(5, 0.4)], &Budget::new(20))?;
     /// assert_eq!(s.selected, [0]); // 15 tokens count as 20; 5 more no longer fit
     /// assert_eq!(s.exact.unwrap().solver, Solver::Bucketed { bucket_size: 10 });
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     pub fn with_bucket_size(self, bucket_size: i64) -> Result<Self, CtxpackError> {
         if bucket_size <= 0 {
@@ -201,7 +201,7 @@ impl ExactCountConstrainedSlice {
     /// counter).
     ///
     /// ```
-    /// use ctxpack::{
+    /// use ctxpack_core::{
     ///     Budget, CountQuotaEntry, ExactCountConstrainedSlice, Item, ScarcityBehavior, Slicer, Solver,
     /// };
     /// let one_note = vec![CountQuotaEntry::new("note", 1, 1)];
@@ -212,7 +212,7 @@ impl ExactCountConstrainedSlice {
     /// let s = slice.slice(&items, &Budget::new(100))?;
     /// assert!(matches!(s.exact.unwrap().solver, Solver::Bucketed { .. }));
     /// assert!(s.exact.unwrap().work <= 1000);
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     #[must_use]
     pub fn with_max_cells(self, max_cells: u64) -> Self {
@@ -226,11 +226,11 @@ impl ExactCountConstrainedSlice {
     /// value rows.
     ///
     /// ```
-    /// use ctxpack::{CountQuotaEntry, ExactCountConstrainedSlice, ScarcityBehavior};
+    /// use ctxpack_core::{CountQuotaEntry, ExactCountConstrainedSlice, ScarcityBehavior};
     /// let s = ExactCountConstrainedSlice::new(vec![], ScarcityBehavior::Degrade)?
     ///     .with_max_table_bytes(1 << 20);
     /// assert_eq!(s.max_table_bytes(), 1 << 20);
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     #[must_use]
     pub fn with_max_table_bytes(self, max_table_bytes: u64) -> Self {
@@ -244,11 +244,11 @@ impl ExactCountConstrainedSlice {
     /// phase 2.
     ///
     /// ```
-    /// use ctxpack::{ExactCountConstrainedSlice, KnapsackSlice, ScarcityBehavior};
+    /// use ctxpack_core::{ExactCountConstrainedSlice, KnapsackSlice, ScarcityBehavior};
     /// let s = ExactCountConstrainedSlice::new(vec![], ScarcityBehavior::Degrade)?
     ///     .with_heuristic(KnapsackSlice::new(10)?);
     /// assert_eq!(s.heuristic().map(|h| h.knapsack().bucket_size()), Some(10));
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     #[must_use]
     pub fn with_heuristic(self, knapsack: KnapsackSlice) -> Self {
@@ -269,11 +269,11 @@ impl ExactCountConstrainedSlice {
     /// ([`ExactReport::heuristic_value`] is then `None`).
     ///
     /// ```
-    /// use ctxpack::{Budget, ExactCountConstrainedSlice, Item, ScarcityBehavior, Slicer};
+    /// use ctxpack_core::{Budget, ExactCountConstrainedSlice, Item, ScarcityBehavior, Slicer};
     /// let s = ExactCountConstrainedSlice::new(vec![], ScarcityBehavior::Degrade)?.without_heuristic();
     /// let r = s.slice(&[Item::new(5, 0.5)], &Budget::new(10))?;
     /// assert_eq!(r.exact.unwrap().heuristic_value, None);
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     #[must_use]
     pub fn without_heuristic(self) -> Self {

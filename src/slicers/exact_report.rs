@@ -9,10 +9,10 @@ use crate::Item;
 /// How an exact slice reached its answer.
 ///
 /// ```
-/// use ctxpack::{Budget, ExactKnapsackSlice, Item, Slicer, Solver};
+/// use ctxpack_core::{Budget, ExactKnapsackSlice, Item, Slicer, Solver};
 /// let s = ExactKnapsackSlice::default().slice(&[Item::new(10, 0.5)], &Budget::new(100))?;
 /// assert_eq!(s.exact.unwrap().solver, Solver::Exact);
-/// # Ok::<(), ctxpack::CtxpackError>(())
+/// # Ok::<(), ctxpack_core::CtxpackError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Solver {
@@ -51,13 +51,13 @@ pub enum Solver {
 /// Why [`ExactKnapsackSlice`](crate::ExactKnapsackSlice) fell back to the bucketed DP.
 ///
 /// ```
-/// use ctxpack::{Budget, ExactKnapsackSlice, FallbackReason, Item, Slicer, Solver};
+/// use ctxpack_core::{Budget, ExactKnapsackSlice, FallbackReason, Item, Slicer, Solver};
 /// // Scores this large make the values sum beyond the exact range.
 /// let items = vec![Item::new(3, 1e15), Item::new(2, 1e15), Item::new(2, 1e15)];
 /// let s = ExactKnapsackSlice::default().slice(&items, &Budget::new(4))?;
 /// assert!(matches!(s.exact.unwrap().solver,
 ///    Solver::BucketedFallback { reason: FallbackReason::ValueRange, .. }));
-/// # Ok::<(), ctxpack::CtxpackError>(())
+/// # Ok::<(), ctxpack_core::CtxpackError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FallbackReason {
@@ -79,13 +79,13 @@ pub enum FallbackReason {
 /// saturation at `i64::MAX` — the quantity [`KnapsackSlice`](crate::KnapsackSlice) maximises.
 ///
 /// ```
-/// use ctxpack::{Budget, ExactKnapsackSlice, Item, Slicer};
+/// use ctxpack_core::{Budget, ExactKnapsackSlice, Item, Slicer};
 /// let items = [Item::new(60, 0.6), Item::new(40, 0.4), Item::new(10, 0.2)];
 /// let s = ExactKnapsackSlice::default().slice(&items, &Budget::new(100))?;
 /// let report = s.exact.unwrap();
 /// assert_eq!(report.value, 10_000);
 /// assert_eq!(report.heuristic_value, None); // only the count-constrained slice compares
-/// # Ok::<(), ctxpack::CtxpackError>(())
+/// # Ok::<(), ctxpack_core::CtxpackError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ExactReport {

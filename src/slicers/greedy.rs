@@ -21,7 +21,7 @@ use crate::{
 /// [`ExclusionReason::NegativeTokens`] (they would otherwise *add* budget).
 ///
 /// ```
-/// use ctxpack::{Budget, GreedySlice, Item, Slicer};
+/// use ctxpack_core::{Budget, GreedySlice, Item, Slicer};
 /// let items = [
 ///     Item::new(100, 0.9), // density 0.009
 ///     Item::new(10, 0.5),  // density 0.05

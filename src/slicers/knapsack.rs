@@ -52,7 +52,7 @@ pub const SCORE_SCALE: f64 = 10_000.0;
 /// spec written out plainly).
 ///
 /// ```
-/// use ctxpack::{Budget, Item, KnapsackSlice, Slicer};
+/// use ctxpack_core::{Budget, Item, KnapsackSlice, Slicer};
 /// // Greedy by density takes the 10-token item first and then nothing else
 /// // fits; the knapsack finds the better pair.
 /// let items = [Item::new(60, 0.6), Item::new(40, 0.4), Item::new(10, 0.2)];
@@ -84,7 +84,7 @@ impl KnapsackSlice {
     /// [`CtxpackError::InvalidBucketSize`] when `bucket_size <= 0`.
     ///
     /// ```
-    /// use ctxpack::KnapsackSlice;
+    /// use ctxpack_core::KnapsackSlice;
     /// assert_eq!(KnapsackSlice::new(1).unwrap().bucket_size(), 1);
     /// assert_eq!(
     ///     KnapsackSlice::new(-3).unwrap_err().to_string(),
@@ -104,7 +104,7 @@ impl KnapsackSlice {
     /// The same slice with another table limit, in bytes.
     ///
     /// ```
-    /// use ctxpack::{Budget, Item, KnapsackSlice, Slicer};
+    /// use ctxpack_core::{Budget, Item, KnapsackSlice, Slicer};
     /// let slice = KnapsackSlice::new(1).unwrap().with_max_table_bytes(1024);
     /// let items = vec![Item::new(1, 0.5); 100];
     /// let err = slice.slice(&items, &Budget::new(1000)).unwrap_err();

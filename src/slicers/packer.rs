@@ -32,7 +32,7 @@ pub const DEFAULT_MAX_CONSECUTIVE_SKIPS: u32 = 3;
 /// miss.
 ///
 /// ```
-/// use ctxpack::{Budget, GreedyPacker, Item, Slicer};
+/// use ctxpack_core::{Budget, GreedyPacker, Item, Slicer};
 /// let items = [
 ///     Item::new(50, 0.9), // packed
 ///     Item::new(80, 0.8), // does not fit: miss 1
@@ -156,17 +156,17 @@ impl GreedyPacker {
     /// A budget of zero or less counts nothing.
     ///
     /// ```
-    /// use ctxpack::{Budget, GreedyPacker};
+    /// use ctxpack_core::{Budget, GreedyPacker};
     /// let texts = ["a long memory …", "x", "another long one", "yet another", "y"];
     /// let mut asked = Vec::new();
     /// let lazy = GreedyPacker::new(2).slice_lazy(&[0.9, 0.8, 0.7, 0.6, 0.5], &Budget::new(5), |i| {
     ///     asked.push(i);
-    ///     Ok::<_, ctxpack::CtxpackError>(i64::try_from(texts[i].len()).unwrap())
+    ///     Ok::<_, ctxpack_core::CtxpackError>(i64::try_from(texts[i].len()).unwrap())
     /// })?;
     /// assert_eq!(lazy.selection.selected, [1]);
     /// assert_eq!((lazy.counted, asked), (4, vec![0, 1, 2, 3])); // item 4 was never counted
     /// assert_eq!(lazy.selection.decisions[4].code(), "skip_limit_reached");
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     ///
     /// # Errors

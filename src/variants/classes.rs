@@ -13,14 +13,14 @@ pub const MAX_OPTIONS: usize = 256;
 /// … (a summary, a stub). At most one version of an item is selected.
 ///
 /// ```
-/// use ctxpack::{Budget, Groups, GroupedStrategy, Item, Variants};
+/// use ctxpack_core::{Budget, Groups, GroupedStrategy, Item, Variants};
 /// // A 4,000-token tool result, its 300-token summary and a 12-token stub.
 /// let items = [Item::new(4_000, 0.9), Item::new(500, 0.5)];
 /// let variants = Variants::new(2).add(0, 300, 0.6)?.add(0, 12, 0.1)?;
 /// let s = variants.slice(&GroupedStrategy::Greedy, &items, &Groups::new(2), &Budget::new(1_000))?;
 /// assert_eq!(s.version, [Some(1), Some(0)]); // the summary, and item 1 in full
 /// assert_eq!(s.selection.total_tokens, 800);
-/// # Ok::<(), ctxpack::CtxpackError>(())
+/// # Ok::<(), ctxpack_core::CtxpackError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Variants {
@@ -45,10 +45,10 @@ impl Variants {
     /// as [`add`](Self::add) for a bad row.
     ///
     /// ```
-    /// use ctxpack::Variants;
+    /// use ctxpack_core::Variants;
     /// let v = Variants::from_columns(2, &[1, 0, 1], &[10, 20, 5], &[0.5, 0.4, 0.1])?;
     /// assert_eq!((v.versions(0), v.versions(1)), (&[(20, 0.4)][..], &[(10, 0.5), (5, 0.1)][..]));
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     pub fn from_columns(
         len: usize,
@@ -81,11 +81,11 @@ impl Variants {
     /// tokens, `variants[k].score` for a NaN or infinite score.
     ///
     /// ```
-    /// use ctxpack::Variants;
+    /// use ctxpack_core::Variants;
     /// let err = Variants::new(1).add(0, 5, 0.1)?.add(0, -1, 0.1).unwrap_err();
     /// assert_eq!((err.field(), err.index()), (Some("variants[1].tokens"), Some(0)));
     /// assert_eq!(Variants::new(1).add(1, 5, 0.1).unwrap_err().code(), "INVALID_FIELD");
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     pub fn add(mut self, item: usize, tokens: i64, score: f64) -> Result<Self, CtxpackError> {
         let n = self.versions.len();

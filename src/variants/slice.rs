@@ -14,14 +14,14 @@ use crate::{
 /// required dependencies had to repair.
 ///
 /// ```
-/// use ctxpack::{Budget, ExactKnapsackSlice, Groups, GroupedStrategy, Item, Variants};
+/// use ctxpack_core::{Budget, ExactKnapsackSlice, Groups, GroupedStrategy, Item, Variants};
 /// let items = [Item::new(900, 0.9), Item::new(600, 0.8)];
 /// let variants = Variants::new(2).add(0, 300, 0.5)?;
 /// let exact = GroupedStrategy::Exact(ExactKnapsackSlice::new());
 /// let s = variants.slice(&exact, &items, &Groups::new(2), &Budget::new(1_000))?;
 /// // Both fit only with item 0 shortened: 0.5 + 0.8 beats 0.9 alone.
 /// assert_eq!((s.version.as_slice(), s.selection.total_tokens), (&[Some(1), Some(0)][..], 900));
-/// # Ok::<(), ctxpack::CtxpackError>(())
+/// # Ok::<(), ctxpack_core::CtxpackError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct VariantSelection {
@@ -51,7 +51,7 @@ impl Variants {
     /// selected item at version 0.
     ///
     /// ```
-    /// use ctxpack::{Budget, GroupedStrategy, Groups, Item, Variants};
+    /// use ctxpack_core::{Budget, GroupedStrategy, Groups, Item, Variants};
     /// // A long tool result (item 1) with a summary (version 1) and a stub (version 2).
     /// let items = [Item::new(400, 0.9), Item::new(5_000, 0.8)];
     /// let variants = Variants::new(2).add(1, 800, 0.6)?.add(1, 40, 0.2)?;
@@ -59,7 +59,7 @@ impl Variants {
     /// // The walk takes item 0, then the best version of item 1 that still fits: the summary.
     /// assert_eq!(s.version, [Some(0), Some(1)]);
     /// assert_eq!(s.selection.total_tokens, 1_200);
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     ///
     /// # Errors

@@ -63,7 +63,7 @@ impl de::Error for Error {
 pub(super) struct Js(pub(super) JsValue);
 
 /// [`Js`]'s name for `deserialize_newtype_struct`: only [`ValueDe`] answers it.
-const JS: &str = "ctxpack::Js";
+const JS: &str = "ctxpack_core::Js";
 
 thread_local! {
     /// The value [`ValueDe`] hands to [`Js`] (wasm32 has one thread).

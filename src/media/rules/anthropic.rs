@@ -34,7 +34,7 @@ impl AnthropicPixels {
     /// Tokens of a `width × height` image (both at least 1).
     ///
     /// ```
-    /// use ctxpack::media::AnthropicPixels;
+    /// use ctxpack_core::media::AnthropicPixels;
     /// let claude = AnthropicPixels { max_long_edge: 1568, max_pixels: 1_229_312 };
     /// assert_eq!(claude.tokens(200, 200), 54);
     /// assert_eq!(claude.tokens(1000, 1000), 1334);
@@ -54,7 +54,7 @@ impl AnthropicPixels {
     /// Tokens of an image of unknown size: the pixel limit's.
     ///
     /// ```
-    /// use ctxpack::media::AnthropicPixels;
+    /// use ctxpack_core::media::AnthropicPixels;
     /// assert_eq!(AnthropicPixels { max_long_edge: 1568, max_pixels: 1_229_312 }.max_tokens(), 1640);
     /// ```
     pub fn max_tokens(&self) -> u64 {

@@ -25,7 +25,7 @@ impl GeminiBudget {
     /// The budget of `detail`, the same for every size.
     ///
     /// ```
-    /// use ctxpack::media::{Detail, GeminiBudget};
+    /// use ctxpack_core::media::{Detail, GeminiBudget};
     /// let g3 = GeminiBudget { low: 280, medium: 560, high: 1120, ultra_high: 2240 };
     /// assert_eq!(g3.tokens(Detail::Medium), 560);
     /// assert_eq!(g3.tokens(Detail::Auto), 1120);

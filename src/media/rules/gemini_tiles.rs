@@ -32,7 +32,7 @@ impl GeminiCropTiles {
     /// The tiles of a `width × height` image (both at least 1).
     ///
     /// ```
-    /// use ctxpack::media::GeminiCropTiles;
+    /// use ctxpack_core::media::GeminiCropTiles;
     /// assert_eq!(GeminiCropTiles::tiles(300, 384), 1);
     /// assert_eq!(GeminiCropTiles::tiles(960, 540), 6);
     /// assert_eq!(GeminiCropTiles::tiles(4000, 4000), 4);
@@ -51,7 +51,7 @@ impl GeminiCropTiles {
     /// Tokens of a `width × height` image.
     ///
     /// ```
-    /// use ctxpack::media::GeminiCropTiles;
+    /// use ctxpack_core::media::GeminiCropTiles;
     /// assert_eq!(GeminiCropTiles { tile: 258 }.tokens(960, 540), 1548);
     /// ```
     pub fn tokens(&self, width: u32, height: u32) -> u64 {
@@ -61,7 +61,7 @@ impl GeminiCropTiles {
     /// Tokens of an image of unknown size: 6 tiles.
     ///
     /// ```
-    /// use ctxpack::media::GeminiCropTiles;
+    /// use ctxpack_core::media::GeminiCropTiles;
     /// assert_eq!(GeminiCropTiles { tile: 258 }.max_tokens(), 1548);
     /// ```
     pub fn max_tokens(&self) -> u64 {

@@ -36,10 +36,10 @@ pub enum Provider {
 /// `INVALID_OPTION` (field `provider`) for any other name.
 ///
 /// ```
-/// use ctxpack::media::{parse_provider, Provider};
+/// use ctxpack_core::media::{parse_provider, Provider};
 /// assert_eq!(parse_provider("gemini")?, Provider::Gemini);
 /// assert_eq!(parse_provider("google").unwrap_err().field(), Some("provider"));
-/// # Ok::<(), ctxpack::CtxpackError>(())
+/// # Ok::<(), ctxpack_core::CtxpackError>(())
 /// ```
 pub fn parse_provider(name: &str) -> Result<Provider, CtxpackError> {
     match name {
@@ -78,11 +78,11 @@ impl Detail {
     /// `INVALID_OPTION` (field `detail`) for an unknown name.
     ///
     /// ```
-    /// use ctxpack::media::Detail;
+    /// use ctxpack_core::media::Detail;
     /// assert_eq!(Detail::parse("MEDIA_RESOLUTION_HIGH")?, Detail::High);
     /// assert_eq!(Detail::parse("")?, Detail::Auto);
     /// assert!(Detail::parse("huge").is_err());
-    /// # Ok::<(), ctxpack::CtxpackError>(())
+    /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     pub fn parse(name: &str) -> Result<Detail, CtxpackError> {
         let lower = name.to_ascii_lowercase();
@@ -121,7 +121,7 @@ impl ImageRule {
     /// the size is unknown, and counts the rule's documented maximum.
     ///
     /// ```
-    /// use ctxpack::media::{rule_for, Detail, Provider};
+    /// use ctxpack_core::media::{rule_for, Detail, Provider};
     /// let rule = rule_for(Provider::Anthropic, "claude-sonnet-4-5");
     /// assert_eq!(rule.tokens(Detail::Auto, 1092, 1092), 1590);
     /// assert_eq!(rule.tokens(Detail::Auto, 0, 0), 1640);
@@ -142,7 +142,7 @@ impl ImageRule {
     /// Tokens of an image of unknown size (a URL or file id with no bytes).
     ///
     /// ```
-    /// use ctxpack::media::{rule_for, Detail, Provider};
+    /// use ctxpack_core::media::{rule_for, Detail, Provider};
     /// assert_eq!(rule_for(Provider::OpenAi, "gpt-4o").max_tokens(Detail::High), 1445);
     /// assert_eq!(rule_for(Provider::OpenAi, "gpt-4o").max_tokens(Detail::Low), 85);
     /// ```
@@ -163,7 +163,7 @@ impl ImageRule {
 /// for an unknown model.
 ///
 /// ```
-/// use ctxpack::media::{rule_for, ImageRule, OpenAiTiles, Provider};
+/// use ctxpack_core::media::{rule_for, ImageRule, OpenAiTiles, Provider};
 /// let mini = rule_for(Provider::OpenAi, "gpt-4o-mini-2024-07-18");
 /// assert_eq!(mini, ImageRule::OpenAiTiles(OpenAiTiles { base: 2833, tile: 5667 }));
 /// assert_eq!(rule_for(Provider::OpenAi, "openai/GPT-4o"), rule_for(Provider::OpenAi, "gpt-4o"));
@@ -209,13 +209,13 @@ fn detail_for(provider: Provider, detail: &str) -> Result<Detail, CtxpackError> 
 /// take.
 ///
 /// ```
-/// use ctxpack::media::{image_tokens, Provider};
+/// use ctxpack_core::media::{image_tokens, Provider};
 /// assert_eq!(image_tokens(Provider::OpenAi, "gpt-4o", "high", 2048, 4096)?, 1105);
 /// assert_eq!(image_tokens(Provider::OpenAi, "gpt-4.1-mini", "auto", 1800, 2400)?, 2353);
 /// assert_eq!(image_tokens(Provider::Anthropic, "claude-opus-4-1", "", 1000, 1000)?, 1334);
 /// assert_eq!(image_tokens(Provider::Gemini, "gemini-2.5-flash", "", 960, 540)?, 1548);
 /// assert_eq!(image_tokens(Provider::Gemini, "gemini-3-pro-preview", "low", 960, 540)?, 280);
-/// # Ok::<(), ctxpack::CtxpackError>(())
+/// # Ok::<(), ctxpack_core::CtxpackError>(())
 /// ```
 pub fn image_tokens(
     provider: Provider,
@@ -255,10 +255,10 @@ pub const UNKNOWN_PDF_PAGES: u32 = 100;
 /// `INVALID_OPTION` (field `detail`), as for [`image_tokens`].
 ///
 /// ```
-/// use ctxpack::media::{pdf_tokens, Provider};
+/// use ctxpack_core::media::{pdf_tokens, Provider};
 /// assert_eq!(pdf_tokens(Provider::Anthropic, "claude-sonnet-4-5", "", 2)?, 2 * (3000 + 1640));
 /// assert_eq!(pdf_tokens(Provider::Gemini, "gemini-2.5-pro", "", 10)?, 2580);
-/// # Ok::<(), ctxpack::CtxpackError>(())
+/// # Ok::<(), ctxpack_core::CtxpackError>(())
 /// ```
 pub fn pdf_tokens(
     provider: Provider,

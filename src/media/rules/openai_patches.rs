@@ -33,7 +33,7 @@ impl OpenAiPatches {
     /// shrink (both sides at least 1).
     ///
     /// ```
-    /// use ctxpack::media::OpenAiPatches;
+    /// use ctxpack_core::media::OpenAiPatches;
     /// assert_eq!(OpenAiPatches::patches(1024, 1024), 1024);
     /// assert_eq!(OpenAiPatches::patches(1800, 2400), 1452);
     /// ```
@@ -59,7 +59,7 @@ impl OpenAiPatches {
     /// Tokens of a `width × height` image.
     ///
     /// ```
-    /// use ctxpack::media::OpenAiPatches;
+    /// use ctxpack_core::media::OpenAiPatches;
     /// let mini = OpenAiPatches { multiplier_permille: 1620 };
     /// assert_eq!(mini.tokens(1024, 1024), 1659); // ⌈1024 × 1.62⌉
     /// assert_eq!(mini.tokens(1800, 2400), 2353); // ⌈1452 × 1.62⌉
@@ -71,7 +71,7 @@ impl OpenAiPatches {
     /// Tokens of an image of unknown size: 1536 patches.
     ///
     /// ```
-    /// use ctxpack::media::OpenAiPatches;
+    /// use ctxpack_core::media::OpenAiPatches;
     /// assert_eq!(OpenAiPatches { multiplier_permille: 1620 }.max_tokens(), 2489);
     /// ```
     pub fn max_tokens(&self) -> u64 {

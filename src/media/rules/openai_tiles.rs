@@ -32,7 +32,7 @@ impl OpenAiTiles {
     /// Tokens of a `width × height` image (both at least 1).
     ///
     /// ```
-    /// use ctxpack::media::{Detail, OpenAiTiles};
+    /// use ctxpack_core::media::{Detail, OpenAiTiles};
     /// let gpt4o = OpenAiTiles { base: 85, tile: 170 };
     /// assert_eq!(gpt4o.tokens(Detail::High, 1024, 1024), 765);
     /// assert_eq!(gpt4o.tokens(Detail::Auto, 2048, 4096), 1105);
@@ -52,7 +52,7 @@ impl OpenAiTiles {
     /// most tiles the resizes leave (8).
     ///
     /// ```
-    /// use ctxpack::media::{Detail, OpenAiTiles};
+    /// use ctxpack_core::media::{Detail, OpenAiTiles};
     /// assert_eq!(OpenAiTiles { base: 85, tile: 170 }.max_tokens(Detail::High), 1445);
     /// ```
     pub fn max_tokens(&self, detail: Detail) -> u64 {

@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use arbitrary::Arbitrary;
-use ctxpack::{
+use ctxpack_core::{
     Budget, CountQuotaEntry, CtxpackError, Decision, InclusionReason, Item, KnapsackSlice,
     ScarcityBehavior, Selection,
 };

@@ -9,7 +9,7 @@
 mod common;
 
 use common::{check, check_error, decode, Case};
-use ctxpack::{ExactCountConstrainedSlice, ExactKnapsackSlice, Slicer};
+use ctxpack_core::{ExactCountConstrainedSlice, ExactKnapsackSlice, Slicer};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|case: Case| {

@@ -4,7 +4,7 @@
 //! and a size read whole is the size read through windows.
 #![no_main]
 
-use ctxpack::media::{
+use ctxpack_core::media::{
     image_info, image_info_base64, image_tokens, pdf_pages, probe, Probe, Provider, WINDOW_BYTES,
 };
 use libfuzzer_sys::fuzz_target;

@@ -6,7 +6,7 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
-use ctxpack::relevance::{
+use ctxpack_core::relevance::{
     bm25_from_stats, bm25_scores, pack_stats, unpack_stats, Bm25, QueryTerms,
 };
 use libfuzzer_sys::fuzz_target;

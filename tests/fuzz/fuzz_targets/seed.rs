@@ -9,7 +9,7 @@
 mod common;
 
 use common::{check, check_error, decode, knapsack, Case};
-use ctxpack::{CountConstrainedKnapsackSlice, GreedyPacker, GreedySlice, Slicer};
+use ctxpack_core::{CountConstrainedKnapsackSlice, GreedyPacker, GreedySlice, Slicer};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|case: Case| {
