@@ -192,10 +192,10 @@ async function child(spec) {
     'wasm-fragments': () => lib.sliceFragments(algo, frags, { targetTokens: budget }, knapsackOptions).selected,
     js: () => (algo === 'greedy' ? greedySlice(frags, budget) : knapsackSlice(frags, budget, bucket)),
     'planner-greedy': () => lib.selectFragments(frags, GAZE, { tokens_max: budget }, plannerOptions('greedy')).fragments,
-    'planner-acs': () => lib.selectFragments(frags, GAZE, { tokens_max: budget }, plannerOptions('acs')).fragments,
+    'planner-acs': () => lib.selectFragments(frags, GAZE, { tokens_max: budget }, plannerOptions('ranked')).fragments,
     // The same, then the decisions read (from 256 candidates on they are made when first read).
     'planner-acs-read': () => {
-      const plan = lib.selectFragments(frags, GAZE, { tokens_max: budget }, plannerOptions('acs'));
+      const plan = lib.selectFragments(frags, GAZE, { tokens_max: budget }, plannerOptions('ranked'));
       if (plan.decisions.length !== frags.length) throw new Error('one decision per candidate');
       return plan.fragments;
     },
@@ -580,7 +580,7 @@ function targets(cases, first, gz, small, media) {
     bigWasm?.status === 'ok',
   );
 
-  for (const slicer of ['greedy', 'acs']) {
+  for (const slicer of ['greedy', 'ranked']) {
     const c = find('greedy', 100_000, 1_000_000) ?? find('greedy', 100_000, 128_000);
     const p = c?.results[`planner-${slicer}`];
     const seed = c?.results['seed-acs'];
@@ -590,7 +590,7 @@ function targets(cases, first, gz, small, media) {
       c === undefined
         ? 'not run (smoke)'
         : `${fmt(p?.ms)} ms vs ${fmt(seed?.ms)} ms for the seed = ${speedup.toFixed(1)}× (budget ${kb(c.budget)}). ` +
-          (slicer === 'acs' ? `With the decisions read too: ${ms(c.results['planner-acs-read'])} ms. ` : '') +
+          (slicer === 'ranked' ? `With the decisions read too: ${ms(c.results['planner-acs-read'])} ms. ` : '') +
           (slicer === 'greedy' ? `GreedySlice itself, in wasm on columns, takes ${ms(c.results['wasm-columns'])} ms; ` : '') +
           `the time goes to the TypeScript planner around the slicer: see "Where selectFragments spends its time"`,
       p?.ms <= 25 && speedup >= 3,
@@ -604,7 +604,7 @@ function targets(cases, first, gz, small, media) {
       'selectFragments from objects, n = 100k: peak RSS growth ≤ 150 MiB over the measured calls (issue 12)',
       c === undefined || p?.status !== 'ok'
         ? 'not run (smoke)'
-        : `${mib(p.rssGrowth)} (slicer 'acs', budget ${kb(c.budget)}, ${p.reps} calls); with every plan's decisions read: ${mib(read?.rssGrowth)}`,
+        : `${mib(p.rssGrowth)} (slicer 'ranked', budget ${kb(c.budget)}, ${p.reps} calls); with every plan's decisions read: ${mib(read?.rssGrowth)}`,
       p?.rssGrowth <= 150 * 1048576,
     );
   }
@@ -784,7 +784,7 @@ ${greedyTable(greedy)}
 
 - *wasm fragments* per object (\`sliceFragments('greedy', …)\`, n = 100k, budget 1000k): ${perObject(greedy)}.
 - *selectFragments greedy / acs*: the whole planner on fragment objects with entities, timestamp,
-  citations, source and lod (\`options.slicer\` \`'greedy'\` or the default \`'acs'\`), the plan's
+  citations, source and lod (\`options.slicer\` \`'greedy'\` or the default \`'ranked'\`), the plan's
   \`fragments\` used; *acs, decisions read*: the same, then every \`plan.decisions\` entry read (from
   256 candidates on they are made when first read); *ACS seed*: the seed's \`selectFragments\`
   (acs-planner.md) as it stands, in plain JS.

@@ -123,7 +123,7 @@ function loadHistory(doc, sourceName) {
   const format = doc.format ?? detectMessageFormat(doc.messages, { system: doc.system });
   const history = { kind: 'messages', messages: doc.messages, system: doc.system, format };
   // Validates and counts every message: with an unbounded budget nothing is cut.
-  const all = fitMessages(doc.messages, chatOptions(history, { budget: Number.MAX_SAFE_INTEGER, query: '', strategy: { slicer: 'acs' } }));
+  const all = fitMessages(doc.messages, chatOptions(history, { budget: Number.MAX_SAFE_INTEGER, query: '', strategy: { slicer: 'ranked' } }));
   data = history;
   byId('variants-toggle').hidden = true;
   // The provider the history's format is written for (as `ctxpack replay` defaults).

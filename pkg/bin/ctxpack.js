@@ -28,7 +28,7 @@ options:
   --budget N            token budget (tokens_max); overrides the file's tokens_max only (its
                         output_reserve, overhead_tokens, per_fragment_overhead and
                         safety_margin_percent still apply)
-  --slicer S            acs (default) | greedy | knapsack | count-knapsack | packer | exact | exact-count
+  --slicer S            ranked (default) | greedy | knapsack | count-knapsack | packer | exact | exact-count
   --gaze a,b,c          gaze entities; overrides the file's gaze
   --now ISO|ms          the clock for recency (default: the file's "now", else the current time)
   --bucket-size N       knapsack bucket size (default 100)
@@ -241,7 +241,7 @@ function main(argv) {
   if (budget === undefined) fail('--budget N is required (or "budgets": { "tokens_max": N } in the input)');
   const gaze = values.gaze !== undefined ? { entities: values.gaze.split(',').map((s) => s.trim()).filter(Boolean) } : doc.gaze ?? { entities: [] };
 
-  const options = { slicer: values.slicer ?? 'acs' };
+  const options = { slicer: values.slicer ?? 'ranked' };
   if (values.now !== undefined || doc.now !== undefined) options.now = clockOf(values.now, doc.now);
   if (values['bucket-size'] !== undefined) options.bucketSize = integer('bucket-size');
   if (values['max-skips'] !== undefined) options.maxConsecutiveSkips = integer('max-skips');

@@ -283,7 +283,7 @@ export interface ScoredFragment<T extends FragmentFields = Fragment> {
 export type PlacementOrder = 'rank' | 'input' | 'chronological' | 'u-shaped';
 
 /** Selection strategies of `selectFragments`. */
-export type PlannerSlicer = 'acs' | 'greedy' | 'knapsack' | 'count-knapsack' | 'packer' | 'exact' | 'exact-count';
+export type PlannerSlicer = 'ranked' | 'greedy' | 'knapsack' | 'count-knapsack' | 'packer' | 'exact' | 'exact-count';
 
 /** Per-kind count constraint for the `'count-knapsack'` slicer. */
 export interface CountEntryOption {
@@ -344,7 +344,7 @@ export interface PlannerOptions extends ScoringOptions, TieBreakOptions, KVPolic
    * without hand-made `entities`. The text crosses into wasm memory for the call only.
    */
   query?: string;
-  /** Selection strategy. Default `'acs'`: the spec's greedy skip-and-continue walk over the ranked list. */
+  /** Selection strategy. Default `'ranked'`: the spec's greedy skip-and-continue walk over the ranked list. */
   slicer?: PlannerSlicer;
   /** `'packer'` only: stop after this many consecutive items that do not fit. Default 3. */
   maxConsecutiveSkips?: number;

@@ -36,7 +36,7 @@ test('the worker bundle imports the .wasm as a module (no compile from bytes)', 
   assert.doesNotMatch(bundle, /readFileSync/);
 });
 
-for (const slicer of ['acs', 'greedy', 'knapsack', 'count-knapsack', 'packer']) {
+for (const slicer of ['ranked', 'greedy', 'knapsack', 'count-knapsack', 'packer']) {
   test(`workerd plans the agent session like Node (${slicer})`, async () => {
     const options = { slicer, now: Date.parse(sample.now), requestId: 'edge-test' };
     if (slicer === 'count-knapsack') options.countEntries = [{ kind: 'system', requireCount: 2, capCount: 2 }];

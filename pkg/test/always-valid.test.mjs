@@ -145,7 +145,7 @@ test('the caller\'s array is read once: emptying it while the async counter runs
 test('every strategy keeps everything when everything fits (a 601-message chat at ten times its size)', () => {
   const { messages } = chat(3, 600);
   const size = fitMessages(messages, { format: 'openai', budgets: { tokens_max: 10_000_000 } }).metrics.tokens_selected;
-  for (const slicer of ['exact', 'knapsack', 'greedy', 'acs', 'packer']) {
+  for (const slicer of ['exact', 'knapsack', 'greedy', 'ranked', 'packer']) {
     const r = fitMessages(messages, { format: 'openai', slicer, budgets: { tokens_max: size * 10 } });
     assert.equal(r.messages.length, messages.length, slicer);
   }

@@ -8,12 +8,12 @@ import { rng } from './rng.mjs';
 
 const NOW = Date.UTC(2025, 0, 15, 12);
 const GAZE = { entities: ['a', 'b', 'c', 'd'] };
-const SLICERS = ['acs', 'greedy', 'knapsack', 'count-knapsack', 'packer'];
+const SLICERS = ['ranked', 'greedy', 'knapsack', 'count-knapsack', 'packer'];
 // bucketSize 1: the knapsacks are exact; no skip limit: the packer walks to the end. So every
 // strategy fills the budget the same way below.
 const DEFAULTS = { knapsack: { bucketSize: 1 }, 'count-knapsack': { bucketSize: 1 }, packer: { maxConsecutiveSkips: 0 } };
 const plan = (candidates, budgets, options = {}) => {
-  const o = { ...DEFAULTS[options.slicer ?? 'acs'], ...options };
+  const o = { ...DEFAULTS[options.slicer ?? 'ranked'], ...options };
   if (!o.slicer?.includes('knapsack')) delete o.bucketSize;
   if (o.slicer !== 'count-knapsack') delete o.countEntries;
   return selectFragments(candidates, GAZE, budgets, { now: NOW, ...o });

@@ -15,7 +15,7 @@ const strip = (plan) => ({ ...plan, metrics: { ...plan.metrics, planner_ms: 0 } 
 
 test('--json prints exactly the plan selectFragments makes', () => {
   const out = JSON.parse(execFileSync(process.execPath, [bin, 'plan', samplePath, '--budget', '6000', '--json'], { encoding: 'utf8' }));
-  const want = selectFragments(sample.fragments, sample.gaze, { tokens_max: 6000 }, { slicer: 'acs', now: Date.parse(sample.now) });
+  const want = selectFragments(sample.fragments, sample.gaze, { tokens_max: 6000 }, { slicer: 'ranked', now: Date.parse(sample.now) });
   assert.deepEqual(strip(out), JSON.parse(JSON.stringify(strip(want))));
 });
 
@@ -40,7 +40,7 @@ test('--require-dependencies reaches the planner; the report says why a group wa
     { id: 'note', cost_tokens: 10 },
   ];
   const json = JSON.parse(run(['plan', '-', '--budget', '100', '--require-dependencies', '--json', '--now', '0'], JSON.stringify(frags)).stdout);
-  const want = selectFragments(frags, { entities: [] }, { tokens_max: 100 }, { slicer: 'acs', now: 0, dependencies: 'require' });
+  const want = selectFragments(frags, { entities: [] }, { tokens_max: 100 }, { slicer: 'ranked', now: 0, dependencies: 'require' });
   assert.deepEqual(strip(json), JSON.parse(JSON.stringify(strip(want))));
   assert.deepEqual(json.fragments.map((f) => f.id), ['note']);
   const text = run(['plan', '-', '--budget', '100', '--require-dependencies', '--now', '0'], JSON.stringify(frags)).stdout;
@@ -81,7 +81,7 @@ const BUDGETS = { tokens_max: 6000, output_reserve: 700, overhead_tokens: 120, p
 
 test('plan honours every budget field of the input; --budget replaces tokens_max only', () => {
   const doc = JSON.stringify({ ...sample, budgets: BUDGETS });
-  const want = (budgets) => JSON.parse(JSON.stringify(strip(selectFragments(sample.fragments, sample.gaze, budgets, { slicer: 'acs', now: Date.parse(sample.now) }))));
+  const want = (budgets) => JSON.parse(JSON.stringify(strip(selectFragments(sample.fragments, sample.gaze, budgets, { slicer: 'ranked', now: Date.parse(sample.now) }))));
   const fromFile = JSON.parse(run(['plan', '-', '--json'], doc).stdout);
   assert.deepEqual(strip(fromFile), want(BUDGETS));
   assert.notDeepEqual(strip(fromFile).fragments, want({ tokens_max: 6000 }).fragments, 'the other fields change the plan');

@@ -7,7 +7,7 @@ import { exactKnapsackSlice, greedySlice, groupUnits, selectFragments } from 'ct
 
 const NOW = Date.UTC(2026, 10, 20);
 
-test('a 100k-long dependency chain plans with selectFragments (greedy, acs, exact) under dependencies: require', () => {
+test('a 100k-long dependency chain plans with selectFragments (greedy, ranked, exact) under dependencies: require', () => {
   const n = 100_000;
   const fragments = Array.from({ length: n }, (_, i) => ({
     id: `f${i}`,
@@ -15,7 +15,7 @@ test('a 100k-long dependency chain plans with selectFragments (greedy, acs, exac
     timestamp: NOW,
     ...(i > 0 ? { dependencies: [`f${i - 1}`] } : {}),
   }));
-  for (const slicer of ['greedy', 'acs', 'exact']) {
+  for (const slicer of ['greedy', 'ranked', 'exact']) {
     const plan = selectFragments(fragments, { entities: [] }, { tokens_max: 2000 }, { now: NOW, slicer, dependencies: 'require' });
     const kept = new Set(plan.fragments.map((f) => f.id));
     // Closed under dependencies: a kept f_i keeps f_{i-1}, so what is kept is a prefix of the chain.

@@ -27,7 +27,7 @@ function evaluate(conversations = 30) {
     };
     const d = fitMessages(messages, { format: 'openai', budgets });
     add('defaults', keptShare((i) => d.decisions[i].included, evidence));
-    const b = fitMessages(messages, { format: 'openai', budgets, slicer: 'acs', relevance: { neighbour: 0, recency: 0 } });
+    const b = fitMessages(messages, { format: 'openai', budgets, slicer: 'ranked', relevance: { neighbour: 0, recency: 0 } });
     add('bm25', keptShare((i) => b.decisions[i].included, evidence));
     let left = budgets.tokens_max - estimateTokens(messages.at(-1).content);
     let from = messages.length - 1;

@@ -30,7 +30,7 @@ test('stubs: valid requests for every format and SDK, the caller\'s messages unt
       const { messages, system } = render(history, format);
       const before = format === 'langchain' ? undefined : JSON.stringify(messages);
       for (const tokens_max of BUDGETS) {
-        for (const slicer of ['acs', 'exact']) {
+        for (const slicer of ['ranked', 'exact']) {
           const options = { format, system, budgets: { tokens_max }, slicer };
           let plain;
           let r;

@@ -25,7 +25,7 @@ function fragments(n, seed, extra = () => ({})) {
 const plan = (candidates, tokens, options = {}) => selectFragments(candidates, GAZE, { tokens_max: tokens }, { now: NOW, ...options });
 
 test('decisions read after later calls equal those of a plan read at once, for every strategy', () => {
-  for (const slicer of ['acs', 'packer', 'greedy', 'knapsack', 'exact']) {
+  for (const slicer of ['ranked', 'packer', 'greedy', 'knapsack', 'exact']) {
     const a = fragments(300, 1);
     const expected = plan(a, 4000, { slicer }).decisions;
     const early = plan(a, 4000, { slicer });
@@ -42,7 +42,7 @@ test("a decision's score is the candidate's ACS score, the benefit for the packe
   for (const n of [40, 300]) {
     // Every third candidate is counted from its content (the packer counts only what it reaches).
     const a = fragments(n, 7, (i) => (i % 3 === 0 ? { cost_tokens: undefined, content: 'word '.repeat(5 + (i % 50)) } : {}));
-    for (const slicer of ['acs', 'packer', 'greedy', 'knapsack']) {
+    for (const slicer of ['ranked', 'packer', 'greedy', 'knapsack']) {
       const p = plan(a, 3000, { slicer, countTokens });
       for (const d of p.decisions) {
         const f = { ...a[d.index], cost_tokens: d.cost_tokens ?? 0 };
@@ -63,7 +63,7 @@ test("a decision's score agrees with the scoring under groups, variants, pins, a
     pins: (i) => (i % 37 === 0 ? { pinned: true } : {}),
     query: (i) => ({ content: i % 2 === 0 ? 'alpha beta' : 'gamma' }),
   };
-  const slicers = { groups: ['acs', 'packer', 'greedy', 'knapsack', 'exact'], variants: ['acs', 'packer', 'greedy', 'knapsack', 'exact'], pins: ['acs', 'packer', 'greedy', 'knapsack', 'exact', 'count-knapsack'], query: ['acs', 'packer', 'greedy', 'knapsack', 'exact', 'count-knapsack'] };
+  const slicers = { groups: ['ranked', 'packer', 'greedy', 'knapsack', 'exact'], variants: ['ranked', 'packer', 'greedy', 'knapsack', 'exact'], pins: ['ranked', 'packer', 'greedy', 'knapsack', 'exact', 'count-knapsack'], query: ['ranked', 'packer', 'greedy', 'knapsack', 'exact', 'count-knapsack'] };
   for (const n of [40, 300]) {
     for (const [name, extra] of Object.entries(scenarios)) {
       const a = fragments(n, 11, extra);
@@ -73,7 +73,7 @@ test("a decision's score agrees with the scoring under groups, variants, pins, a
         const byId = new Map(p.decisions.map((d) => [d.id, d]));
         const label = `${name}, ${slicer}, n ${n}`;
         assert.deepEqual(p.metrics.top3_scores, p.fragments.slice(0, 3).map((f) => byId.get(f.id).score), label);
-        // The pinned candidates are planned by their own 'acs' pass (pins.ts): scored by cost.
+        // The pinned candidates are planned by their own 'ranked' pass (pins.ts): scored by cost.
         if (slicer === 'packer') for (const d of p.decisions) if (!a[d.index].pinned) assert.equal(d.score, d.benefit, label);
         if (name !== 'query' && name !== 'pins' && slicer !== 'packer') {
           for (const d of p.decisions) assert.equal(d.score, calculateScore(a[d.index], GAZE, { now: NOW }), `${label}, ${d.id}`);

@@ -104,7 +104,7 @@ test("selectFragments takes exact-count's maxCells: a low one forces buckets, th
     () => selectFragments(sample.fragments, sample.gaze, { tokens_max: 6000 }, { ...opts, maxCells: 5000, bucketSize: 1 }),
     (e) => e.code === 'TABLE_TOO_LARGE' && e.field === 'maxCells' && /raise bucketSize or maxCells$/.test(e.message),
   );
-  assert.deepEqual(selectFragments(sample.fragments, sample.gaze, { tokens_max: 6000 }, { now, maxCells: 5000 }).warnings, ["options.maxCells is ignored by slicer 'acs'"]);
+  assert.deepEqual(selectFragments(sample.fragments, sample.gaze, { tokens_max: 6000 }, { now, maxCells: 5000 }).warnings, ["options.maxCells is ignored by slicer 'ranked'"]);
   // One rule for the table limits, whichever entry point reads them.
   const columns = { tokens: Uint32Array.of(10), scores: Float64Array.of(0.5) };
   for (const name of ['maxCells', 'maxTableBytes']) {

@@ -12,7 +12,7 @@ import { rng } from './rng.mjs';
 
 const NOW = Date.parse('2026-06-01T00:00:00Z');
 const GAZE = { entities: ['auth', 'db', 'ui'] };
-const STRATEGIES = ['acs', 'greedy', 'knapsack', 'exact', 'packer', 'count-knapsack', 'exact-count'];
+const STRATEGIES = ['ranked', 'greedy', 'knapsack', 'exact', 'packer', 'count-knapsack', 'exact-count'];
 const COUNTED = new Set(['count-knapsack', 'exact-count']);
 const INCLUDED = new Set(['scored', 'zero_tokens', 'required', 'overshoot']);
 const scaled = (score) => Math.max(0, Math.floor(score * 10000));
@@ -60,7 +60,7 @@ function view(fragments, budgets, plan, mode) {
 /**
  * The walks over units, written from the documentation: units in the walk's order, each taken with
  * what it still lacks when all of that fits, else a miss (the packer stops after `limit` misses in
- * a row; 0: never). 'acs' and the packer walk the ranking; greedy orders units by the sum of their
+ * a row; 0: never). 'ranked' and the packer walk the ranking; greedy orders units by the sum of their
  * scores (in rank order) per token, densest first, zero tokens first, ties by their best rank.
  */
 function walk(v, slicer, limit) {
@@ -180,11 +180,11 @@ test('groups and dependencies: every strategy keeps groups whole, dependencies c
   assert.ok(grouped > 200, `only ${grouped} plans left a group or a dependency out`);
 });
 
-test("'acs', 'packer' and 'greedy' select what a walk over units selects (oracle written from the docs)", () => {
+test("'ranked', 'packer' and 'greedy' select what a walk over units selects (oracle written from the docs)", () => {
   const r = rng(62);
   for (let t = 0; t < 1500; t++) {
     const { fragments, budgets } = instance(r, 12);
-    const slicer = ['acs', 'packer', 'greedy'][t % 3];
+    const slicer = ['ranked', 'packer', 'greedy'][t % 3];
     const mode = t % 2 === 0 ? 'ignore' : 'require';
     const plan = selectFragments(fragments, GAZE, budgets, options(slicer, mode));
     if (plan.decisions.some((d) => d.reason === 'overshoot')) continue; // not reached: allow_overshoot is off
@@ -223,7 +223,7 @@ test("with groups, 'exact' never loses to the other strategies; 'exact-count' ne
     const { fragments, budgets } = instance(r, 12, { depP: 0 });
     const exact = valueOf(selectFragments(fragments, GAZE, budgets, options('exact', 'ignore')));
     // (Not 'packer': it ranks by benefit, so its decisions' scores are another measure.)
-    for (const slicer of ['acs', 'greedy']) {
+    for (const slicer of ['ranked', 'greedy']) {
       assert.ok(exact >= valueOf(selectFragments(fragments, GAZE, budgets, options(slicer, 'ignore'))), `#${t} ${slicer}`);
     }
     const knapsack100 = selectFragments(fragments, GAZE, budgets, { now: NOW, slicer: 'knapsack' });
@@ -245,7 +245,7 @@ test('group decisions: group_excluded names the group reason; too large alone is
     { id: 'doc', cost_tokens: 100, dependencies: ['result'], timestamp: NOW },
     { id: 'note', cost_tokens: 100, timestamp: NOW },
   ];
-  for (const slicer of ['acs', 'greedy', 'knapsack', 'exact', 'packer']) {
+  for (const slicer of ['ranked', 'greedy', 'knapsack', 'exact', 'packer']) {
     const plan = selectFragments(fragments, GAZE, { tokens_max: 500 }, { now: NOW, slicer, dependencies: 'require' });
     const d = Object.fromEntries(plan.decisions.map((x) => [x.id, x]));
     assert.equal(d.call.reason, 'group_excluded', slicer);
@@ -265,7 +265,7 @@ test('group decisions: group_excluded names the group reason; too large alone is
   assert.ok(none.decisions.every((x) => x.reason === 'no_budget' && x.group_reason === undefined));
 });
 
-test('a group goes in whole where its best member ranks (acs), and the fragments stay in rank order', () => {
+test('a group goes in whole where its best member ranks (ranked), and the fragments stay in rank order', () => {
   const fragments = [
     { id: 'q', cost_tokens: 100, entities: ['auth'], timestamp: NOW, citations: ['c', 'c'] },
     { id: 'call', cost_tokens: 50, entities: ['auth', 'db'], timestamp: NOW, group: 't' },

@@ -21,7 +21,7 @@ const prng = (seed) => rng(seed).next;
 // Ranked A, B, C, X, D, E (scores 0.406, 0.393, 0.366, 0.331, 0.269, 0.100).
 const WALK = [frag('E', 100, 1), frag('D', 300, 5), frag('X', 420, 7), frag('C', 450, 8), frag('B', 500, 9), frag('A', 600, 10)];
 
-test("'acs' walks the ranking, skips what does not fit and never stops", () => {
+test("'ranked' walks the ranking, skips what does not fit and never stops", () => {
   const r = plan(WALK, 1000);
   assert.deepEqual(ids(r), ['A', 'D', 'E']);
   assert.equal(r.metrics.tokens_selected, 1000);
@@ -79,7 +79,7 @@ function seedSelect(candidates, gaze, budgets) {
   return { ids: selected.map((f) => f.id), scores: ranked.map((c) => c.score), total };
 }
 
-test("'acs' equals the seed's selectFragments on random inputs where the seed is well defined", () => {
+test("'ranked' equals the seed's selectFragments on random inputs where the seed is well defined", () => {
   const rand = prng(7);
   let compared = 0;
   for (let round = 0; round < 400; round++) {
@@ -173,9 +173,9 @@ test('errors of the core surface as CtxpackError', () => {
 test('options the chosen slicer does not use are reported, not silently dropped', () => {
   const r = plan([frag('a', 1, 1)], 10, { bucketSize: 50, maxConsecutiveSkips: 2, countEntries: [] });
   assert.deepEqual(r.warnings, [
-    "options.maxConsecutiveSkips is ignored by slicer 'acs'",
-    "options.bucketSize is ignored by slicer 'acs'",
-    "options.countEntries is ignored by slicer 'acs'",
+    "options.maxConsecutiveSkips is ignored by slicer 'ranked'",
+    "options.bucketSize is ignored by slicer 'ranked'",
+    "options.countEntries is ignored by slicer 'ranked'",
   ]);
   assert.deepEqual(plan([frag('a', 1, 1)], 10, { slicer: 'knapsack', bucketSize: 50 }).warnings, []);
 });

@@ -46,7 +46,7 @@ const fragmentArb = (i) =>
 const fragmentsArb = fc.nat(40).chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => fragmentArb(i))));
 
 const optionsArb = fc.oneof(
-  fc.record({ slicer: fc.constant('acs') }),
+  fc.record({ slicer: fc.constant('ranked') }),
   fc.record({ slicer: fc.constant('greedy') }),
   fc.record({ slicer: fc.constant('knapsack'), bucketSize: fc.constantFrom(1, 7, 100) }),
   fc.record({

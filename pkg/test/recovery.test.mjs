@@ -28,7 +28,7 @@ function plans(pkg) {
     timestamp: NOW - Math.floor(rand() * 1e9),
   }));
   const out = [];
-  for (const slicer of ['acs', 'greedy', 'knapsack', 'packer', 'exact']) {
+  for (const slicer of ['ranked', 'greedy', 'knapsack', 'packer', 'exact']) {
     const p = pkg.selectFragments(frags, { entities: ['auth'] }, { tokens_max: 9000 }, { now: NOW, slicer });
     delete p.metrics.planner_ms;
     delete p.metrics.request_id;

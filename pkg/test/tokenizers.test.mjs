@@ -134,7 +134,7 @@ test('a plan from raw text with a real tokenizer equals the plan with the counts
   const counted = chunks.map(({ content, ...rest }) => ({ ...rest, cost_tokens: enc.encode(content, [], []).length }));
   const gaze = { entities: ['auth', 'session', 'login'] };
   const budgets = { tokens_max: 600, output_reserve: 200, per_fragment_overhead: 4, safety_margin_percent: 2 };
-  for (const slicer of ['acs', 'greedy', 'knapsack', 'packer']) {
+  for (const slicer of ['ranked', 'greedy', 'knapsack', 'packer']) {
     for (const countTokens of [tiktoken.forModel('gpt-4o'), gptTokenizer.forModel('gpt-4o'), tiktoken.countTokens]) {
       const fromText = selectFragments(chunks, gaze, budgets, { now: 0, slicer, countTokens, model: 'gpt-4o' });
       const given = selectFragments(counted, gaze, budgets, { now: 0, slicer });

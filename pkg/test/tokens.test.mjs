@@ -8,7 +8,7 @@ import { rng } from './rng.mjs';
 
 const NOW = Date.UTC(2025, 0, 15, 12);
 const GAZE = { entities: ['e0', 'e1', 'e2', 'e3', 'e4', 'e5', 'e6', 'e7', 'e8', 'e9'] };
-const SLICERS = ['acs', 'greedy', 'knapsack', 'count-knapsack', 'packer'];
+const SLICERS = ['ranked', 'greedy', 'knapsack', 'count-knapsack', 'packer'];
 const ids = (r) => r.fragments.map((f) => f.id);
 
 /** A fragment whose text is `tokens` words ("w0 w1 …"), mentioning the first `k` gaze entities. */

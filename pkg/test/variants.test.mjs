@@ -8,7 +8,7 @@ import { rng, scaled as scaledValue } from './rng.mjs';
 
 const now = Date.parse('2026-01-01T00:00:00Z');
 const gaze = { entities: ['auth', 'session'] };
-const SLICERS = ['acs', 'packer', 'greedy', 'knapsack', 'exact'];
+const SLICERS = ['ranked', 'packer', 'greedy', 'knapsack', 'exact'];
 
 /** The README's example: a long tool result with a summary and a stub. */
 const toolSession = () => [

@@ -20,7 +20,7 @@ export function makeCases(count, seed) {
   const pick = (xs) => xs[Math.floor(rand() * xs.length)];
   const NOW = Date.parse('2026-11-20T12:00:00Z');
   const ENTITIES = ['auth', 'db', 'cache', 'deploy', 'billing', 'ui', 'search'];
-  const SLICERS = ['acs', 'greedy', 'knapsack', 'count-knapsack', 'packer', 'exact', 'exact-count'];
+  const SLICERS = ['ranked', 'greedy', 'knapsack', 'count-knapsack', 'packer', 'exact', 'exact-count'];
   const COUNTED = ['count-knapsack', 'exact-count'];
   const cases = [];
   for (let c = 0; c < count; c++) {

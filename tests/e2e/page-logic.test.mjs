@@ -132,7 +132,7 @@ const strategy = (slicer, extra = {}) => ({
 });
 
 /** The strategies the package simulates, and the count-constrained ones it refuses (NOT_MONOTONIC). */
-const SIMULATED = ['acs', 'greedy', 'knapsack', 'exact', 'packer'];
+const SIMULATED = ['ranked', 'greedy', 'knapsack', 'exact', 'packer'];
 const COUNTED = ['count-knapsack', 'exact-count'];
 
 /**

@@ -21,7 +21,7 @@ const ARTIFACTS = join(ROOT, 'tests', 'e2e', 'artifacts');
 /** A sample as the page loads it, and the options the page passes for the default strategy. */
 function sample(name) {
   const doc = JSON.parse(readFileSync(join(ROOT, 'www', 'samples', name), 'utf8'));
-  return { ...doc, options: { now: toEpochMs(doc.now, 'now'), slicer: 'acs', allow_overshoot: false } };
+  return { ...doc, options: { now: toEpochMs(doc.now, 'now'), slicer: 'ranked', allow_overshoot: false } };
 }
 
 /** The plot's measure, computed here from a plan: Σ max(0, floor(score × 10000)) of what is included. */
@@ -214,11 +214,11 @@ describe('the preview page', { timeout: 300_000 }, () => {
     // Speed is not asserted by timed tests here (the machine is shared): the figures are printed,
     // and only a generous bound that catches a page gone badly wrong is checked.
     const fractions = [0.04, 0.08, 0.12, 0.06, 0.1, 0.16, 0.05, 0.09, 0.14, 0.07];
-    for (const slicer of ['acs', 'knapsack', 'greedy', 'exact', 'count-knapsack', 'exact-count', 'packer']) {
+    for (const slicer of ['ranked', 'knapsack', 'greedy', 'exact', 'count-knapsack', 'exact-count', 'packer']) {
       await page.selectOption('#strategy', slicer);
       const render = [];
       const paint = [];
-      for (const fraction of slicer === 'acs' || slicer === 'knapsack' ? fractions : fractions.slice(0, 2)) {
+      for (const fraction of slicer === 'ranked' || slicer === 'knapsack' ? fractions : fractions.slice(0, 2)) {
         const before = await page.inputValue('#budget');
         await clickSlider(fraction);
         await page.waitForFunction((b) => document.getElementById('budget').value !== b && Number.isFinite(window.__ctxpack.lastPaintMs), before);
@@ -238,7 +238,7 @@ describe('the preview page', { timeout: 300_000 }, () => {
       assert.deepEqual(shown.excluded, want.excluded, slicer);
       assertPlotAgrees(shown, want);
     }
-    await page.selectOption('#strategy', 'acs');
+    await page.selectOption('#strategy', 'ranked');
   });
 
   /** Loads the small sample by pasting it, as a person would. */
@@ -246,7 +246,7 @@ describe('the preview page', { timeout: 300_000 }, () => {
     await page.fill('#paste', JSON.stringify(SMALL));
     await page.click('#paste-load');
     await page.waitForFunction(() => document.getElementById('source').textContent.startsWith('The pasted JSON: 12 fragments'));
-    return { ...SMALL, options: { now: toEpochMs(SMALL.now, 'now'), slicer: 'acs', allow_overshoot: false } };
+    return { ...SMALL, options: { now: toEpochMs(SMALL.now, 'now'), slicer: 'ranked', allow_overshoot: false } };
   }
 
   /** Sets the per-kind counts of the small sample's count entries in the controls. */
@@ -263,7 +263,7 @@ describe('the preview page', { timeout: 300_000 }, () => {
     await setCounts(SMALL.countEntries);
     await page.check('#overshoot');
     let nothingFits = 0;
-    for (const slicer of ['acs', 'greedy', 'knapsack', 'exact', 'count-knapsack', 'exact-count', 'packer']) {
+    for (const slicer of ['ranked', 'greedy', 'knapsack', 'exact', 'count-knapsack', 'exact-count', 'packer']) {
       await page.selectOption('#strategy', slicer);
       const shown = await settled();
       const options = optionsFor(doc, slicer, { allow_overshoot: true });
@@ -306,7 +306,7 @@ describe('the preview page', { timeout: 300_000 }, () => {
 
   test("a fragment's budgets, from the simulation, are those of reruns of selectFragments", async () => {
     const doc = await loadSmall();
-    for (const slicer of ['greedy', 'exact', 'acs']) {
+    for (const slicer of ['greedy', 'exact', 'ranked']) {
       await page.selectOption('#strategy', slicer);
       const shown = await settled();
       const options = optionsFor(doc, slicer);
@@ -341,7 +341,7 @@ describe('the preview page', { timeout: 300_000 }, () => {
     assert.match(a.text, /no budget answer.*not monotonic in the budget/, 'the count-constrained strategies say why there is no answer');
     await page.click('#detail-close');
     assert.ok(await page.locator('#detail').isHidden());
-    await page.selectOption('#strategy', 'acs');
+    await page.selectOption('#strategy', 'ranked');
   });
 
   test('the exact strategies are offered, and show the plan selectFragments gives, groups and their reasons included', async () => {
@@ -361,7 +361,7 @@ describe('the preview page', { timeout: 300_000 }, () => {
       grouped += shown.excluded.filter(([, reason, why, group]) => reason === 'group_excluded' && why !== '' && group !== '').length;
     }
     assert.ok(grouped > 0, 'members of groups left out say so, with their group and why');
-    await page.selectOption('#strategy', 'acs');
+    await page.selectOption('#strategy', 'ranked');
   });
 
   test('with required dependencies the plan is that of selectFragments, and the plot says it is sampled', async () => {

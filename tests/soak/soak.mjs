@@ -26,7 +26,7 @@ const rand = () => {
 };
 const NOW = Date.parse('2026-11-20T12:00:00Z');
 const ENTITIES = ['auth', 'session', 'db', 'cache', 'deploy', 'billing'];
-const SLICERS = ['acs', 'greedy', 'knapsack', 'count-knapsack', 'packer'];
+const SLICERS = ['ranked', 'greedy', 'knapsack', 'count-knapsack', 'packer'];
 
 const pool = Array.from({ length: 48 }, (_, p) => {
   const n = p === 0 ? 0 : Math.floor(rand() ** 2 * 400);

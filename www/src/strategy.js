@@ -4,14 +4,14 @@
 // cannot drift.
 
 /** The strategies of selectFragments, in the order the page offers them. */
-export const SLICERS = ['acs', 'greedy', 'knapsack', 'exact', 'count-knapsack', 'exact-count', 'packer'];
+export const SLICERS = ['ranked', 'greedy', 'knapsack', 'exact', 'count-knapsack', 'exact-count', 'packer'];
 
 /** The strategies with per-kind count entries (selectFragments' `countEntries`). */
 export const COUNT_SLICERS = ['count-knapsack', 'exact-count'];
 
 /**
  * @typedef {object} Strategy
- * @property {'acs' | 'greedy' | 'knapsack' | 'exact' | 'count-knapsack' | 'exact-count' | 'packer'} slicer
+ * @property {'ranked' | 'greedy' | 'knapsack' | 'exact' | 'count-knapsack' | 'exact-count' | 'packer'} slicer
  * @property {number} bucketSize  knapsack, count-knapsack (exact-count picks its own bucket)
  * @property {number} maxConsecutiveSkips  packer
  * @property {{ kind: string, requireCount: number, capCount: number }[]} countEntries  count-knapsack, exact-count
@@ -50,7 +50,7 @@ export function simulationOptions(s) {
 
 function simulationStrategy(s) {
   switch (s.slicer) {
-    case 'acs':
+    case 'ranked':
       return { slicer: 'packer', maxConsecutiveSkips: 0 }; // the ACS walk: a packer that never stops early
     case 'packer':
       return { slicer: 'packer', maxConsecutiveSkips: s.maxConsecutiveSkips };
@@ -82,7 +82,7 @@ export function sliceCall(s) {
 
 function sliceFunction(s) {
   switch (s.slicer) {
-    case 'acs':
+    case 'ranked':
       return ['packGreedy', { maxConsecutiveSkips: 0 }];
     case 'packer':
       return ['packGreedy', { maxConsecutiveSkips: s.maxConsecutiveSkips }];

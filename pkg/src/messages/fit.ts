@@ -42,7 +42,7 @@ const KNOWN_OPTIONS: readonly (keyof FitMessagesOptions)[] = [
   'tools',
 ];
 const PROVIDERS = ['openai', 'anthropic', 'gemini'] as const;
-const SLICERS = ['exact', 'knapsack', 'greedy', 'acs', 'packer'] as const;
+const SLICERS = ['exact', 'knapsack', 'greedy', 'ranked', 'packer'] as const;
 
 function readKeep(o: Readonly<Record<string, unknown>>): KeepRule | undefined {
   return typeof o['keep'] === 'function' ? (o['keep'] as KeepRule) : o['keep'] === undefined ? undefined : readCount(o, 'keep', 0);
@@ -63,7 +63,7 @@ function readKeep(o: Readonly<Record<string, unknown>>): KeepRule | undefined {
  *    alone exceed the effective budget: `PINNED_OVER_BUDGET`, saying by how many tokens.
  * 4. **Score** the other messages by relevance to `options.query` (default: the latest user
  *    message's text): see relevance.ts and the README.
- * 5. **Select** with `options.slicer` (default `'acs'`: by value, highest first, each unit that still fits what
+ * 5. **Select** with `options.slicer` (default `'ranked'`: by value, highest first, each unit that still fits what
  *    the pins leave), units whole. Anthropic: units that would open the request before any user
  *    message are left out and the budget sliced again without them (up to 8 rounds; what still
  *    leads after the last is dropped), so that the request starts with a user message.
@@ -185,7 +185,7 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   const keep = readKeep(o);
   const query = o['query'];
   if (query !== undefined && typeof query !== 'string') throw invalidOption('query', 'a string', query);
-  const slicer = readEnum(o, 'slicer', SLICERS, 'acs');
+  const slicer = readEnum(o, 'slicer', SLICERS, 'ranked');
   const weights = readRelevance(o);
   const system = o['system'];
   if (system !== undefined && adapter.systemOption?.accepts(system) !== true) {
@@ -418,7 +418,7 @@ function solverValue(slicer: (typeof SLICERS)[number]): (v: number) => number {
   return (v) => (1.5 + v * (scale - 2)) / scale;
 }
 
-/** Runs the chosen strategy; `'acs'` and `'packer'` walk the items by value, highest first (ties: newest first). */
+/** Runs the chosen strategy; `'ranked'` and `'packer'` walk the items by value, highest first (ties: newest first). */
 function slice(slicer: (typeof SLICERS)[number], items: SliceItem[], budget: { targetTokens: number }): SliceResult {
   // Every strategy keeps everything when everything fits. The greedy slice says so in one pass;
   // the knapsack's buckets could not (each size rounded up, a fitting set can look too big).
@@ -432,13 +432,13 @@ function slice(slicer: (typeof SLICERS)[number], items: SliceItem[], budget: { t
       return knapsackSlice(items, budget);
     case 'greedy':
       return greedySlice(items, budget);
-    case 'acs':
+    case 'ranked':
     case 'packer': {
       const order = items.map((_, k) => k).sort((a, b) => items[b]!.score - items[a]!.score || b - a);
       const walked = packGreedy(
         order.map((k) => items[k]!),
         budget,
-        slicer === 'acs' ? { maxConsecutiveSkips: 0 } : {},
+        slicer === 'ranked' ? { maxConsecutiveSkips: 0 } : {},
       );
       const decisions = new Array<SliceResult['decisions'][number]>(items.length);
       walked.decisions.forEach((d, p) => (decisions[order[p]!] = { ...d, index: order[p]! }));

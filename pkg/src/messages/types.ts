@@ -74,8 +74,8 @@ export interface FitMessagesOptions<M = unknown> {
   keep?: number | ((message: M, index: number) => boolean);
   /** The text relevance is measured against. Default: the text of the latest user message. */
   query?: string;
-  /** How the budget is filled among the messages not kept by rule. Default `'acs'`: walk the messages by value, highest first, taking each unit that still fits; `'exact'` maximises the total value instead. */
-  slicer?: 'acs' | 'exact' | 'knapsack' | 'greedy' | 'packer';
+  /** How the budget is filled among the messages not kept by rule. Default `'ranked'`: walk the messages by value, highest first, taking each unit that still fits; `'exact'` maximises the total value instead. */
+  slicer?: 'ranked' | 'exact' | 'knapsack' | 'greedy' | 'packer';
   /** The relevance formula's weights. */
   relevance?: RelevanceWeights;
   /**

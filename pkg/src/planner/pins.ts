@@ -120,7 +120,7 @@ export function selectWithPins<T extends PlannerFragmentFields>(
   });
   const { logger, requestId, ...quiet } = options ?? {};
   const unbounded: Budgets = { tokens_max: Number.MAX_SAFE_INTEGER, per_fragment_overhead: checked.perFragmentOverhead };
-  const kept = mapped(pinIdx, () => pass(pinIdx.map((i) => candidates[i]!), gaze, unbounded, { ...quiet, slicer: 'acs', allow_overshoot: false }));
+  const kept = mapped(pinIdx, () => pass(pinIdx.map((i) => candidates[i]!), gaze, unbounded, { ...quiet, slicer: 'ranked', allow_overshoot: false }));
   const charge = kept.metrics.budget_used;
   if (charge > checked.effective) {
     throw new CtxpackError(

@@ -30,7 +30,7 @@ export interface PlannerSlice {
 
 /** The core's name of a planner strategy. */
 export function coreSlicer(slicer: PlannerSlicer): SlicerName {
-  return slicer === 'acs' ? 'packer' : slicer;
+  return slicer === 'ranked' ? 'packer' : slicer;
 }
 
 /**
@@ -76,7 +76,7 @@ export function buildRequest(
   // (about a microsecond, a tenth of a small call's slice).
   const req: ColumnarRequest = { tokens: charges, scores, targetTokens: tokensMax, maxTokens: tokensMax };
   switch (s.slicer) {
-    case 'acs':
+    case 'ranked':
       req.maxConsecutiveSkips = UNLIMITED_SKIPS;
       return ['packer', req];
     case 'packer':

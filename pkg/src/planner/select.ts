@@ -57,7 +57,7 @@ export { DEFAULT_BUCKET_SIZE, DEFAULT_KIND, DEFAULT_MAX_CONSECUTIVE_SKIPS, OVERS
  * 4. **Select** with `options.slicer` over the ranked list, with each item's ACS score as its
  *    value and `cost_tokens + budgets.per_fragment_overhead` as its size, under the effective
  *    budget (see {@link Budgets}):
- *    - `'acs'` (default): the spec's greedy walk: take each candidate in rank order if it still
+ *    - `'ranked'` (default): the spec's greedy walk: take each candidate in rank order if it still
  *      fits, otherwise skip it and go on; never stop early.
  *    - `'packer'`: the memory engine's packer (greedy-knapsack-packer spec): the same walk, but
  *      stop after `maxConsecutiveSkips` (default 3) consecutive misses; `0` means no limit.
@@ -78,13 +78,13 @@ export { DEFAULT_BUCKET_SIZE, DEFAULT_KIND, DEFAULT_MAX_CONSECUTIVE_SKIPS, OVERS
  *
  *    **Groups and dependencies.** Candidates that share a `group` are selected all together or not
  *    at all, by every strategy: they become one unit whose size is the sum of their charges, placed
- *    in the ranking at its best-ranked member (so `'acs'` and `'packer'` reach it there), with the
+ *    in the ranking at its best-ranked member (so `'ranked'` and `'packer'` reach it there), with the
  *    sum of the members' scores as its score (greedy orders units by that sum per token; the
  *    knapsack strategies add the members' scaled values exactly, so `'knapsack'`, `'exact'` and
  *    `'exact-count'` stay optimal over the grouped problem). With `options.dependencies:
  *    'require'`, a candidate goes in only with every candidate it depends on (transitively;
  *    candidates that depend on each other form one unit; ids naming no candidate are ignored):
- *    `'acs'`, `'packer'` and `'greedy'` take a unit together with the dependencies it still lacks
+ *    `'ranked'`, `'packer'` and `'greedy'` take a unit together with the dependencies it still lacks
  *    when all of them fit, the knapsack strategies select, drop what lacks a dependency and select
  *    again with the budget left (a warning says when the first selection had to be repaired: the
  *    plan then honours every dependency but is not claimed optimal). The count-constrained
@@ -97,7 +97,7 @@ export { DEFAULT_BUCKET_SIZE, DEFAULT_KIND, DEFAULT_MAX_CONSECUTIVE_SKIPS, OVERS
  *    **Variants.** A candidate's `variants` are shorter versions of it (a summary, a stub): at most
  *    one version of each candidate goes in, or none (docs/variants.md). A version's value is the
  *    candidate's score × its `benefit_scale` (default `sqrt(its cost / the full cost)`), its size its
- *    count plus the per-fragment overhead. `'acs'`, `'packer'` and `'greedy'` take each candidate's
+ *    count plus the per-fragment overhead. `'ranked'`, `'packer'` and `'greedy'` take each candidate's
  *    best version that still fits when they reach it (greedy orders by the full version's
  *    density); `'knapsack'` and `'exact'` solve the multiple-choice knapsack (bucketed; exact
  *    within its guards); the count-constrained strategies refuse variants (`INVALID_OPTION`).

@@ -32,7 +32,7 @@ import type { TokenCounter } from '../tokens/counter.js';
 import type { CountEntryOption, PlannerOptions, PlannerSlicer, SelectionLogRecord } from '../types.js';
 
 /** Slicers accepted by `options.slicer`. */
-export const PLANNER_SLICERS: readonly PlannerSlicer[] = Object.freeze(['acs', 'greedy', 'knapsack', 'count-knapsack', 'packer', 'exact', 'exact-count']);
+export const PLANNER_SLICERS: readonly PlannerSlicer[] = Object.freeze(['ranked', 'greedy', 'knapsack', 'count-knapsack', 'packer', 'exact', 'exact-count']);
 /** Default `options.maxConsecutiveSkips` of the `'packer'` slicer (the packer spec's `MAX_CONSECUTIVE_SKIPS`). */
 export const DEFAULT_MAX_CONSECUTIVE_SKIPS = 3;
 export { DEFAULT_BUCKET_SIZE } from '../validate/options.js';
@@ -109,7 +109,7 @@ const KNOWN_OPTIONS: readonly (keyof PlannerOptions)[] = [
 export function readSettings(options: unknown, defaultNow: number): Settings {
   const o: Unchecked = optionsRecord(options);
   rejectUnknownOptions(o, KNOWN_OPTIONS, 'selectFragments');
-  const slicer = readEnum(o, 'slicer', PLANNER_SLICERS, 'acs');
+  const slicer = readEnum(o, 'slicer', PLANNER_SLICERS, 'ranked');
   const { maxTableBytes, maxCells } = readTableLimits(o);
   const previous = o['previousCache'];
   const requestId = o['requestId'];
