@@ -13,7 +13,7 @@ import { CountCache, countThrough, prefillAsync } from '../tokens/cache.js';
 import { addCounts, countMediaPart, mediaWarnings, type MediaPart, type MediaTally } from './media.js';
 import { truncations, type Truncation } from './truncate.js';
 import { readTurn } from './turns.js';
-import type { CountedFit, PreparedFit } from './fit.js';
+import type { CountedFit, PreparedFit } from './pipeline.js';
 
 /** The counting call, with or without `options.model`. */
 function countWith(prep: PreparedFit<unknown>): (text: string) => unknown {
@@ -21,13 +21,36 @@ function countWith(prep: PreparedFit<unknown>): (text: string) => unknown {
   return model === undefined ? (text) => counter(text) : (text) => counter(text, model);
 }
 
-/** Where a text is, for error messages: `messages[i]`, `options.system`, `options.tools` or a stub's `messages[i] (its stub)`. */
-function whereOf(prep: PreparedFit<unknown>): (i: number) => string {
-  const n = prep.list.length;
-  const tools = n + (prep.hasSystem ? 1 : 0);
-  const firstStub = tools + (prep.hasTools ? 1 : 0);
-  return (i) =>
-    i < n ? `messages[${i}]` : i < tools ? 'options.system' : i < firstStub ? 'options.tools' : `messages[${prep.stubOf.indexOf(i - firstStub)}] (its stub)`;
+/**
+ * The texts of a prepared fit in the one list the count cache takes (each message's, the system
+ * prompt's, the tools', each stub's), with where each is for error messages (`messages[i]`,
+ * `options.system`, `options.tools`, `messages[i] (its stub)`) and where the fixed ones are.
+ */
+interface TextList {
+  readonly all: readonly string[];
+  readonly where: (i: number) => string;
+  /** Indexes in `all` of the system prompt's and the tools' text, -1 without. */
+  readonly system: number;
+  readonly tools: number;
+  readonly firstStub: number;
+}
+const listMemo = new WeakMap<PreparedFit<unknown>, TextList>();
+
+function textList(prep: PreparedFit<unknown>): TextList {
+  let memo = listMemo.get(prep);
+  if (memo !== undefined) return memo;
+  const t = prep.texts;
+  const all = [...t.messages];
+  const system = t.system === undefined ? -1 : all.push(t.system) - 1;
+  const tools = t.tools === undefined ? -1 : all.push(t.tools) - 1;
+  const firstStub = all.length;
+  all.push(...t.stubs);
+  const n = t.messages.length;
+  const where = (i: number): string =>
+    i < n ? `messages[${i}]` : i === system ? 'options.system' : i === tools ? 'options.tools' : `messages[${prep.stubOf.indexOf(i - firstStub)}] (its stub)`;
+  memo = { all, where, system, tools, firstStub };
+  listMemo.set(prep, memo);
+  return memo;
 }
 
 
@@ -71,8 +94,8 @@ function mediaCounts(prep: PreparedFit<unknown>): MediaCounts {
 
 /** What is charged besides the messages (system prompt with its overhead, tools), from all the texts' counts. */
 function fixedCost(prep: PreparedFit<unknown>, all: Uint32Array): { system: number; tools: number } {
-  const n = prep.list.length;
-  return { system: prep.hasSystem ? all[n]! : 0, tools: prep.hasTools ? all[n + (prep.hasSystem ? 1 : 0)]! : 0 };
+  const l = textList(prep);
+  return { system: l.system >= 0 ? all[l.system]! : 0, tools: l.tools >= 0 ? all[l.tools]! : 0 };
 }
 
 /**
@@ -82,12 +105,13 @@ function fixedCost(prep: PreparedFit<unknown>, all: Uint32Array): { system: numb
  */
 export async function prefillFit(prep: PreparedFit<unknown>, cache: CountCache, concurrency: number): Promise<void> {
   const count = countWith(prep);
-  await prefillAsync(prep.texts, cache, count, whereOf(prep), concurrency);
+  const l = textList(prep);
+  await prefillAsync(l.all, cache, count, l.where, concurrency);
   if (prep.truncateAt === undefined) return;
-  const all = countThrough(prep.texts, cache, count, whereOf(prep), prep.texts.length, false).costs;
+  const all = countThrough(l.all, cache, count, l.where, l.all.length, false).costs;
   const steps = truncations(truncationInput(prep, all));
   const costs = all.subarray(0, prep.list.length);
-  let atLeast = prep.texts.length;
+  let atLeast = l.all.length;
   for (let step = steps.next(costs); !step.done; ) {
     const texts = step.value;
     atLeast += texts.length;
@@ -100,18 +124,19 @@ export async function prefillFit(prep: PreparedFit<unknown>, cache: CountCache, 
 export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit<M> {
   const n = prep.list.length;
   const count = countWith(prep);
-  const { costs: all, keys } = countThrough(prep.texts, cache, count, whereOf(prep), prep.texts.length, false);
+  const l = textList(prep);
+  const { costs: all, keys } = countThrough(l.all, cache, count, l.where, l.all.length, false);
   const costs = all.slice(0, n);
-  const textKeys = keys.slice();
+  const messageKeys = keys.slice(0, n);
   const { system: systemCost, tools: toolsCost } = fixedCost(prep, all);
-  const stubCosts = all.slice(n + (prep.hasSystem ? 1 : 0) + (prep.hasTools ? 1 : 0));
+  const stubCosts = all.slice(l.firstStub);
   const media = mediaCounts(prep);
   const mediaCosts = media.costs.slice();
   const mediaKeys = media.keys.slice();
   let truncated = new Map<number, Truncation<M>>();
   if (prep.truncateAt !== undefined) {
     const steps = truncations(truncationInput(prep, all));
-    let atLeast = prep.texts.length;
+    let atLeast = l.all.length;
     let step = steps.next(costs);
     for (; !step.done; ) {
       atLeast += step.value.length;
@@ -120,7 +145,7 @@ export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit
     truncated = step.value;
     for (const [i, t] of truncated) {
       costs[i] = t.tokens;
-      textKeys[i] = cache.keyOf(t.text);
+      messageKeys[i] = cache.keyOf(t.text);
       // What of its non-text parts the copy still carries (those outside its tool results).
       const c = countParts(prep, readTurn(prep.adapter, t.message, i).media, i);
       mediaCosts[i] = c.tokens;
@@ -133,7 +158,7 @@ export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit
   for (const [i, t] of truncated) truncated.set(i, { ...t, from: addCounts(t.from, media.costs[i]!), tokens: costs[i]! });
   for (let k = 0; k < stubCosts.length; k++) stubCosts[k] = addCounts(stubCosts[k]!, countParts(prep, prep.stubMedia[k], prep.stubOf.indexOf(k)).tokens);
   const overhead = prep.budget.perFragmentOverhead;
-  let pinnedTokens = (prep.hasSystem ? systemCost + overhead : 0) + toolsCost;
+  let pinnedTokens = (l.system >= 0 ? systemCost + overhead : 0) + toolsCost;
   for (let i = 0; i < n; i++) if (prep.pinned[i] === 1) pinnedTokens += costs[i]! + overhead;
   if (pinnedTokens > prep.budget.effective) {
     throw new CtxpackError(
@@ -145,11 +170,12 @@ export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit
     );
   }
   const warnings = media.warnings.length > 0 ? [...prep.warnings, ...media.warnings] : prep.warnings;
+  const textKeys = { messages: messageKeys, system: l.system >= 0 ? keys[l.system] : undefined, tools: l.tools >= 0 ? keys[l.tools] : undefined };
   return { ...prep, warnings, costs, truncated, stubCosts, systemCost, toolsCost, mediaCosts, mediaKeys, pinnedTokens, textKeys };
 }
 
 /**
- * What the truncation steps read of a prepared fit with its texts' counts (`all`: as `texts`).
+ * What the truncation steps read of a prepared fit with its texts' counts (`all`: as textList's).
  * Results are cut by their text; the non-text parts of pinned messages are part of what is fixed.
  */
 function truncationInput<M>(prep: PreparedFit<M>, all: Uint32Array) {
@@ -165,7 +191,7 @@ function truncationInput<M>(prep: PreparedFit<M>, all: Uint32Array) {
     pinned: prep.pinned,
     broken: prep.broken,
     costs: all.subarray(0, n),
-    fixedTokens: (prep.hasSystem ? fixed.system + prep.budget.perFragmentOverhead : 0) + fixed.tools + pinnedMedia,
+    fixedTokens: (prep.texts.system !== undefined ? fixed.system + prep.budget.perFragmentOverhead : 0) + fixed.tools + pinnedMedia,
     overhead: prep.budget.perFragmentOverhead,
     effective: prep.budget.effective,
     maxTokens: prep.truncateAt,

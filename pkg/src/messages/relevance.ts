@@ -15,11 +15,11 @@
 
 import { shownName } from '../errors.js';
 import { bm25FromStats, bm25Scores, bm25Stats, bm25Terms } from '../core/bridge.js';
-import { exp } from '../ranking/detmath.js';
+import { exp } from '../util/detmath.js';
 import { BM25_DEFAULTS } from '../ranking/relevance.js';
 import { isRecord, type Unchecked } from '../validate/fields.js';
 import { invalidOption } from '../validate/options.js';
-import type { RelevanceWeights } from '../types.js';
+import type { RelevanceWeights } from './types.js';
 
 /** The defaults of {@link RelevanceWeights}. */
 export const DEFAULT_RELEVANCE: Readonly<Required<RelevanceWeights>> = Object.freeze({
@@ -53,7 +53,7 @@ export function readRelevance(o: Unchecked): Required<RelevanceWeights> {
  * normalisation takes the highest BM25 among those).
  */
 export function relevanceValues(
-  texts: string[],
+  texts: readonly string[],
   query: string,
   scored: Uint8Array,
   w: Required<RelevanceWeights>,

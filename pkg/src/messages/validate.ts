@@ -8,7 +8,7 @@
 import { CtxpackError, describeValue } from '../errors.js';
 import { adapterOf } from './formats.js';
 import type { FormatAdapter, Turn } from './turns.js';
-import type { MessageViolation, MessageRule } from '../types.js';
+import type { MessageViolation, MessageRule } from './types.js';
 
 /** The messages read into turns; a malformed message is `undefined` there and a `'malformed'` violation. */
 export interface ReadTurns {

@@ -7,7 +7,8 @@
  */
 
 import { CtxpackError, readingInput, shownName } from '../errors.js';
-import { chooseFit, prepareFit, readConcurrency, scoreFit, type FitPlan, type PreparedFit, type ScoredFit } from '../messages/fit.js';
+import { readConcurrency } from '../messages/fit.js';
+import { chooseFit, prepareFit, scoreFit, type FitPlan, type PreparedFit, type ScoredFit } from '../messages/pipeline.js';
 import { countFit, prefillFit } from '../messages/count.js';
 import { adapterOf } from '../messages/formats.js';
 import { Bm25Memo } from '../messages/relevance.js';
@@ -15,8 +16,9 @@ import type { Turn } from '../messages/turns.js';
 import { CountCache, textKey } from '../tokens/cache.js';
 import { estimateTokens } from '../tokens/counter.js';
 import { invalidOption, optionsRecord, readBoolean, readCount, readNonEmptyString } from '../validate/options.js';
-import type { FitMessagesResult } from '../types.js';
-import { ANTHROPIC_MAX_MARKERS, messageMarkers, placeBreakpoints } from './breakpoints.js';
+import type { FitMessagesResult } from '../messages/types.js';
+import { placeBreakpoints } from './breakpoints.js';
+import { ANTHROPIC_MAX_MARKERS, messageMarkers } from '../messages/markers.js';
 import { cachedTokens, cutObjective, readPricing, requestCost, type Pricing } from './pricing.js';
 import { readState, readStateKey } from './state.js';
 import type { PreviousRequest, SessionFitResult, SessionOptions, SessionState, SessionStateWarning, SessionTurnOptions } from './types.js';
@@ -196,9 +198,9 @@ class ChatSession implements Session {
     const n = s.list.length;
     const overhead = s.budget.perFragmentOverhead;
     const tokensOf = (i: number): number => s.costs[i]! + overhead;
-    const keys = s.turns.map((t, i) => messageKey(t, s.textKeys[i]!, s.mediaKeys[i]!));
+    const keys = s.turns.map((t, i) => messageKey(t, s.textKeys.messages[i]!, s.mediaKeys[i]!));
     const systemKey = headKey(s);
-    const baseTokens = s.budget.overheadTokens + (s.hasSystem ? s.systemCost + overhead : 0) + s.toolsCost;
+    const baseTokens = s.budget.overheadTokens + (s.texts.system !== undefined ? s.systemCost + overhead : 0) + s.toolsCost;
     const budget = s.budget.overheadTokens + s.budget.effective;
     const mismatch = this.previous === null ? undefined : stateMismatch(this.previous, s, keys);
     const prev = mismatch === undefined ? this.previous : null;
@@ -314,8 +316,6 @@ class ChatSession implements Session {
       messages: placed.messages,
       metrics: {
         ...result.metrics,
-        cache_prefix_tokens: prefix.tokens,
-        predicted_cached_tokens: prefix.cached,
         predicted_cost: cost,
         count_cache_hits: this.counts.hits - hits0,
         count_cache_misses: this.counts.misses - misses0,
@@ -457,7 +457,6 @@ function messageKey(t: Turn, contentKey: string, mediaKey: string): string {
  * without tools, the key states have always held).
  */
 function headKey(s: ScoredFit<unknown>): string {
-  const n = s.list.length;
-  const system = s.hasSystem ? s.textKeys[n]! : '';
-  return s.hasTools ? textKey(`${system}\u0001${s.textKeys[n + (s.hasSystem ? 1 : 0)]!}`) : system;
+  const system = s.textKeys.system ?? '';
+  return s.textKeys.tools !== undefined ? textKey(`${system}\u0001${s.textKeys.tools}`) : system;
 }

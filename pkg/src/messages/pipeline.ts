@@ -1,0 +1,455 @@
+/**
+ * fitMessages' pipeline, in named stages that sessions (session/) build on too: `prepareFit`
+ * (options, messages, units, pins, the texts to count), `countFit` (count.ts), `scoreFit`
+ * (relevance), `chooseFit` (selection and the result). The public functions are in fit.ts.
+ *
+ * @internal
+ * @module
+ */
+
+import { CtxpackError, shownName } from '../errors.js';
+import { exactKnapsackSlice, greedySlice, knapsackSlice, packerSlice, type SliceItem, type SliceResult } from '../slicers/functions.js';
+import { estimateTokens, type TokenCounter } from '../tokens/counter.js';
+import { readBudgets } from '../validate/budgets.js';
+import { isRecord, type Unchecked } from '../validate/fields.js';
+import { invalidOption, optionsRecord, readBoolean, readCount, readEnum, readFunction, readNonEmptyString, rejectUnknownOptions } from '../validate/options.js';
+import { defaultScale } from '../validate/variants.js';
+import { monotonicMs } from '../util/time.js';
+import { scoreScale } from '../core/bridge.js';
+import { ANTHROPIC_MAX_MARKERS, capMarkers, fixedMarkers } from './markers.js';
+import { adapterOf } from './formats.js';
+import { readRelevance, relevanceValues, type Bm25Memo } from './relevance.js';
+import { buildUnits, latestUserMessage, pinnedMessages, type KeepRule, type Units } from './structure.js';
+import { collectText, joinText, readTurn, type FormatAdapter, type Turn } from './turns.js';
+import type { MediaPart, CountPartContext, MediaRules } from './media.js';
+import { DEFAULT_TRUNCATE_SHARE, type Truncation } from './truncate.js';
+import { messageArray, structureViolations } from './validate.js';
+import type { FitMessagesOptions, FitMessagesResult, MessageDecision, MessageDecisionReason, RelevanceWeights } from './types.js';
+
+const KNOWN_OPTIONS: readonly (keyof FitMessagesOptions)[] = [
+  'format',
+  'budgets',
+  'system',
+  'countTokens',
+  'model',
+  'keep',
+  'query',
+  'slicer',
+  'relevance',
+  'stubToolResults',
+  'truncateToolResults',
+  'provider',
+  'countPart',
+  'tools',
+];
+const PROVIDERS = ['openai', 'anthropic', 'gemini'] as const;
+const SLICERS = ['exact', 'knapsack', 'greedy', 'ranked', 'packer'] as const;
+
+function readKeep(o: Readonly<Record<string, unknown>>): KeepRule | undefined {
+  return typeof o['keep'] === 'function' ? (o['keep'] as KeepRule) : o['keep'] === undefined ? undefined : readCount(o, 'keep', 0);
+}
+
+/** What fitMessages reads and derives before counting. Shared with the session (session/). @internal */
+export interface PreparedFit<M> {
+  readonly t0: number;
+  readonly options: Unchecked;
+  readonly list: readonly M[];
+  readonly adapter: FormatAdapter;
+  readonly budget: ReturnType<typeof readBudgets>;
+  readonly counter: TokenCounter;
+  readonly model: string | undefined;
+  readonly query: string | undefined;
+  readonly slicer: (typeof SLICERS)[number];
+  readonly weights: Required<RelevanceWeights>;
+  /** How non-text parts are counted: the provider, the model, `options.countPart`. */
+  readonly mediaRules: MediaRules;
+  /** Each stub's non-text parts (those outside its tool results), as `stubs`. */
+  readonly stubMedia: readonly (readonly MediaPart[] | undefined)[];
+  /** Anthropic: the `cache_control` markers of `options.system` and `options.tools`, which count against the request's limit (0 in other formats). */
+  readonly fixedMarkers: number;
+  readonly turns: readonly Turn[];
+  readonly units: Units;
+  readonly pinned: Uint8Array;
+  readonly broken: Uint8Array;
+  readonly warnings: string[];
+  /** What is counted as text, by what it is. */
+  readonly texts: FitTexts;
+  /** `stubToolResults`: per message, its stub's index in `stubs` or -1. */
+  readonly stubOf: Int32Array;
+  /** The stubs: new messages whose tool results are a note. */
+  readonly stubs: readonly M[];
+  /** `truncateToolResults`: tool results over this many tokens are cut to it; `undefined`: off. */
+  readonly truncateAt: number | undefined;
+}
+
+/** The texts a fit counts: each message's, the system prompt's and the tools' JSON when given, each stub's. @internal */
+export interface FitTexts {
+  /** As `list`. */
+  readonly messages: readonly string[];
+  /** `options.system`'s text (Anthropic, the AI SDK). */
+  readonly system: string | undefined;
+  /** `options.tools` as JSON. */
+  readonly tools: string | undefined;
+  /** As `stubs`. */
+  readonly stubs: readonly string[];
+}
+
+/** The content keys of a fit's texts (tokens/cache.ts), as {@link FitTexts}. @internal */
+export interface FitTextKeys {
+  readonly messages: readonly string[];
+  readonly system: string | undefined;
+  readonly tools: string | undefined;
+}
+
+/** Counted: `costs[i]` per message (as sent: truncated where it is), the system prompt's, and what the pins take with overheads. @internal */
+export interface CountedFit<M> extends PreparedFit<M> {
+  readonly costs: Uint32Array;
+  /** The messages sent truncated (`truncateToolResults`), by index. */
+  readonly truncated: ReadonlyMap<number, Truncation<M>>;
+  /** Each stub's count, as `stubs`. */
+  readonly stubCosts: Uint32Array;
+  readonly systemCost: number;
+  /** `options.tools`' count (0 without). */
+  readonly toolsCost: number;
+  /** Per message: the part of `costs` its non-text parts take (media.ts). */
+  readonly mediaCosts: Uint32Array;
+  /** Per message: the descriptors of its non-text parts ('' without any), for a session's message keys. */
+  readonly mediaKeys: readonly string[];
+  readonly pinnedTokens: number;
+  /** Each text's content key; a truncated message's is its truncated text's. */
+  readonly textKeys: FitTextKeys;
+}
+
+/** Scored: each message's relevance value, and which messages compete. @internal */
+export interface ScoredFit<M> extends CountedFit<M> {
+  readonly values: Float64Array;
+  readonly scored: Uint8Array;
+}
+
+/**
+ * A plan's constraints beyond fitMessages' own (the session's): `forced` messages are kept
+ * (reason `'cached_prefix'`), only `eligible` ones compete for the rest, and the whole request
+ * takes at most `target` tokens (default the effective budget). @internal
+ */
+export interface FitPlan {
+  forced?: Uint8Array;
+  eligible?: Uint8Array;
+  target?: number;
+  /** Messages whose `cache_control` markers the session itself placed on an earlier turn: removed, never counted. */
+  ownMarkers?: Uint8Array;
+}
+
+/** Steps 1 to 3 without counting: options, messages, units, pins, broken units. @internal */
+export function prepareFit<M>(messages: readonly M[], options: unknown, extraOptions: readonly string[] = []): PreparedFit<M> {
+  const t0 = monotonicMs();
+  const list = messageArray(messages) as readonly M[]; // a copy: see messageArray
+  const o = optionsRecord(options);
+  rejectUnknownOptions(o, [...KNOWN_OPTIONS, ...extraOptions], 'fitMessages');
+  const adapter = adapterOf(o['format']);
+  const budget = readBudgets(o['budgets']);
+  const counter = readFunction<TokenCounter>(o, 'countTokens') ?? estimateTokens;
+  const model = readNonEmptyString(o, 'model');
+  const keep = readKeep(o);
+  const query = o['query'];
+  if (query !== undefined && typeof query !== 'string') throw invalidOption('query', 'a string', query);
+  const slicer = readEnum(o, 'slicer', SLICERS, 'ranked');
+  const weights = readRelevance(o);
+  const system = o['system'];
+  if (system !== undefined && adapter.systemOption?.accepts(system) !== true) {
+    throw invalidOption('system', adapter.systemOption?.requirement ?? "absent unless format is 'anthropic' or 'ai-sdk'", system);
+  }
+
+  const format = adapter.name;
+  const provider = readEnum(o, 'provider', PROVIDERS, format === 'anthropic' ? 'anthropic' : 'openai');
+  const countPart = readFunction<(part: unknown, context: CountPartContext) => unknown>(o, 'countPart');
+  const tools = o['tools'];
+  if (tools !== undefined && (typeof tools !== 'object' || tools === null)) throw invalidOption('tools', 'an array of tool definitions (or an object of them)', tools);
+
+  const n = list.length;
+  const turns: Turn[] = list.map((m, i) => readTurn(adapter, m, i));
+  const units = buildUnits(turns, adapter);
+  // Units that break a rule (an empty result and a leading assistant are fixed after selection).
+  const violations = structureViolations(turns, adapter).filter((v) => v.rule !== 'no_messages' && v.rule !== 'first_not_user');
+  const broken = new Uint8Array(n);
+  for (const v of violations) for (const j of units.members.get(units.unitOf[v.index]!)!) broken[j] = 1;
+  const pinned = pinnedMessages(list, turns, units, keep, adapter.firstFromUser, broken);
+  const warnings: string[] = [];
+  for (const v of violations) {
+    const unit = units.members.get(units.unitOf[v.index]!)!;
+    if (unit.some((j) => pinned[j] === 1)) {
+      throw new CtxpackError('INVALID_MESSAGES', `${v.message} (rule ${v.rule}), and it is among the messages that must be kept`, {
+        field: v.rule,
+        index: v.index,
+      });
+    }
+    warnings.push(`${v.message} (rule ${v.rule}): left out with its unit`);
+  }
+  const systemText = system === undefined ? undefined : joinText(collectText(system));
+  const toolsJson = tools === undefined ? undefined : toolsText(tools);
+  const stubTexts: string[] = [];
+  const stubOf = new Int32Array(n).fill(-1);
+  const stubs: M[] = [];
+  const stubMedia: (readonly MediaPart[] | undefined)[] = [];
+  if (readBoolean(o, 'stubToolResults', false)) {
+    for (let i = 0; i < n; i++) {
+      if (turns[i]!.results.length === 0 || pinned[i] === 1 || broken[i] === 1) continue;
+      const note = `[tool result omitted: ${turns[i]!.text.length} characters]`;
+      const stub = adapter.replaceResults(list[i], () => note) as M | undefined;
+      if (stub === undefined) continue;
+      stubOf[i] = stubs.length;
+      stubs.push(stub);
+      const read = readTurn(adapter, stub, i);
+      stubTexts.push(read.text);
+      stubMedia.push(read.media);
+    }
+  }
+  return {
+    truncateAt: readTruncation(o, budget.effective),
+    t0, options: o, list, adapter, budget, counter, model, query, slicer, weights,
+    mediaRules: { provider, model, countPart },
+    fixedMarkers: adapter.name === 'anthropic' ? fixedMarkers(system) + fixedMarkers(tools) : 0,
+    turns, units, pinned, broken, warnings, stubOf, stubs, stubMedia,
+    texts: { messages: turns.map((t) => t.text), system: systemText, tools: toolsJson, stubs: stubTexts },
+  };
+}
+
+/**
+ * `options.tools` as the text it is counted as: its JSON (functions left out, as JSON.stringify
+ * leaves them), an approximation of how the provider renders tool schemas into the prompt.
+ */
+function toolsText(tools: object): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(tools);
+  } catch {
+    json = undefined;
+  }
+  if (json === undefined) throw invalidOption('tools', 'tool definitions that JSON.stringify can write (no cycles, no BigInt)', tools);
+  return json;
+}
+
+/**
+ * `options.truncateToolResults`: `true` (the default: at most {@link DEFAULT_TRUNCATE_SHARE} of
+ * the effective budget per tool result), `false`, or `{ maxTokens }`.
+ */
+function readTruncation(o: Unchecked, effective: number): number | undefined {
+  const v = o['truncateToolResults'];
+  if (v === undefined || v === true) return Math.floor(effective * DEFAULT_TRUNCATE_SHARE);
+  if (v === false) return undefined;
+  if (isRecord(v)) {
+    for (const key of Object.keys(v)) if (key !== 'maxTokens') throw invalidOption(`truncateToolResults.${shownName(key)}`, 'absent (the only field is maxTokens)', v[key]);
+    const max = v['maxTokens'];
+    if (max === undefined) return Math.floor(effective * DEFAULT_TRUNCATE_SHARE);
+    if (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 0) throw invalidOption('truncateToolResults.maxTokens', 'a non-negative integer', max);
+    return max;
+  }
+  throw invalidOption('truncateToolResults', 'true, false or { maxTokens }', v);
+}
+
+/** Step 4: relevance of the messages that compete. @internal */
+export function scoreFit<M>(c: CountedFit<M>, memo?: Bm25Memo): ScoredFit<M> {
+  const { turns, texts, pinned, broken } = c;
+  const n = turns.length;
+  const scored = new Uint8Array(n);
+  for (let i = 0; i < n; i++) scored[i] = pinned[i] === 0 && broken[i] === 0 ? 1 : 0;
+  const latest = latestUserMessage(turns);
+  const q = c.query ?? (latest >= 0 ? texts.messages[latest]! : '');
+  const values = relevanceValues(texts.messages, q, scored, c.weights, memo);
+  return { ...c, values, scored };
+}
+
+/** Step 5: selection under the budget (and a session's plan), and the result. @internal */
+export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesResult<M> {
+  const { list, turns, units, pinned, broken, costs, values, scored, budget, systemCost } = s;
+  const n = list.length;
+  const overhead = budget.perFragmentOverhead;
+  const forced = plan.forced;
+  let forcedTokens = 0;
+  if (forced !== undefined) for (let i = 0; i < n; i++) if (forced[i] === 1 && scored[i] === 1) forcedTokens += costs[i]! + overhead;
+  const target = Math.min(plan.target ?? budget.effective, budget.effective);
+  const room = { targetTokens: Math.max(0, target - s.pinnedTokens - forcedTokens) };
+  // Anthropic: units that would open the request with an assistant message are left out and the
+  // budget sliced again without them, so that what they would have taken goes to others
+  // (a few rounds; startWithUser below drops whatever still leads after the last).
+  const leadOut = new Uint8Array(n);
+  const worth = solverValue(s.slicer);
+  let items: SliceItem[];
+  let itemIndex: number[];
+  let result: SliceResult;
+  for (let round = 0; ; round++) {
+    items = [];
+    itemIndex = [];
+    for (let i = 0; i < n; i++) {
+      if (scored[i] === 0 || forced?.[i] === 1 || leadOut[i] === 1 || (plan.eligible !== undefined && plan.eligible[i] === 0)) continue;
+      const unit = units.unitOf[i]!;
+      const item: SliceItem = { id: String(i), tokens: costs[i]! + overhead, score: worth(values[i]!) };
+      if (units.members.get(unit)!.length > 1) item.group = `u${unit}`;
+      const k = s.stubOf[i]!;
+      if (k >= 0) item.variants = [{ tokens: s.stubCosts[k]! + overhead, score: worth(values[i]! * defaultScale(s.stubCosts[k]!, costs[i]!)) }];
+      items.push(item);
+      itemIndex.push(i);
+    }
+    result = slice(s.slicer, items, room);
+    if (!s.adapter.firstFromUser || round === FIRST_USER_ROUNDS) break;
+    const kept = new Uint8Array(n);
+    for (let i = 0; i < n; i++) if (pinned[i] === 1 || forced?.[i] === 1) kept[i] = 1;
+    result.decisions.forEach((d, k) => d.included && (kept[itemIndex[k]!] = 1));
+    const leading = leadingUnits(turns, units, pinned, kept);
+    if (leading.length === 0) break;
+    for (const i of leading) leadOut[i] = 1;
+  }
+
+  const reasons = new Array<MessageDecisionReason>(n);
+  const groupReasons = new Array<MessageDecisionReason | undefined>(n);
+  const included = new Uint8Array(n);
+  const stubbed = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    if (pinned[i] === 1) {
+      reasons[i] = 'pinned';
+      included[i] = 1;
+    } else if (broken[i] === 1) reasons[i] = 'invalid_structure';
+    else if (forced?.[i] === 1) {
+      reasons[i] = 'cached_prefix';
+      included[i] = 1;
+    } else if (leadOut[i] === 1) reasons[i] = 'first_not_user';
+    else reasons[i] = 'cache_cut'; // not eligible under a session's plan; the slicer's reason replaces it for the eligible
+  }
+  result.decisions.forEach((d, k) => {
+    const i = itemIndex[k]!;
+    reasons[i] = d.reason;
+    if (d.groupReason !== undefined) groupReasons[i] = d.groupReason;
+    if (d.included) included[i] = 1;
+    if (d.included && d.variant === 0) stubbed[i] = 1;
+  });
+  if (s.adapter.firstFromUser) startWithUser(turns, units, pinned, included, reasons);
+
+  const kept: M[] = [];
+  const decisions: MessageDecision[] = new Array(n);
+  let tokensSelected = systemCost + s.toolsCost;
+  for (let i = 0; i < n; i++) {
+    const inc = included[i] === 1;
+    const stub = inc && stubbed[i] === 1 ? s.stubOf[i]! : -1;
+    const cut = s.truncated.get(i);
+    if (inc) {
+      kept.push(stub >= 0 ? s.stubs[stub]! : (cut?.message ?? list[i]!));
+      tokensSelected += stub >= 0 ? s.stubCosts[stub]! : costs[i]!;
+    }
+    decisions[i] = { index: i, included: inc, reason: reasons[i]!, cost_tokens: costs[i]!, score: pinned[i] === 1 ? 1 : values[i]!, unit: units.unitOf[i]! };
+    if (cut !== undefined) decisions[i]!.truncated = { from: cut.from, to: cut.tokens };
+    if (s.mediaCosts[i]! > 0) decisions[i]!.media_tokens = s.mediaCosts[i]!;
+    if (stub >= 0) Object.assign(decisions[i]!, { stubbed: true, stub_tokens: s.stubCosts[stub]! });
+    if (groupReasons[i] !== undefined) (decisions[i] as MessageDecision & { group_reason?: MessageDecisionReason }).group_reason = groupReasons[i];
+  }
+  const warnings = [...s.warnings];
+  if (n === 0) warnings.push('messages is empty: there is nothing to send');
+  if (s.adapter.name === 'anthropic') {
+    const own = plan.ownMarkers;
+    const keptIndex = own === undefined ? undefined : decisions.filter((d) => d.included).map((d) => d.index);
+    const capped = capMarkers(kept, s.fixedMarkers, keptIndex === undefined ? undefined : (k) => own![keptIndex[k]!] === 1);
+    if (capped.removed > 0) {
+      warnings.push(
+        `cache_markers_removed: ${capped.removed} cache_control marker(s) on the messages were removed (the earliest), so that the request has at most ${ANTHROPIC_MAX_MARKERS} with options.system's and options.tools'`,
+      );
+    }
+  }
+  const budgetUsed = tokensSelected + overhead * (kept.length + (s.texts.system !== undefined ? 1 : 0));
+  return {
+    messages: kept,
+    decisions,
+    metrics: {
+      candidate_count: n,
+      messages_kept: kept.length,
+      pinned_tokens: s.pinnedTokens,
+      tokens_selected: tokensSelected,
+      fragments_counted: n + (s.texts.system !== undefined ? 1 : 0) + (s.texts.tools !== undefined ? 1 : 0) + s.texts.stubs.length,
+      effective_budget: budget.effective,
+      budget_used: budgetUsed,
+      prompt_tokens: budget.overheadTokens + budgetUsed,
+      planner_ms: monotonicMs() - s.t0,
+    },
+    warnings,
+  };
+}
+
+
+/**
+ * The score a message of value `v` (in [0, 1]) is given to the strategy. The value-maximising
+ * ones (`'exact'`, `'knapsack'`) floor `score × scale` to integers (bridge.ts `scoreScale`), so a
+ * message of low but positive value would be worth 0 to them and never kept, even with budget
+ * left: for them values are mapped onto [1.5, scale − 0.5] / scale, which keeps their order and
+ * makes every message worth at least one unit. The walks compare values as they are.
+ */
+function solverValue(slicer: (typeof SLICERS)[number]): (v: number) => number {
+  if (slicer !== 'exact' && slicer !== 'knapsack') return (v) => v;
+  const scale = scoreScale();
+  return (v) => (1.5 + v * (scale - 2)) / scale;
+}
+
+/** Runs the chosen strategy; `'ranked'` and `'packer'` walk the items by value, highest first (ties: newest first). */
+function slice(slicer: (typeof SLICERS)[number], items: SliceItem[], budget: { targetTokens: number }): SliceResult {
+  // Every strategy keeps everything when everything fits. The greedy slice says so in one pass;
+  // the knapsack's buckets could not (each size rounded up, a fitting set can look too big).
+  let total = 0;
+  for (const item of items) total += item.tokens;
+  if (total <= budget.targetTokens) return greedySlice(items, budget);
+  switch (slicer) {
+    case 'exact':
+      return exactKnapsackSlice(items, budget);
+    case 'knapsack':
+      return knapsackSlice(items, budget);
+    case 'greedy':
+      return greedySlice(items, budget);
+    case 'ranked':
+    case 'packer': {
+      const order = items.map((_, k) => k).sort((a, b) => items[b]!.score - items[a]!.score || b - a);
+      const walked = packerSlice(
+        order.map((k) => items[k]!),
+        budget,
+        slicer === 'ranked' ? { maxConsecutiveSkips: 0 } : {},
+      );
+      const decisions = new Array<SliceResult['decisions'][number]>(items.length);
+      walked.decisions.forEach((d, p) => (decisions[order[p]!] = { ...d, index: order[p]! }));
+      return { ...walked, decisions };
+    }
+  }
+}
+
+/** Rounds of slicing again without the units that would lead (Anthropic); each round leaves out at least one unit. */
+const FIRST_USER_ROUNDS = 8;
+
+/**
+ * The members of the units that open `kept` before its first user message (an assistant or tool
+ * message first), in order; a pinned one is `INVALID_MESSAGES` (it cannot be left out).
+ */
+function leadingUnits(turns: readonly Turn[], units: ReturnType<typeof buildUnits>, pinned: Uint8Array, kept: Uint8Array): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < turns.length; i++) {
+    if (kept[i] === 0) continue;
+    if (turns[i]!.role === 'user') break;
+    if (pinned[i] === 1) {
+      throw new CtxpackError('INVALID_MESSAGES', `messages[${i}] is kept by rule but would open the request, which must start with a user message`, {
+        field: 'first_not_user',
+        index: i,
+      });
+    }
+    for (const j of units.members.get(units.unitOf[i]!)!) {
+      if (kept[j] === 1) out.push(j);
+      kept[j] = 0;
+    }
+  }
+  return out;
+}
+
+/** Anthropic: drops what still opens the request before a user message after the last round. */
+function startWithUser(
+  turns: readonly Turn[],
+  units: ReturnType<typeof buildUnits>,
+  pinned: Uint8Array,
+  included: Uint8Array,
+  reasons: MessageDecisionReason[],
+): void {
+  for (const j of leadingUnits(turns, units, pinned, included.slice())) {
+    included[j] = 0;
+    reasons[j] = 'first_not_user';
+  }
+}
