@@ -576,17 +576,3 @@ export interface SelectionResult<T extends PlannerFragmentFields = Fragment> {
   /** Human-readable warnings. They name candidates by index and never contain fragment text or ids (kind names may appear). */
   warnings: string[];
 }
-
-// The message layer's types live with it: messages/types.ts.
-export type {
-  FitMessagesAsyncOptions,
-  FitMessagesMetrics,
-  FitMessagesOptions,
-  FitMessagesResult,
-  MessageDecision,
-  MessageDecisionReason,
-  MessageFormat,
-  MessageRule,
-  MessageViolation,
-  RelevanceWeights,
-} from './messages/types.js';

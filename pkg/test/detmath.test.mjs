@@ -1,9 +1,9 @@
-// The scores' exp and log are engine-independent ports of fdlibm (pkg/src/ranking/detmath.ts): they must stay
+// The scores' exp and log are engine-independent ports of fdlibm (pkg/src/util/detmath.ts): they must stay
 // within 1 ulp of the engine's Math.exp / Math.log, so that the seed's formulas keep their meaning.
 // (tests/e2e/determinism.test.mjs checks that Node, Chromium and workerd agree to the bit.)
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { calculateEvictionScore, calculateRecencyScore } from 'ctxpack';
+import { calculateEvictionScore, calculateRecencyScore } from 'ctxpack/acs';
 
 const NOW = Date.parse('2026-11-20T12:00:00Z');
 const HOUR = 3_600_000;

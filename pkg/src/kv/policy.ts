@@ -5,12 +5,12 @@
  * @module
  */
 
-import { log } from '../ranking/detmath.js';
+import { log } from '../util/detmath.js';
 import { CtxpackError, describeValue } from '../errors.js';
 import { assertFragmentObject, isRecord, readBenefit, readCost, readDependencies, readId, readOptionalString, readTime } from '../validate/fields.js';
 import { optionsRecord, readCount, readNow } from '../validate/options.js';
-import { identity, mergeSort, orderedBits, radixSort } from '../ranking/sort.js';
-import { parseTimeInput } from '../ranking/time.js';
+import { identity, mergeSort, orderedBits, radixSort } from '../util/sort.js';
+import { parseTimeInput } from '../util/time.js';
 import type { CacheEntry, EvictionOptions, FragmentFields, GenerateKVPolicyOptions, KVPolicy } from '../types.js';
 
 /** Spec: "Max KV size: 64 items (default)". */

@@ -7,12 +7,13 @@
 
 import { Scratch } from '../core/scratch.js';
 import { buildKVPolicy, type KVInput } from '../kv/policy.js';
-import { hashId } from '../ranking/hash.js';
+import { hashId } from '../util/hash.js';
 import type { Decision, KVPolicy, PlannerFragmentFields, SelectionResult } from '../types.js';
 import { NO_STRINGS } from '../validate/candidates.js';
 import type { Call } from './call.js';
 import { decisionsOf, settleDecisions } from './decisions.js';
-import { buildMetrics, defaultRequestId, monotonicMs } from './metrics.js';
+import { buildMetrics, defaultRequestId } from './metrics.js';
+import { monotonicMs } from '../util/time.js';
 import type { Sliced } from './slice.js';
 import { NO_VERSION } from '../core/bridge.js';
 import type { VariantInput } from '../validate/variants.js';

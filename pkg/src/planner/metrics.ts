@@ -9,7 +9,7 @@ import { CtxpackError, describeValue } from '../errors.js';
 import { assertFragmentObject, readEntities, readId, readOptionalString } from '../validate/fields.js';
 import { readCache, type CheckedCacheEntry } from '../kv/policy.js';
 import { bitCount, createScoringContext, readGaze, scoreComponents } from '../ranking/scoring.js';
-import { Words64 } from '../ranking/hash.js';
+import { Words64 } from '../util/hash.js';
 import type { CacheEntry, FragmentFields, Gaze, KVPolicy, PlannerMetrics, ScoringOptions } from '../types.js';
 
 /** `{ hits, misses, evictions }` of {@link PlannerMetrics.kv_cache_stats}. */
@@ -193,16 +193,6 @@ export function defaultRequestId(now: number, tokensMax: number, candidateHashes
   h.word(candidateHashes.length);
   h.word(selectedHashes.length);
   return `acs-${h.digest()}`;
-}
-
-/**
- * Monotonic milliseconds: `performance.now()` (Node, browsers, workers), else `Date.now()`.
- * Only used to measure durations.
- * @internal
- */
-export function monotonicMs(): number {
-  const perf = (globalThis as { performance?: { now?: () => number } }).performance;
-  return typeof perf?.now === 'function' ? perf.now() : Date.now();
 }
 
 /** Selection-level metrics assembled by the planner. @internal */

@@ -10,7 +10,7 @@
  */
 
 import { invalidOption } from '../validate/options.js';
-import { toEpochMs } from '../ranking/time.js';
+import { toEpochMs } from '../util/time.js';
 import type { PlannerFragmentFields, PlannerOptions, PlacementOrder, SelectionResult } from '../types.js';
 
 export const PLACEMENT_ORDERS: readonly PlacementOrder[] = Object.freeze(['rank', 'input', 'chronological', 'u-shaped']);

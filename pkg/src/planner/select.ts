@@ -17,13 +17,12 @@ import { countUnresolved, rankColumns } from '../ranking/tiebreak.js';
 import type { Budgets, Gaze, PlannerFragmentFields, PlannerOptions, SelectionResult } from '../types.js';
 import { readCall, type Call } from './call.js';
 import { finish } from './finish.js';
-import { monotonicMs } from './metrics.js';
+import { monotonicMs } from '../util/time.js';
 import { slice } from './slice.js';
 import { hasPins, selectWithPins } from './pins.js';
 import { place, readOrder } from './placement.js';
 import { queryRelevance, readQuery } from '../ranking/relevance.js';
 
-export { DEFAULT_BUCKET_SIZE, DEFAULT_KIND, DEFAULT_MAX_CONSECUTIVE_SKIPS, OVERSHOOT_MIN_BENEFIT, PLANNER_SLICERS } from './settings.js';
 
 /**
  * Selects the fragments to put in the prompt under `budgets` (spec: `selectFragments`).

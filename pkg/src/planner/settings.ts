@@ -23,8 +23,8 @@ import {
   readTableLimits,
   readWeights,
   rejectUnknownOptions,
-  type DependencyMode,
 } from '../validate/options.js';
+import type { DependencyMode } from '../core/types.js';
 import { DEFAULT_KV_TOP_K, DEFAULT_MAX_KV_SIZE, readCache, type CheckedCacheEntry } from '../kv/policy.js';
 import type { ScoringContext } from '../ranking/scoring.js';
 import { DEFAULT_DIVERSITY_WINDOW } from '../ranking/tiebreak.js';

@@ -28,7 +28,7 @@
  * @module
  */
 
-import { exp, expColumn } from './detmath.js';
+import { exp, expColumn } from '../util/detmath.js';
 import { CtxpackError, describeValue } from '../errors.js';
 import {
   assertFragmentObject,
@@ -41,7 +41,7 @@ import {
   type Where,
 } from '../validate/fields.js';
 import { optionsRecord, readNow, readWeights } from '../validate/options.js';
-import { toEpochMs } from './time.js';
+import { toEpochMs } from '../util/time.js';
 import type { FragmentFields, Gaze, ScoringComponents, ScoringOptions, ScoringWeights, TimeInput } from '../types.js';
 
 export { DEFAULT_WEIGHTS } from '../validate/options.js';

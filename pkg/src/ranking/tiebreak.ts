@@ -7,7 +7,7 @@
  */
 
 import { Scratch } from '../core/scratch.js';
-import { identity, mergeSort, orderedBits, radixSort, sortDescending } from './sort.js';
+import { identity, mergeSort, orderedBits, radixSort, sortDescending } from '../util/sort.js';
 
 /** Scores whose difference is at most this are tied (the seed's `Math.abs(a.score - b.score) > 0.001`). */
 export const SCORE_TIE_TOLERANCE = 0.001;

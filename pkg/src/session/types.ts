@@ -4,7 +4,8 @@
  * @module
  */
 
-import type { Budgets, FitMessagesAsyncOptions, FitMessagesMetrics, FitMessagesOptions, FitMessagesResult } from '../types.js';
+import type { Budgets } from '../types.js';
+import type { FitMessagesAsyncOptions, FitMessagesMetrics, FitMessagesOptions, FitMessagesResult } from '../messages/types.js';
 
 /**
  * How the provider bills a cached prompt prefix, in units of the price of an uncached input token.
@@ -99,12 +100,8 @@ export interface SessionCacheReport {
   cut: boolean;
 }
 
-/** `fitMessages`' metrics plus the session's. */
+/** `fitMessages`' metrics plus the session's (the cache figures are in `result.cache`, once). */
 export interface SessionMetrics extends FitMessagesMetrics {
-  /** `cache.prefixTokens`. */
-  cache_prefix_tokens: number;
-  /** `cache.predictedCachedTokens`. */
-  predicted_cached_tokens: number;
   /** The input of this request in uncached-token prices: cached tokens × readCost + the rest × writeCost (× 1 without a cache). */
   predicted_cost: number;
   /** Texts whose count came from the session's cache this turn, and texts counted. */

@@ -10,7 +10,7 @@ import type { VariantColumns } from '../core/bridge.js';
 import { linksOf, type Links } from '../core/links.js';
 import { CtxpackError, describeValue } from '../errors.js';
 import { isRecord, MAX_COST_TOKENS } from '../validate/fields.js';
-import type { DependencyMode } from '../validate/options.js';
+import type { DependencyMode } from '../core/types.js';
 
 function fieldError(index: number, field: string, requirement: string, value: unknown): CtxpackError {
   return new CtxpackError('INVALID_FIELD', `items[${index}].${field} must be ${requirement}, got ${describeValue(value)}`, {

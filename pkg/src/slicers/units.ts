@@ -7,7 +7,8 @@
  */
 
 import { groupUnits as coreUnits } from '../core/bridge.js';
-import { optionsCopy, readDependencyMode, rejectUnknownOptions, type DependencyMode } from '../validate/options.js';
+import { optionsCopy, readDependencyMode, rejectUnknownOptions } from '../validate/options.js';
+import type { DependencyMode } from '../core/types.js';
 import type { SliceItem } from './functions.js';
 import { linksOfColumns, readSliceItems } from './items.js';
 

@@ -12,7 +12,7 @@
 import { CtxpackError, describeValue } from '../errors.js';
 import { MAX_COST_TOKENS } from '../validate/fields.js';
 import { checkedCount, counterThrew } from './counter.js';
-import { hex32 } from '../ranking/hash.js';
+import { hex32 } from '../util/hash.js';
 
 /**
  * The key of a text: a 64-bit hash of its UTF-16 code units (two 32-bit multiply-xorshift lanes

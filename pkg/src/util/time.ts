@@ -119,3 +119,12 @@ export function toEpochMs(value: unknown, field: string, index?: number): number
   }
   return ms;
 }
+
+/**
+ * Monotonic milliseconds: `performance.now()` (Node, browsers, workers), else `Date.now()`.
+ * Only used to measure durations.
+ */
+export function monotonicMs(): number {
+  const perf = (globalThis as { performance?: { now?: () => number } }).performance;
+  return typeof perf?.now === 'function' ? perf.now() : Date.now();
+}

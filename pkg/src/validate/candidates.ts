@@ -24,10 +24,9 @@ import {
   type Unchecked,
 } from './fields.js';
 import type { Scratch } from '../core/scratch.js';
-import type { EntityMatcher } from '../ranking/scoring.js';
-import { fnv1a32Units } from '../ranking/hash.js';
+import { fnv1a32Units } from '../util/hash.js';
 import { indexIds, type IdIndex } from './id-index.js';
-import { MAX_EPOCH_MS } from '../ranking/time.js';
+import { MAX_EPOCH_MS } from '../util/time.js';
 import { readVariants, type VariantInput } from './variants.js';
 
 const getTime = Date.prototype.getTime;
@@ -72,6 +71,16 @@ export interface Candidates {
 
 /** An empty list, shared. */
 export const NO_STRINGS: readonly string[] = Object.freeze([]);
+
+/**
+ * What the pass asks of the gaze's entity matcher (ranking/scoring.ts's `EntityMatcher`, named by
+ * its shape so that validation does not depend on ranking).
+ */
+interface EntityMatcher {
+  readonly masks: boolean;
+  mask(entities: readonly string[]): number;
+  overlap(entities: readonly string[], mask: number): number;
+}
 
 /**
  * Step 1 for the candidates: checks every field in the documented order and reads it into the

@@ -10,7 +10,7 @@
  */
 
 import { CtxpackError, describeValue } from '../errors.js';
-import { MAX_EPOCH_MS, parseTimeInput } from '../ranking/time.js';
+import { MAX_EPOCH_MS, parseTimeInput } from '../util/time.js';
 
 /** Largest accepted `cost_tokens` (the core counts tokens in u32). */
 export const MAX_COST_TOKENS = 0xffff_ffff;

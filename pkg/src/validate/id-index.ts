@@ -19,7 +19,7 @@
  */
 
 import type { Scratch } from '../core/scratch.js';
-import { fnv1a32Units } from '../ranking/hash.js';
+import { fnv1a32Units } from '../util/hash.js';
 
 /** The ids' index; build it with {@link indexIds}. */
 export interface IdIndex {

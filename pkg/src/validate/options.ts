@@ -10,6 +10,7 @@ import { CtxpackError, describeValue, shownName } from '../errors.js';
 import { MAX_COST_TOKENS, isRecord, type Unchecked } from './fields.js';
 import type { CountEntry } from '../core/bridge.js';
 import type { ScoringWeights } from '../types.js';
+import type { DependencyMode } from '../core/types.js';
 
 /** Default weights of the benefit formula (spec: α = 0.6, β = 0.3, γ = 0.1). */
 export const DEFAULT_WEIGHTS: Readonly<ScoringWeights> = Object.freeze({ alpha: 0.6, beta: 0.3, gamma: 0.1 });
@@ -156,9 +157,6 @@ export function readBucketSize(o: Unchecked): number {
   }
   return v;
 }
-
-/** How `dependencies` are treated. */
-export type DependencyMode = 'ignore' | 'require';
 
 /** `dependencies`: `'ignore'` (default) or `'require'`. */
 export function readDependencyMode(o: Unchecked): DependencyMode {
