@@ -29,6 +29,7 @@ import { acsSelectFragments, greedySlice, knapsackSlice } from './baselines.mjs'
 const here = dirname(fileURLToPath(import.meta.url));
 const root = dirname(here);
 const DIST = pathToFileURL(join(root, 'pkg/dist/node.js')).href;
+const DIST_SLICERS = pathToFileURL(join(root, 'pkg/dist/node-slicers.js')).href;
 const GLUE = pathToFileURL(join(root, 'pkg/wasm/ctxpack.js')).href;
 const WASM = join(root, 'pkg/wasm/ctxpack_bg.wasm');
 /** A fixed "now" for the planner (the seed's own code reads Date.now()). */
@@ -142,7 +143,7 @@ async function child(spec) {
   const batch = spec.batch ?? 1;
   const data = loadData(dataDir);
   const native = JSON.parse(readFileSync(join(dataDir, 'native.json'), 'utf8'));
-  const lib = await import(DIST);
+  const lib = { ...(await import(DIST)), ...(await import(DIST_SLICERS)) };
   const knapsackOptions = algo === 'knapsack' ? { bucketSize: bucket } : undefined;
   const frags = fragmentsOf(data, native.kinds, n, impl.startsWith('planner') || impl === 'seed-acs');
   const cols = { tokens: data.tokens.subarray(0, n), scores: data.scores.subarray(0, n) };
@@ -189,7 +190,7 @@ async function child(spec) {
           return r.selected;
         }
       : () => lib.sliceColumns(algo, cols, { targetTokens: budget }, knapsackOptions).selected,
-    'wasm-fragments': () => lib.sliceFragments(algo, frags, { targetTokens: budget }, knapsackOptions).selected,
+    'wasm-fragments': () => lib.sliceObjects(algo, frags, { targetTokens: budget }, knapsackOptions).selected,
     js: () => (algo === 'greedy' ? greedySlice(frags, budget) : knapsackSlice(frags, budget, bucket)),
     'planner-greedy': () => lib.selectFragments(frags, GAZE, { tokens_max: budget }, plannerOptions('greedy')).fragments,
     'planner-acs': () => lib.selectFragments(frags, GAZE, { tokens_max: budget }, plannerOptions('ranked')).fragments,
@@ -768,7 +769,7 @@ largest table cupel accepts at C = 10k, and a 400 M-cell table.
 ${knapsackTable(knapsack)}
 
 - *wasm columns*: \`sliceColumns('knapsack', { tokens: Uint32Array, scores: Float64Array }, …)\`;
-  *wasm fragments*: \`sliceFragments('knapsack', fragments, …)\` on \`{ id, cost_tokens, score, kind }\`
+  *wasm fragments*: \`sliceObjects('knapsack', fragments, …)\` on \`{ id, cost_tokens, score, kind }\`
   objects; *plain JS*: knapsack-slice.md written directly (bench/baselines.mjs: Float64Array value
   row, Uint8Array keep table); *selectFragments knapsack*: the whole planner (ACS scores, ranking,
   KV policy, metrics) with \`slicer: 'knapsack'\` on full fragments, a different instance (ACS scores)
@@ -782,7 +783,7 @@ ms per call (median).
 
 ${greedyTable(greedy)}
 
-- *wasm fragments* per object (\`sliceFragments('greedy', …)\`, n = 100k, budget 1000k): ${perObject(greedy)}.
+- *wasm fragments* per object (\`sliceObjects('greedy', …)\`, n = 100k, budget 1000k): ${perObject(greedy)}.
 - *selectFragments greedy / acs*: the whole planner on fragment objects with entities, timestamp,
   citations, source and lod (\`options.slicer\` \`'greedy'\` or the default \`'ranked'\`), the plan's
   \`fragments\` used; *acs, decisions read*: the same, then every \`plan.decisions\` entry read (from

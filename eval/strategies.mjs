@@ -6,7 +6,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const { fitMessages, selectFragments, PLANNER_SLICERS } = await import(pathToFileURL(join(root, 'pkg/dist/node.js')).href);
+const { fitMessages, selectFragments } = await import(pathToFileURL(join(root, 'pkg/dist/node.js')).href);
+const { PLANNER_SLICERS } = await import(pathToFileURL(join(root, 'pkg/dist/node-acs.js')).href);
 // LangChain is a dev dependency of the package; resolved from there.
 const requirePkg = createRequire(join(root, 'pkg/package.json'));
 const { AIMessage, HumanMessage, SystemMessage, ToolMessage, trimMessages } = await import(pathToFileURL(requirePkg.resolve('@langchain/core/messages')).href);

@@ -3,7 +3,8 @@
 // request by request (replaySession, in a worker, when the history, budget or cache changes). The package is the built browser
 // bundle, imported as it ships.
 
-import { CtxpackError, defaultCacheFor, detectMessageFormat, fitMessages, init, selectFragments, toEpochMs } from '/pkg/dist/index.js';
+import { CtxpackError, defaultCacheFor, detectMessageFormat, fitMessages, init, selectFragments } from '/pkg/dist/index.js';
+import { toEpochMs } from '/pkg/dist/acs.js';
 import { ScoreChart, TurnsChart } from './src/chart.js';
 import { Controls } from './src/controls.js';
 import { SAMPLED_POINTS, VALUE_SCALE, describeCurve, kindOf, plotPoints, rankedItems, scaledValue } from './src/curve.js';

@@ -89,8 +89,13 @@ const loader = (name) => ({
   },
 });
 
+// The public entries: `ctxpack` (the front doors) and the subpaths of the building blocks. They
+// share one instance of the core (and one CtxpackError class), so each runtime's ESM build splits
+// them into shared chunks, and the CommonJS entries read one shared bundle (esbuild cannot split
+// CommonJS): dist/internal.cjs holds every module, each .cjs entry picks its names from it.
+const ENTRIES = { index: 'src/index.ts', slicers: 'src/slicers.ts', acs: 'src/acs.ts' };
+
 const common = {
-  entryPoints: [join(root, 'src/index.ts')],
   bundle: true,
   target: 'es2022',
   external: ['*.wasm', '*.wasm?module', 'node:*'],
@@ -98,22 +103,46 @@ const common = {
   logLevel: 'warning',
 };
 
+// Output names per runtime: the front door keeps its historical name (dist/index.js for
+// browsers, dist/node.js, dist/workerd.js, dist/edge-light.js), a subpath is `<prefix><name>.js`.
 const targets = [
-  { out: 'index.js', loader: 'browser', platform: 'neutral' },
-  { out: 'node.js', loader: 'node', platform: 'node' },
-  { out: 'workerd.js', loader: 'workerd', platform: 'neutral' },
-  { out: 'edge-light.js', loader: 'edge-light', platform: 'neutral' },
+  { prefix: '', main: 'index', loader: 'browser', platform: 'neutral' },
+  { prefix: 'node-', main: 'node', loader: 'node', platform: 'node' },
+  { prefix: 'workerd-', main: 'workerd', loader: 'workerd', platform: 'neutral' },
+  { prefix: 'edge-light-', main: 'edge-light', loader: 'edge-light', platform: 'neutral' },
 ];
 for (const t of targets) {
-  await build({ ...common, format: 'esm', platform: t.platform, outfile: join(root, 'dist', t.out), plugins: [loader(t.loader)] });
+  const entryPoints = Object.fromEntries(Object.entries(ENTRIES).map(([name, src]) => [name === 'index' ? t.main : `${t.prefix}${name}`, join(root, src)]));
+  await build({
+    ...common,
+    entryPoints,
+    format: 'esm',
+    platform: t.platform,
+    splitting: true,
+    outdir: join(root, 'dist'),
+    // Beside the entries, not in a folder: the loaders find ../wasm/ from the file their code is in.
+    chunkNames: `${t.main}-chunk-[hash]`,
+    plugins: [loader(t.loader)],
+  });
 }
-await build({
-  ...common,
-  format: 'cjs',
-  platform: 'node',
-  outfile: join(root, 'dist', 'node.cjs'),
-  plugins: [loader('node-cjs')],
-});
+
+// CommonJS: every module once, in dist/internal.cjs (an entry that re-exports all three), then
+// one small .cjs per entry with exactly that entry's names, read from its ES build.
+const ALL = join(root, 'dist', '.all.ts');
+writeFileSync(ALL, Object.values(ENTRIES).map((src) => `export * from ${JSON.stringify(join(root, src))};`).join('\n'));
+await build({ ...common, entryPoints: [ALL], format: 'cjs', platform: 'node', outfile: join(root, 'dist', 'internal.cjs'), plugins: [loader('node-cjs')] });
+rmSync(ALL);
+for (const name of Object.keys(ENTRIES)) {
+  const esm = await import(join(root, 'dist', name === 'index' ? 'node.js' : `node-${name}.js`));
+  const names = Object.keys(esm).sort();
+  const out = name === 'index' ? 'node.cjs' : `${name}.cjs`;
+  writeFileSync(
+    join(root, 'dist', out),
+    `'use strict';\n// ctxpack${name === 'index' ? '' : `/${name}`} for require(): its names from the one shared bundle (scripts/build.mjs).\n` +
+      `const all = require('./internal.cjs');\n` +
+      names.map((n) => `exports.${n} = all.${n};`).join('\n') + '\n',
+  );
+}
 
 // The tokenizer adapters: ESM and CommonJS, the tokenizer and ctxpack external.
 const TOKENIZERS = { 'js-tiktoken': ['js-tiktoken'], 'gpt-tokenizer': ['gpt-tokenizer', 'gpt-tokenizer/*'] };

@@ -1,5 +1,12 @@
 /**
- * ctxpack public API: the ACS planner and its building blocks.
+ * ctxpack: decide what goes into an LLM prompt under a token budget, and say why.
+ *
+ * The front doors: {@link fitMessages} (a chat history in, a valid request out),
+ * {@link createSession} (the same across turns, for the provider's prompt cache),
+ * {@link selectFragments} (retrieved documents and memories, scored by the ACS planner), and what
+ * they need (errors, `init`, token counting). The building blocks are subpaths:
+ * `ctxpack/slicers` (the strategies on items you score yourself, and the budget simulation) and
+ * `ctxpack/acs` (the ACS planner's scoring, tie-breaks, KV cache policy and metrics).
  *
  * @module
  */
@@ -7,124 +14,12 @@
 export { CtxpackError, ERROR_CODES } from './errors.js';
 export type { CtxpackErrorCode, CtxpackErrorDetails } from './errors.js';
 
-export type {
-  Budgets,
-  CacheEntry,
-  CountEntryOption,
-  Decision,
-  DecisionReason,
-  EvictionOptions,
-  Fragment,
-  FragmentFields,
-  FragmentVariant,
-  Gaze,
-  GenerateKVPolicyOptions,
-  KVPolicy,
-  KVPolicyOptions,
-  PlannerFragmentFields,
-  PlannerMetrics,
-  PlannerOptions,
-  PlannerSlicer,
-  PlacementOrder,
-  ScoredFragment,
-  ScoringComponents,
-  ScoringOptions,
-  ScoringWeights,
-  SelectionLogRecord,
-  SelectionResult,
-  TextFragmentFields,
-  TieBreakOptions,
-  TimeInput,
-  VersionDecision,
-} from './types.js';
+export { init, isInitialized, setWasmMemoryLimit, wasmMemoryBytes } from './core/instance.js';
+export type { InitInput } from './core/instance.js';
 
 export { CHARS_PER_TOKEN, createEstimator, estimateTokens } from './tokens/counter.js';
 export type { TokenCounter } from './tokens/counter.js';
-
 export { effectiveBudget } from './validate/budgets.js';
-
-export { toEpochMs } from './ranking/time.js';
-
-export {
-  DEFAULT_WEIGHTS,
-  RECENCY_DECAY_HOURS,
-  calculateBenefit,
-  calculateEntityOverlap,
-  calculateRecencyScore,
-  calculateScore,
-  calculateScoringComponents,
-} from './ranking/scoring.js';
-
-export { DEFAULT_DIVERSITY_WINDOW, SCORE_TIE_TOLERANCE } from './ranking/tiebreak.js';
-export { applyTieBreaking } from './ranking/apply.js';
-
-export {
-  COMPRESS_MIN_TOKENS,
-  DEFAULT_KV_TOP_K,
-  DEFAULT_MAX_KV_SIZE,
-  STALE_AFTER_MS,
-  calculateEvictionScore,
-  generateKVPolicy,
-  selectEvictionCandidates,
-} from './kv/policy.js';
-
-export {
-  calculateCacheHitRate,
-  calculateCoverage,
-  calculateDiversityScore,
-  calculateKVCacheStats,
-  calculateMeanBenefit,
-} from './planner/metrics.js';
-export type { KVCacheStats } from './planner/metrics.js';
-
-export { fnv1a64, hashId } from './ranking/hash.js';
-
-export {
-  DEFAULT_BUCKET_SIZE,
-  DEFAULT_KIND,
-  DEFAULT_MAX_CONSECUTIVE_SKIPS,
-  OVERSHOOT_MIN_BENEFIT,
-  PLANNER_SLICERS,
-  selectFragments,
-} from './planner/select.js';
-
-export { init, isInitialized, setWasmMemoryLimit, wasmMemoryBytes } from './core/bridge.js';
-export type { InitInput, ColumnarResult, CountEntry, ExactReport, ObjectItem, ReasonCode, Shortfall, SlicerName } from './core/bridge.js';
-
-export {
-  countConstrainedKnapsackSlice,
-  exactCountConstrainedSlice,
-  exactKnapsackSlice,
-  greedySlice,
-  knapsackSlice,
-  packGreedy,
-  sliceColumns,
-  sliceFragments,
-} from './slicers/functions.js';
-export type {
-  CountConstrainedKnapsackOptions,
-  CoreSliceOptions,
-  DependencyMode,
-  ExactCountConstrainedOptions,
-  ExactKnapsackOptions,
-  ExactSliceResult,
-  GreedyOptions,
-  GroupOptions,
-  SliceColumns,
-  KnapsackOptions,
-  PackerOptions,
-  SliceBudget,
-  SliceDecision,
-  SliceItem,
-  SliceReason,
-  SliceResult,
-} from './slicers/functions.js';
-
-export { groupUnits } from './slicers/units.js';
-export type { GroupUnitsOptions, UnitMap } from './slicers/units.js';
-
-export { budgetCurve, droppedUnderSlack, minBudgetFor } from './slicers/simulation.js';
-export type { MinBudgetOptions, MinBudgetResult, SimulationOptions, SimulationSlicerName, SlackResult } from './slicers/simulation.js';
 
 export { fitMessages, fitMessagesAsync } from './messages/fit.js';
 export { validateMessages } from './messages/validate.js';
@@ -142,11 +37,11 @@ export type {
   MessageRule,
   MessageViolation,
   RelevanceWeights,
-} from './types.js';
+} from './messages/types.js';
 
 export { createSession } from './session/session.js';
-export { defaultCacheFor } from './session/pricing.js';
 export type { Session } from './session/session.js';
+export { defaultCacheFor } from './session/pricing.js';
 export { replaySession, requestEnds, summarizeReplay } from './session/replay.js';
 export type {
   CacheBreakpoint,
@@ -163,3 +58,27 @@ export type {
   SessionStateWarning,
   SessionTurnOptions,
 } from './session/types.js';
+
+export { selectFragments } from './planner/select.js';
+export type {
+  Budgets,
+  CacheEntry,
+  CountEntryOption,
+  Decision,
+  DecisionReason,
+  Fragment,
+  FragmentFields,
+  FragmentVariant,
+  Gaze,
+  KVPolicy,
+  PlannerFragmentFields,
+  PlannerMetrics,
+  PlannerOptions,
+  PlannerSlicer,
+  PlacementOrder,
+  SelectionLogRecord,
+  SelectionResult,
+  TextFragmentFields,
+  TimeInput,
+  VersionDecision,
+} from './types.js';

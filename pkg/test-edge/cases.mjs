@@ -1,7 +1,7 @@
 // The inputs the runtime tests plan in each runtime: the agent session (66 fragments) under every
 // slicer the planner offers, and bad inputs with the CtxpackError each must raise.
 import { readFileSync } from 'node:fs';
-import { PLANNER_SLICERS } from 'ctxpack';
+import { PLANNER_SLICERS } from 'ctxpack/acs';
 
 const sample = JSON.parse(readFileSync(new URL('../../www/samples/agent-session.json', import.meta.url), 'utf8'));
 

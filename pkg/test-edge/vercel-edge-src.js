@@ -1,6 +1,7 @@
 // A Vercel Edge Function that plans a context per request, as a deployed one would. The test
 // bundles it with ./canonical.mjs, so that the plan is serialised inside the Edge runtime.
-import { CtxpackError, budgetCurve, init, isInitialized, knapsackSlice, selectFragments, wasmMemoryBytes } from 'ctxpack';
+import { CtxpackError, init, isInitialized, selectFragments, wasmMemoryBytes } from 'ctxpack';
+import { budgetCurve, knapsackSlice } from 'ctxpack/slicers';
 import { canonicalPlan } from './canonical.mjs';
 
 export const config = { runtime: 'edge' };

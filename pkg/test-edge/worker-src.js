@@ -1,5 +1,6 @@
 // A Cloudflare Worker that plans a context per request, as a deployed edge function would.
-import { selectFragments, knapsackSlice, fitMessages, budgetCurve, wasmMemoryBytes, CtxpackError } from 'ctxpack';
+import { selectFragments, fitMessages, wasmMemoryBytes, CtxpackError } from 'ctxpack';
+import { knapsackSlice, budgetCurve } from 'ctxpack/slicers';
 
 export default {
   async fetch(request) {

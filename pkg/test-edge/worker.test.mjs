@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { fitMessages, knapsackSlice, selectFragments } from 'ctxpack';
+import { fitMessages, selectFragments } from 'ctxpack';
+import { knapsackSlice } from 'ctxpack/slicers';
 import { startWorker } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));

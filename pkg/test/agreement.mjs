@@ -4,7 +4,8 @@
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CtxpackError, countConstrainedKnapsackSlice, exactCountConstrainedSlice, exactKnapsackSlice, greedySlice, knapsackSlice, packGreedy } from 'ctxpack';
+import { CtxpackError } from 'ctxpack';
+import { countConstrainedKnapsackSlice, exactCountConstrainedSlice, exactKnapsackSlice, greedySlice, knapsackSlice, packerSlice } from 'ctxpack/slicers';
 
 const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 
@@ -12,7 +13,7 @@ const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 export function strategies(entries) {
   return {
     greedy: (l, b, o) => greedySlice(l, b, o),
-    packer: (l, b, o) => packGreedy(l, b, { maxConsecutiveSkips: 2, ...o }),
+    packer: (l, b, o) => packerSlice(l, b, { maxConsecutiveSkips: 2, ...o }),
     knapsack: (l, b, o) => knapsackSlice(l, b, { bucketSize: 1, ...o }),
     'knapsack-100': (l, b, o) => knapsackSlice(l, b, o),
     exact: (l, b, o) => exactKnapsackSlice(l, b, o),

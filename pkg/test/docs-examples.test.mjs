@@ -26,6 +26,8 @@ import { transform } from 'esbuild';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { MockLanguageModelV4 } from 'ai/test';
 import * as ctxpack from 'ctxpack';
+import * as ctxpackSlicers from 'ctxpack/slicers';
+import * as ctxpackAcs from 'ctxpack/acs';
 
 const { ERROR_CODES, validateMessages } = ctxpack;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -512,12 +514,16 @@ test('docs/errors.md names every error code', () => {
   for (const code of ERROR_CODES) assert.match(page, new RegExp(`^\\| \`${code}\` \\|`, 'm'), `${code} is not in the table of docs/errors.md`);
 });
 
-test("the README's table names only functions the package exports", () => {
+test("the README's table names only functions the package exports, each from the entry the row names", () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const table = /## Which function when\n([^]*?)\n\n/.exec(readme)[1];
-  for (const [, name] of table.matchAll(/`([a-z]\w+)\(?/g)) {
-    if (['npx', 'ctxpack', 'session', 'fitAsync', 'openai', 'anthropic', 'langchain'].includes(name) || name.startsWith('ai')) continue;
-    assert.equal(typeof ctxpack[name], 'function', `README: ${name} is not a function the package exports`);
+  const entries = { ctxpack, 'ctxpack/slicers': ctxpackSlicers, 'ctxpack/acs': ctxpackAcs };
+  for (const row of table.split('\n').slice(2)) {
+    const from = /from `(ctxpack\/\w+)`/.exec(row)?.[1] ?? 'ctxpack';
+    for (const [, name] of row.split('|')[2].matchAll(/`([a-z]\w+)\(?/g)) {
+      if (['npx', 'ctxpack', 'session', 'fitAsync', 'openai', 'anthropic', 'langchain'].includes(name) || name.startsWith('ai')) continue;
+      assert.equal(typeof entries[from][name], 'function', `README: ${name} is not a function ${from} exports`);
+    }
   }
 });
 

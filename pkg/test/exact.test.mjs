@@ -1,19 +1,11 @@
 // The exact strategies in the package: exactKnapsackSlice and exactCountConstrainedSlice against
 // brute force on small random instances, never below knapsackSlice or greedySlice, their report,
 // their options and errors, and the 'exact' / 'exact-count' names of sliceColumns and
-// sliceFragments.
+// sliceObjects.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  CtxpackError,
-  countConstrainedKnapsackSlice,
-  exactCountConstrainedSlice,
-  exactKnapsackSlice,
-  greedySlice,
-  knapsackSlice,
-  sliceColumns,
-  sliceFragments,
-} from 'ctxpack';
+import { CtxpackError } from 'ctxpack';
+import { countConstrainedKnapsackSlice, exactCountConstrainedSlice, exactKnapsackSlice, greedySlice, knapsackSlice, sliceColumns, sliceObjects } from 'ctxpack/slicers';
 import { items as randomItems, rng, scaled, valueOf } from './rng.mjs';
 
 /** The best value of any subset whose tokens fit (zero-token items free). */
@@ -142,7 +134,7 @@ test('exact options and errors', () => {
   assert.deepEqual(d.shortfalls, [{ kind: 'doc', requiredCount: 2, satisfiedCount: 1 }]);
 });
 
-test("sliceColumns and sliceFragments take 'exact' and 'exact-count' and return the report", () => {
+test("sliceColumns and sliceObjects take 'exact' and 'exact-count' and return the report", () => {
   const r = rng(63);
   for (let round = 0; round < 50; round++) {
     const list = randomItems(r, { maxN: 30, maxTokens: 500, kinds: ['tool', 'doc', ''] });
@@ -160,7 +152,7 @@ test("sliceColumns and sliceFragments take 'exact' and 'exact-count' and return 
       ['exact-count', exactCountConstrainedSlice, { entries: [{ kind: 'tool', requireCount: 1, capCount: 3 }] }],
     ]) {
       const viaColumns = sliceColumns(name, cols, budget, options);
-      const viaFragments = sliceFragments(name, frags, budget, options);
+      const viaFragments = sliceObjects(name, frags, budget, options);
       assert.deepEqual(viaFragments, viaColumns, `${name} round ${round}`);
       const viaFunction = fn(list, budget, options);
       assert.deepEqual(Array.from(viaColumns.selected, (i) => list[i].id), viaFunction.selected);

@@ -3,7 +3,8 @@
 // overflow the stack, or throw a RangeError). No timing assertion: the machines are shared.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { exactKnapsackSlice, greedySlice, groupUnits, selectFragments } from 'ctxpack';
+import { selectFragments } from 'ctxpack';
+import { exactKnapsackSlice, greedySlice, groupUnits } from 'ctxpack/slicers';
 
 const NOW = Date.UTC(2026, 10, 20);
 

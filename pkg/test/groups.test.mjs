@@ -5,21 +5,14 @@
 // selects as the crate is groups-agreement.test.mjs.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  CtxpackError,
-  countConstrainedKnapsackSlice,
-  exactCountConstrainedSlice,
-  exactKnapsackSlice,
-  greedySlice,
-  knapsackSlice,
-  packGreedy,
-} from 'ctxpack';
+import { CtxpackError } from 'ctxpack';
+import { countConstrainedKnapsackSlice, exactCountConstrainedSlice, exactKnapsackSlice, greedySlice, knapsackSlice, packerSlice } from 'ctxpack/slicers';
 import { items as randomItems, rng } from './rng.mjs';
 
 const ENTRIES = [{ kind: 'tool', requireCount: 1, capCount: 2 }];
 const STRATEGIES = {
   greedy: (l, b, o = {}) => greedySlice(l, b, o),
-  packer: (l, b, o = {}) => packGreedy(l, b, { maxConsecutiveSkips: 2, ...o }),
+  packer: (l, b, o = {}) => packerSlice(l, b, { maxConsecutiveSkips: 2, ...o }),
   knapsack: (l, b, o = {}) => knapsackSlice(l, b, { bucketSize: 1, ...o }),
   'knapsack-100': (l, b, o = {}) => knapsackSlice(l, b, o),
   exact: (l, b, o = {}) => exactKnapsackSlice(l, b, o),
@@ -138,7 +131,7 @@ test('dependencies: greedy and the packer take an item with the dependencies it 
     small.decisions.map((d) => d.reason),
     ['dependency_excluded', 'budget_exceeded', 'scored'],
   );
-  const packer = packGreedy(list, { targetTokens: 600 }, { dependencies: 'require', maxConsecutiveSkips: 1 });
+  const packer = packerSlice(list, { targetTokens: 600 }, { dependencies: 'require', maxConsecutiveSkips: 1 });
   assert.deepEqual(packer.selected, ['doc', 'q']);
   assert.equal(packer.decisions[2].reason, 'budget_exceeded');
   // Ignored by default, and 'ignore' is the default.

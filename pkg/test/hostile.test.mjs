@@ -3,7 +3,8 @@
 // no error message and no log record may contain them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CtxpackError, greedySlice, knapsackSlice, selectFragments } from 'ctxpack';
+import { CtxpackError, selectFragments } from 'ctxpack';
+import { greedySlice, knapsackSlice } from 'ctxpack/slicers';
 
 const SECRET = 'PRIVATE-CONTENT-7f3a';
 const NOW = Date.parse('2026-11-20T12:00:00Z');
@@ -149,7 +150,8 @@ test('caller strings in messages: a kind is named by its count entry, a key is c
 });
 
 test('getters and Proxy traps that throw, revoked Proxies: INVALID_INPUT with the thrown value as cause', async () => {
-  const { fitMessages, greedySlice: greedy, sliceColumns } = await import('ctxpack');
+  const { fitMessages } = await import('ctxpack');
+  const { greedySlice: greedy, sliceColumns } = await import('ctxpack/slicers');
   const boom = new Error('boom');
   const getter = (obj, key) => Object.defineProperty(obj, key, { get: () => { throw boom; }, enumerable: true });
   const { proxy: revoked, revoke } = Proxy.revocable({}, {});
@@ -177,7 +179,7 @@ test('getters and Proxy traps that throw, revoked Proxies: INVALID_INPUT with th
 });
 
 test('a typed array of a detached ArrayBuffer passed to sliceColumns: INVALID_INPUT naming the column', async () => {
-  const { sliceColumns } = await import('ctxpack');
+  const { sliceColumns } = await import('ctxpack/slicers');
   const buffer = new ArrayBuffer(8);
   const tokens = new Uint32Array(buffer);
   structuredClone(buffer, { transfer: [buffer] });
@@ -212,13 +214,13 @@ test('init(a rejected promise) after the core loaded: no unhandled rejection, in
 
 // Issue 17: the object path's fragments are read by the core; what a getter or trap throws there
 // is the same INVALID_INPUT with its cause as everywhere else, naming the fragment and property.
-test('sliceFragments: a throwing getter, a revoked Proxy, a throwing array trap → INVALID_INPUT with the cause', async () => {
-  const { sliceFragments } = await import('ctxpack');
+test('sliceObjects: a throwing getter, a revoked Proxy, a throwing array trap → INVALID_INPUT with the cause', async () => {
+  const { sliceObjects } = await import('ctxpack/slicers');
   const boom = new Error('boom');
   for (const key of ['id', 'cost_tokens', 'score', 'kind']) {
     const f = { id: 'a', cost_tokens: 1, score: 0.5, kind: 'k' };
     Object.defineProperty(f, key, { get: () => { throw boom; }, enumerable: true });
-    refuses2(() => sliceFragments('greedy', [{ id: 'x', cost_tokens: 1 }, f], { targetTokens: 10 }), (e) => {
+    refuses2(() => sliceObjects('greedy', [{ id: 'x', cost_tokens: 1 }, f], { targetTokens: 10 }), (e) => {
       assert.ok(e instanceof CtxpackError, String(e));
       assert.deepEqual([e.code, e.field, e.index, e.cause], ['INVALID_INPUT', key, 1, boom]);
       assert.match(e.message, new RegExp(`^items\\[1\\]\\.${key} could not be read`));
@@ -227,13 +229,13 @@ test('sliceFragments: a throwing getter, a revoked Proxy, a throwing array trap 
   }
   const { proxy: revoked, revoke } = Proxy.revocable({}, {});
   revoke();
-  refuses2(() => sliceFragments('knapsack', [revoked], { targetTokens: 10 }), (e) => {
+  refuses2(() => sliceObjects('knapsack', [revoked], { targetTokens: 10 }), (e) => {
     assert.deepEqual([e.code, e.field, e.index], ['INVALID_INPUT', 'id', 0]);
     assert.ok(e.cause instanceof TypeError, String(e.cause));
     return true;
   });
   const trapped = new Proxy([{ id: 'a', cost_tokens: 1 }], { get: (t, k) => { if (k === '0') throw boom; return t[k]; } });
-  refuses2(() => sliceFragments('greedy', trapped, { targetTokens: 10 }), (e) => {
+  refuses2(() => sliceObjects('greedy', trapped, { targetTokens: 10 }), (e) => {
     assert.deepEqual([e.code, e.cause], ['INVALID_INPUT', boom]);
     assert.doesNotMatch(e.message, /please report/);
     return true;
@@ -243,7 +245,7 @@ test('sliceFragments: a throwing getter, a revoked Proxy, a throwing array trap 
 // Issue 17: a JS string is UTF-16 and may hold lone surrogates, which a Rust String cannot; the
 // core used to see every one as U+FFFD, so distinct kinds collided.
 test('kinds compare as UTF-16 code units in the core: distinct lone-surrogate kinds stay distinct, and come back as written', async () => {
-  const { countConstrainedKnapsackSlice, exactCountConstrainedSlice, sliceFragments, sliceColumns } = await import('ctxpack');
+  const { countConstrainedKnapsackSlice, exactCountConstrainedSlice, sliceObjects, sliceColumns } = await import('ctxpack/slicers');
   const items = [
     { id: 'a', tokens: 10, score: 0.9, kind: '\uD800' },
     { id: 'b', tokens: 10, score: 0.5, kind: '\uD801' },
@@ -269,7 +271,7 @@ test('kinds compare as UTF-16 code units in the core: distinct lone-surrogate ki
   const kindNames = items.map((i) => i.kind);
   const columns = { tokens: Uint32Array.of(10, 10, 10, 10), scores: Float64Array.of(0.9, 0.5, 0.4, 0.3), kinds: Uint32Array.of(0, 1, 2, 3), kindNames };
   for (const r of [
-    sliceFragments('count-knapsack', fragments, { targetTokens: 100 }, { entries, bucketSize: 1 }),
+    sliceObjects('count-knapsack', fragments, { targetTokens: 100 }, { entries, bucketSize: 1 }),
     sliceColumns('exact-count', columns, { targetTokens: 100 }, { entries }),
   ]) {
     assert.deepEqual([...r.selected].sort(), [1, 3]);
@@ -283,7 +285,7 @@ test('kinds compare as UTF-16 code units in the core: distinct lone-surrogate ki
 // Issue 17: kinds are caller strings of any length and may carry content; the core's messages
 // named entries by their kind.
 test('no kind in any core message: INVALID_COUNT_ENTRY and COUNT_REQUIREMENT_SHORTFALL name the entry', async () => {
-  const { countConstrainedKnapsackSlice, exactCountConstrainedSlice } = await import('ctxpack');
+  const { countConstrainedKnapsackSlice, exactCountConstrainedSlice } = await import('ctxpack/slicers');
   const kind = SECRET.repeat(50_000);
   const items = [{ id: 'a', tokens: 10, score: 0.5, kind }];
   const check = (code, index, message) => (e) => {
@@ -314,7 +316,7 @@ test('no kind in any core message: INVALID_COUNT_ENTRY and COUNT_REQUIREMENT_SHO
 // Issue 17: TABLE_TOO_LARGE said "bytes" for a cell limit, advised the Rust names
 // (max_table_bytes), and advised raising a limit already at 2^53 - 1.
 test('TABLE_TOO_LARGE names the limit that was hit and the option of the API that raises it', async () => {
-  const { exactCountConstrainedSlice, sliceColumns } = await import('ctxpack');
+  const { exactCountConstrainedSlice, sliceColumns } = await import('ctxpack/slicers');
   const check = (field, pattern) => (e) => {
     assert.ok(e instanceof CtxpackError, String(e));
     assert.equal(e.code, 'TABLE_TOO_LARGE');
@@ -337,7 +339,7 @@ test('TABLE_TOO_LARGE names the limit that was hit and the option of the API tha
     check('maxTableBytes', /raise bucketSize or maxTableBytes$/),
   );
   // exact chooses its fallback's bucket itself: only the limit can help.
-  const { exactKnapsackSlice } = await import('ctxpack');
+  const { exactKnapsackSlice } = await import('ctxpack/slicers');
   refuses2(
     () => exactKnapsackSlice(items, { targetTokens: 1000 }, { maxStates: 1, maxTableBytes: 64 }),
     check('maxTableBytes', /over the limit of 64 bytes; raise maxTableBytes$/),

@@ -1,7 +1,8 @@
 // KV policy heuristics, memory management rules and cache eviction.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CtxpackError, DEFAULT_MAX_KV_SIZE, calculateEvictionScore, generateKVPolicy, selectEvictionCandidates } from '../dist/index.js';
+import { CtxpackError } from '../dist/index.js';
+import { DEFAULT_MAX_KV_SIZE, calculateEvictionScore, generateKVPolicy, selectEvictionCandidates } from '../dist/acs.js';
 
 const NOW = Date.UTC(2025, 0, 15, 12);
 const HOUR = 3_600_000;

@@ -1,14 +1,8 @@
 // Metric helpers.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  CtxpackError,
-  calculateCacheHitRate,
-  calculateCoverage,
-  calculateDiversityScore,
-  calculateKVCacheStats,
-  calculateMeanBenefit,
-} from '../dist/index.js';
+import { CtxpackError } from '../dist/index.js';
+import { calculateCacheHitRate, calculateCoverage, calculateDiversityScore, calculateKVCacheStats, calculateMeanBenefit } from '../dist/acs.js';
 
 const NOW = Date.UTC(2025, 0, 15, 12);
 const f = (id, extra = {}) => ({ id, cost_tokens: 100, ...extra });

@@ -2,13 +2,20 @@
 // CommonJS), the browser build's init(), the slicer functions, and errors that leave the module
 // working.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
 import * as esm from 'ctxpack';
+import * as sl from 'ctxpack/slicers';
+import * as acs from 'ctxpack/acs';
 
 const require = createRequire(import.meta.url);
 const cjs = require('ctxpack');
+const cjsSlicers = require('ctxpack/slicers');
+const cjsAcs = require('ctxpack/acs');
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
 const items = [
@@ -18,12 +25,37 @@ const items = [
   { id: 'z', tokens: 0, score: 0.05, kind: 'tool' },
 ];
 
-test('ESM and CommonJS export the same API and give the same plans', () => {
+test('ESM and CommonJS export the same API from each entry and give the same plans', () => {
   assert.deepEqual(Object.keys(cjs).sort(), Object.keys(esm).sort());
-  for (const name of ['selectFragments', 'greedySlice', 'knapsackSlice', 'countConstrainedKnapsackSlice', 'packGreedy', 'init', 'CtxpackError']) {
+  assert.deepEqual(Object.keys(cjsSlicers).sort(), Object.keys(sl).sort());
+  assert.deepEqual(Object.keys(cjsAcs).sort(), Object.keys(acs).sort());
+  for (const name of ['fitMessages', 'fitMessagesAsync', 'createSession', 'selectFragments', 'validateMessages', 'detectMessageFormat', 'init', 'CtxpackError']) {
     assert.equal(typeof esm[name], 'function', name);
   }
-  assert.deepEqual(cjs.knapsackSlice(items, { targetTokens: 100 }, { bucketSize: 1 }), esm.knapsackSlice(items, { targetTokens: 100 }, { bucketSize: 1 }));
+  for (const name of ['greedySlice', 'knapsackSlice', 'countConstrainedKnapsackSlice', 'packerSlice', 'exactKnapsackSlice', 'budgetCurve']) {
+    assert.equal(typeof sl[name], 'function', name);
+  }
+  assert.deepEqual(cjsSlicers.knapsackSlice(items, { targetTokens: 100 }, { bucketSize: 1 }), sl.knapsackSlice(items, { targetTokens: 100 }, { bucketSize: 1 }));
+});
+
+test('ctxpack exports the front doors only (at most 30 values); the building blocks are subpaths, each name in one entry', () => {
+  const values = Object.keys(esm);
+  assert.ok(values.length <= 30, `${values.length} values: ${values.join(' ')}`);
+  for (const name of ['greedySlice', 'sliceColumns', 'calculateScore', 'generateKVPolicy', 'PLANNER_SLICERS']) assert.equal(name in esm, false, name);
+  const seen = new Map();
+  for (const [entry, ns] of [['ctxpack', esm], ['ctxpack/slicers', sl], ['ctxpack/acs', acs]]) {
+    for (const name of Object.keys(ns)) {
+      assert.equal(seen.get(name), undefined, `${name} is exported by ${seen.get(name)} and ${entry}`);
+      seen.set(name, entry);
+    }
+  }
+});
+
+test('the entries share one core and one CtxpackError: an error from a subpath is the front door\'s class, ESM and CommonJS', () => {
+  const bad = () => [{ id: 'a', tokens: -1, score: 1 }];
+  assert.throws(() => sl.greedySlice(bad(), { targetTokens: 1 }), (e) => e instanceof esm.CtxpackError && e.code === 'INVALID_FIELD');
+  assert.throws(() => cjsSlicers.greedySlice(bad(), { targetTokens: 1 }), (e) => e instanceof cjs.CtxpackError && e.code === 'INVALID_FIELD');
+  assert.throws(() => acs.calculateScore(null, { entities: [] }), (e) => e instanceof esm.CtxpackError);
 });
 
 test('package.json carries the runtime conditions, exports the .wasm and declares no side effects', () => {
@@ -36,7 +68,7 @@ test('package.json carries the runtime conditions, exports the .wasm and declare
 });
 
 test('require() has CommonJS declarations of its own (dist/cjs/*.d.cts), import() the ES ones', () => {
-  const entries = { '.': 'index', './tokenizers/js-tiktoken': 'tokenizers/js-tiktoken', './tokenizers/gpt-tokenizer': 'tokenizers/gpt-tokenizer' };
+  const entries = { '.': 'index', './slicers': 'slicers', './acs': 'acs', './tokenizers/js-tiktoken': 'tokenizers/js-tiktoken', './tokenizers/gpt-tokenizer': 'tokenizers/gpt-tokenizer' };
   for (const [subpath, name] of Object.entries(entries)) {
     const types = pkg.exports[subpath].types;
     assert.deepEqual(types, { require: `./dist/cjs/${name}.d.cts`, default: `./dist/${name}.d.ts` }, subpath);
@@ -57,29 +89,44 @@ test('init() in Node is optional, idempotent and returns one promise', async () 
 
 test('the browser build refuses to plan before init(), then works after init(bytes), idempotently', async () => {
   const browser = await import('../dist/index.js');
+  const browserSlicers = await import('../dist/slicers.js');
   assert.throws(
-    () => browser.greedySlice(items, { targetTokens: 100 }),
+    () => browserSlicers.greedySlice(items, { targetTokens: 100 }),
     (e) => e instanceof browser.CtxpackError && e.code === 'NOT_INITIALIZED',
   );
   const bytes = readFileSync(new URL('../wasm/ctxpack_bg.wasm', import.meta.url));
   const p = browser.init(bytes);
   assert.equal(browser.init(bytes), p);
   await p;
-  assert.deepEqual(browser.greedySlice(items, { targetTokens: 100 }), esm.greedySlice(items, { targetTokens: 100 }));
+  // The subpath's core is the one init() loaded.
+  assert.deepEqual(browserSlicers.greedySlice(items, { targetTokens: 100 }), sl.greedySlice(items, { targetTokens: 100 }));
 });
 
 test('the browser build accepts a compiled WebAssembly.Module', async () => {
   const fresh = await import('../dist/edge-light.js').catch(() => null);
   // edge-light imports '?module', which Node cannot load: only bundlers for Vercel Edge can.
   assert.equal(fresh, null);
-  const mod = await WebAssembly.compile(readFileSync(new URL('../wasm/ctxpack_bg.wasm', import.meta.url)));
-  const browser = await import('../dist/index.js?module-test');
-  await browser.init(mod);
-  assert.equal(browser.knapsackSlice(items, { targetTokens: 100 }, { bucketSize: 1 }).selected.join(), 'z,b,a');
+  // In a process of its own: the entries share their core through chunks, so a second import of
+  // dist/index.js in this process would find the core the test above loaded.
+  const script = `
+    import { readFileSync } from 'node:fs';
+    const mod = await WebAssembly.compile(readFileSync(new URL('../wasm/ctxpack_bg.wasm', import.meta.url)));
+    const browser = await import('../dist/index.js');
+    const slicers = await import('../dist/slicers.js');
+    await browser.init(mod);
+    const items = ${JSON.stringify(items)};
+    process.stdout.write(slicers.knapsackSlice(items, { targetTokens: 100 }, { bucketSize: 1 }).selected.join());`;
+  const dir = mkdtempSync(join(fileURLToPath(new URL('.', import.meta.url)), '.browser-'));
+  try {
+    writeFileSync(join(dir, 'run.mjs'), script.replaceAll('../', '../../'));
+    assert.equal(execFileSync(process.execPath, [join(dir, 'run.mjs')], { encoding: 'utf8' }), 'z,b,a');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('greedySlice: density order, zero-token items always, decisions for all', () => {
-  const r = esm.greedySlice(items, { targetTokens: 100 });
+  const r = sl.greedySlice(items, { targetTokens: 100 });
   assert.deepEqual(r.selected, ['z', 'c', 'a']);
   assert.deepEqual(
     r.decisions.map((d) => [d.id, d.index, d.included, d.reason]),
@@ -90,60 +137,60 @@ test('greedySlice: density order, zero-token items always, decisions for all', (
 });
 
 test('knapsackSlice: optimum over buckets, zero-token first then reconstruction order', () => {
-  const r = esm.knapsackSlice(items, { targetTokens: 100 }, { bucketSize: 1 });
+  const r = sl.knapsackSlice(items, { targetTokens: 100 }, { bucketSize: 1 });
   assert.deepEqual(r.selected, ['z', 'b', 'a']);
   assert.equal(r.decisions[2].reason, 'not_in_optimal_set');
   // The default bucket of 100 leaves capacity 1: one item of at most 100 tokens.
-  assert.deepEqual(esm.knapsackSlice(items, { targetTokens: 100 }).selected, ['z', 'a']);
+  assert.deepEqual(sl.knapsackSlice(items, { targetTokens: 100 }).selected, ['z', 'a']);
 });
 
 test('countConstrainedKnapsackSlice: require, cap, shortfall, overrun and the spec message on throw', () => {
-  const r = esm.countConstrainedKnapsackSlice(items, { targetTokens: 50 }, {
+  const r = sl.countConstrainedKnapsackSlice(items, { targetTokens: 50 }, {
     entries: [{ kind: 'TOOL', requireCount: 2, capCount: 2 }, { kind: 'memory', requireCount: 1, capCount: 1 }],
     bucketSize: 1,
   });
   assert.deepEqual(r.selected, ['b', 'z', 'c']);
   assert.deepEqual(r.shortfalls, [{ kind: 'memory', requiredCount: 1, satisfiedCount: 0 }]);
   assert.equal(r.overBudget, false);
-  const over = esm.countConstrainedKnapsackSlice(items, { targetTokens: 30 }, { entries: [{ kind: 'tool', requireCount: 1, capCount: 1 }] });
+  const over = sl.countConstrainedKnapsackSlice(items, { targetTokens: 30 }, { entries: [{ kind: 'tool', requireCount: 1, capCount: 1 }] });
   assert.deepEqual([over.selected, over.overBudget, over.overrunTokens], [['b'], true, 10]);
   assert.throws(
-    () => esm.countConstrainedKnapsackSlice(items, { targetTokens: 100 }, { entries: [{ kind: 'tool', requireCount: 3, capCount: 3 }], scarcity: 'throw' }),
+    () => sl.countConstrainedKnapsackSlice(items, { targetTokens: 100 }, { entries: [{ kind: 'tool', requireCount: 3, capCount: 3 }], scarcity: 'throw' }),
     { name: 'CtxpackError', code: 'COUNT_REQUIREMENT_SHORTFALL', message: "CountConstrainedKnapsackSlice: candidate pool for the kind of entries[0] has 2 items but RequireCount is 3." },
   );
 });
 
-test('packGreedy: caller order, skip limit', () => {
+test('packerSlice: caller order, skip limit', () => {
   const seq = [
     { id: 'p', tokens: 70, score: 0.9 },
     { id: 'q', tokens: 50, score: 0.8 },
     { id: 'r', tokens: 40, score: 0.7 },
     { id: 's', tokens: 30, score: 0.6 },
   ];
-  assert.deepEqual(esm.packGreedy(seq, { targetTokens: 100 }).selected, ['p', 's']);
-  const stopped = esm.packGreedy(seq, { targetTokens: 100 }, { maxConsecutiveSkips: 1 });
+  assert.deepEqual(sl.packerSlice(seq, { targetTokens: 100 }).selected, ['p', 's']);
+  const stopped = sl.packerSlice(seq, { targetTokens: 100 }, { maxConsecutiveSkips: 1 });
   assert.deepEqual(stopped.selected, ['p']);
   assert.equal(stopped.decisions[3].reason, 'skip_limit_reached');
 });
 
 const errorCases = [
-  ['items not an array', () => esm.greedySlice({ length: 1 }, { targetTokens: 1 }), 'INVALID_INPUT'],
-  ['item null', () => esm.greedySlice([null], { targetTokens: 1 }), 'INVALID_FIELD', 'items', 0],
-  ['missing tokens', () => esm.greedySlice([{ id: 'x', score: 1 }], { targetTokens: 1 }), 'INVALID_FIELD', 'tokens', 0],
-  ['negative tokens', () => esm.greedySlice([items[0], { id: 'x', tokens: -1, score: 1 }], { targetTokens: 1 }), 'INVALID_FIELD', 'tokens', 1],
-  ['fractional tokens', () => esm.greedySlice([{ id: 'x', tokens: 1.5, score: 1 }], { targetTokens: 1 }), 'INVALID_FIELD', 'tokens', 0],
-  ['NaN tokens', () => esm.greedySlice([{ id: 'x', tokens: NaN, score: 1 }], { targetTokens: 1 }), 'INVALID_FIELD', 'tokens', 0],
-  ['NaN score', () => esm.greedySlice([{ id: 'x', tokens: 1, score: NaN }], { targetTokens: 1 }), 'INVALID_FIELD', 'score', 0],
-  ['duplicate id', () => esm.greedySlice([items[0], items[0]], { targetTokens: 1 }), 'DUPLICATE_ID', 'id', 1],
-  ['budget missing', () => esm.greedySlice(items), 'INVALID_BUDGET'],
-  ['budget negative', () => esm.greedySlice(items, { targetTokens: -1 }), 'INVALID_BUDGET'],
-  ['budget fractional', () => esm.greedySlice(items, { targetTokens: 0.5 }), 'INVALID_BUDGET'],
-  ['maxTokens below target', () => esm.greedySlice(items, { targetTokens: 10, maxTokens: 5 }), 'INVALID_BUDGET'],
-  ['bucketSize 0', () => esm.knapsackSlice(items, { targetTokens: 10 }, { bucketSize: 0 }), 'INVALID_BUCKET_SIZE'],
-  ['unknown option', () => esm.knapsackSlice(items, { targetTokens: 10 }, { bucketsize: 5 }), 'INVALID_OPTION', 'bucketsize'],
-  ['table over the limit', () => esm.knapsackSlice(items, { targetTokens: 100 }, { bucketSize: 1, maxTableBytes: 64 }), 'TABLE_TOO_LARGE'],
-  ['requireCount above capCount', () => esm.countConstrainedKnapsackSlice(items, { targetTokens: 10 }, { entries: [{ kind: 'tool', requireCount: 2, capCount: 1 }] }), 'INVALID_COUNT_ENTRY', 'entries', 0],
-  ['scarcity misspelt', () => esm.countConstrainedKnapsackSlice(items, { targetTokens: 10 }, { entries: [], scarcity: 'fail' }), 'INVALID_OPTION'],
+  ['items not an array', () => sl.greedySlice({ length: 1 }, { targetTokens: 1 }), 'INVALID_INPUT'],
+  ['item null', () => sl.greedySlice([null], { targetTokens: 1 }), 'INVALID_FIELD', 'items', 0],
+  ['missing tokens', () => sl.greedySlice([{ id: 'x', score: 1 }], { targetTokens: 1 }), 'INVALID_FIELD', 'tokens', 0],
+  ['negative tokens', () => sl.greedySlice([items[0], { id: 'x', tokens: -1, score: 1 }], { targetTokens: 1 }), 'INVALID_FIELD', 'tokens', 1],
+  ['fractional tokens', () => sl.greedySlice([{ id: 'x', tokens: 1.5, score: 1 }], { targetTokens: 1 }), 'INVALID_FIELD', 'tokens', 0],
+  ['NaN tokens', () => sl.greedySlice([{ id: 'x', tokens: NaN, score: 1 }], { targetTokens: 1 }), 'INVALID_FIELD', 'tokens', 0],
+  ['NaN score', () => sl.greedySlice([{ id: 'x', tokens: 1, score: NaN }], { targetTokens: 1 }), 'INVALID_FIELD', 'score', 0],
+  ['duplicate id', () => sl.greedySlice([items[0], items[0]], { targetTokens: 1 }), 'DUPLICATE_ID', 'id', 1],
+  ['budget missing', () => sl.greedySlice(items), 'INVALID_BUDGET'],
+  ['budget negative', () => sl.greedySlice(items, { targetTokens: -1 }), 'INVALID_BUDGET'],
+  ['budget fractional', () => sl.greedySlice(items, { targetTokens: 0.5 }), 'INVALID_BUDGET'],
+  ['maxTokens below target', () => sl.greedySlice(items, { targetTokens: 10, maxTokens: 5 }), 'INVALID_BUDGET'],
+  ['bucketSize 0', () => sl.knapsackSlice(items, { targetTokens: 10 }, { bucketSize: 0 }), 'INVALID_BUCKET_SIZE'],
+  ['unknown option', () => sl.knapsackSlice(items, { targetTokens: 10 }, { bucketsize: 5 }), 'INVALID_OPTION', 'bucketsize'],
+  ['table over the limit', () => sl.knapsackSlice(items, { targetTokens: 100 }, { bucketSize: 1, maxTableBytes: 64 }), 'TABLE_TOO_LARGE'],
+  ['requireCount above capCount', () => sl.countConstrainedKnapsackSlice(items, { targetTokens: 10 }, { entries: [{ kind: 'tool', requireCount: 2, capCount: 1 }] }), 'INVALID_COUNT_ENTRY', 'entries', 0],
+  ['scarcity misspelt', () => sl.countConstrainedKnapsackSlice(items, { targetTokens: 10 }, { entries: [], scarcity: 'fail' }), 'INVALID_OPTION'],
 ];
 
 for (const [name, call, code, field, index] of errorCases) {
@@ -156,13 +203,13 @@ for (const [name, call, code, field, index] of errorCases) {
       if (index !== undefined) assert.equal(e.index, index);
       return true;
     });
-    assert.deepEqual(esm.greedySlice(items, { targetTokens: 100 }).selected, ['z', 'c', 'a']);
+    assert.deepEqual(sl.greedySlice(items, { targetTokens: 100 }).selected, ['z', 'c', 'a']);
   });
 }
 
 test('TABLE_TOO_LARGE states candidates, capacity, cells and bytes', () => {
   try {
-    esm.knapsackSlice(items, { targetTokens: 100 }, { bucketSize: 1, maxTableBytes: 64 });
+    sl.knapsackSlice(items, { targetTokens: 100 }, { bucketSize: 1, maxTableBytes: 64 });
     assert.fail('expected an error');
   } catch (e) {
     assert.match(e.message, /3 candidates x 101 columns \(capacity 100\) = 303 cells, \d+ bytes, over the limit of 64 bytes/);
@@ -207,20 +254,20 @@ test('the object path and the columnar path select alike, for every slicer, on 4
       ['packer', { maxConsecutiveSkips: Math.floor(rand() * 4) }],
     ];
     for (const [slicer, options] of cases) {
-      const viaColumns = esm.sliceColumns(slicer, columns, budget, options);
-      const viaObjects = esm.sliceFragments(slicer, frags, budget, options);
+      const viaColumns = sl.sliceColumns(slicer, columns, budget, options);
+      const viaObjects = sl.sliceObjects(slicer, frags, budget, options);
       assert.deepEqual(viaObjects, viaColumns, `${slicer} round ${round}`);
       assert.ok(viaColumns.selected instanceof Uint32Array);
     }
   }
 });
 
-test('sliceColumns and sliceFragments refuse bad input with CtxpackError', () => {
+test('sliceColumns and sliceObjects refuse bad input with CtxpackError', () => {
   const cols = { tokens: Uint32Array.of(1), scores: Float64Array.of(0.5) };
-  assert.throws(() => esm.sliceColumns('fast', cols, { targetTokens: 1 }), { code: 'INVALID_OPTION', field: 'slicer' });
-  assert.throws(() => esm.sliceColumns('greedy', { tokens: [1], scores: [0.5] }, { targetTokens: 1 }), { code: 'INVALID_INPUT' });
-  assert.throws(() => esm.sliceColumns('greedy', { tokens: Uint32Array.of(1, 2), scores: Float64Array.of(0.5) }, { targetTokens: 1 }), { code: 'INVALID_INPUT' });
-  assert.throws(() => esm.sliceFragments('greedy', [{ id: 'a' }], { targetTokens: 1 }), { code: 'INVALID_FIELD', field: 'cost_tokens', index: 0 });
-  assert.throws(() => esm.sliceFragments('packer', [], { targetTokens: 1 }, { maxSkips: 1 }), { code: 'INVALID_OPTION', field: 'maxSkips' });
-  assert.deepEqual(Array.from(esm.sliceColumns('greedy', cols, { targetTokens: 1 }).selected), [0]);
+  assert.throws(() => sl.sliceColumns('fast', cols, { targetTokens: 1 }), { code: 'INVALID_OPTION', field: 'slicer' });
+  assert.throws(() => sl.sliceColumns('greedy', { tokens: [1], scores: [0.5] }, { targetTokens: 1 }), { code: 'INVALID_INPUT' });
+  assert.throws(() => sl.sliceColumns('greedy', { tokens: Uint32Array.of(1, 2), scores: Float64Array.of(0.5) }, { targetTokens: 1 }), { code: 'INVALID_INPUT' });
+  assert.throws(() => sl.sliceObjects('greedy', [{ id: 'a' }], { targetTokens: 1 }), { code: 'INVALID_FIELD', field: 'cost_tokens', index: 0 });
+  assert.throws(() => sl.sliceObjects('packer', [], { targetTokens: 1 }, { maxSkips: 1 }), { code: 'INVALID_OPTION', field: 'maxSkips' });
+  assert.deepEqual(Array.from(sl.sliceColumns('greedy', cols, { targetTokens: 1 }).selected), [0]);
 });

@@ -2,7 +2,8 @@
 // tests pin down that the plan behaves as if they had been made with the rest of it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { calculateBenefit, calculateScore, estimateTokens, selectFragments } from 'ctxpack';
+import { estimateTokens, selectFragments } from 'ctxpack';
+import { calculateBenefit, calculateScore } from 'ctxpack/acs';
 
 const NOW = Date.UTC(2025, 0, 15, 12);
 const GAZE = { entities: ['a', 'b', 'c'] };

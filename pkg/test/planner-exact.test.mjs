@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { exactKnapsackSlice, selectFragments } from 'ctxpack';
+import { selectFragments } from 'ctxpack';
+import { exactKnapsackSlice } from 'ctxpack/slicers';
 
 const sample = JSON.parse(readFileSync(new URL('../../www/samples/agent-session.json', import.meta.url), 'utf8'));
 const now = Date.parse(sample.now);
@@ -35,7 +36,7 @@ test("slicer 'exact-count' honours require and cap counts within the budget", ()
 // Issue 17: past its guards the exact count-constrained DP coarsened its buckets and could return
 // far less than the three-phase heuristic it is offered against (59 % of its value at n = 20k).
 test("exact-count never returns less than the heuristic when a guard forces buckets; the solver is in the report, the warnings and the metrics", async () => {
-  const { sliceColumns } = await import('ctxpack');
+  const { sliceColumns } = await import('ctxpack/slicers');
   let seed = 7;
   const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
   const kindNames = ['k0', 'k1', 'k2', 'k3', 'other'];
@@ -91,7 +92,7 @@ function value2(r, columns) {
 }
 
 test("selectFragments takes exact-count's maxCells: a low one forces buckets, the plan stays within the budget, and the refusal it advises is an option it accepts", async () => {
-  const { sliceColumns } = await import('ctxpack');
+  const { sliceColumns } = await import('ctxpack/slicers');
   const countEntries = [{ kind: 'message', requireCount: 1, capCount: 10 }]; // binds: 32 candidates
   const opts = { slicer: 'exact-count', now, countEntries };
   const exact = selectFragments(sample.fragments, sample.gaze, { tokens_max: 6000 }, opts);

@@ -1,7 +1,8 @@
 // `pinned: true` in selectFragments, for every strategy, and `options.order`.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CtxpackError, PLANNER_SLICERS, selectFragments } from 'ctxpack';
+import { CtxpackError, selectFragments } from 'ctxpack';
+import { PLANNER_SLICERS } from 'ctxpack/acs';
 import { closure, edges } from './reach.mjs';
 import { items, rng } from './rng.mjs';
 

@@ -2,7 +2,8 @@
 // resolves (through package.json "exports") to the entry of the running runtime, initialized on import.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CtxpackError, calculateBenefit, calculateScore, fnv1a64, selectFragments } from 'ctxpack';
+import { CtxpackError, selectFragments } from 'ctxpack';
+import { calculateBenefit, calculateScore, fnv1a64 } from 'ctxpack/acs';
 import { rng } from './rng.mjs';
 
 const NOW = Date.UTC(2025, 0, 15, 12);

@@ -4,15 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import {
-  countConstrainedKnapsackSlice,
-  greedySlice,
-  knapsackSlice,
-  packGreedy,
-  selectFragments,
-  sliceColumns,
-  sliceFragments,
-} from 'ctxpack';
+import { selectFragments } from 'ctxpack';
+import { countConstrainedKnapsackSlice, greedySlice, knapsackSlice, packerSlice, sliceColumns, sliceObjects } from 'ctxpack/slicers';
 
 const NOW = Date.parse('2026-11-20T12:00:00Z');
 const RUNS = Number(process.env.CTXPACK_PROPERTY_RUNS ?? 400);
@@ -106,7 +99,7 @@ const sliceCases = [
     (items, budget) => countConstrainedKnapsackSlice(items, budget, { entries: [{ kind: 'TOOL', requireCount: 1, capCount: 2 }], bucketSize: 5 }),
     { entries: [{ kind: 'TOOL', requireCount: 1, capCount: 2 }], bucketSize: 5 },
   ],
-  ['packer', (items, budget) => packGreedy(items, budget, { maxConsecutiveSkips: 2 }), { maxConsecutiveSkips: 2 }],
+  ['packer', (items, budget) => packerSlice(items, budget, { maxConsecutiveSkips: 2 }), { maxConsecutiveSkips: 2 }],
 ];
 
 for (const [name, slice, coreOptions] of sliceCases) {
@@ -138,7 +131,7 @@ for (const [name, slice, coreOptions] of sliceCases) {
         };
         const objects = items.map((it) => ({ id: it.id, cost_tokens: it.tokens, score: it.score, kind: it.kind }));
         const viaColumns = sliceColumns(name, columns, budget, coreOptions);
-        assert.deepEqual(sliceFragments(name, objects, budget, coreOptions), viaColumns);
+        assert.deepEqual(sliceObjects(name, objects, budget, coreOptions), viaColumns);
         assert.deepEqual(Array.from(viaColumns.selected, (i) => items[i].id), r.selected);
       }),
       { numRuns: RUNS },

@@ -4,16 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import {
-  CtxpackError,
-  budgetCurve,
-  exactKnapsackSlice,
-  greedySlice,
-  knapsackSlice,
-  setWasmMemoryLimit,
-  sliceColumns,
-  wasmMemoryBytes,
-} from 'ctxpack';
+import { CtxpackError, setWasmMemoryLimit, wasmMemoryBytes } from 'ctxpack';
+import { budgetCurve, exactKnapsackSlice, greedySlice, knapsackSlice, sliceColumns } from 'ctxpack/slicers';
 
 const RUNS = Number(process.env.CTXPACK_PROPERTY_RUNS ?? 40);
 const LIMIT = 32 * 1024 * 1024;

@@ -5,15 +5,8 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
-import {
-  CtxpackError,
-  budgetCurve,
-  greedySlice,
-  selectFragments,
-  setWasmMemoryLimit,
-  sliceColumns,
-  wasmMemoryBytes,
-} from 'ctxpack';
+import { CtxpackError, selectFragments, setWasmMemoryLimit, wasmMemoryBytes } from 'ctxpack';
+import { budgetCurve, greedySlice, sliceColumns } from 'ctxpack/slicers';
 
 /** Fixed inputs and what the package answers for them, as JSON (the clock-dependent fields dropped). */
 function plans(pkg) {
@@ -60,7 +53,7 @@ test('a trap comes back as INTERNAL with the trap as cause, and says the core wa
 test('10,000 traps in a row, then plans byte-identical to a fresh process', () => {
   const fresh = execFileSync(
     process.execPath,
-    ['--input-type=module', '-e', `import * as pkg from 'ctxpack'; process.stdout.write((${plans.toString()})(pkg));`],
+    ['--input-type=module', '-e', `import * as main from 'ctxpack'; import * as slicers from 'ctxpack/slicers'; process.stdout.write((${plans.toString()})({ ...main, ...slicers }));`],
     { cwd: new URL('.', import.meta.url), encoding: 'utf8' },
   );
   for (let i = 0; i < 10_000; i++) {

@@ -1,15 +1,8 @@
 // ACS benefit/cost model v0, against hand-computed numbers at a fixed clock.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  CtxpackError,
-  DEFAULT_WEIGHTS,
-  calculateBenefit,
-  calculateEntityOverlap,
-  calculateRecencyScore,
-  calculateScore,
-  calculateScoringComponents,
-} from '../dist/index.js';
+import { CtxpackError } from '../dist/index.js';
+import { DEFAULT_WEIGHTS, calculateBenefit, calculateEntityOverlap, calculateRecencyScore, calculateScore, calculateScoringComponents } from '../dist/acs.js';
 
 const NOW = Date.UTC(2025, 0, 15, 12); // 2025-01-15T12:00:00Z
 const HOUR = 3_600_000;

@@ -3,7 +3,8 @@
 // NOT_MONOTONIC refusal of the count-constrained strategies; options and errors.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CtxpackError, budgetCurve, droppedUnderSlack, exactKnapsackSlice, greedySlice, knapsackSlice, minBudgetFor, packGreedy } from 'ctxpack';
+import { CtxpackError } from 'ctxpack';
+import { budgetCurve, droppedUnderSlack, exactKnapsackSlice, greedySlice, knapsackSlice, minBudgetFor, packerSlice } from 'ctxpack/slicers';
 import { items as randomItems, rng, valueOf } from './rng.mjs';
 
 /** The strategies with random options: the simulation's options and the slicer function that reruns them. */
@@ -14,7 +15,7 @@ function strategies(r) {
     [{ slicer: 'greedy' }, (l, t) => greedySlice(l, { targetTokens: t })],
     [{ slicer: 'knapsack', bucketSize }, (l, t) => knapsackSlice(l, { targetTokens: t }, { bucketSize })],
     [{ slicer: 'exact' }, (l, t) => exactKnapsackSlice(l, { targetTokens: t })],
-    [{ slicer: 'packer', maxConsecutiveSkips }, (l, t) => packGreedy(l, { targetTokens: t }, { maxConsecutiveSkips })],
+    [{ slicer: 'packer', maxConsecutiveSkips }, (l, t) => packerSlice(l, { targetTokens: t }, { maxConsecutiveSkips })],
   ];
 }
 
@@ -78,7 +79,7 @@ test('droppedUnderSlack: the difference of two reruns, both ways, dependencies i
     const dependencies = r.pick(['ignore', 'require']);
     for (const [options] of strategies(r)) {
       const { slicer, ...rest } = options;
-      const run = { greedy: greedySlice, knapsack: knapsackSlice, exact: exactKnapsackSlice, packer: packGreedy }[slicer];
+      const run = { greedy: greedySlice, knapsack: knapsackSlice, exact: exactKnapsackSlice, packer: packerSlice }[slicer];
       const d = droppedUnderSlack(list, budget, slack, { ...options, dependencies });
       const at = run(list, budget, { ...rest, dependencies });
       const under = run(list, { targetTokens: Math.max(0, budget.targetTokens - slack) }, { ...rest, dependencies });

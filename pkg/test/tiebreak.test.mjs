@@ -1,7 +1,8 @@
 // Ranking and the six tie-break rules.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CtxpackError, SCORE_TIE_TOLERANCE, applyTieBreaking } from '../dist/index.js';
+import { CtxpackError } from '../dist/index.js';
+import { SCORE_TIE_TOLERANCE, applyTieBreaking } from '../dist/acs.js';
 import { rng } from './rng.mjs';
 
 const T0 = Date.UTC(2025, 0, 1);

@@ -1,7 +1,8 @@
 // Pure TypeScript layer: time parsing, the id hash, and the error class.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CtxpackError, fnv1a64, hashId, toEpochMs } from '../dist/index.js';
+import { CtxpackError } from '../dist/index.js';
+import { fnv1a64, hashId, toEpochMs } from '../dist/acs.js';
 
 test('toEpochMs accepts Date, epoch ms and ISO 8601 with an offset', () => {
   const ms = Date.UTC(2025, 0, 15, 12, 30, 45, 123);

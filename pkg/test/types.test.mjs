@@ -83,7 +83,7 @@ test('arethetypeswrong finds no problem in the packed package (node10, node16 fr
     assert.fail(`attw reported problems:\n${err.stdout}${err.stderr}`);
   }
   const { analysis, problems } = JSON.parse(out);
-  assert.deepEqual(Object.keys(analysis.entrypoints).sort(), ['.', './package.json', './tokenizers/gpt-tokenizer', './tokenizers/js-tiktoken']);
+  assert.deepEqual(Object.keys(analysis.entrypoints).sort(), ['.', './acs', './package.json', './slicers', './tokenizers/gpt-tokenizer', './tokenizers/js-tiktoken']);
   const beyondNode10 = Object.values(problems).flat().filter((p) => p.resolutionKind !== 'node10');
   assert.deepEqual(beyondNode10, []);
   const root = analysis.entrypoints['.'].resolutions;

@@ -6,7 +6,7 @@
 // in Rust (tests/variants.rs).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { exactKnapsackSlice } from 'ctxpack';
+import { exactKnapsackSlice } from 'ctxpack/slicers';
 import { answerLine, depsField, runExample, strategies } from './agreement.mjs';
 import { items as randomItems, rng } from './rng.mjs';
 

@@ -3,7 +3,8 @@
 // the versions, validation, and top-K key promotion in the KV policy.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { estimateTokens, generateKVPolicy, selectFragments } from 'ctxpack';
+import { estimateTokens, selectFragments } from 'ctxpack';
+import { generateKVPolicy } from 'ctxpack/acs';
 import { rng, scaled as scaledValue } from './rng.mjs';
 
 const now = Date.parse('2026-01-01T00:00:00Z');

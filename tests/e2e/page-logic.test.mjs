@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import * as ctxpack from '../../pkg/dist/node.js';
+import * as main from '../../pkg/dist/node.js';
+import * as slicers from '../../pkg/dist/node-slicers.js';
+import * as acs from '../../pkg/dist/node-acs.js';
 import { parseGaze } from '../../www/src/controls.js';
 import { curveBudgets, describeCurve, planCurve, plotPoints, rankedItems } from '../../www/src/curve.js';
 import { fragmentAnswer } from '../../www/src/fragment-answer.js';
@@ -15,7 +17,10 @@ import { locateJsonError } from '../../www/src/json-error.js';
 import { SLICERS, plannerOptions } from '../../www/src/strategy.js';
 import { SMALL } from './small-sample.mjs';
 
-const { selectFragments, toEpochMs } = ctxpack;
+// What the page's worker passes its modules: the front doors and the slicers (curve-worker.js).
+const ctxpack = { ...main, ...slicers };
+const { selectFragments } = main;
+const { toEpochMs } = acs;
 
 const session = JSON.parse(readFileSync(new URL('../../www/samples/agent-session.json', import.meta.url), 'utf8'));
 const NOW = toEpochMs(session.now, 'now');
@@ -161,7 +166,7 @@ const SMALL_DOC = withNow(SMALL);
 
 describe('the strategies', () => {
   test('the page offers every strategy of selectFragments', () => {
-    assert.deepEqual([...SLICERS].sort(), [...ctxpack.PLANNER_SLICERS].sort());
+    assert.deepEqual([...SLICERS].sort(), [...acs.PLANNER_SLICERS].sort());
   });
 
   test('plannerOptions passes each slicer only the options it reads', () => {

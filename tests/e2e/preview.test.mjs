@@ -12,7 +12,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { selectFragments, toEpochMs } from '../../pkg/dist/node.js';
+import { selectFragments } from '../../pkg/dist/node.js';
+import { toEpochMs } from '../../pkg/dist/node-acs.js';
 import { ROOT, withPreview } from './harness.mjs';
 import { SMALL } from './small-sample.mjs';
 

@@ -4,11 +4,14 @@
 // 'fragment' (one fragment's budgets, see fragment-answer.js) and 'turns' (a chat history replayed
 // request by request). One job at a time; see WorkerClient.
 
-import * as ctxpack from '/pkg/dist/index.js';
+import * as main from '/pkg/dist/index.js';
+import * as slicers from '/pkg/dist/slicers.js';
 import { planCurve } from './curve.js';
 import { fragmentAnswer } from './fragment-answer.js';
 
-const ready = ctxpack.init();
+/** What curve.js and fragment-answer.js call: the slicers and the simulation, beside the front doors. */
+const ctxpack = { ...main, ...slicers };
+const ready = main.init();
 
 /** A sampled curve that takes longer than this shows its coarse pass first. */
 const COARSE_AFTER_MS = 100;

@@ -111,7 +111,7 @@ export function curveBudgets(budget, points = SAMPLED_POINTS) {
  * otherwise all) is larger than the budget, and allow_overshoot is set, the best-benefit fragment
  * among those that go in alone (in no group of two or more, needing no other fragment; the better
  * rank on ties) is selected if its benefit exceeds 0.9.
- * @param {typeof import('ctxpack')} lib
+ * @param {typeof import('ctxpack/slicers')} lib
  * @param {RankedItems} r
  * @param {import('./strategy.js').Strategy} strategy
  * @returns {{ below: number, rank: number, value: number }}  `below`: the smallest size among
@@ -155,7 +155,7 @@ export function saturationBudget(r, strategy) {
 /**
  * The value at every budget from 0 to `ceiling`, from the package's budget simulation. Past the
  * saturation budget the curve is flat: it is simulated, and returned, only up to there.
- * @param {typeof import('ctxpack')} lib
+ * @param {typeof import('ctxpack/slicers')} lib
  * @param {RankedItems} r
  * @param {import('./strategy.js').Strategy} strategy
  * @param {number} ceiling
@@ -176,7 +176,7 @@ export function simulatedCurve(lib, r, strategy, ceiling) {
 
 /**
  * The value at each of `budgets`, from a separate run of the strategy's slicer function at each.
- * @param {typeof import('ctxpack')} lib
+ * @param {typeof import('ctxpack/slicers')} lib
  * @param {RankedItems} r
  * @param {import('./strategy.js').Strategy} strategy
  * @param {readonly number[]} budgets
@@ -227,7 +227,7 @@ export const COARSE_STEP = 10;
  * strategy, else 121 budgets. A sampled curve can take a while (121 runs of an exact count-
  * constrained solver on a large corpus): `onCoarse`, if given, first receives the curve at every
  * 10th of those budgets.
- * @param {typeof import('ctxpack')} lib
+ * @param {typeof import('ctxpack/slicers')} lib
  * @param {RankedItems} r
  * @param {import('./strategy.js').Strategy} strategy
  * @param {number} budget
@@ -257,7 +257,7 @@ export function planCurve(lib, r, strategy, budget, onCoarse) {
  * The strategy as the simulation and the slicer functions run it: required dependencies that bind
  * nothing (no fragment depends on one outside its group) change no selection, so they are dropped
  * and the simulation applies.
- * @param {typeof import('ctxpack')} lib
+ * @param {typeof import('ctxpack/slicers')} lib
  * @param {RankedItems} r
  * @param {import('./strategy.js').Strategy} s
  */

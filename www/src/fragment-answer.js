@@ -27,7 +27,7 @@ import { simulationOptions } from './strategy.js';
  */
 
 /**
- * @param {typeof import('ctxpack')} lib
+ * @param {typeof import('ctxpack/slicers')} lib
  * @param {import('./curve.js').RankedItems} r
  * @param {import('./strategy.js').Strategy} strategy
  * @param {number} budget

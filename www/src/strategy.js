@@ -73,7 +73,7 @@ function simulationStrategy(s) {
  * the ranked candidates as items `{ id, tokens, score, kind?, group?, dependencies? }`: what the
  * plot reruns at each budget where the simulation does not apply.
  * @param {Strategy} s
- * @returns {[name: 'greedySlice' | 'knapsackSlice' | 'exactKnapsackSlice' | 'packGreedy' | 'countConstrainedKnapsackSlice' | 'exactCountConstrainedSlice', options: Record<string, unknown>]}
+ * @returns {[name: 'greedySlice' | 'knapsackSlice' | 'exactKnapsackSlice' | 'packerSlice' | 'countConstrainedKnapsackSlice' | 'exactCountConstrainedSlice', options: Record<string, unknown>]}
  */
 export function sliceCall(s) {
   const [name, options] = sliceFunction(s);
@@ -83,9 +83,9 @@ export function sliceCall(s) {
 function sliceFunction(s) {
   switch (s.slicer) {
     case 'ranked':
-      return ['packGreedy', { maxConsecutiveSkips: 0 }];
+      return ['packerSlice', { maxConsecutiveSkips: 0 }];
     case 'packer':
-      return ['packGreedy', { maxConsecutiveSkips: s.maxConsecutiveSkips }];
+      return ['packerSlice', { maxConsecutiveSkips: s.maxConsecutiveSkips }];
     case 'greedy':
       return ['greedySlice', {}];
     case 'knapsack':

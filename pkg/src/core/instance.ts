@@ -1,9 +1,10 @@
 /**
  * The wasm instance's life: loading (`init`, or by itself on first use), the memory limit, and
  * `call`, which runs every call of the core, discards an instance that trapped or grew past the
- * limit, and is the only place a wasm error becomes a {@link CtxpackError}.
+ * limit, and is the only place a wasm error becomes a {@link CtxpackError}. `init`,
+ * `isInitialized`, `setWasmMemoryLimit`, `wasmMemoryBytes` and `InitInput` are public (from
+ * `ctxpack`); the rest is internal.
  *
- * @internal
  * @module
  */
 

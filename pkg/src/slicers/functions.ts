@@ -8,7 +8,7 @@
 
 import {
   sliceColumnar,
-  sliceObjects,
+  sliceObjects as coreSliceObjects,
   type ColumnarRequest,
   type ColumnarResult,
   type CountEntry,
@@ -34,11 +34,11 @@ import {
   takeDependencyMode,
   readTableLimits,
   rejectUnknownOptions,
-  type DependencyMode,
 } from '../validate/options.js';
+import type { DependencyMode } from '../core/types.js';
 
 export type { SliceReason } from '../core/bridge.js';
-export type { DependencyMode } from '../validate/options.js';
+export type { DependencyMode } from '../core/types.js';
 
 /** An item to slice: your id, its token count and score, and optionally its kind, group and dependencies. */
 export interface SliceItem {
@@ -366,9 +366,9 @@ export function countConstrainedKnapsackSlice(
  * order (score descending is expected), takes each that still fits, skips the rest, and stops
  * after `maxConsecutiveSkips` misses in a row. `selected` keeps your order.
  */
-export function packGreedy(items: readonly SliceItem[], budget: SliceBudget, options?: PackerOptions): SliceResult {
+export function packerSlice(items: readonly SliceItem[], budget: SliceBudget, options?: PackerOptions): SliceResult {
   const o = optionsCopy(options);
-  rejectUnknownOptions(o, ['maxConsecutiveSkips', 'dependencies'], 'packGreedy');
+  rejectUnknownOptions(o, ['maxConsecutiveSkips', 'dependencies'], 'packerSlice');
   return seed(run('packer', items, budget, o));
 }
 
@@ -420,7 +420,7 @@ export function exactCountConstrainedSlice(
   return exactResult(run('exact-count', items, budget, o));
 }
 
-/** Options of {@link sliceColumns} and {@link sliceFragments}: those of the chosen slicer. */
+/** Options of {@link sliceColumns} and {@link sliceObjects}: those of the chosen slicer. */
 export interface CoreSliceOptions {
   /** knapsack, count-knapsack, exact-count: the bucket size. */
   bucketSize?: number;
@@ -546,7 +546,7 @@ function isDetached(view: ArrayBufferView): boolean {
  * properties, such as `content`, are never read). Answers like {@link sliceColumns}: indexes and
  * reasons. Selects exactly as the columnar path does.
  */
-export function sliceFragments(
+export function sliceObjects(
   slicer: SlicerName,
   fragments: readonly ObjectItem[],
   budget: SliceBudget,
@@ -556,5 +556,5 @@ export function sliceFragments(
   // The array is read here (a Proxy's trap may throw: INVALID_INPUT with its cause); each
   // fragment's four properties are read by the core, which reports a throwing one the same way.
   const items = readingInput(() => (Array.isArray(fragments) ? Array.from(fragments) : fragments), fragments);
-  return sliceObjects(name, items, req as unknown as Omit<ColumnarRequest, 'tokens' | 'scores' | 'kinds' | 'kindNames'>);
+  return coreSliceObjects(name, items, req as unknown as Omit<ColumnarRequest, 'tokens' | 'scores' | 'kinds' | 'kindNames'>);
 }

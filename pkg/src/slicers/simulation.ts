@@ -32,7 +32,7 @@ import {
   exactKnapsackSlice,
   greedySlice,
   knapsackSlice,
-  packGreedy,
+  packerSlice,
   type SliceBudget,
   type SliceItem,
   type SliceResult,
@@ -230,7 +230,7 @@ export function droppedUnderSlack(
       case 'exact':
         return exactKnapsackSlice(items, b, o);
       case 'packer':
-        return packGreedy(items, b, o);
+        return packerSlice(items, b, o);
     }
   };
   const atBudget = run(budget);
