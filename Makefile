@@ -23,7 +23,7 @@ WASM_OPT = $(NODE_BIN)/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-fl
 # The object path's fragments read through serde-wasm-bindgen, for `make bench` only.
 BENCH_SERDE := target/bench-serde
 
-.PHONY: all toolchain wasm-toolchain fuzz-toolchain node-deps www-deps bundler-deps chromium wasm build lint test test-rust test-wasm test-js test-edge test-e2e test-bundlers test-bench test-fuzz test-soak test-eval fuzz soak demo serve bench bench-serde eval eval-deps clean
+.PHONY: all toolchain wasm-toolchain fuzz-toolchain node-deps www-deps bundler-deps chromium wasm build lint test test-rust test-wasm test-js test-edge test-e2e test-bundlers test-bench test-fuzz test-soak test-eval fuzz soak demo serve bench bench-compare bench-serde eval eval-deps clean
 
 all: build
 
@@ -128,6 +128,7 @@ test-bench: build
 	cargo test --bench native
 	node bench/bench.mjs --smoke
 	node bench/sessions.mjs --smoke
+	node bench/compare.mjs --before pkg --smoke
 
 # The evaluation bounded to its generated conversations and recorded sessions (no download): fails
 # when evidence recall drops below eval/baseline.json by more than its tolerance.
@@ -173,6 +174,17 @@ bench: build bench-serde
 	node bench/sessions.mjs --write bench/RESULTS.md
 	node bench/serde-fragments.mjs --write bench/RESULTS.md
 	node bench/sizes.mjs --write bench/SIZES.md
+
+# This build against an earlier one (BEFORE, a git revision, default HEAD~1), side by side in one
+# run: bench/compare.mjs replaces its section of bench/RESULTS.md. The earlier build is made once
+# from `git archive` in .cache/bench-before/<rev> (its own Rust build the first time: minutes).
+BEFORE ?= HEAD~1
+bench-compare: build
+	@rev=$$(git rev-parse --short $(BEFORE)) && dir=.cache/bench-before/$$rev && \
+	  if [ ! -f $$dir/pkg/dist/node.js ]; then \
+	    rm -rf $$dir && mkdir -p $$dir && git archive $$rev | tar -x -C $$dir && $(MAKE) -C $$dir build; \
+	  fi && \
+	  node bench/compare.mjs --before $$dir/pkg --before-rev $$rev --write bench/RESULTS.md
 
 bench-serde: wasm-toolchain node-deps
 	cargo build --target $(WASM_TARGET) --release --lib --features serde-fragments --target-dir $(BENCH_SERDE)

@@ -1,0 +1,211 @@
+#!/usr/bin/env node
+// `make bench-compare`: this build against an earlier one, side by side in one run. The front
+// doors (fitMessages, a session's turn, selectFragments) and the slicers, each at 20, 1,000 and
+// 100,000 messages, fragments or items, generated from fixed seeds. Every measurement runs in a
+// child process of its own; the two builds alternate (before, after, before, after, …) so that
+// what else the machine does weighs on both alike. Time: the median of the calls after a warm-up
+// call. The same selection is required of both builds (the kept indexes or ids, compared by hash):
+// a difference fails the run, a time never does.
+//
+//   node bench/compare.mjs --before <dir> [--write bench/RESULTS.md] [--smoke]
+//     <dir>: an earlier build's package directory (its dist/ and wasm/, as pkg/ holds them);
+//     make bench-compare builds one from a git revision (BEFORE=<rev>, default HEAD~1).
+//   node bench/compare.mjs --child '<json>'   # one measurement (spawned below)
+
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+import { rng } from '../pkg/test/rng.mjs';
+
+const here = fileURLToPath(import.meta.url);
+const root = dirname(dirname(here));
+const SECTION = '## Against the previous build';
+
+// ---- what is measured ----
+
+/** A generated tool-heavy agent history of about `n` messages (OpenAI format). */
+async function history(n) {
+  const { agentSession } = await import(pathToFileURL(join(root, 'pkg/test/agent-sessions.mjs')).href);
+  // About 7 messages a round; the history is cut at a round's end so that every call has its result.
+  const { messages } = agentSession(1, 'openai', Math.max(1, Math.ceil(n / 7)));
+  let end = Math.min(n, messages.length);
+  while (end < messages.length && messages[end].role !== 'user') end++;
+  return messages.slice(0, end);
+}
+
+/** `n` fragments as the ACS planner takes them. */
+function fragments(n) {
+  const r = rng(7);
+  const entities = ['auth', 'db', 'cache', 'queue', 'api', 'ui'];
+  const now = Date.parse('2026-11-01T00:00:00Z');
+  return Array.from({ length: n }, (_, i) => ({
+    id: `f${i}`,
+    cost_tokens: r.int(20, 600),
+    kind: ['doc', 'code', 'chat'][i % 3],
+    entities: [r.pick(entities), r.pick(entities)],
+    timestamp: now - r.int(0, 30 * 86_400_000),
+    citations: Array.from({ length: r.int(0, 3) }, (_, k) => `src${k}`),
+  }));
+}
+
+/** `n` scored items for the slicer functions. */
+function items(n) {
+  const r = rng(11);
+  return Array.from({ length: n }, (_, i) => ({ id: `i${i}`, tokens: r.int(1, 800), score: r.next() }));
+}
+
+/** The cases: each builds its input once, then `run(lib)` is timed; `kept(result)` is compared across builds. */
+const CASES = {
+  fitMessages: {
+    sizes: [20, 1_000, 100_000],
+    input: history,
+    budget: (n) => Math.max(2_000, n * 40),
+    run: (lib, input, budget) => lib.fitMessages(input, { format: 'openai', budgets: { tokens_max: budget } }),
+    kept: (r) => r.decisions.filter((d) => d.included).map((d) => d.index),
+  },
+  'session turn': {
+    sizes: [20, 1_000, 100_000],
+    input: history,
+    budget: (n) => Math.max(2_000, n * 40),
+    // A warm session: the history without its last round first (untimed), then the last round's turn.
+    prepare: (lib, input, budget) => {
+      let cut = input.length - 1;
+      while (cut > 1 && input[cut].role !== 'user') cut--;
+      return { history: input, before: input.slice(0, cut), options: { format: 'openai', budgets: { tokens_max: budget }, cache: 'openai' } };
+    },
+    run: (lib, p) => {
+      const session = lib.createSession(p.options);
+      session.fit(p.before);
+      const t0 = performance.now();
+      const r = session.fit(p.history);
+      return { result: r, ms: performance.now() - t0 };
+    },
+    kept: (r) => r.decisions.filter((d) => d.included).map((d) => d.index),
+  },
+  selectFragments: {
+    sizes: [20, 1_000, 100_000],
+    input: async (n) => fragments(n),
+    budget: (n) => Math.max(500, n * 60),
+    run: (lib, input, budget) => lib.selectFragments(input, { entities: ['auth', 'db'] }, { tokens_max: budget }, { now: Date.parse('2026-11-02T00:00:00Z') }),
+    kept: (r) => r.fragments.map((f) => f.id),
+  },
+  greedySlice: {
+    sizes: [20, 1_000, 100_000],
+    input: async (n) => items(n),
+    budget: (n) => Math.max(500, n * 80),
+    run: (lib, input, budget) => lib.greedySlice(input, { targetTokens: budget }),
+    kept: (r) => r.selected,
+  },
+  knapsackSlice: {
+    sizes: [20, 1_000, 100_000],
+    input: async (n) => items(n),
+    budget: (n) => Math.max(500, n * 80),
+    run: (lib, input, budget) => lib.knapsackSlice(input, { targetTokens: budget }),
+    kept: (r) => r.selected,
+  },
+  exactKnapsackSlice: {
+    sizes: [20, 1_000, 100_000],
+    input: async (n) => items(n),
+    budget: (n) => Math.max(500, n * 80),
+    run: (lib, input, budget) => lib.exactKnapsackSlice(input, { targetTokens: budget }),
+    kept: (r) => r.selected,
+  },
+};
+
+// ---- one measurement, in a child ----
+
+/** A build's functions: its front door, and its slicers subpath when it has one (earlier builds exported them from the front door). */
+async function load(dir) {
+  const main = await import(pathToFileURL(join(dir, 'dist/node.js')).href);
+  const sub = join(dir, 'dist/node-slicers.js');
+  return existsSync(sub) ? { ...main, ...(await import(pathToFileURL(sub).href)) } : main;
+}
+
+async function child({ dir, name, n, smoke }) {
+  const c = CASES[name];
+  const lib = await load(dir);
+  const input = await c.input(n);
+  const budget = c.budget(n);
+  const prepared = c.prepare ? c.prepare(lib, input, budget) : input;
+  const once = () => {
+    if (c.prepare) return c.run(lib, prepared);
+    const t0 = performance.now();
+    const result = c.run(lib, prepared, budget);
+    return { result, ms: performance.now() - t0 };
+  };
+  const first = once(); // warm-up: the module instantiated, the code paths compiled
+  const times = [];
+  const deadline = performance.now() + (smoke ? 0 : 1_500);
+  do times.push(once().ms);
+  while (times.length < (smoke ? 1 : 3) || (performance.now() < deadline && times.length < 15));
+  times.sort((a, b) => a - b);
+  const kept = createHash('sha256').update(JSON.stringify(c.kept(first.result))).digest('hex').slice(0, 16);
+  process.stdout.write(JSON.stringify({ ms: times[times.length >> 1], calls: times.length, kept, messages: Array.isArray(input) ? input.length : n }));
+}
+
+// ---- the run ----
+
+function measure(dir, name, n, smoke) {
+  const r = spawnSync(process.execPath, ['--max-old-space-size=8192', here, '--child', JSON.stringify({ dir, name, n, smoke })], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  if (r.status !== 0) throw new Error(`${name} n=${n} on ${dir}: exit ${r.status}\n${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+const ms = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+
+async function main(args) {
+  const at = (flag) => (args.includes(flag) ? args[args.indexOf(flag) + 1] : undefined);
+  const before = at('--before');
+  if (before === undefined) throw new Error('--before <dir>: an earlier build (its dist/ and wasm/); make bench-compare builds one');
+  const beforeDir = resolve(before);
+  const afterDir = join(root, 'pkg');
+  const smoke = args.includes('--smoke');
+  const rounds = smoke ? 1 : 2;
+  const rows = [];
+  const failures = [];
+  for (const [name, c] of Object.entries(CASES)) {
+    for (const size of smoke ? [20, 1_000] : c.sizes) {
+      const b = [];
+      const a = [];
+      for (let k = 0; k < rounds; k++) {
+        b.push(measure(beforeDir, name, size, smoke));
+        a.push(measure(afterDir, name, size, smoke));
+      }
+      const med = (xs) => xs.map((x) => x.ms).sort((p, q) => p - q)[xs.length >> 1];
+      const row = { name, n: a[0].messages, before: med(b), after: med(a), same: a[0].kept === b[0].kept };
+      if (!row.same) failures.push(`${name} n=${row.n}: the builds keep different items`);
+      rows.push(row);
+      process.stderr.write(`compare: ${name} n=${row.n}: before ${ms(row.before)} ms, after ${ms(row.after)} ms${row.same ? '' : ' DIFFERENT SELECTION'}\n`);
+    }
+  }
+  const rev = at('--before-rev');
+  const section = `${SECTION}
+
+Produced by \`make bench-compare\` (\`node bench/compare.mjs --before <dir>\`)${rev ? `, the earlier build being \`${rev}\`` : ''}, on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}.${smoke ? ' **Smoke run**: the figures mean nothing.' : ''} Each figure is the median of the calls in a process of its own (after a warm-up call), the median of ${rounds} such processes per build, the builds alternating. Inputs: a generated tool-heavy agent history (OpenAI format; budget 40 tokens a message, at least 2,000), fragments with entities and timestamps, scored items. "Same" compares what each build keeps.
+
+| call | n | before (ms) | after (ms) | after / before | same selection |
+|---|---:|---:|---:|---:|---|
+${rows.map((r) => `| ${r.name} | ${r.n.toLocaleString('en-US')} | ${ms(r.before)} | ${ms(r.after)} | ${(r.after / r.before).toFixed(2)} | ${r.same ? 'yes' : '**no**'} |`).join('\n')}
+`;
+  process.stdout.write(`\n${section}`);
+  const out = at('--write');
+  if (out !== undefined) {
+    const file = join(root, out);
+    const current = readFileSync(file, 'utf8');
+    const start = current.indexOf(SECTION);
+    const next = start < 0 ? -1 : current.indexOf('\n## ', start + SECTION.length);
+    const head = start < 0 ? `${current.trimEnd()}\n\n` : current.slice(0, start);
+    const tail = next < 0 ? '' : current.slice(next + 1);
+    writeFileSync(file, `${head}${section}${tail ? `\n${tail}` : ''}`);
+    process.stderr.write(`wrote ${out}\n`);
+  }
+  if (failures.length > 0) throw new Error(failures.join('\n'));
+}
+
+const args = process.argv.slice(2);
+if (args[0] === '--child') await child(JSON.parse(args[1]));
+else await main(args);
