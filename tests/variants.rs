@@ -293,7 +293,7 @@ fn every_strategy_takes_at_most_one_version_within_the_budget() {
     }
 }
 
-/// A long tool result with a summary and a stub, as the README shows.
+/// A long tool result with a summary and a stub, as docs/variants.md shows.
 #[test]
 fn a_tool_result_shortens_to_its_summary_then_its_stub() {
     let items = [

@@ -49,7 +49,7 @@
  * - `WASM_LOAD_FAILED`: the package's own .wasm file could not be found or fetched where the
  *   runtime's loader looks for it, usually because a bundler moved the code away from it without
  *   emitting the file; the message names the one line of bundler configuration that fixes it
- *   (also in the README's "Bundlers and frameworks"), and `cause` keeps the underlying error.
+ *   (also in docs/runtimes.md), and `cause` keeps the underlying error.
  * - `INTERNAL`: a broken invariant; please report it.
  */
 export const ERROR_CODES = Object.freeze([

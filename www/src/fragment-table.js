@@ -6,7 +6,7 @@
 import { el } from './dom.js';
 import * as fmt from './format.js';
 
-/** A reason code (README: "every item gets exactly one decision") in words. */
+/** A reason code (docs/strategies.md: "every item gets exactly one decision") in words. */
 export const REASONS = {
   scored: 'chosen by the slicer',
   zero_tokens: 'costs no tokens',

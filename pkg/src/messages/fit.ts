@@ -27,7 +27,7 @@ import type { FitMessagesAsyncOptions, FitMessagesOptions, FitMessagesResult } f
  *    last message (the step in flight), and `options.keep`, each with its whole unit. If they
  *    alone exceed the effective budget: `PINNED_OVER_BUDGET`, saying by how many tokens.
  * 4. **Score** the other messages by relevance to `options.query` (default: the latest user
- *    message's text): see relevance.ts and the README.
+ *    message's text): see relevance.ts and docs/messages.md.
  * 5. **Select** with `options.slicer` (default `'ranked'`: by value, highest first, each unit that still fits what
  *    the pins leave), units whole. Anthropic: units that would open the request before any user
  *    message are left out and the budget sliced again without them (up to 8 rounds; what still

@@ -35,7 +35,7 @@ export interface MessageViolation {
 }
 
 /**
- * Weights of `fitMessages`' relevance (see the README, "Chat messages"):
+ * Weights of `fitMessages`' relevance (docs/messages.md, "Relevance"):
  * `value = (n + neighbour · max(n₋₁, n₊₁) + recency · exp(−turnsAfter / recencyTurns)) / (1 + neighbour + recency)`
  * with `n` the message's BM25 score for the query divided by the highest one.
  */
