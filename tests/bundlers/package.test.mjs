@@ -26,10 +26,14 @@ test('the tarball ships README.md, identical to the repository README', () => {
 test('the glue ships only inlined in the bundles, without its default .wasm URL (wasm-bindgen --omit-default-module-path)', () => {
   // wasm/ holds the .wasm alone: the glue's standalone copy is imported by nothing.
   assert.deepEqual(files.filter((f) => f.startsWith('wasm/')), ['wasm/ctxpack_bg.wasm']);
-  // Only the browser bundle names the .wasm by URL, relative to itself, for bundlers to emit; once.
-  for (const bundle of ['node.js', 'node.cjs', 'workerd.js', 'edge-light.js']) {
+  // Only the browser build (its entries and their shared chunks, beside them in dist/) names the
+  // .wasm by URL, relative to itself, for bundlers to emit; once.
+  const dist = files.filter((f) => /^dist\/[^/]+\.c?js$/.test(f)).map((f) => f.slice('dist/'.length));
+  const browserFiles = dist.filter((f) => /^(index|slicers|acs)\.js$|^index-chunk-/.test(f));
+  assert.ok(browserFiles.includes('index.js') && browserFiles.some((f) => f.startsWith('index-chunk-')), dist.join(', '));
+  for (const bundle of dist.filter((f) => !browserFiles.includes(f))) {
     assert.doesNotMatch(readFileSync(join(dir, 'package', 'dist', bundle), 'utf8'), /new URL\(/, bundle);
   }
-  const browser = readFileSync(join(dir, 'package', 'dist', 'index.js'), 'utf8');
-  assert.deepEqual(browser.match(/new URL\([^)]*\)/g), ['new URL("../wasm/ctxpack_bg.wasm", import.meta.url)']);
+  const urls = browserFiles.flatMap((f) => readFileSync(join(dir, 'package', 'dist', f), 'utf8').match(/new URL\([^)]*\)/g) ?? []);
+  assert.deepEqual(urls, ['new URL("../wasm/ctxpack_bg.wasm", import.meta.url)']);
 });
