@@ -37,6 +37,8 @@ export type {
   MessageRule,
   MessageViolation,
   RelevanceWeights,
+  ResponsesItem,
+  ResponsesItemType,
 } from './messages/types.js';
 
 export { createSession } from './session/session.js';

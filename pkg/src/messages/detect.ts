@@ -1,11 +1,12 @@
 /**
- * `detectMessageFormat`: which of the four formats a chat history is written in, from the shapes
+ * `detectMessageFormat`: which of the five formats a chat history is written in, from the shapes
  * of its messages. The CLI and the preview page use it for histories that do not say.
  *
  * @module
  */
 
 import { readingInput } from '../errors.js';
+import { RESPONSES_ITEM_TYPES } from './responses.js';
 import type { MessageFormatName } from './turns.js';
 import { messageArray } from './validate.js';
 
@@ -40,6 +41,16 @@ const ANTHROPIC_BLOCKS = new Set([
   'fallback',
 ]);
 const OPENAI_ROLES = new Set(['system', 'developer', 'tool']);
+/** Content part types of the Responses API that chat completions does not use (it shares `refusal`). */
+const RESPONSES_PARTS = new Set(['input_text', 'output_text', 'input_image', 'input_file']);
+
+/** An item of the Responses API: a Responses item `type` on the item itself (no other format types its messages so), or a Responses content part. */
+function isResponsesItem(m: Readonly<Record<string, unknown>>): boolean {
+  const type = m['type'];
+  if (typeof type === 'string' && RESPONSES_ITEM_TYPES.has(type)) return true;
+  const content = m['content'];
+  return Array.isArray(content) && content.some((p) => isRecord(p) && typeof p['type'] === 'string' && RESPONSES_PARTS.has(p['type']));
+}
 
 function isRecord(v: unknown): v is Readonly<Record<string, unknown>> {
   return typeof v === 'object' && v !== null;
@@ -74,15 +85,18 @@ function partFormats(m: Readonly<Record<string, unknown>>): ('ai-sdk' | 'anthrop
  * The format of `messages`, decided by the first rule that matches:
  *
  * 1. a message with LangChain's `getType()` / `_getType()` methods: `'langchain'`;
- * 2. an AI SDK part: typed `tool-call`, `tool-result`, `reasoning`, `reasoning-file`, `custom`,
+ * 2. a Responses API item: an item whose own `type` is one of the API's input item types
+ *    (`message`, `function_call`, `function_call_output`, `reasoning`, `compaction`, …), or a
+ *    content part `input_text`, `output_text`, `input_image` or `input_file`: `'openai-responses'`;
+ * 3. an AI SDK part: typed `tool-call`, `tool-result`, `reasoning`, `reasoning-file`, `custom`,
  *    `tool-approval-request` or `tool-approval-response`, an `image` part with an `image` field or
  *    a `file` part with a `data` field (or a `tool` message whose content is an array): `'ai-sdk'`;
- * 3. an Anthropic block: any type of the Messages API's content blocks but `text` (`tool_use`,
+ * 4. an Anthropic block: any type of the Messages API's content blocks but `text` (`tool_use`,
  *    `tool_result`, `thinking`, `server_tool_use`, `mcp_tool_use`, `search_result`,
  *    `container_upload`, `compaction`, the server tools' results…), or an `image` or `document`
  *    block with a `source` field: `'anthropic'`;
- * 4. a `system`, `developer` or `tool` role, or `tool_calls` on a message: `'openai'`;
- * 5. otherwise (plain user and assistant text, which every format reads alike): `'anthropic'` when
+ * 5. a `system`, `developer` or `tool` role, or `tool_calls` on a message: `'openai'`;
+ * 6. otherwise (plain user and assistant text, which every format reads alike): `'anthropic'` when
  *    `options.system` (Anthropic's top-level system prompt) is given, else `'openai'`.
  *
  * Only shapes are read, never text. `messages` that is not an array is `INVALID_INPUT`; a
@@ -100,6 +114,7 @@ export function detectMessageFormat(messages: readonly unknown[], options: { sys
 function detect(messages: readonly unknown[], options: { system?: unknown }): MessageFormatName {
   const records = messages.filter(isRecord);
   if (records.some(isLangChain)) return 'langchain';
+  if (records.some(isResponsesItem)) return 'openai-responses';
   const parts = records.flatMap(partFormats);
   if (parts.includes('ai-sdk') || records.some((m) => m['role'] === 'tool' && Array.isArray(m['content']))) return 'ai-sdk';
   if (parts.includes('anthropic')) return 'anthropic';

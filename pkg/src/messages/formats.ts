@@ -10,9 +10,10 @@ import { aiSdk } from './ai-sdk.js';
 import { anthropic } from './anthropic.js';
 import { langchain } from './langchain.js';
 import { openai } from './openai.js';
+import { openaiResponses } from './responses.js';
 import type { FormatAdapter, MessageFormatName } from './turns.js';
 
-const ADAPTERS: Readonly<Record<MessageFormatName, FormatAdapter>> = { openai, anthropic, 'ai-sdk': aiSdk, langchain };
+const ADAPTERS: Readonly<Record<MessageFormatName, FormatAdapter>> = { openai, 'openai-responses': openaiResponses, anthropic, 'ai-sdk': aiSdk, langchain };
 
 /** The formats, in documentation order. */
 export const MESSAGE_FORMATS: readonly MessageFormatName[] = Object.freeze(Object.keys(ADAPTERS) as MessageFormatName[]);

@@ -15,8 +15,13 @@ import { describeThrown } from '../tokens/counter.js';
 import { textKey } from '../tokens/cache.js';
 import { MAX_COST_TOKENS, isRecord } from '../validate/fields.js';
 
-/** What a non-text part is, as counted: a text file is read as text instead and never is one. */
-export type MediaKind = 'image' | 'pdf' | 'audio' | 'file';
+/**
+ * What a non-text part is, as counted: a text file is read as text instead and never is one.
+ * `'opaque'`: content the model reads that the caller cannot (the Responses API's encrypted
+ * reasoning and compaction items, an item referenced by id): 0 tokens unless `countPart` counts
+ * it, and in the part's descriptor, so that a session tells two of them apart.
+ */
+export type MediaKind = 'image' | 'pdf' | 'audio' | 'file' | 'opaque';
 
 /** One non-text part of a message. */
 export interface MediaPart {
@@ -133,6 +138,35 @@ export const openaiMedia: Recognizer = (p) => {
       if (!isRecord(f)) return undefined;
       const where = f['file_data'] !== undefined ? located(f['file_data']) : { ref: str(f['file_id']) ?? '' };
       return { ...file(p, where, undefined, 'pdf'), text: f['filename'] };
+    }
+    default:
+      return undefined;
+  }
+};
+
+/**
+ * OpenAI Responses: `input_text`, `output_text` and `refusal` parts as their text alone (not an
+ * output's annotations or logprobs, which are not sent to the model as words); `input_image`
+ * (`image_url`: a data URL or a URL, or `file_id`; `detail`), `input_file` (`file_data`: a data
+ * URL, `file_url` or `file_id`; its `filename` is text) and a computer call's
+ * `computer_screenshot` output.
+ */
+export const responsesMedia: Recognizer = (p) => {
+  switch (p['type']) {
+    case 'input_text':
+    case 'output_text':
+      return { text: p['text'] };
+    case 'refusal':
+      return { text: p['refusal'] };
+    case 'input_image':
+    case 'computer_screenshot': {
+      const url = str(p['image_url']);
+      return file(p, url !== undefined ? located(url) : { ref: str(p['file_id']) ?? '' }, undefined, 'image', str(p['detail']));
+    }
+    case 'input_file': {
+      const data = str(p['file_data']);
+      const where = data !== undefined ? located(data) : { ref: str(p['file_url']) ?? str(p['file_id']) ?? '' };
+      return { ...file(p, where, undefined, 'pdf'), text: p['filename'] };
     }
     default:
       return undefined;
@@ -302,6 +336,8 @@ export function countMediaPart(m: MediaPart, rules: MediaRules, index: number, k
     if (pages === undefined && tally !== undefined) tally.unknownPdfs++;
     return { tokens: countPdfTokens(pages === undefined ? undefined : { pages }, { provider: rules.provider, model }), key: `${key}|${pages ?? '?'}p` };
   }
+  // Encrypted or referenced content: counted by its visible parts only (docs/messages.md).
+  if (m.kind === 'opaque') return { tokens: 0, key };
   // Audio and other files: no provider documents a rule for them.
   if (tally !== undefined) tally.uncounted++;
   return { tokens: 0, key };

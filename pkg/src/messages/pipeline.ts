@@ -19,7 +19,7 @@ import { scoreScale } from '../core/bridge.js';
 import { ANTHROPIC_MAX_MARKERS, capMarkers, fixedMarkers } from './markers.js';
 import { adapterOf } from './formats.js';
 import { readRelevance, relevanceValues, type Bm25Memo } from './relevance.js';
-import { buildUnits, latestUserMessage, pinnedMessages, type KeepRule, type Units } from './structure.js';
+import { buildUnits, COMPACTED, compactedItems, latestUserMessage, pinnedMessages, type KeepRule, type Units } from './structure.js';
 import { collectText, joinText, readTurn, type FormatAdapter, type Turn } from './turns.js';
 import type { MediaPart, CountPartContext, MediaRules } from './media.js';
 import { DEFAULT_TRUNCATE_SHARE, type Truncation } from './truncate.js';
@@ -156,7 +156,7 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   const weights = readRelevance(o);
   const system = o['system'];
   if (system !== undefined && adapter.systemOption?.accepts(system) !== true) {
-    throw invalidOption('system', adapter.systemOption?.requirement ?? "absent unless format is 'anthropic' or 'ai-sdk'", system);
+    throw invalidOption('system', adapter.systemOption?.requirement ?? "absent unless format is 'anthropic', 'openai-responses' or 'ai-sdk'", system);
   }
 
   const format = adapter.name;
@@ -169,9 +169,11 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   const turns: Turn[] = list.map((m, i) => readTurn(adapter, m, i));
   const units = buildUnits(turns, adapter);
   // Units that break a rule (an empty result and a leading assistant are fixed after selection).
-  const violations = structureViolations(turns, adapter).filter((v) => v.rule !== 'no_messages' && v.rule !== 'first_not_user');
+  const compacted = compactedItems(turns); // Responses: never sent, so checked as absent
+  const violations = structureViolations(turns.map((t, i) => (compacted[i] === 1 ? undefined : t)), adapter).filter((v) => v.rule !== 'no_messages' && v.rule !== 'first_not_user');
   const broken = new Uint8Array(n);
   for (const v of violations) for (const j of units.members.get(units.unitOf[v.index]!)!) broken[j] = 1;
+  for (let i = 0; i < n; i++) if (compacted[i] === 1) broken[i] = COMPACTED;
   const pinned = pinnedMessages(list, turns, units, keep, adapter.firstFromUser, broken);
   const warnings: string[] = [];
   for (const v of violations) {
@@ -192,7 +194,7 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   const stubMedia: (readonly MediaPart[] | undefined)[] = [];
   if (readBoolean(o, 'stubToolResults', false)) {
     for (let i = 0; i < n; i++) {
-      if (turns[i]!.results.length === 0 || pinned[i] === 1 || broken[i] === 1) continue;
+      if (turns[i]!.results.length === 0 || pinned[i] === 1 || broken[i] !== 0) continue;
       const note = `[tool result omitted: ${turns[i]!.text.length} characters]`;
       const stub = adapter.replaceResults(list[i], () => note) as M | undefined;
       if (stub === undefined) continue;
@@ -307,7 +309,7 @@ export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesRe
     if (pinned[i] === 1) {
       reasons[i] = 'pinned';
       included[i] = 1;
-    } else if (broken[i] === 1) reasons[i] = 'invalid_structure';
+    } else if (broken[i] !== 0) reasons[i] = broken[i] === COMPACTED ? 'compacted' : 'invalid_structure';
     else if (forced?.[i] === 1) {
       reasons[i] = 'cached_prefix';
       included[i] = 1;

@@ -24,6 +24,7 @@ export interface Units {
 
 /** Pairs calls with results as the format places them (see validate.ts for the rules themselves). */
 export function buildUnits(turns: readonly (Turn | undefined)[], adapter: FormatAdapter): Units {
+  if (adapter.results === 'by-id') return withMembers(unitsById(turns));
   const n = turns.length;
   const unitOf = new Int32Array(n);
   for (let i = 0; i < n; i++) unitOf[i] = i;
@@ -42,14 +43,71 @@ export function buildUnits(turns: readonly (Turn | undefined)[], adapter: Format
       if (u.results.some((id) => calls.has(id)) || (u.approvalResponses ?? []).some((a) => approvals.has(a))) unitOf[j] = unitOf[i]!;
     }
   }
+  return withMembers(unitOf);
+}
+
+function withMembers(unitOf: Int32Array): Units {
   const members = new Map<number, number[]>();
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < unitOf.length; i++) {
     const u = unitOf[i]!;
     const list = members.get(u);
     if (list === undefined) members.set(u, [i]);
     else list.push(i);
   }
   return { unitOf, members };
+}
+
+/**
+ * Units of the Responses API, where an item names what it belongs to: an output joins its call's
+ * unit (the latest call with that id before it), wherever it comes; calls one after another (the
+ * parallel calls of one model turn, which a reasoning item before them precedes) share a unit; a
+ * reasoning item joins the next item's; an item a program made joins the program's. Each unit is
+ * named by its first item (the union's root is its smallest index).
+ */
+function unitsById(turns: readonly (Turn | undefined)[]): Int32Array {
+  const n = turns.length;
+  const root = new Int32Array(n);
+  for (let i = 0; i < n; i++) root[i] = i;
+  const find = (i: number): number => {
+    while (root[i] !== i) i = root[i] = root[root[i]!]!;
+    return i;
+  };
+  const join = (a: number, b: number): void => {
+    const x = find(a);
+    const y = find(b);
+    if (x < y) root[y] = x;
+    else root[x] = y;
+  };
+  const callAt = new Map<string, number>();
+  for (let i = 0; i < n; i++) {
+    const t = turns[i];
+    if (t === undefined) continue;
+    if (t.calls.length > 0 && (turns[i - 1]?.calls.length ?? 0) > 0) join(i - 1, i);
+    for (const id of t.results) if (callAt.has(id)) join(callAt.get(id)!, i);
+    for (const id of t.attachedTo ?? []) if (callAt.has(id)) join(callAt.get(id)!, i);
+    for (const id of t.calls) callAt.set(id, i);
+    if (t.joinsNext === true && i + 1 < n && turns[i + 1] !== undefined) join(i, i + 1);
+  }
+  for (let i = 0; i < n; i++) root[i] = find(i);
+  return root;
+}
+
+/** `broken`'s mark for an item that the latest compaction item stands for (1 marks a rule broken). */
+export const COMPACTED = 2;
+
+/**
+ * Responses: the items the latest `compaction` item stands for, never sent (`COMPACTED`): the
+ * model's items before it (its messages, calls, outputs, reasoning, earlier compactions). System
+ * and developer messages and the user's messages before it stay candidates: the compacted window
+ * OpenAI returns keeps the user's messages beside the compaction item, and instructions are not
+ * what it summarises.
+ */
+export function compactedItems(turns: readonly (Turn | undefined)[]): Uint8Array {
+  const out = new Uint8Array(turns.length);
+  let last = turns.length - 1;
+  while (last >= 0 && turns[last]?.compaction !== true) last--;
+  for (let i = 0; i < last; i++) if (turns[i] !== undefined && turns[i]!.role !== 'system' && turns[i]!.role !== 'user') out[i] = 1;
+  return out;
 }
 
 /** What `options.keep` may be: the last N messages, or a predicate on `(message, index)`. */
@@ -69,7 +127,7 @@ function kept(keep: (message: unknown, index: number) => unknown, message: unkno
  * carries tool results); the last message; `keep`; then whole units; and with `firstFromUser`,
  * when the first of them is not a user message, the nearest user message before it that is a
  * unit of its own and breaks no rule (`broken`: it could not be sent), so that `keep` never makes
- * a request that has to open with an assistant.
+ * a request that has to open with an assistant. Items `broken` marks `COMPACTED` are never pinned.
  */
 export function pinnedMessages(
   messages: readonly unknown[],
@@ -89,6 +147,9 @@ export function pinnedMessages(
     if (typeof keep === 'number' ? i >= n - keep : keep !== undefined && kept(keep, messages[i], i)) pinned[i] = 1;
   }
   pinWholeUnits(pinned, units);
+  // What a compaction stands for is never sent, whatever pins it (a unit across the compaction
+  // then breaks a rule and says so).
+  for (let i = 0; i < n; i++) if (broken[i] === COMPACTED) pinned[i] = 0;
   if (firstFromUser) {
     // A pinned unit that would open the request (Anthropic: it must start with a user message)
     // brings the nearest user message before it that starts a unit of its own, if there is one.

@@ -40,10 +40,19 @@ export interface Turn {
   readonly emptyPart?: number;
   /** The index of a tool result that comes after a part of another kind (Anthropic wants them first): rule `tool_result_not_first`. */
   readonly resultAfterOther?: number;
+  /** Responses: a reasoning item, which the API takes only with the item after it: in that item's unit (rule `reasoning_without_item`). */
+  readonly joinsNext?: true;
+  /** Responses: the call ids of the programs (`program` items) that made this call or produced this output: in their unit. */
+  readonly attachedTo?: readonly string[];
+  /** Responses: a `compaction` item, which stands for the model's items before it (structure.ts `compactedItems`). */
+  readonly compaction?: true;
 }
 
-/** Where a format puts tool results: in `tool` messages right after the call, or in the next user message (Anthropic). */
-export type ResultPlacement = 'tool-messages' | 'next-user';
+/**
+ * Where a format puts tool results: in `tool` messages right after the call, in the next user
+ * message (Anthropic), or in any later item that names the call by id (the Responses API).
+ */
+export type ResultPlacement = 'tool-messages' | 'next-user' | 'by-id';
 
 /** One chat format: how to read a message, and the format's structure rules. */
 export interface FormatAdapter {
@@ -77,7 +86,7 @@ export interface FormatAdapter {
 }
 
 /** The formats `fitMessages` and `validateMessages` take. */
-export type MessageFormatName = 'openai' | 'anthropic' | 'ai-sdk' | 'langchain';
+export type MessageFormatName = 'openai' | 'openai-responses' | 'anthropic' | 'ai-sdk' | 'langchain';
 
 /** Property names whose values are identifiers, signatures or encoded bytes, not text the model reads as words. */
 const NOT_TEXT = new Set([

@@ -6,15 +6,65 @@
 
 import type { Budgets, DecisionReason } from '../types.js';
 
-/** Chat formats of `fitMessages` and `validateMessages`. */
-export type MessageFormat = 'openai' | 'anthropic' | 'ai-sdk' | 'langchain';
+/** Chat formats of `fitMessages` and `validateMessages`: `'openai-responses'` is the input items of OpenAI's Responses API. */
+export type MessageFormat = 'openai' | 'openai-responses' | 'anthropic' | 'ai-sdk' | 'langchain';
+
+/** The item types of a Responses API input list besides messages (openai 7.57, `ResponseInputItem`). */
+export type ResponsesItemType =
+  | 'function_call'
+  | 'function_call_output'
+  | 'custom_tool_call'
+  | 'custom_tool_call_output'
+  | 'computer_call'
+  | 'computer_call_output'
+  | 'file_search_call'
+  | 'web_search_call'
+  | 'code_interpreter_call'
+  | 'image_generation_call'
+  | 'local_shell_call'
+  | 'local_shell_call_output'
+  | 'shell_call'
+  | 'shell_call_output'
+  | 'apply_patch_call'
+  | 'apply_patch_call_output'
+  | 'mcp_call'
+  | 'mcp_list_tools'
+  | 'mcp_approval_request'
+  | 'mcp_approval_response'
+  | 'tool_search_call'
+  | 'tool_search_output'
+  | 'additional_tools'
+  | 'configuration_update'
+  | 'program'
+  | 'program_output'
+  | 'reasoning'
+  | 'compaction'
+  | 'compaction_trigger'
+  | 'item_reference';
+
+/**
+ * One input item of OpenAI's Responses API, as `fitMessages(items, { format: 'openai-responses' })`
+ * reads it: only the fields it reads are typed, so the SDK's `ResponseInputItem` (openai 7) and
+ * the OpenAI Agents SDK's items are assignable to it.
+ */
+export type ResponsesItem =
+  | {
+      /** Absent in the SDK's `EasyInputMessage`. */
+      readonly type?: 'message';
+      readonly role: 'user' | 'assistant' | 'system' | 'developer';
+      readonly content: string | readonly { readonly type: string }[];
+      readonly id?: string | null;
+    }
+  | { readonly type: ResponsesItemType; readonly id?: string | null; readonly call_id?: string | null }
+  /** An item referenced by id (its `type` may be absent). */
+  | { readonly type?: 'item_reference' | null; readonly id: string };
 
 /**
  * A rule a conversation breaks (see `validateMessages`): `'malformed'` (a message its format cannot
  * read, a hole in the array included: the message names the field), `'no_messages'`,
  * `'system_not_first'`, `'first_not_user'` (Anthropic), `'missing_tool_result'`,
  * `'orphan_tool_result'`, `'duplicate_tool_call_id'`, `'empty_content'`, `'tool_result_not_first'`
- * (Anthropic).
+ * (Anthropic), `'reasoning_without_item'` (Responses: a reasoning item with no item after it).
  */
 export type MessageRule =
   | 'malformed'
@@ -25,7 +75,8 @@ export type MessageRule =
   | 'orphan_tool_result'
   | 'duplicate_tool_call_id'
   | 'empty_content'
-  | 'tool_result_not_first';
+  | 'tool_result_not_first'
+  | 'reasoning_without_item';
 
 /** One rule violation: the message at fault (0 for `no_messages`), the rule, and a message naming indexes, never text. */
 export interface MessageViolation {
@@ -60,9 +111,10 @@ export interface FitMessagesOptions<M = unknown> {
   budgets: Budgets;
   /**
    * The top-level system prompt, for the formats whose API takes it beside the messages:
-   * Anthropic's `system` (a string or text blocks) and the AI SDK's `system` / `instructions` (a
-   * string, a system message or an array of them; ai@7 refuses system messages in `messages`
-   * unless `allowSystemInMessages` is set). Always kept and counted, never returned: pass the same
+   * Anthropic's `system` (a string or text blocks), the Responses API's `instructions` (a string,
+   * or an array of input items) and the AI SDK's `system` / `instructions` (a string, a system
+   * message or an array of them; ai@7 refuses system messages in `messages` unless
+   * `allowSystemInMessages` is set). Always kept and counted, never returned: pass the same
    * value to the API. Any other format: `INVALID_OPTION`.
    */
   system?: string | object | readonly unknown[];
@@ -134,12 +186,13 @@ export interface FitMessagesAsyncOptions<M = unknown> extends Omit<FitMessagesOp
  * `'zero_tokens'`, `'no_budget'`, `'budget_exceeded'`, `'not_in_optimal_set'`,
  * `'skip_limit_reached'`, `'group_excluded'`: its tool call or result did not go in), or
  * `'invalid_structure'` (it breaks a rule of its format, `validateMessages`: an orphaned call or result, a duplicate call id, empty content…; never sent)
- * and `'first_not_user'` (Anthropic: left out so that the request starts with a user message).
+ * and `'first_not_user'` (Anthropic: left out so that the request starts with a user message),
+ * `'compacted'` (Responses: a model item before the latest `compaction` item, which stands for it).
  * A session (`createSession`) adds `'cached_prefix'` (kept because the previous request had it:
  * the prompt cache's prefix) and `'cache_cut'` (left out at an earlier cut, so that the prefix
  * stays what the provider has cached).
  */
-export type MessageDecisionReason = DecisionReason | 'pinned' | 'invalid_structure' | 'first_not_user' | 'cached_prefix' | 'cache_cut';
+export type MessageDecisionReason = DecisionReason | 'pinned' | 'invalid_structure' | 'first_not_user' | 'compacted' | 'cached_prefix' | 'cache_cut';
 
 /** The verdict on one message. */
 export interface MessageDecision {

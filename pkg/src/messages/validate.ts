@@ -8,7 +8,7 @@
 import { CtxpackError, describeValue } from '../errors.js';
 import { adapterOf } from './formats.js';
 import type { FormatAdapter, Turn } from './turns.js';
-import type { MessageViolation, MessageRule } from './types.js';
+import type { MessageFormat, MessageViolation, MessageRule } from './types.js';
 
 /** The messages read into turns; a malformed message is `undefined` there and a `'malformed'` violation. */
 export interface ReadTurns {
@@ -65,7 +65,9 @@ function violation(index: number, rule: MessageRule, message: string): MessageVi
  * - `empty_content`: a message without content as its format reads it (Anthropic: an empty string
  *   or array, except in a last assistant message, a prefill; or a text block without text. OpenAI:
  *   no `content`, and for an assistant message no tool calls either);
- * - `tool_result_not_first` (Anthropic): a tool result after a block of another kind in its message.
+ * - `tool_result_not_first` (Anthropic): a tool result after a block of another kind in its message;
+ * - `reasoning_without_item` (Responses): a reasoning item with no item after it ("provided
+ *   without its required following item").
  */
 export function structureViolations(turns: readonly (Turn | undefined)[], adapter: FormatAdapter): MessageViolation[] {
   const out: MessageViolation[] = [];
@@ -88,6 +90,7 @@ export function structureViolations(turns: readonly (Turn | undefined)[], adapte
     out.push(violation(0, 'first_not_user', 'messages[0] must be from the user'));
   }
   if (adapter.results === 'next-user') pairNextUser(turns, out);
+  else if (adapter.results === 'by-id') pairById(turns, out);
   else pairToolMessages(turns, out);
   return out.sort((a, b) => a.index - b.index);
 }
@@ -125,6 +128,24 @@ function pairNextUser(turns: readonly (Turn | undefined)[], out: MessageViolatio
       if (!t.calls.every((id) => results.has(id))) out.push(missing(i));
     }
   });
+}
+
+/**
+ * Responses: an output answers the call of its id made before it, once, wherever it comes (its
+ * call's id unique in the input: `duplicate_tool_call_id`); a call left unanswered is
+ * `missing_tool_result`. A reasoning item needs an item after it.
+ */
+function pairById(turns: readonly (Turn | undefined)[], out: MessageViolation[]): void {
+  const open = new Map<string, number>();
+  turns.forEach((t, i) => {
+    if (t === undefined) return;
+    if (t.results.length > 0 && !t.results.every((id) => open.delete(id))) out.push(orphan(i));
+    for (const id of t.calls) if (!open.has(id)) open.set(id, i);
+    if (t.joinsNext === true && i === turns.length - 1) {
+      out.push(violation(i, 'reasoning_without_item', `messages[${i}] is a reasoning item with no item after it`));
+    }
+  });
+  for (const i of new Set(open.values())) out.push(missing(i));
 }
 
 /**
@@ -173,7 +194,7 @@ function pairToolMessages(turns: readonly (Turn | undefined)[], out: MessageViol
  *
  * @throws CtxpackError `INVALID_INPUT` when `messages` is not an array, `INVALID_OPTION` for an unknown `format`.
  */
-export function validateMessages(messages: readonly unknown[], format: 'openai' | 'anthropic' | 'ai-sdk' | 'langchain'): MessageViolation[] {
+export function validateMessages(messages: readonly unknown[], format: MessageFormat): MessageViolation[] {
   const adapter = adapterOf(format);
   const { turns, violations } = readTurns(messageArray(messages), adapter);
   return [...violations, ...structureViolations(turns, adapter)].sort((a, b) => a.index - b.index);
