@@ -1,5 +1,5 @@
 // Seeded random agent histories (user turns, replies, parallel tool calls with huge results,
-// thinking/reasoning, histories that end mid tool loop) rendered into the four formats that
+// thinking/reasoning, histories that end mid tool loop) rendered into the five formats that
 // fitMessages takes. Shared by the messages-*.test.mjs files.
 import { AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { rng } from './rng.mjs';
@@ -41,19 +41,22 @@ export function randomHistory(seed) {
   return { system: words(r, r.int(3, 50)), events };
 }
 
-/** A user message someone typed (the generator's user turns are plain strings). */
+/** A user message someone typed (the generator's user turns are plain strings, or Responses `input_text` parts). */
 export function isTypedUserTurn(m) {
-  return m instanceof BaseMessage ? m.getType() === 'human' : m.role === 'user' && typeof m.content === 'string';
+  if (m instanceof BaseMessage) return m.getType() === 'human';
+  return m.role === 'user' && (typeof m.content === 'string' || (Array.isArray(m.content) && m.content.some((p) => p.type === 'input_text')));
 }
 
-export const FORMATS = ['openai', 'anthropic', 'ai-sdk', 'langchain'];
+export const FORMATS = ['openai', 'openai-responses', 'anthropic', 'ai-sdk', 'langchain'];
 
 /** `{ messages, system? }` in `format`. */
 export function render(history, format) {
   const out = [];
+  serial = 0;
   if (format !== 'anthropic') out.push(systemMessage(history.system, format));
   for (const e of history.events) {
-    if (e.kind === 'user') out.push(format === 'langchain' ? new HumanMessage(e.text) : { role: 'user', content: e.text });
+    if (format === 'openai-responses' && e.kind !== 'calls') out.push(responsesMessage(e.kind, e.text));
+    else if (e.kind === 'user') out.push(format === 'langchain' ? new HumanMessage(e.text) : { role: 'user', content: e.text });
     else if (e.kind === 'assistant') out.push(format === 'langchain' ? new AIMessage(e.text) : { role: 'assistant', content: e.text });
     else out.push(...renderCalls(e, format));
   }
@@ -61,11 +64,47 @@ export function render(history, format) {
 }
 
 function systemMessage(text, format) {
+  if (format === 'openai-responses') return { type: 'message', role: 'developer', content: [{ type: 'input_text', text }] };
   return format === 'langchain' ? new SystemMessage(text) : { role: 'system', content: text };
+}
+
+/** Item ids of the history being rendered (the API refuses an id twice). */
+let serial = 0;
+
+/** Responses: a user or assistant message, in the easy-input form or typed with parts (by the text's length, so each history mixes both). */
+function responsesMessage(kind, text) {
+  if (text.length % 2 === 0) return { role: kind, content: text };
+  if (kind === 'user') return { type: 'message', role: 'user', content: [{ type: 'input_text', text }] };
+  return { type: 'message', id: `msg_${serial++}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] };
+}
+
+/**
+ * Responses: a model turn as the API returns it (reasoning with its encrypted content, the text,
+ * the calls) and the caller's outputs after all of them. `run` is the shell tool, `search` a
+ * custom tool, the others functions.
+ */
+function responsesCalls(e) {
+  const first = e.calls[0].id;
+  const items = [];
+  if (e.thinking) items.push({ type: 'reasoning', id: `rs_${first}`, summary: [{ type: 'summary_text', text: e.thinking }], encrypted_content: `gAAAA${first}` });
+  if (e.text) items.push(responsesMessage('assistant', e.text));
+  for (const c of e.calls) {
+    if (c.name === 'run') items.push({ type: 'shell_call', call_id: c.id, action: { commands: [JSON.stringify(c.args)] }, status: 'completed' });
+    else if (c.name === 'search') items.push({ type: 'custom_tool_call', call_id: c.id, name: c.name, input: JSON.stringify(c.args) });
+    else items.push({ type: 'function_call', id: `fc_${c.id}`, call_id: c.id, name: c.name, arguments: JSON.stringify(c.args), status: 'completed' });
+  }
+  for (const c of e.calls) {
+    if (c.name === 'run') items.push({ type: 'shell_call_output', call_id: c.id, output: [{ stdout: c.result, stderr: '', outcome: { type: 'exit', exit_code: 0 } }] });
+    else if (c.name === 'search') items.push({ type: 'custom_tool_call_output', call_id: c.id, output: c.result });
+    else items.push({ type: 'function_call_output', call_id: c.id, output: c.result });
+  }
+  return items;
 }
 
 function renderCalls(e, format) {
   switch (format) {
+    case 'openai-responses':
+      return responsesCalls(e);
     case 'openai':
       return [
         { role: 'assistant', content: e.text ?? null, tool_calls: e.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } })) },

@@ -1,12 +1,15 @@
-// The SDKs' own checks of a request, for the property tests: the AI SDK's modelMessageSchema, and
-// LangChain's pairing (AIMessage.tool_calls ids ↔ ToolMessage.tool_call_id). Apart from
-// messages-histories.mjs, which the browser and worker tests bundle.
+// The SDKs' own checks of a request, for the property tests: the AI SDK's modelMessageSchema,
+// LangChain's pairing (AIMessage.tool_calls ids ↔ ToolMessage.tool_call_id), and for the
+// Responses API (whose SDK has types but no runtime check; tsc checks the types in
+// messages-responses-types.test.mjs) the API's own refusals, written apart from validate.ts. Apart
+// from messages-histories.mjs, which the browser and worker tests bundle.
 import assert from 'node:assert/strict';
 import { modelMessageSchema } from 'ai';
 import { BaseMessage } from '@langchain/core/messages';
 
 /** The AI SDK's own schema, and LangChain's pairing (AIMessage.tool_calls ids ↔ ToolMessage.tool_call_id). */
 export function sdkCheck(format, messages) {
+  if (format === 'openai-responses') responsesCheck(messages);
   if (format === 'ai-sdk') {
     for (const m of messages) assert.ok(modelMessageSchema.safeParse(m).success, 'modelMessageSchema rejects a kept message');
   }
@@ -20,4 +23,41 @@ export function sdkCheck(format, messages) {
     }
     assert.equal(open.size, 0);
   }
+}
+
+/** The output item type of each call item type the API pairs by `call_id`. */
+const RESPONSES_OUTPUT_OF = {
+  function_call: 'function_call_output',
+  custom_tool_call: 'custom_tool_call_output',
+  shell_call: 'shell_call_output',
+  computer_call: 'computer_call_output',
+  apply_patch_call: 'apply_patch_call_output',
+  local_shell_call: 'local_shell_call_output',
+};
+
+/**
+ * The Responses API's refusals of an input list: "No tool call found for function call output
+ * with call_id …" (an output of a type its call's type does not answer, or before it), "No tool
+ * output found for function call …", "Item … of type 'reasoning' was provided without its required
+ * following item", "Duplicate item found with id …".
+ */
+function responsesCheck(items) {
+  const open = new Map(); // call_id → the output type it needs
+  const ids = new Set();
+  items.forEach((item, i) => {
+    assert.ok(item !== null && typeof item === 'object', `input[${i}] is not an object`);
+    if (typeof item.id === 'string') {
+      assert.ok(!ids.has(item.id), `Duplicate item found with id ${item.id}`);
+      ids.add(item.id);
+    }
+    if (item.type === 'reasoning') assert.ok(i + 1 < items.length, `input[${i}]: reasoning provided without its required following item`);
+    if (RESPONSES_OUTPUT_OF[item.type]) {
+      assert.ok(!open.has(item.call_id), `input[${i}]: a repeated call_id`);
+      open.set(item.call_id, RESPONSES_OUTPUT_OF[item.type]);
+    } else if (Object.values(RESPONSES_OUTPUT_OF).includes(item.type)) {
+      assert.equal(open.get(item.call_id), item.type, `input[${i}]: no tool call found for ${item.type} with its call_id`);
+      open.delete(item.call_id);
+    }
+  });
+  assert.equal(open.size, 0, `no tool output found for ${[...open.keys()].length} call(s)`);
 }

@@ -115,7 +115,7 @@ function read(message: unknown, index: number): Turn {
     const turnRole = MESSAGE_ROLES[role]!;
     const text = joinText(collectText(content, [], sink));
     const prose = turnRole === 'user' && (content as string | readonly unknown[]).length > 0;
-    return withMedia({ role: turnRole, calls: [], results: [], prose, text }, media);
+    return withItemId(withMedia({ role: turnRole, calls: [], results: [], prose, text }, media), m, type);
   }
   const kind = KINDS[type]!;
   const calls: string[] = [];
@@ -134,7 +134,13 @@ function read(message: unknown, index: number): Turn {
   if (program !== undefined) turn = { ...turn, attachedTo: [program] };
   if (type === 'reasoning') turn = { ...turn, joinsNext: true };
   if (type === 'compaction') turn = { ...turn, compaction: true };
-  return turn;
+  return withItemId(turn, m, type);
+}
+
+/** `turn` with the item's own id (an item reference's id names another item: not its own). */
+function withItemId(turn: Turn, m: Item, type: string): Turn {
+  const id = m['id'];
+  return type !== 'item_reference' && typeof id === 'string' && id.length > 0 ? { ...turn, itemId: id } : turn;
 }
 
 /** A tool search the client runs (`execution: 'client'`) pairs its call and output by `call_id`, like a function call; the server's pairs nothing. */

@@ -44,6 +44,8 @@ export interface Turn {
   readonly joinsNext?: true;
   /** Responses: the call ids of the programs (`program` items) that made this call or produced this output: in their unit. */
   readonly attachedTo?: readonly string[];
+  /** Responses: the item's own `id`, which the API refuses twice in one input (rule `duplicate_item_id`). */
+  readonly itemId?: string;
   /** Responses: a `compaction` item, which stands for the model's items before it (structure.ts `compactedItems`). */
   readonly compaction?: true;
 }

@@ -64,7 +64,8 @@ export type ResponsesItem =
  * read, a hole in the array included: the message names the field), `'no_messages'`,
  * `'system_not_first'`, `'first_not_user'` (Anthropic), `'missing_tool_result'`,
  * `'orphan_tool_result'`, `'duplicate_tool_call_id'`, `'empty_content'`, `'tool_result_not_first'`
- * (Anthropic), `'reasoning_without_item'` (Responses: a reasoning item with no item after it).
+ * (Anthropic), `'reasoning_without_item'` (Responses: a reasoning item with no item after it),
+ * `'duplicate_item_id'` (Responses: an item with an earlier item's `id`).
  */
 export type MessageRule =
   | 'malformed'
@@ -76,7 +77,8 @@ export type MessageRule =
   | 'duplicate_tool_call_id'
   | 'empty_content'
   | 'tool_result_not_first'
-  | 'reasoning_without_item';
+  | 'reasoning_without_item'
+  | 'duplicate_item_id';
 
 /** One rule violation: the message at fault (0 for `no_messages`), the rule, and a message naming indexes, never text. */
 export interface MessageViolation {

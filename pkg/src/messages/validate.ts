@@ -67,7 +67,9 @@ function violation(index: number, rule: MessageRule, message: string): MessageVi
  *   no `content`, and for an assistant message no tool calls either);
  * - `tool_result_not_first` (Anthropic): a tool result after a block of another kind in its message;
  * - `reasoning_without_item` (Responses): a reasoning item with no item after it ("provided
- *   without its required following item").
+ *   without its required following item");
+ * - `duplicate_item_id` (Responses): an item whose `id` an earlier item has ("Duplicate item
+ *   found with id").
  */
 export function structureViolations(turns: readonly (Turn | undefined)[], adapter: FormatAdapter): MessageViolation[] {
   const out: MessageViolation[] = [];
@@ -133,12 +135,17 @@ function pairNextUser(turns: readonly (Turn | undefined)[], out: MessageViolatio
 /**
  * Responses: an output answers the call of its id made before it, once, wherever it comes (its
  * call's id unique in the input: `duplicate_tool_call_id`); a call left unanswered is
- * `missing_tool_result`. A reasoning item needs an item after it.
+ * `missing_tool_result`. A reasoning item needs an item after it; an item's own id is unique.
  */
 function pairById(turns: readonly (Turn | undefined)[], out: MessageViolation[]): void {
   const open = new Map<string, number>();
+  const ids = new Set<string>();
   turns.forEach((t, i) => {
     if (t === undefined) return;
+    if (t.itemId !== undefined) {
+      if (ids.has(t.itemId)) out.push(violation(i, 'duplicate_item_id', `messages[${i}] has the id of an earlier item`));
+      ids.add(t.itemId);
+    }
     if (t.results.length > 0 && !t.results.every((id) => open.delete(id))) out.push(orphan(i));
     for (const id of t.calls) if (!open.has(id)) open.set(id, i);
     if (t.joinsNext === true && i === turns.length - 1) {
