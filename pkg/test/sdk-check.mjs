@@ -55,8 +55,10 @@ function responsesCheck(items) {
       assert.ok(!open.has(item.call_id), `input[${i}]: a repeated call_id`);
       open.set(item.call_id, RESPONSES_OUTPUT_OF[item.type]);
     } else if (Object.values(RESPONSES_OUTPUT_OF).includes(item.type)) {
-      assert.equal(open.get(item.call_id), item.type, `input[${i}]: no tool call found for ${item.type} with its call_id`);
-      open.delete(item.call_id);
+      // local_shell_call_output names its call in `id` (the SDK's type) or `call_id` (OpenAI's guide).
+      const id = item.call_id ?? (item.type === 'local_shell_call_output' ? item.id : undefined);
+      assert.equal(open.get(id), item.type, `input[${i}]: no tool call found for ${item.type} with its call_id`);
+      open.delete(id);
     }
   });
   assert.equal(open.size, 0, `no tool output found for ${[...open.keys()].length} call(s)`);

@@ -124,7 +124,7 @@ function kept(keep: (message: unknown, index: number) => unknown, message: unkno
 
 /**
  * The pinned messages: system messages; the latest user message someone wrote (not one that only
- * carries tool results); the last message; `keep`; then whole units; and with `firstFromUser`,
+ * carries tool results); the last message; `keep`; the latest compaction item; then whole units; and with `firstFromUser`,
  * when the first of them is not a user message, the nearest user message before it that is a
  * unit of its own and breaks no rule (`broken`: it could not be sent), so that `keep` never makes
  * a request that has to open with an assistant. Items `broken` marks `COMPACTED` are never pinned.
@@ -144,6 +144,9 @@ export function pinnedMessages(
   if (n > 0) pinned[n - 1] = 1;
   for (let i = 0; i < n; i++) {
     if (turns[i]?.role === 'system') pinned[i] = 1;
+    // Responses: the latest compaction stands for everything the model did before it (the
+    // earlier ones are COMPACTED, unpinned below).
+    if (turns[i]?.compaction === true) pinned[i] = 1;
     if (typeof keep === 'number' ? i >= n - keep : keep !== undefined && kept(keep, messages[i], i)) pinned[i] = 1;
   }
   pinWholeUnits(pinned, units);
