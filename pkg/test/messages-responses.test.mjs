@@ -290,6 +290,7 @@ test('a 64-step tool agent replayed through a session: every request valid, with
       assert.deepEqual(r.messages.slice(0, previous.length), previous, `step ${step}: the previous request is the prefix`);
     }
     if (r.cache.cut) cuts++;
+    if (step === 33) assert.ok(r.cache.cut, 'the request after the compaction is a cut');
     previous = r.messages;
     // The model's turn: reasoning, sometimes a note, one or two calls; then their outputs.
     const calls = step % 5 === 4 ? [`c${step}a`, `c${step}b`] : [`c${step}`];

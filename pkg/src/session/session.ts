@@ -260,7 +260,9 @@ class ChatSession implements Session {
         eligible.fill(1, prev.n);
         const r = chooseFit(s, { forced, eligible, ownMarkers });
         const allNew = r.decisions.every((d) => d.index < prev.n || d.included || s.broken[d.index] === 1);
-        if (allNew && r.metrics.budget_used <= s.budget.effective) result = r;
+        // The previous request whole (Responses: a new compaction item leaves out what it stands for: that is a cut).
+        const allOld = prev.entries.every(([index]) => r.decisions[index]!.included);
+        if (allNew && allOld && r.metrics.budget_used <= s.budget.effective) result = r;
       }
       if (result === undefined) {
         result = this.cut(s, prev, sameSystem ? reusable : 0, budget, prefixOf, ownMarkers);
