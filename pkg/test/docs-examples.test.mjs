@@ -95,9 +95,18 @@ const HISTORIES = {
   ],
 };
 
-/** OpenAI's client: checks every request, answers with a tool call for three turns, then text. */
+/** OpenAI's client: checks every request, answers with a tool call for three turns, then text (chat completions and Responses). */
 function fakeOpenAI(seen) {
   return {
+    responses: {
+      create: async ({ input }) => {
+        assert.deepEqual(validateMessages(input, 'openai-responses'), [], 'openai.responses got an invalid request');
+        seen.push(input.length);
+        const k = seen.length;
+        const output = k < 4 ? [{ type: 'function_call', id: `fc_${k}`, call_id: `c${k}`, name: 'read', arguments: '{}' }] : [{ type: 'message', id: `msg_${k}`, role: 'assistant', content: [{ type: 'output_text', text: 'done', annotations: [] }] }];
+        return { output };
+      },
+    },
     chat: {
       completions: {
         create: async ({ messages }) => {
@@ -277,12 +286,25 @@ const CHECKS = [
   })),
   {
     file: 'docs/messages.md',
+    snippet: "format: 'openai-responses',\n  system: 'You are a coding agent.'",
+    check: ({ value, seen }) => {
+      assert.deepEqual(value('r.decisions.map('), ['0: scored (unit 0)', '1: scored (unit 1)', '2: scored (unit 1)', '3: scored (unit 1) truncated', '4: scored (unit 4)', '5: pinned (unit 5)']);
+      assert.deepEqual(seen, [6]);
+    },
+  },
+  {
+    file: 'docs/messages.md',
     snippet: "image_url: { url: 'https://example.com/page.png', detail: 'low' }",
     check: ({ value }) => {
       assert.equal(value('r.decisions[0].media_tokens'), 85);
       assert.deepEqual(value('r.warnings'), ["image_size_unknown: 1 image(s) counted at the model's maximum (given by URL or file id, or of a format whose size cannot be read)"]);
       assert.equal(value('mine.decisions[0].media_tokens'), 255);
     },
+  },
+  {
+    file: 'docs/sessions.md',
+    snippet: "format: 'openai-responses',\n  system: instructions",
+    check: ({ seen }) => assert.deepEqual(seen, [1, 3, 5, 7]),
   },
   {
     file: 'docs/sessions.md',

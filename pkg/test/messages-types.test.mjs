@@ -1,6 +1,7 @@
 // The OpenAI and Anthropic SDKs ship types, not schemas: fitMessages' results on seeded random
 // histories are written into a TypeScript file as literals typed with the SDKs' own request types
-// (ChatCompletionCreateParamsNonStreaming, MessageCreateParamsNonStreaming), next to a generic call
+// (ChatCompletionCreateParamsNonStreaming, ResponseCreateParamsNonStreaming,
+// MessageCreateParamsNonStreaming), next to a generic call
 // that must hand the caller's message type back (also the AI SDK's ModelMessage and LangChain's
 // BaseMessage), and tsc must accept it.
 import assert from 'node:assert/strict';
@@ -11,10 +12,11 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { fitMessages } from 'ctxpack';
 import { randomHistory, render } from './messages-histories.mjs';
+import { everyItem } from './responses-items.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 
-test('fitMessages results type-check as OpenAI and Anthropic SDK requests', () => {
+test('fitMessages results type-check as OpenAI (chat completions and Responses) and Anthropic SDK requests', () => {
   const dir = join(root, 'node_modules', '.cache', 'ctxpack-messages-types');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -38,17 +40,27 @@ test('fitMessages results type-check as OpenAI and Anthropic SDK requests', () =
     "export const aiSdkSystem: ModelMessage[] = fitMessages(model, { format: 'ai-sdk', system: 'Be brief.', budgets: { tokens_max: 8000 }, keep: (m) => m.role === 'tool' }).messages;",
     'declare const lc: BaseMessage[];',
     "export const langchain: BaseMessage[] = fitMessages(lc, { format: 'langchain', budgets: { tokens_max: 8000 } }).messages;",
+    // The Responses API: the SDK's own input items, instructions beside them; ResponsesItem takes them.
+    "import type { ResponseCreateParamsNonStreaming, ResponseInputItem } from 'openai/resources/responses/responses';",
+    `import type { ResponsesItem } from ${JSON.stringify(join(root, 'dist', 'index.js'))};`,
+    'declare const items: ResponseInputItem[];',
+    "const fittedItems = fitMessages<ResponseInputItem>(items, { format: 'openai-responses', system: 'Be brief.', budgets: { tokens_max: 8000 }, keep: (m) => m.type === 'function_call_output' });",
+    "export const responses: ResponseCreateParamsNonStreaming = { model: 'gpt-5', instructions: 'Be brief.', input: fittedItems.messages };",
+    'export const asItems: readonly ResponsesItem[] = items;',
+    `export const every: ResponseInputItem[] = ${JSON.stringify(everyItem())};`,
   ];
   let n = 0;
   for (let seed = 0; seed < 40; seed++) {
-    for (const format of ['openai', 'anthropic']) {
+    for (const format of ['openai', 'openai-responses', 'anthropic']) {
       const { messages, system } = render(randomHistory(seed), format);
       const r = fitMessages(messages, { format, system, budgets: { tokens_max: 30000 + 97 * seed } });
       const literal = JSON.stringify(r.messages);
       lines.push(
         format === 'openai'
           ? `export const o${seed}: ChatCompletionCreateParamsNonStreaming = { model: 'gpt-4o', messages: ${literal} };`
-          : `export const a${seed}: MessageCreateParamsNonStreaming = { model: 'claude-sonnet-4-5', max_tokens: 1024, system: ${JSON.stringify(system)}, messages: ${literal} };`,
+          : format === 'openai-responses'
+            ? `export const r${seed}: ResponseCreateParamsNonStreaming = { model: 'gpt-5', input: ${literal} };`
+            : `export const a${seed}: MessageCreateParamsNonStreaming = { model: 'claude-sonnet-4-5', max_tokens: 1024, system: ${JSON.stringify(system)}, messages: ${literal} };`,
       );
       n++;
     }
@@ -64,5 +76,5 @@ test('fitMessages results type-check as OpenAI and Anthropic SDK requests', () =
   } catch (e) {
     assert.fail(`tsc rejected the requests:\n${e.stdout}`);
   }
-  assert.equal(n, 80);
+  assert.equal(n, 120);
 });
