@@ -16,6 +16,7 @@ import { createSession, type Session } from '../session/session.js';
 import { readPricing } from '../session/pricing.js';
 import type { CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions } from '../session/types.js';
 import { textKey } from '../tokens/cache.js';
+import type { Budgets } from '../types.js';
 import { isRecord } from '../validate/fields.js';
 import { invalidOption, optionsRecord, readCount } from '../validate/options.js';
 
@@ -32,7 +33,9 @@ const OWN = ['cache', 'breakpoints', 'onFit', 'maxSessions'];
 const FROM_THE_SDK = ['format', 'system', 'tools', 'state'];
 
 /** Options of `ctxpackPrepareStep` and `ctxpackMiddleware`: a session's, less what the SDK's call gives. */
-export interface AiSdkOptions extends Omit<SessionOptions, 'format' | 'system' | 'tools' | 'state' | 'cache' | 'breakpoints'> {
+export interface AiSdkOptions extends Omit<SessionOptions, 'format' | 'system' | 'tools' | 'state' | 'cache' | 'breakpoints' | 'budgets'> {
+  /** The budgets of every step: `tokens_max` the model's window or your cap (docs/getting-started.md, "Budgets"). */
+  budgets: Budgets;
   /** The prompt cache the plans are made for. Default: `'anthropic'` for Anthropic's models (also through the AI Gateway), `'openai'` for the others. */
   cache?: CachePricing;
   /** Anthropic: write the session's breakpoints as `providerOptions.anthropic.cacheControl` (on copies). Default true. */
