@@ -93,7 +93,8 @@ const loader = (name) => ({
 // share one instance of the core (and one CtxpackError class), so each runtime's ESM build splits
 // them into shared chunks, and the CommonJS entries read one shared bundle (esbuild cannot split
 // CommonJS): dist/internal.cjs holds every module, each .cjs entry picks its names from it.
-const ENTRIES = { index: 'src/index.ts', slicers: 'src/slicers.ts', acs: 'src/acs.ts' };
+// `ai-sdk` imports only types from `ai` (an optional peer dependency): nothing of the SDK is bundled.
+const ENTRIES = { index: 'src/index.ts', slicers: 'src/slicers.ts', acs: 'src/acs.ts', 'ai-sdk': 'src/ai-sdk.ts' };
 
 const common = {
   bundle: true,
@@ -126,7 +127,7 @@ for (const t of targets) {
   });
 }
 
-// CommonJS: every module once, in dist/internal.cjs (an entry that re-exports all three), then
+// CommonJS: every module once, in dist/internal.cjs (an entry that re-exports all of them), then
 // one small .cjs per entry with exactly that entry's names, read from its ES build.
 const ALL = join(root, 'dist', '.all.ts');
 writeFileSync(ALL, Object.values(ENTRIES).map((src) => `export * from ${JSON.stringify(join(root, src))};`).join('\n'));

@@ -27,6 +27,7 @@ export { detectMessageFormat } from './messages/detect.js';
 export { MESSAGE_FORMATS } from './messages/formats.js';
 export { DEFAULT_RELEVANCE } from './messages/relevance.js';
 export type {
+  AiSdkFormat,
   FitMessagesAsyncOptions,
   FitMessagesMetrics,
   FitMessagesOptions,

@@ -24,10 +24,12 @@ import { after, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { transform } from 'esbuild';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
+import { jsonSchema, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import * as ctxpack from 'ctxpack';
 import * as ctxpackSlicers from 'ctxpack/slicers';
 import * as ctxpackAcs from 'ctxpack/acs';
+import * as ctxpackAiSdk from 'ctxpack/ai-sdk';
 
 const { ERROR_CODES, validateMessages } = ctxpack;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -149,10 +151,18 @@ function fakeModel(format, seen) {
       },
     };
   }
+  // With tools (ctxpack/ai-sdk's agents), a tool call for three steps, then text; every prompt
+  // (the SDK's provider-level prompt) must be valid: system messages stand where the SDK put them.
   return new MockLanguageModelV4({
     doGenerate: async (options) => {
+      assert.deepEqual(validateMessages(options.prompt, { name: 'ai-sdk', allowSystemInMessages: true }), [], 'the model got an invalid prompt');
       seen.push(options.prompt.length);
-      return { content: [{ type: 'text', text: 'ok' }], finishReason: { unified: 'stop', raw: 'stop' }, usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } }, warnings: [] };
+      const usage = { inputTokens: { total: 1 }, outputTokens: { total: 1 } };
+      if ((options.tools?.length ?? 0) > 0 && seen.length < 4) {
+        const call = { type: 'tool-call', toolCallId: `c${seen.length}`, toolName: 'read_logs', input: '{}' };
+        return { content: [call], finishReason: { unified: 'tool-calls', raw: 'tool_use' }, usage, warnings: [] };
+      }
+      return { content: [{ type: 'text', text: 'ok' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] };
     },
   });
 }
@@ -166,7 +176,8 @@ function standIns(format) {
       history: HISTORIES[format](),
       system: SYSTEM,
       task: TASK,
-      tools: [],
+      // The AI SDK takes its tools as an object of tools; the other clients an array of definitions.
+      tools: format === 'ai-sdk' ? { read_logs: tool({ inputSchema: jsonSchema({ type: 'object', properties: {} }), execute: async () => 'log line '.repeat(800) }) } : [],
       runTool: async () => 'log line '.repeat(800),
       openai: fakeOpenAI(seen),
       anthropic: fakeAnthropic(seen),
@@ -233,7 +244,8 @@ async function moduleSource(block) {
 
 /** Runs a block (or `code` in its place) with fresh stand-ins; its exports, recorded values and what the fakes saw. */
 async function runBlock(block, code = block.code) {
-  const format = /format: '([\w-]+)'/.exec(code)?.[1] ?? 'openai';
+  // The AI SDK's blocks: a format named, the ai-sdk format with its options, or ctxpack/ai-sdk.
+  const format = /format: '([\w-]+)'/.exec(code)?.[1] ?? (/'ctxpack\/ai-sdk'|name: 'ai-sdk'/.test(code) ? 'ai-sdk' : 'openai');
   const { seen, globals } = standIns(HISTORIES[format] ? format : 'openai');
   const values = [];
   const saved = new Map();
@@ -351,6 +363,30 @@ const CHECKS = [
       assert.deepEqual(validateMessages(exports.messages, format), []);
     },
   })),
+  {
+    file: 'docs/ai-sdk.md',
+    snippet: 'prepareStep: ctxpackPrepareStep({ budgets',
+    check: ({ exports, seen }) => {
+      assert.equal(exports.steps.length, 4); // three tool calls, then the answer
+      assert.equal(seen.length, 4);
+    },
+  },
+  {
+    file: 'docs/ai-sdk.md',
+    snippet: 'middleware: ctxpackMiddleware({ budgets',
+    check: ({ exports, seen }) => {
+      assert.equal(exports.text, 'ok');
+      assert.equal(seen.length, 4);
+    },
+  },
+  {
+    file: 'docs/ai-sdk.md',
+    snippet: "format: { name: 'ai-sdk', allowSystemInMessages: true }",
+    check: ({ value, exports }) => {
+      assert.equal(value('messages.at(-1).role'), 'system');
+      assert.deepEqual(validateMessages(exports.messages, { name: 'ai-sdk', allowSystemInMessages: true }), []);
+    },
+  },
   {
     file: 'docs/getting-started.md',
     snippet: "format: 'ai-sdk'",
@@ -539,11 +575,12 @@ test('docs/errors.md names every error code', () => {
 test("the README's table names only functions the package exports, each from the entry the row names", () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const table = /## Which function when\n([^]*?)\n\n/.exec(readme)[1];
-  const entries = { ctxpack, 'ctxpack/slicers': ctxpackSlicers, 'ctxpack/acs': ctxpackAcs };
+  const entries = { ctxpack, 'ctxpack/slicers': ctxpackSlicers, 'ctxpack/acs': ctxpackAcs, 'ctxpack/ai-sdk': ctxpackAiSdk };
   for (const row of table.split('\n').slice(2)) {
-    const from = /from `(ctxpack\/\w+)`/.exec(row)?.[1] ?? 'ctxpack';
+    const from = /from `(ctxpack\/[\w-]+)`/.exec(row)?.[1] ?? 'ctxpack';
     for (const [, name] of row.split('|')[2].matchAll(/`([a-z]\w+)\(?/g)) {
-      if (['npx', 'ctxpack', 'session', 'fitAsync', 'openai', 'anthropic', 'langchain'].includes(name) || name.startsWith('ai')) continue;
+      // Not the package's: its own words, and the AI SDK's (prepareStep, wrapLanguageModel).
+      if (['npx', 'ctxpack', 'session', 'fitAsync', 'openai', 'anthropic', 'langchain', 'prepareStep', 'wrapLanguageModel'].includes(name) || name.startsWith('ai')) continue;
       assert.equal(typeof entries[from][name], 'function', `README: ${name} is not a function ${from} exports`);
     }
   }

@@ -154,3 +154,28 @@ test('OpenAI takes a system message anywhere; the AI SDK and LangChain formats k
     ['system_not_first'],
   );
 });
+
+test("AI SDK with allowSystemInMessages: a system message anywhere, as ai@7 takes it with the option of that name", async () => {
+  const history = [
+    { role: 'user', content: 'hello' },
+    { role: 'assistant', content: 'hi' },
+    { role: 'system', content: 'context update: the user is on the staging server' },
+    { role: 'user', content: 'deploy' },
+  ];
+  const format = { name: 'ai-sdk', allowSystemInMessages: true };
+  assert.deepEqual(validateMessages(history, format), []);
+  assert.deepEqual(validateMessages(history, { name: 'ai-sdk', allowSystemInMessages: false }).map((v) => v.rule), ['system_not_first']);
+  const r = fitMessages(history, { format, budgets: { tokens_max: 1000 } });
+  assert.deepEqual(r.decisions.map((d) => d.reason), ['scored', 'scored', 'pinned', 'pinned']);
+  // Without the option the pinned system message breaks the rule: refused, as generateText refuses it.
+  assert.throws(() => fitMessages(history, { format: 'ai-sdk', budgets: { tokens_max: 1000 } }), { code: 'INVALID_MESSAGES' });
+  // What it returns, generateText runs when given the same option.
+  const { model, prompts } = mockModel();
+  await generateText({ model, messages: r.messages, allowSystemInMessages: true });
+  assert.equal(prompts[0][2].role, 'system');
+  assert.equal(createSession({ format, budgets: { tokens_max: 1000 } }).fit(history).messages.length, 4);
+  // The option's own mistakes name it.
+  assert.throws(() => validateMessages(history, { name: 'ai-sdk', allowSystemInMessages: 'yes' }), { code: 'INVALID_OPTION', field: 'format.allowSystemInMessages' });
+  assert.throws(() => fitMessages(history, { format: { name: 'ai-sdk', strict: true }, budgets: { tokens_max: 1000 } }), { code: 'INVALID_OPTION', field: 'format.strict' });
+  assert.throws(() => fitMessages(history, { format: { name: 'openai' }, budgets: { tokens_max: 1000 } }), { code: 'INVALID_OPTION', field: 'format' });
+});

@@ -3,7 +3,7 @@
 // working.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -11,11 +11,13 @@ import { test } from 'node:test';
 import * as esm from 'ctxpack';
 import * as sl from 'ctxpack/slicers';
 import * as acs from 'ctxpack/acs';
+import * as aiSdk from 'ctxpack/ai-sdk';
 
 const require = createRequire(import.meta.url);
 const cjs = require('ctxpack');
 const cjsSlicers = require('ctxpack/slicers');
 const cjsAcs = require('ctxpack/acs');
+const cjsAiSdk = require('ctxpack/ai-sdk');
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
 const items = [
@@ -29,6 +31,8 @@ test('ESM and CommonJS export the same API from each entry and give the same pla
   assert.deepEqual(Object.keys(cjs).sort(), Object.keys(esm).sort());
   assert.deepEqual(Object.keys(cjsSlicers).sort(), Object.keys(sl).sort());
   assert.deepEqual(Object.keys(cjsAcs).sort(), Object.keys(acs).sort());
+  assert.deepEqual(Object.keys(cjsAiSdk).sort(), Object.keys(aiSdk).sort());
+  for (const name of ['ctxpackPrepareStep', 'ctxpackMiddleware']) assert.equal(typeof aiSdk[name], 'function', name);
   for (const name of ['fitMessages', 'fitMessagesAsync', 'createSession', 'selectFragments', 'validateMessages', 'detectMessageFormat', 'init', 'CtxpackError']) {
     assert.equal(typeof esm[name], 'function', name);
   }
@@ -43,7 +47,7 @@ test('ctxpack exports the front doors only (at most 30 values); the building blo
   assert.ok(values.length <= 30, `${values.length} values: ${values.join(' ')}`);
   for (const name of ['greedySlice', 'sliceColumns', 'calculateScore', 'generateKVPolicy', 'PLANNER_SLICERS']) assert.equal(name in esm, false, name);
   const seen = new Map();
-  for (const [entry, ns] of [['ctxpack', esm], ['ctxpack/slicers', sl], ['ctxpack/acs', acs]]) {
+  for (const [entry, ns] of [['ctxpack', esm], ['ctxpack/slicers', sl], ['ctxpack/acs', acs], ['ctxpack/ai-sdk', aiSdk]]) {
     for (const name of Object.keys(ns)) {
       assert.equal(seen.get(name), undefined, `${name} is exported by ${seen.get(name)} and ${entry}`);
       seen.set(name, entry);
@@ -56,6 +60,23 @@ test('the entries share one core and one CtxpackError: an error from a subpath i
   assert.throws(() => sl.greedySlice(bad(), { targetTokens: 1 }), (e) => e instanceof esm.CtxpackError && e.code === 'INVALID_FIELD');
   assert.throws(() => cjsSlicers.greedySlice(bad(), { targetTokens: 1 }), (e) => e instanceof cjs.CtxpackError && e.code === 'INVALID_FIELD');
   assert.throws(() => acs.calculateScore(null, { entities: [] }), (e) => e instanceof esm.CtxpackError);
+  assert.throws(() => aiSdk.ctxpackMiddleware({}), (e) => e instanceof esm.CtxpackError && e.field === 'budgets');
+  assert.throws(() => cjsAiSdk.ctxpackPrepareStep({}), (e) => e instanceof cjs.CtxpackError && e.field === 'budgets');
+});
+
+// The AI SDK is an optional peer dependency of ctxpack/ai-sdk: its types only, nothing of it in
+// any bundle (no import of it, none of its code), so ctxpack runs where it is not installed.
+test('nothing of the AI SDK is bundled: no import of ai or @ai-sdk/* in dist, none of its code', () => {
+  const dist = new URL('../dist/', import.meta.url);
+  const bundles = readdirSync(dist).filter((f) => f.endsWith('.js') || f.endsWith('.cjs'));
+  assert.ok(bundles.includes('node-ai-sdk.js') && bundles.includes('ai-sdk.cjs'));
+  for (const f of bundles) {
+    const code = readFileSync(new URL(f, dist), 'utf8');
+    assert.doesNotMatch(code, /(from|import|require)\s*\(?\s*["'](ai|@ai-sdk\/[^"']*)["']/, f);
+    assert.doesNotMatch(code, /MockLanguageModel|convertToLanguageModelPrompt|standardizePrompt/, f);
+  }
+  assert.equal(pkg.peerDependenciesMeta.ai.optional, true);
+  assert.equal(pkg.dependencies?.ai, undefined);
 });
 
 test('package.json carries the runtime conditions, exports the .wasm and declares no side effects', () => {
@@ -68,7 +89,7 @@ test('package.json carries the runtime conditions, exports the .wasm and declare
 });
 
 test('require() has CommonJS declarations of its own (dist/cjs/*.d.cts), import() the ES ones', () => {
-  const entries = { '.': 'index', './slicers': 'slicers', './acs': 'acs', './tokenizers/js-tiktoken': 'tokenizers/js-tiktoken', './tokenizers/gpt-tokenizer': 'tokenizers/gpt-tokenizer' };
+  const entries = { '.': 'index', './slicers': 'slicers', './acs': 'acs', './ai-sdk': 'ai-sdk', './tokenizers/js-tiktoken': 'tokenizers/js-tiktoken', './tokenizers/gpt-tokenizer': 'tokenizers/gpt-tokenizer' };
   for (const [subpath, name] of Object.entries(entries)) {
     const types = pkg.exports[subpath].types;
     assert.deepEqual(types, { require: `./dist/cjs/${name}.d.cts`, default: `./dist/${name}.d.ts` }, subpath);

@@ -33,14 +33,14 @@ test('CommonJS and ES TypeScript consumers under node16 get declarations of thei
   t.after(() => installed.cleanup());
   const { app } = installed;
   // The optional peers, for the adapters' declarations: linked from pkg/node_modules.
-  for (const dep of ['js-tiktoken', 'gpt-tokenizer']) {
+  for (const dep of ['js-tiktoken', 'gpt-tokenizer', 'ai']) {
     symlinkSync(join(pkgRoot, 'node_modules', dep), join(app, 'node_modules', dep), 'dir');
   }
-  for (const f of ['cjs-consumer.cts', 'esm-consumer.mts']) copyFileSync(fileURLToPath(new URL(`./fixtures/${f}`, import.meta.url)), join(app, f));
+  for (const f of ['cjs-consumer.cts', 'esm-consumer.mts', 'ai-sdk-consumer.cts', 'ai-sdk-consumer.mts']) copyFileSync(fileURLToPath(new URL(`./fixtures/${f}`, import.meta.url)), join(app, f));
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const compile = () => {
-    const args = [tsc, '--noEmit', '--strict', '--exactOptionalPropertyTypes', '--target', 'es2022', '--module', 'node16', '--moduleResolution', 'node16'];
-    args.push('--listFiles', 'cjs-consumer.cts', 'esm-consumer.mts');
+  const compile = (files = ['cjs-consumer.cts', 'esm-consumer.mts'], extra = []) => {
+    const args = [tsc, '--noEmit', '--strict', '--exactOptionalPropertyTypes', '--target', 'es2022', '--module', 'node16', '--moduleResolution', 'node16', ...extra];
+    args.push('--listFiles', ...files);
     try {
       return { ok: true, out: execFileSync(process.execPath, args, { cwd: app, encoding: 'utf8', stdio: 'pipe' }) };
     } catch (err) {
@@ -54,6 +54,14 @@ test('CommonJS and ES TypeScript consumers under node16 get declarations of thei
   const has = (suffix) => files.some((f) => f.endsWith(`/node_modules/ctxpack/${suffix}`));
   for (const f of ['dist/cjs/index.d.cts', 'dist/cjs/errors.d.cts', 'dist/cjs/tokenizers/js-tiktoken.d.cts', 'dist/cjs/tokenizers/gpt-tokenizer.d.cts']) assert.ok(has(f), `${f} was not used`);
   for (const f of ['dist/index.d.ts', 'dist/tokenizers/js-tiktoken.d.ts', 'dist/tokenizers/gpt-tokenizer.d.ts']) assert.ok(has(f), `${f} was not used`);
+
+  // ctxpack/ai-sdk with the AI SDK installed. --skipLibCheck: the SDK's own declarations need
+  // Node's types and fail strict checks of their own; the fixtures' @ts-expect-error lines show
+  // that ours resolved the SDK's types (an unresolved import would make them `any`).
+  const ai = compile(['ai-sdk-consumer.cts', 'ai-sdk-consumer.mts'], ['--skipLibCheck']);
+  assert.ok(ai.ok, `tsc reported errors:\n${ai.out}`);
+  const aiFiles = ai.out.split('\n').map((l) => l.trim().replaceAll('\\', '/'));
+  for (const f of ['dist/cjs/ai-sdk.d.cts', 'dist/ai-sdk.d.ts']) assert.ok(aiFiles.some((l) => l.endsWith(`/node_modules/ctxpack/${f}`)), `${f} was not used`);
 
   // The control: the same project with one declaration file for both conditions fails as it used to.
   const manifestPath = join(app, 'node_modules', 'ctxpack', 'package.json');
@@ -83,7 +91,7 @@ test('arethetypeswrong finds no problem in the packed package (node10, node16 fr
     assert.fail(`attw reported problems:\n${err.stdout}${err.stderr}`);
   }
   const { analysis, problems } = JSON.parse(out);
-  assert.deepEqual(Object.keys(analysis.entrypoints).sort(), ['.', './acs', './package.json', './slicers', './tokenizers/gpt-tokenizer', './tokenizers/js-tiktoken']);
+  assert.deepEqual(Object.keys(analysis.entrypoints).sort(), ['.', './acs', './ai-sdk', './package.json', './slicers', './tokenizers/gpt-tokenizer', './tokenizers/js-tiktoken']);
   const beyondNode10 = Object.values(problems).flat().filter((p) => p.resolutionKind !== 'node10');
   assert.deepEqual(beyondNode10, []);
   const root = analysis.entrypoints['.'].resolutions;

@@ -10,7 +10,9 @@
  * @module
  */
 
+import { shownName } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
+import { invalidOption } from '../validate/options.js';
 import { aiSdkMedia, type MediaPart } from './media.js';
 import { collectText, joinText, messageError, messageRecord, readCallId, readParts, unanswerableCall, withMedia, type FormatAdapter, type Turn } from './turns.js';
 
@@ -78,3 +80,20 @@ export const aiSdk: FormatAdapter = {
   },
   replaceResults,
 };
+
+/** The AI SDK format when the caller passes `allowSystemInMessages: true` to ai@7: system messages anywhere. */
+const aiSdkSystemAnywhere: FormatAdapter = { ...aiSdk, systemAnywhere: true };
+
+/**
+ * The AI SDK format with its options, `format: { name: 'ai-sdk', allowSystemInMessages }`: the
+ * option of generateText, streamText and ToolLoopAgent of the same name, which lets system
+ * messages stand anywhere in `messages` (ai@7 refuses them after the first other message by default).
+ */
+export function aiSdkWith(options: Readonly<Record<string, unknown>>): FormatAdapter {
+  for (const key of Object.keys(options)) {
+    if (key !== 'name' && key !== 'allowSystemInMessages') throw invalidOption(`format.${shownName(key)}`, 'absent (the ai-sdk format takes allowSystemInMessages)', options[key]);
+  }
+  const allow = options['allowSystemInMessages'];
+  if (allow !== undefined && typeof allow !== 'boolean') throw invalidOption('format.allowSystemInMessages', 'a boolean', allow);
+  return allow === true ? aiSdkSystemAnywhere : aiSdk;
+}

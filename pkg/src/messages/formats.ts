@@ -6,7 +6,8 @@
  */
 
 import { CtxpackError, describeValue } from '../errors.js';
-import { aiSdk } from './ai-sdk.js';
+import { isRecord } from '../validate/fields.js';
+import { aiSdk, aiSdkWith } from './ai-sdk.js';
 import { anthropic } from './anthropic.js';
 import { langchain } from './langchain.js';
 import { openai } from './openai.js';
@@ -18,9 +19,13 @@ const ADAPTERS: Readonly<Record<MessageFormatName, FormatAdapter>> = { openai, '
 /** The formats, in documentation order. */
 export const MESSAGE_FORMATS: readonly MessageFormatName[] = Object.freeze(Object.keys(ADAPTERS) as MessageFormatName[]);
 
-/** The adapter of `format`; anything else is `INVALID_OPTION` with `field: 'format'`. */
+/**
+ * The adapter of `format`: a name, or `{ name: 'ai-sdk', allowSystemInMessages }` (a format with
+ * options); anything else is `INVALID_OPTION` with `field: 'format'`.
+ */
 export function adapterOf(format: unknown): FormatAdapter {
   if (typeof format === 'string' && Object.hasOwn(ADAPTERS, format)) return ADAPTERS[format as MessageFormatName];
+  if (isRecord(format) && format['name'] === 'ai-sdk') return aiSdkWith(format);
   throw new CtxpackError('INVALID_OPTION', `options.format must be one of ${MESSAGE_FORMATS.join(', ')}, got ${describeValue(format)}`, {
     field: 'format',
   });

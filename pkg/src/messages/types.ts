@@ -60,6 +60,16 @@ export type ResponsesItem =
   | { readonly type?: 'item_reference' | null; readonly id: string };
 
 /**
+ * The AI SDK format with its option: `allowSystemInMessages`, as passed to ai@7's generateText,
+ * streamText or ToolLoopAgent, lets system messages stand anywhere in the messages (refused after
+ * the conversation started otherwise, as ai@7 refuses them by default).
+ */
+export interface AiSdkFormat {
+  name: 'ai-sdk';
+  allowSystemInMessages?: boolean;
+}
+
+/**
  * A rule a conversation breaks (see `validateMessages`): `'malformed'` (a message its format cannot
  * read, a hole in the array included: the message names the field), `'no_messages'`,
  * `'system_not_first'`, `'first_not_user'` (Anthropic), `'missing_tool_result'`,
@@ -107,8 +117,8 @@ export interface RelevanceWeights {
 
 /** Options of `fitMessages`; `M` is the message type (what `keep`'s predicate receives). */
 export interface FitMessagesOptions<M = unknown> {
-  /** The messages' format. */
-  format: MessageFormat;
+  /** The messages' format; the AI SDK's with its option: `{ name: 'ai-sdk', allowSystemInMessages: true }`. */
+  format: MessageFormat | AiSdkFormat;
   /** The budgets, as for `selectFragments`; `per_fragment_overhead` is charged per message. */
   budgets: Budgets;
   /**

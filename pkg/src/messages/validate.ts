@@ -8,7 +8,7 @@
 import { CtxpackError, describeValue } from '../errors.js';
 import { adapterOf } from './formats.js';
 import type { FormatAdapter, Turn } from './turns.js';
-import type { MessageFormat, MessageViolation, MessageRule } from './types.js';
+import type { AiSdkFormat, MessageFormat, MessageViolation, MessageRule } from './types.js';
 
 /** The messages read into turns; a malformed message is `undefined` there and a `'malformed'` violation. */
 export interface ReadTurns {
@@ -201,7 +201,7 @@ function pairToolMessages(turns: readonly (Turn | undefined)[], out: MessageViol
  *
  * @throws CtxpackError `INVALID_INPUT` when `messages` is not an array, `INVALID_OPTION` for an unknown `format`.
  */
-export function validateMessages(messages: readonly unknown[], format: MessageFormat): MessageViolation[] {
+export function validateMessages(messages: readonly unknown[], format: MessageFormat | AiSdkFormat): MessageViolation[] {
   const adapter = adapterOf(format);
   const { turns, violations } = readTurns(messageArray(messages), adapter);
   return [...violations, ...structureViolations(turns, adapter)].sort((a, b) => a.index - b.index);

@@ -1,0 +1,252 @@
+// ctxpack/ai-sdk with the real AI SDK (ai@7) and its own fake model (MockLanguageModelV4 from
+// ai/test): 64-step tool agents under generateText, streamText and ToolLoopAgent, through
+// ctxpackPrepareStep and ctxpackMiddleware. Every prompt the model receives must be valid (by
+// validateMessages, and by the SDK's modelMessageSchema for the messages prepareStep returns),
+// hold the task and the step in flight, fit the budget, and reuse the previous prompt's prefix
+// at least as much as a plain session given the same histories.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { generateText, jsonSchema, modelMessageSchema, stepCountIs, streamText, tool, ToolLoopAgent, wrapLanguageModel } from 'ai';
+import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test';
+import { CtxpackError, createSession, estimateTokens, fitMessages, validateMessages } from 'ctxpack';
+import { ctxpackMiddleware, ctxpackPrepareStep, isAnthropicModel } from 'ctxpack/ai-sdk';
+
+const STEPS = 64;
+const BUDGET = 22_000;
+const INSTRUCTIONS = 'You are a coding agent. Read the files you need, one at a time, then fix the bug.';
+const TASK = 'Fix the login bug: sessions expire after one minute.';
+const FORMAT = { name: 'ai-sdk', allowSystemInMessages: true };
+const tools = {
+  read_file: tool({
+    description: 'Reads a file of the repository.',
+    inputSchema: jsonSchema({ type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }),
+    execute: async ({ path }) => `// ${path}\n${'export const line = "session token expiry";\n'.repeat(40)}`,
+  }),
+};
+
+/** The fake model: a tool call at every step, recording each prompt (and the tools) it receives. */
+function agentModel({ provider = 'mock-provider', stream = false } = {}) {
+  const calls = [];
+  const reply = (options) => {
+    calls.push({ prompt: options.prompt, tools: options.tools });
+    return { type: 'tool-call', toolCallId: `call_${calls.length}`, toolName: 'read_file', input: JSON.stringify({ path: `src/auth/file${calls.length}.ts` }) };
+  };
+  const finish = { unified: 'tool-calls', raw: 'tool_use' };
+  const usage = { inputTokens: { total: 10 }, outputTokens: { total: 10 } };
+  const model = new MockLanguageModelV4({
+    provider,
+    modelId: 'claude-sonnet-4-5',
+    doGenerate: async (options) => ({ content: [reply(options)], finishReason: finish, usage, warnings: [] }),
+    doStream: async (options) => ({
+      stream: convertArrayToReadableStream([{ type: 'stream-start', warnings: [] }, reply(options), { type: 'finish', finishReason: finish, usage }]),
+    }),
+  });
+  return { model, calls, stream };
+}
+
+const text = (m) => (typeof m.content === 'string' ? m.content : m.content.map((p) => p.text ?? '').join(''));
+const withoutMarks = (m) => {
+  if (m.providerOptions === undefined) return m;
+  const { providerOptions, ...rest } = m;
+  const { anthropic, ...others } = providerOptions;
+  const { cacheControl, ...left } = anthropic ?? {};
+  const po = { ...others, ...(Object.keys(left).length > 0 ? { anthropic: left } : {}) };
+  return Object.keys(po).length > 0 ? { ...rest, providerOptions: po } : rest;
+};
+const tokens = (m) => estimateTokens(JSON.stringify(withoutMarks(m)));
+
+/** The share of the prompts' tokens that repeats the previous prompt's leading messages (what a prompt cache can read). */
+function prefixShare(prompts) {
+  let reused = 0;
+  let total = 0;
+  for (let k = 0; k < prompts.length; k++) {
+    const p = prompts[k].map(withoutMarks);
+    total += p.reduce((s, m) => s + tokens(m), 0);
+    if (k === 0) continue;
+    const q = prompts[k - 1].map(withoutMarks);
+    for (let i = 0; i < Math.min(p.length, q.length); i++) {
+      try {
+        assert.deepEqual(p[i], q[i]);
+      } catch {
+        break;
+      }
+      reused += tokens(p[i]);
+    }
+  }
+  return reused / total;
+}
+
+/**
+ * The checks of every prompt the model got: valid, the task and the step in flight in it,
+ * within the budget (counted again here, with the tools), and the call made last answered last.
+ */
+function checkPrompts(calls, { system }) {
+  assert.equal(calls.length, STEPS);
+  for (const [k, { prompt, tools: sent }] of calls.entries()) {
+    assert.deepEqual(validateMessages(prompt, 'ai-sdk'), [], `step ${k}: an invalid prompt`);
+    if (system) assert.equal(prompt[0].role, 'system');
+    assert.ok(prompt.some((m) => m.role === 'user' && text(m) === TASK), `step ${k}: the task is missing`);
+    if (k > 0) {
+      const last = prompt.at(-1);
+      assert.equal(last.role, 'tool', `step ${k}: the step in flight is missing`);
+      assert.equal(last.content[0].toolCallId, `call_${k}`);
+      assert.ok(prompt.at(-2).content.some((p) => p.type === 'tool-call' && p.toolCallId === `call_${k}`));
+    }
+    const counted = fitMessages(prompt, { format: FORMAT, budgets: { tokens_max: 10_000_000 }, tools: sent });
+    assert.ok(counted.metrics.prompt_tokens <= BUDGET, `step ${k}: ${counted.metrics.prompt_tokens} tokens`);
+  }
+  // The run outgrew the budget: the late prompts are cut, not the whole history.
+  assert.ok(calls.at(-1).prompt.length < 2 + 2 * (STEPS - 1));
+}
+
+/** The plain session's prompts for the same histories, for the prefix comparison. */
+function plainSession(histories, options) {
+  const session = createSession({ format: FORMAT, budgets: { tokens_max: BUDGET }, cache: 'openai', ...options });
+  return histories.map(({ prompt, tools: sent }) => session.fit(prompt, { tools: sent }).messages);
+}
+
+test('middleware: a 64-step tool agent under generateText gets valid prompts within budget, with the prefix reuse of a plain session', async () => {
+  const { model, calls } = agentModel();
+  const unfitted = [];
+  const recorder = { specificationVersion: 'v4', transformParams: async ({ params }) => (unfitted.push({ prompt: params.prompt, tools: params.tools }), params) };
+  const wrapped = wrapLanguageModel({ model, middleware: [recorder, ctxpackMiddleware({ budgets: { tokens_max: BUDGET } })] });
+  const result = await generateText({ model: wrapped, tools, instructions: INSTRUCTIONS, messages: [{ role: 'user', content: TASK }], stopWhen: stepCountIs(STEPS) });
+  assert.equal(result.steps.length, STEPS);
+  checkPrompts(calls, { system: true });
+  // Unfitted, the last prompt is the whole history: the SDK's own messages are never changed.
+  assert.equal(unfitted.at(-1).prompt.length, 2 + 2 * (STEPS - 1));
+  const ours = prefixShare(calls.map((c) => c.prompt));
+  const plain = prefixShare(plainSession(unfitted));
+  assert.ok(ours >= plain, `prefix share ${ours} < a plain session's ${plain}`);
+  assert.ok(ours > 0.5, `prefix share ${ours}`);
+});
+
+test('middleware: streamText and ToolLoopAgent, 64 steps each, valid prompts within budget', async () => {
+  const { model, calls } = agentModel({ stream: true });
+  const result = streamText({ model: wrapLanguageModel({ model, middleware: ctxpackMiddleware({ budgets: { tokens_max: BUDGET } }) }), tools, instructions: INSTRUCTIONS, prompt: TASK, stopWhen: stepCountIs(STEPS) });
+  assert.equal((await result.steps).length, STEPS);
+  checkPrompts(calls, { system: true });
+
+  const agentCalls = agentModel();
+  const agent = new ToolLoopAgent({ model: wrapLanguageModel({ model: agentCalls.model, middleware: ctxpackMiddleware({ budgets: { tokens_max: BUDGET } }) }), tools, instructions: INSTRUCTIONS, stopWhen: stepCountIs(STEPS) });
+  assert.equal((await agent.generate({ prompt: TASK })).steps.length, STEPS);
+  checkPrompts(agentCalls.calls, { system: true });
+});
+
+test('prepareStep: a 64-step tool agent (generateText and streamText) gets SDK-valid messages within budget, the whole history kept by the helper', async () => {
+  for (const stream of [false, true]) {
+    const { model, calls } = agentModel();
+    const returned = [];
+    const seen = [];
+    const prepareStep = ctxpackPrepareStep({ budgets: { tokens_max: BUDGET }, onFit: (r) => seen.push(r.decisions.length) });
+    const spy = async (step) => {
+      const r = await prepareStep(step);
+      returned.push(r.messages);
+      return r;
+    };
+    const args = { model, tools, instructions: INSTRUCTIONS, messages: [{ role: 'user', content: TASK }], stopWhen: stepCountIs(STEPS), prepareStep: spy };
+    const steps = stream ? await streamText(args).steps : (await generateText(args)).steps;
+    assert.equal(steps.length, STEPS);
+    for (const [k, messages] of returned.entries()) {
+      for (const [i, m] of messages.entries()) assert.ok(modelMessageSchema.safeParse(m).success, `step ${k}: messages[${i}] fails the SDK's schema`);
+      assert.deepEqual(validateMessages(messages, 'ai-sdk'), []);
+    }
+    checkPrompts(calls, { system: true });
+    // The session sees the whole history at every step (task, then a call and its result per step), not what the SDK carries forward.
+    assert.deepEqual(seen, Array.from({ length: STEPS }, (_, k) => 1 + 2 * k));
+    assert.ok(prefixShare(calls.map((c) => c.prompt.slice(1))) > 0.5);
+  }
+});
+
+test('Anthropic: the session breakpoints reach the model as providerOptions.anthropic.cacheControl, at most 4, on the last message', async () => {
+  for (const glue of ['middleware', 'prepareStep']) {
+    const { model, calls } = agentModel({ provider: 'anthropic.messages' });
+    const options = { budgets: { tokens_max: BUDGET } };
+    const args = glue === 'middleware'
+      ? { model: wrapLanguageModel({ model, middleware: ctxpackMiddleware(options) }) }
+      : { model, prepareStep: ctxpackPrepareStep(options) };
+    await generateText({ ...args, tools, instructions: INSTRUCTIONS, prompt: TASK, stopWhen: stepCountIs(STEPS) });
+    let marked = 0;
+    for (const { prompt } of calls) {
+      const marks = prompt.filter((m) => m.providerOptions?.anthropic?.cacheControl !== undefined);
+      assert.ok(marks.length <= 4);
+      for (const m of marks) assert.deepEqual(m.providerOptions.anthropic.cacheControl, { type: 'ephemeral' });
+      if (marks.length > 0) {
+        marked++;
+        assert.equal(prompt.at(-1).providerOptions?.anthropic?.cacheControl?.type, 'ephemeral', `${glue}: the last message carries no breakpoint`);
+      }
+    }
+    assert.ok(marked >= STEPS - 4, `${glue}: ${marked} prompts marked`);
+  }
+  // Not Anthropic's model: no markers.
+  const { model, calls } = agentModel({ provider: 'openai.chat' });
+  await generateText({ model: wrapLanguageModel({ model, middleware: ctxpackMiddleware({ budgets: { tokens_max: BUDGET } }) }), tools, prompt: TASK, stopWhen: stepCountIs(8) });
+  assert.ok(calls.every(({ prompt }) => prompt.every((m) => m.providerOptions?.anthropic === undefined)));
+});
+
+test('middleware: a system message mid-conversation, which ai@7 allows with allowSystemInMessages, is kept where it stands', async () => {
+  const { model, calls } = agentModel();
+  const messages = [
+    { role: 'user', content: TASK },
+    { role: 'assistant', content: 'I will read the auth module.' },
+    { role: 'system', content: 'The repository is read-only until the user says otherwise.' },
+    { role: 'user', content: 'Go on.' },
+  ];
+  const wrapped = wrapLanguageModel({ model, middleware: ctxpackMiddleware({ budgets: { tokens_max: BUDGET } }) });
+  await generateText({ model: wrapped, tools, instructions: INSTRUCTIONS, messages, allowSystemInMessages: true, stopWhen: stepCountIs(12) });
+  assert.equal(calls.length, 12);
+  for (const { prompt } of calls) {
+    assert.deepEqual(validateMessages(prompt, FORMAT), []);
+    assert.ok(prompt.some((m) => m.role === 'system' && m.content.startsWith('The repository')));
+  }
+  assert.notDeepEqual(validateMessages(calls[0].prompt, 'ai-sdk'), []); // the plain format refuses it
+});
+
+test('interleaved conversations through one middleware keep a session each', async () => {
+  const { model, calls } = agentModel();
+  const wrapped = wrapLanguageModel({ model, middleware: ctxpackMiddleware({ budgets: { tokens_max: 4_000 }, onFit: (r) => fits.push(r.cache) }) });
+  const fits = [];
+  const run = (task) => generateText({ model: wrapped, tools, instructions: INSTRUCTIONS, prompt: task, stopWhen: stepCountIs(10) });
+  await Promise.all([run(TASK), run('Add a test for the token refresh.')]);
+  assert.equal(calls.length, 20);
+  // Every step after each conversation's first appends to (or cuts) that conversation's last request.
+  const appended = fits.filter((c) => c.prefixMessages > 0).length;
+  assert.ok(appended >= 16, `${appended} of 20 steps reused a prefix`);
+});
+
+test('options: bad ones are a CtxpackError naming the field, at creation', () => {
+  const bad = [
+    [{}, 'budgets'],
+    [{ budgets: { tokens_max: 1000 }, format: 'openai' }, 'format'],
+    [{ budgets: { tokens_max: 1000 }, system: 'x' }, 'system'],
+    [{ budgets: { tokens_max: 1000 }, cache: 'fast' }, 'cache'],
+    [{ budgets: { tokens_max: 1000 }, breakpoints: 'yes' }, 'breakpoints'],
+    [{ budgets: { tokens_max: 1000 }, onFit: 1 }, 'onFit'],
+    [{ budgets: { tokens_max: 1000 }, colour: 'red' }, 'colour'],
+  ];
+  for (const make of [ctxpackPrepareStep, ctxpackMiddleware]) {
+    for (const [options, field] of bad) {
+      assert.throws(() => make(options), (err) => err instanceof CtxpackError && err.code === 'INVALID_OPTION' && err.field === field, `${make.name} ${field}`);
+    }
+  }
+});
+
+test('odd step input is a CtxpackError, never a raw exception', async () => {
+  const prepareStep = ctxpackPrepareStep({ budgets: { tokens_max: 1000 } });
+  await assert.rejects(prepareStep({ steps: [], messages: 'hi' }), (err) => err instanceof CtxpackError && err.field === 'step.messages');
+  await assert.rejects(prepareStep({ steps: [], messages: [{ role: 'robot', content: 'x' }] }), (err) => err instanceof CtxpackError && err.code === 'INVALID_FIELD');
+  const { transformParams } = ctxpackMiddleware({ budgets: { tokens_max: 1000 } });
+  await assert.rejects(transformParams({ type: 'generate', params: { prompt: null }, model: {} }), (err) => err instanceof CtxpackError && err.field === 'params.prompt');
+  const onFit = () => {
+    throw new Error('boom');
+  };
+  await assert.rejects(ctxpackPrepareStep({ budgets: { tokens_max: 1000 }, onFit })({ steps: [], messages: [{ role: 'user', content: 'hi' }] }), (err) => err instanceof CtxpackError && err.field === 'onFit');
+});
+
+test('isAnthropicModel: the provider, or an anthropic/ id through the AI Gateway', () => {
+  assert.equal(isAnthropicModel({ provider: 'anthropic.messages', modelId: 'claude-sonnet-4-5' }), true);
+  assert.equal(isAnthropicModel({ provider: 'gateway', modelId: 'anthropic/claude-sonnet-4.5' }), true);
+  assert.equal(isAnthropicModel('anthropic/claude-sonnet-4.5'), true);
+  assert.equal(isAnthropicModel({ provider: 'openai.chat', modelId: 'gpt-4o' }), false);
+  assert.equal(isAnthropicModel(undefined), false);
+});
