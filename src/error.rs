@@ -122,6 +122,17 @@ pub enum CtxpackError {
         /// Why it was rejected.
         reason: String,
     },
+    /// An item names itself among its dependencies. Code `INVALID_FIELD`;
+    /// its own variant so that the index the message repeats is the
+    /// item's, which the wasm boundary renumbers as the caller's.
+    SelfDependency {
+        /// Index of the item.
+        index: usize,
+        /// The dependency's position `k` in the item's list.
+        dependency: usize,
+        /// Its path, `dependencies[k]`.
+        field: String,
+    },
     /// A count-constrained strategy was given a group of several items
     /// holding an item whose kind has a count entry: the strategies count
     /// items, not groups. Code `INVALID_OPTION`, field `group`.
@@ -220,7 +231,7 @@ impl CtxpackError {
             Self::CountRequirementOverBudget { .. } => "COUNT_REQUIREMENT_OVER_BUDGET",
             Self::NotMonotonic { .. } => "NOT_MONOTONIC",
             Self::InvalidOption { .. } | Self::CountedKindInGroup { .. } => "INVALID_OPTION",
-            Self::InvalidField { .. } => "INVALID_FIELD",
+            Self::InvalidField { .. } | Self::SelfDependency { .. } => "INVALID_FIELD",
             Self::InvalidInput { .. } | Self::Unreadable { .. } => "INVALID_INPUT",
         }
     }
@@ -244,6 +255,7 @@ impl CtxpackError {
         match self {
             Self::InvalidScore { .. } => Some("score"),
             Self::InvalidBudget { field, .. } | Self::Unreadable { field, .. } => Some(field),
+            Self::SelfDependency { field, .. } => Some(field),
             Self::InvalidBucketSize { .. } => Some("bucket_size"),
             Self::InvalidCountEntry { .. } | Self::CountRequirementShortfall { .. } => {
                 Some("entries")
@@ -269,6 +281,7 @@ impl CtxpackError {
             Self::InvalidScore { .. }
                 | Self::InvalidField { index: Some(_), .. }
                 | Self::CountedKindInGroup { .. }
+                | Self::SelfDependency { .. }
                 | Self::Unreadable { .. }
         )
     }
@@ -280,6 +293,7 @@ impl CtxpackError {
             | Self::InvalidCountEntry { index, .. }
             | Self::CountRequirementShortfall { index, .. }
             | Self::CountedKindInGroup { index, .. }
+            | Self::SelfDependency { index, .. }
             | Self::Unreadable { index, .. } => Some(*index),
             Self::InvalidField { index, .. } => *index,
             _ => None,
@@ -369,6 +383,10 @@ impl fmt::Display for CtxpackError {
                 index: None,
                 reason,
             } => write!(f, "{field} {reason}"),
+            Self::SelfDependency { index, field, .. } => write!(
+                f,
+                "items[{index}].{field} must be the index of another item, got {index} (the item itself)"
+            ),
             Self::CountedKindInGroup { index, members } => write!(
                 f,
                 "items[{index}] is in a group of {members} items and its kind has a count entry: count-constrained strategies count items, not groups"
@@ -474,6 +492,11 @@ mod tests {
             CtxpackError::Unreadable {
                 field: "kind",
                 index: 0,
+            },
+            CtxpackError::SelfDependency {
+                index: 0,
+                dependency: 0,
+                field: text(),
             },
             CtxpackError::InvalidInput { reason: text() },
         ];

@@ -194,19 +194,24 @@ impl Groups {
             });
         }
         for (k, j) in on.into_iter().enumerate() {
-            let problem = if j >= self.len {
-                format!("got {j} (there are {} items)", self.len)
-            } else if j == item {
-                format!("got {j} (the item itself)")
-            } else {
-                self.edges.push((item, j));
-                continue;
-            };
-            return Err(CtxpackError::InvalidField {
-                field: format!("dependencies[{k}]"),
-                index: Some(item),
-                reason: format!("must be the index of another item, {problem}"),
-            });
+            if j == item {
+                return Err(CtxpackError::SelfDependency {
+                    index: item,
+                    dependency: k,
+                    field: format!("dependencies[{k}]"),
+                });
+            }
+            if j >= self.len {
+                return Err(CtxpackError::InvalidField {
+                    field: format!("dependencies[{k}]"),
+                    index: Some(item),
+                    reason: format!(
+                        "must be the index of another item, got {j} (there are {} items)",
+                        self.len
+                    ),
+                });
+            }
+            self.edges.push((item, j));
         }
         Ok(self)
     }

@@ -3,9 +3,8 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::encode::{index_f64, set};
+use super::encode::{i64_f64, index_f64, set};
 use super::options::{parse_options, Mode, Options};
-use super::MAX_SAFE_INTEGER;
 use crate::{CtxpackError, TableLimit};
 
 /// How errors name the items: `noun[origin[i]]` for the core's
@@ -52,81 +51,110 @@ pub(super) fn to_js_error(err: &CtxpackError) -> JsValue {
     to_js_error_named(err, None)
 }
 
-/// [`to_js_error`], naming items through `naming`: the message's leading
-/// `items[i]` becomes `noun[origin[i]]` (and a self-dependency's `got i`
-/// the same index), `index` becomes `origin[i]`.
+/// [`to_js_error`], naming items through `naming`: `index` becomes
+/// `origin[i]` and `noun` the caller's list.
+///
+/// The error crosses as its fields: `code`, `field` (in the words JS callers
+/// use), `index`, `noun` for an item's index, and whatever else its sentence
+/// needs (`limit`, `unit`, `reason`…). The package writes the sentence from
+/// them (pkg/src/error-text.ts); the message here is the core's own
+/// (`Display`), untouched, for whoever reads the glue directly.
 pub(super) fn to_js_error_named(err: &CtxpackError, naming: Option<&Naming<'_>>) -> JsValue {
-    let mut message = err.to_string();
-    let mut index = err.index();
-    if let (Some(naming), Some(i)) = (naming, index.filter(|_| err.names_item())) {
-        let at = naming.origin_of(i);
-        if let Some(rest) = message.strip_prefix(&format!("items[{i}]")) {
-            let rest = rest.replace(
-                &format!("got {i} (the item itself)"),
-                &format!("got {at} (the item itself)"),
-            );
-            message = format!("{}[{at}]{rest}", naming.noun);
-        }
-        index = Some(at);
-    }
-    let mut field = err.field();
-    if let CtxpackError::TableTooLarge {
-        limit,
-        unit,
-        bucket_helps,
-        ..
-    } = err
-    {
-        // The options in the words JS callers use, and no advice to raise a
-        // limit that is already the largest the options accept.
-        let facts = message
-            .split("; raise")
-            .next()
-            .unwrap_or_default()
-            .to_owned();
-        let option = match unit {
-            TableLimit::Bytes => "maxTableBytes",
-            TableLimit::Cells => "maxCells",
-            // Past the address space: the message is the core's, the bucket is the JS name.
-            TableLimit::Addressable => {
-                message = message.replace("raise bucket_size", "raise bucketSize");
-                "maxTableBytes"
-            }
-        };
-        if *unit != TableLimit::Addressable {
-            #[allow(clippy::cast_precision_loss)] // a comparison with 2^53 - 1
-            let at_most = *limit as f64 >= MAX_SAFE_INTEGER;
-            let bucket = if *bucket_helps { "bucketSize or " } else { "" };
-            message = if at_most {
-                // Nothing left to raise but the bucket, when the caller chooses it.
-                let raise = if *bucket_helps {
-                    "raise bucketSize or "
-                } else {
-                    ""
-                };
-                format!("{facts}; {option} is at its largest: {raise}lower the budget")
-            } else {
-                format!("{facts}; raise {bucket}{option}")
-            };
-        }
-        field = Some(option);
-    }
-    let js = js_sys::Error::new(&message);
+    let js = js_sys::Error::new(&err.to_string());
     js.set_name("CtxpackError");
     let obj: &JsValue = js.as_ref();
-    set(obj, "code", &JsValue::from_str(err.code()));
-    if let Some(field) = field {
-        // The core's own fields in the words JS callers use.
-        let field = match err {
-            CtxpackError::InvalidBucketSize { .. } => "bucketSize",
-            _ => field,
-        };
-        set(obj, "field", &JsValue::from_str(field));
+    let num = |key: &str, v: f64| set(obj, key, &JsValue::from(v));
+    let text = |key: &str, v: &str| set(obj, key, &JsValue::from_str(v));
+    text("code", err.code());
+    if let Some(field) = js_field(err) {
+        text("field", field);
     }
-    if let Some(index) = index {
-        set(obj, "index", &JsValue::from(index_f64(index)));
+    if let Some(i) = err.index() {
+        let at = match naming {
+            Some(naming) if err.names_item() => naming.origin_of(i),
+            _ => i,
+        };
+        num("index", index_f64(at));
+        if err.names_item() {
+            text("noun", naming.map_or("items", |n| n.noun));
+        }
+    }
+    match err {
+        CtxpackError::InvalidScore { value, .. } => num("value", *value),
+        CtxpackError::InvalidBucketSize { value } => num("value", i64_f64(*value)),
+        CtxpackError::InvalidBudget { reason, .. }
+        | CtxpackError::InvalidCountEntry { reason, .. }
+        | CtxpackError::InvalidOption { reason, .. }
+        | CtxpackError::InvalidField { reason, .. }
+        | CtxpackError::InvalidInput { reason } => text("reason", reason),
+        CtxpackError::TableTooLarge {
+            candidates,
+            capacity,
+            cells,
+            bytes,
+            limit,
+            unit,
+            bucket_helps,
+        } => {
+            num("candidates", index_f64(*candidates));
+            num("capacity", u64_f64(*capacity));
+            num("columns", u64_f64(capacity.saturating_add(1)));
+            num("cells", u64_f64(*cells));
+            num("bytes", u64_f64(*bytes));
+            num("limit", u64_f64(*limit));
+            let unit = match unit {
+                TableLimit::Bytes => "bytes",
+                TableLimit::Cells => "cells",
+                TableLimit::Addressable => "addressable",
+            };
+            text("unit", unit);
+            set(obj, "bucketHelps", &JsValue::from_bool(*bucket_helps));
+        }
+        CtxpackError::CountRequirementShortfall {
+            satisfied,
+            required,
+            ..
+        } => {
+            num("satisfied", index_f64(*satisfied));
+            num("required", index_f64(*required));
+        }
+        CtxpackError::CountRequirementOverBudget {
+            required_tokens,
+            target_tokens,
+            bucket_size,
+        } => {
+            num("requiredTokens", i64_f64(*required_tokens));
+            num("targetTokens", i64_f64(*target_tokens));
+            num("bucketSize", i64_f64(*bucket_size));
+        }
+        CtxpackError::NotMonotonic { slicer } => text("slicer", slicer),
+        CtxpackError::CountedKindInGroup { members, .. } => {
+            num("members", index_f64(*members));
+        }
+        // `field` and `index` say it all.
+        CtxpackError::SelfDependency { .. } | CtxpackError::Unreadable { .. } => {}
     }
     js.into()
+}
+
+/// The error's `field` in the words JS callers use: the core's builder
+/// options (`bucket_size`, `max_table_bytes`, `max_cells`) by their option
+/// names; a table past the address space names `maxTableBytes`, the option
+/// that let it get there.
+fn js_field(err: &CtxpackError) -> Option<&str> {
+    match err {
+        CtxpackError::InvalidBucketSize { .. } => Some("bucketSize"),
+        CtxpackError::TableTooLarge { unit, .. } => Some(match unit {
+            TableLimit::Cells => "maxCells",
+            TableLimit::Bytes | TableLimit::Addressable => "maxTableBytes",
+        }),
+        _ => err.field(),
+    }
+}
+
+#[allow(clippy::cast_precision_loss)] // table sizes; the message shows them as JS numbers
+fn u64_f64(v: u64) -> f64 {
+    v as f64
 }
 
 /// The grouped entry points' frame: parses the options (their errors name

@@ -105,7 +105,7 @@ impl<'a> Structure<'a> {
                 let named = targets.iter().filter(|&&t| t != NO_TARGET);
                 groups = groups
                     .depends_on(i, named.map(|&t| t as usize))
-                    .map_err(|e| caller_position(e, i, targets))?;
+                    .map_err(|e| caller_position(e, targets))?;
             }
         }
         Ok(groups.with_mode(mode))
@@ -117,9 +117,27 @@ const NO_TARGET: u32 = u32::MAX;
 
 /// [`Groups::depends_on`]'s refusal of item `item`'s `k`-th named target,
 /// renamed by its position among all of `targets` (skipped ones included),
-/// which is the caller's; a self-dependency said without the index, since
-/// the caller named it by id.
-fn caller_position(e: CtxpackError, item: usize, targets: &[u32]) -> CtxpackError {
+/// which is the caller's.
+fn caller_position(e: CtxpackError, targets: &[u32]) -> CtxpackError {
+    let position = |k: usize| {
+        targets
+            .iter()
+            .enumerate()
+            .filter(|&(_, &t)| t != NO_TARGET)
+            .nth(k)
+            .map_or(k, |(p, _)| p)
+    };
+    if let CtxpackError::SelfDependency {
+        index, dependency, ..
+    } = e
+    {
+        let p = position(dependency);
+        return CtxpackError::SelfDependency {
+            index,
+            dependency: p,
+            field: format!("dependencies[{p}]"),
+        };
+    }
     let CtxpackError::InvalidField {
         field,
         index,
@@ -139,17 +157,7 @@ fn caller_position(e: CtxpackError, item: usize, targets: &[u32]) -> CtxpackErro
             reason,
         };
     };
-    let (p, &target) = targets
-        .iter()
-        .enumerate()
-        .filter(|&(_, &t)| t != NO_TARGET)
-        .nth(k)
-        .unwrap_or((k, &NO_TARGET));
-    let reason = if target as usize == item {
-        "must name another item, not the item itself".to_owned()
-    } else {
-        reason
-    };
+    let p = position(k);
     CtxpackError::InvalidField {
         field: format!("dependencies[{p}]"),
         index,

@@ -9,7 +9,8 @@
  */
 
 import * as glue from '../../wasm/ctxpack.js';
-import { CtxpackError, ERROR_CODES, describeValue, type CtxpackErrorCode, type CtxpackErrorDetails } from '../errors.js';
+import { CtxpackError, describeValue, type CtxpackErrorDetails } from '../errors.js';
+import { CORE_ERROR_TEXT, coreErrorText, type CoreErrorFields } from '../error-text.js';
 import { DEFAULT_MEMORY_LIMIT, defaultWasmInput, loadWasmSync } from '../loaders/browser.js';
 import type { SliceReason } from './bridge.js';
 
@@ -168,19 +169,24 @@ export function call<T>(run: () => T, translate: (err: unknown) => CtxpackError 
   }
 }
 
-const KNOWN_CODES: ReadonlySet<string> = new Set<string>(ERROR_CODES);
+const KNOWN_CODES: ReadonlySet<string> = new Set<string>(Object.keys(CORE_ERROR_TEXT));
 
-/** Turns what the wasm boundary threw into a CtxpackError. The only place this happens. */
+/**
+ * Turns what the wasm boundary threw into a CtxpackError. The only place this happens: the core's
+ * errors cross as fields (src/wasm/errors.rs), and the message is written from them
+ * ({@link coreErrorText}); the glue's own message is not read.
+ */
 export function fromWasm(err: unknown): CtxpackError {
   if (err instanceof Error && err.name === 'CtxpackError') {
-    const e = err as Error & { code?: unknown; field?: unknown; index?: unknown; cause?: unknown };
+    const e = err as Error & Partial<Record<keyof CoreErrorFields, unknown>> & { cause?: unknown };
     if (typeof e.code === 'string' && KNOWN_CODES.has(e.code)) {
+      const fields = e as unknown as CoreErrorFields;
       const details: CtxpackErrorDetails = {};
       if (typeof e.field === 'string') details.field = e.field;
       if (typeof e.index === 'number') details.index = e.index;
       // What a fragment's getter or Proxy trap threw while the core read it (sliceObjects).
       if ('cause' in e) details.cause = e.cause;
-      return new CtxpackError(e.code as CtxpackErrorCode, e.message, details);
+      return new CtxpackError(fields.code, coreErrorText(fields), details);
     }
   }
   const what = err instanceof Error ? err.name : describeValue(err);
