@@ -254,9 +254,13 @@ fn count_constrained_matches_cupel_degrade() {
         // in ctxpack and nothing in cupel, but the same selection; cupel
         // does not expose shortfalls from the slicer, so only selections
         // are compared.
-        let ours = ctx_cck(&entries, BUCKETS[b], ctxpack_core::ScarcityBehavior::Degrade)
-            .slice(&inst.ctx_items(), &inst.ctx_budget())
-            .expect("Degrade never fails on small tables");
+        let ours = ctx_cck(
+            &entries,
+            BUCKETS[b],
+            ctxpack_core::ScarcityBehavior::Degrade,
+        )
+        .slice(&inst.ctx_items(), &inst.ctx_budget())
+        .expect("Degrade never fails on small tables");
         let theirs = cupel_cck(&entries, BUCKETS[b], cupel::ScarcityBehavior::Degrade)
             .slice(&inst.cupel_items(), &inst.cupel_budget())
             .expect("Degrade never fails on small tables");

@@ -14,7 +14,9 @@
 mod common;
 
 use common::{Rng, ScoreMode};
-use ctxpack_core::{Budget, Decision, ExclusionReason, InclusionReason, Item, KnapsackSlice, Slicer};
+use ctxpack_core::{
+    Budget, Decision, ExclusionReason, InclusionReason, Item, KnapsackSlice, Slicer,
+};
 
 /// The spec's `KNAPSACK-SLICE`, returning indexes in output order.
 fn reference(items: &[Item<'_>], target: i64, bucket: i64) -> Vec<usize> {

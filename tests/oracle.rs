@@ -6,7 +6,9 @@
 mod common;
 
 use common::{Rng, ScoreMode};
-use ctxpack_core::{Budget, Decision, ExclusionReason, GreedyPacker, Item, KnapsackSlice, Slicer as _};
+use ctxpack_core::{
+    Budget, Decision, ExclusionReason, GreedyPacker, Item, KnapsackSlice, Slicer as _,
+};
 
 /// The knapsack spec's value: `max(0, floor(score × 10000))`.
 #[allow(clippy::cast_possible_truncation)] // scores here are small

@@ -1,7 +1,9 @@
 //! docs/specs/greedy-knapsack-packer.md: its acceptance criteria and the seed code's
 //! edge cases, by name.
 
-use ctxpack_core::{Budget, Decision, ExclusionReason, GreedyPacker, InclusionReason, Item, Slicer};
+use ctxpack_core::{
+    Budget, Decision, ExclusionReason, GreedyPacker, InclusionReason, Item, Slicer,
+};
 
 fn pack(limit: u32, items: &[Item<'_>], budget: i64) -> ctxpack_core::Selection {
     GreedyPacker::new(limit)
