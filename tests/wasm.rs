@@ -1226,7 +1226,8 @@ fn invalid_option_unknown_slicer_name() {
                 None,
                 None,
                 &format!(
-                    "slicer must be 'greedy', 'knapsack', 'count-knapsack', 'packer', 'exact' or 'exact-count', got '{name}'"
+                    "slicer must be one of 'ranked', 'greedy', 'knapsack', 'count-knapsack', 'packer', 'exact', 'exact-count', got a string of length {}",
+                    name.len()
                 ),
             )
         );

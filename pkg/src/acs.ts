@@ -35,6 +35,7 @@ export { fnv1a64, hashId } from './util/hash.js';
 export { toEpochMs } from './util/time.js';
 
 export { DEFAULT_BUCKET_SIZE, DEFAULT_KIND, DEFAULT_MAX_CONSECUTIVE_SKIPS, OVERSHOOT_MIN_BENEFIT, PLANNER_SLICERS } from './planner/settings.js';
+export { fragmentKind } from './planner/request.js';
 
 export type {
   EvictionOptions,

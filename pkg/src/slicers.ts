@@ -34,6 +34,9 @@ export type {
 } from './slicers/functions.js';
 export type { ColumnarResult, CountEntry, DependencyMode, ExactReport, ObjectItem, ReasonCode, Shortfall, SliceReason, SlicerName } from './core/types.js';
 
+export { OPTION_DEFAULTS, STRATEGIES } from './core/table.js';
+export type { EngineName, OptionDefaults, StrategyName, StrategyRow } from './core/table.js';
+
 export { groupUnits } from './slicers/units.js';
 export type { GroupUnitsOptions, UnitMap } from './slicers/units.js';
 

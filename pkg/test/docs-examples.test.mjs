@@ -478,6 +478,15 @@ const CHECKS = [
     },
   },
   {
+    file: 'docs/strategies.md',
+    snippet: "STRATEGIES.find((s) => s.name === 'ranked')",
+    check: ({ value }) => {
+      assert.deepEqual(value("STRATEGIES.find("), { name: 'ranked', engine: 'packer', options: [], skipLimit: 0, monotonic: true, exact: false, ownBucket: false });
+      assert.deepEqual(value('STRATEGIES.filter('), ['count-knapsack', 'exact-count']);
+      assert.equal(value('OPTION_DEFAULTS.bucketSize'), 100);
+    },
+  },
+  {
     file: 'docs/errors.md',
     snippet: "cost_tokens: -5",
     check: ({ value }) => {

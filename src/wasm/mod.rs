@@ -52,6 +52,7 @@ mod relevance;
 mod simulation;
 mod slice;
 mod state_key;
+mod strategies;
 mod variants;
 
 pub use groups::{group_units, pin_closure, slice_grouped};
@@ -64,6 +65,7 @@ pub use relevance::{bm25_from_stats_wasm, bm25_scores_wasm, bm25_stats, bm25_ter
 pub use simulation::{budget_curve, min_budget_for};
 pub use slice::{slice_columnar, slice_numeric, slice_objects};
 pub use state_key::{state_key_check, state_key_derive, state_text_key};
+pub use strategies::{check_simulated, option_defaults, strategies};
 pub use variants::slice_variants;
 
 /// Largest integer a JS number holds exactly.

@@ -10,6 +10,7 @@ use wasm_bindgen::prelude::*;
 
 use super::de::{from_js, Js};
 use super::decode::{describe, kind_from_js};
+use super::strategies::{simulated, strategy, Engine};
 use super::MAX_SAFE_INTEGER;
 use crate::error::js_number;
 use crate::{
@@ -463,15 +464,6 @@ fn parse_entries(value: &JsValue) -> Result<Vec<CountQuotaEntry>, CtxpackError> 
         .collect()
 }
 
-pub(super) const SLICER_NAMES: &str =
-    "'greedy', 'knapsack', 'count-knapsack', 'packer', 'exact' or 'exact-count'";
-
-pub(super) fn unknown_slicer(name: &str) -> CtxpackError {
-    CtxpackError::InvalidInput {
-        reason: format!("slicer must be {SLICER_NAMES}, got '{name}'"),
-    }
-}
-
 pub(super) fn exact_of(o: &Options) -> ExactKnapsackSlice {
     let mut e = ExactKnapsackSlice::new();
     if let Some(v) = o.max_states {
@@ -486,33 +478,35 @@ pub(super) fn exact_of(o: &Options) -> ExactKnapsackSlice {
     e
 }
 
-/// The strategy a slicer name and the options make (every entry point
-/// slices through it: `.slicer()` for the plain slices).
-/// The walks that need no table, `'greedy'` and `'packer'`; `None` for
-/// the other names.
+/// The walks that need no table, the greedy slice and the packer (the
+/// planner's numeric entry point); `None` for the other names.
 pub(super) fn walk_of(name: &str, max_consecutive_skips: u32) -> Option<GroupedStrategy> {
-    match name {
-        "greedy" => Some(GroupedStrategy::Greedy),
-        "packer" => Some(GroupedStrategy::Packer(GreedyPacker::new(
-            max_consecutive_skips,
+    let s = strategy(name).ok()?;
+    match s.engine {
+        Engine::Greedy => Some(GroupedStrategy::Greedy),
+        Engine::Packer => Some(GroupedStrategy::Packer(GreedyPacker::new(
+            s.skip_limit.unwrap_or(max_consecutive_skips),
         ))),
         _ => None,
     }
 }
 
+/// The strategy a slicer name and the options make (every entry point
+/// slices through it: `.slicer()` for the plain slices); the name's engine
+/// and fixed settings come from [`STRATEGIES`](super::strategies::STRATEGIES).
 pub(super) fn strategy_of(name: &str, o: &Options) -> Result<GroupedStrategy, CtxpackError> {
-    if let Some(walk) = walk_of(name, o.max_consecutive_skips) {
-        return Ok(walk);
-    }
-    Ok(match name {
-        "knapsack" => GroupedStrategy::Knapsack(o.knapsack),
-        "count-knapsack" => GroupedStrategy::CountKnapsack(CountConstrainedKnapsackSlice::new(
-            o.entries.clone(),
-            o.knapsack,
-            o.scarcity,
-        )?),
-        "exact" => GroupedStrategy::Exact(exact_of(o)),
-        "exact-count" => {
+    let s = strategy(name)?;
+    Ok(match s.engine {
+        Engine::Greedy => GroupedStrategy::Greedy,
+        Engine::Packer => GroupedStrategy::Packer(GreedyPacker::new(
+            s.skip_limit.unwrap_or(o.max_consecutive_skips),
+        )),
+        Engine::Knapsack => GroupedStrategy::Knapsack(o.knapsack),
+        Engine::CountKnapsack => GroupedStrategy::CountKnapsack(
+            CountConstrainedKnapsackSlice::new(o.entries.clone(), o.knapsack, o.scarcity)?,
+        ),
+        Engine::Exact => GroupedStrategy::Exact(exact_of(o)),
+        Engine::ExactCount => {
             let mut s = ExactCountConstrainedSlice::new(o.entries.clone(), o.scarcity)?;
             if let Some(b) = o.bucket_size {
                 s = s.with_bucket_size(b)?;
@@ -528,24 +522,26 @@ pub(super) fn strategy_of(name: &str, o: &Options) -> Result<GroupedStrategy, Ct
             }
             GroupedStrategy::ExactCount(s)
         }
-        other => return Err(unknown_slicer(other)),
     })
 }
 
-/// The simulated strategy of a slicer name; the count-constrained ones are
-/// not monotonic in the budget.
+/// The simulated strategy of a slicer name ([`simulated`] refuses the
+/// ones simulation cannot model).
 pub(super) fn simulation_of(name: &str, o: &Options) -> Result<BudgetSimulation, CtxpackError> {
-    let strategy = match name {
-        "greedy" => Strategy::Greedy,
-        "knapsack" => Strategy::Knapsack(o.knapsack),
-        "exact" => Strategy::Exact(exact_of(o)),
-        "packer" => Strategy::Packer(GreedyPacker::new(o.max_consecutive_skips)),
-        "count-knapsack" | "exact-count" => {
+    let s = simulated(name)?;
+    let strategy = match s.engine {
+        Engine::Greedy => Strategy::Greedy,
+        Engine::Knapsack => Strategy::Knapsack(o.knapsack),
+        Engine::Exact => Strategy::Exact(exact_of(o)),
+        Engine::Packer => Strategy::Packer(GreedyPacker::new(
+            s.skip_limit.unwrap_or(o.max_consecutive_skips),
+        )),
+        // Not monotonic: refused by `simulated`.
+        Engine::CountKnapsack | Engine::ExactCount => {
             return Err(CtxpackError::NotMonotonic {
                 slicer: name.to_owned(),
             })
         }
-        other => return Err(unknown_slicer(other)),
     };
     let mut sim = BudgetSimulation::new(strategy);
     if let Some(v) = o.max_cells {

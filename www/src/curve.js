@@ -11,6 +11,7 @@
 //
 // Pure: the package is passed in, so that the worker and the Node tests share this code.
 
+import { OVERSHOOT_MIN_BENEFIT, fragmentKind } from '../../pkg/dist/acs.js';
 import { COUNT_SLICERS, simulationOptions, sliceCall, skipLimit } from './strategy.js';
 
 /** The simulation's measure: Σ max(0, floor(score × VALUE_SCALE)) over the selection. */
@@ -19,18 +20,14 @@ export const VALUE_SCALE = 10_000;
 /** Budgets of a sampled curve, from 0 to twice the chosen budget; the middle one is the chosen budget. */
 export const SAMPLED_POINTS = 121;
 
-/** The benefit above which selectFragments' overshoot policy takes a candidate that does not fit (its OVERSHOOT_MIN_BENEFIT). */
-const OVERSHOOT_MIN_BENEFIT = 0.9;
 
 /** One fragment's value in the simulation's measure (the knapsack's scaled score). */
 export function scaledValue(score) {
   return Math.max(0, Math.floor(score * VALUE_SCALE));
 }
 
-/** The kind that the count-constrained strategies read (the planner's rule; its DEFAULT_KIND is 'default'). */
-export function kindOf(fragment) {
-  return fragment.kind ?? fragment.lod ?? 'default';
-}
+/** The kind that the count-constrained strategies read: the package's rule. */
+export const kindOf = fragmentKind;
 
 /**
  * @typedef {object} RankedItems  The candidates in the planner's rank order, as the strategy sees them.

@@ -1,13 +1,37 @@
 // A strategy as the page's controls choose it, and what it means for selectFragments (the table),
 // for the package's budget simulation (the plot and the fragment answers) and for the slicer
-// functions (the plot, where the simulation does not apply). All mappings live here so that they
-// cannot drift.
+// functions (the plot, where the simulation does not apply). What each strategy runs and reads is
+// the package's table (`STRATEGIES`, the core's): nothing here says it again.
 
-/** The strategies of selectFragments, in the order the page offers them. */
-export const SLICERS = ['ranked', 'greedy', 'knapsack', 'exact', 'count-knapsack', 'exact-count', 'packer'];
+import { STRATEGIES } from '../../pkg/dist/slicers.js';
+
+/** The strategies of selectFragments, in the order the package lists them. */
+export const SLICERS = STRATEGIES.map((s) => s.name);
 
 /** The strategies with per-kind count entries (selectFragments' `countEntries`). */
-export const COUNT_SLICERS = ['count-knapsack', 'exact-count'];
+export const COUNT_SLICERS = STRATEGIES.filter((s) => s.options.includes('entries')).map((s) => s.name);
+
+/** The package's row of a strategy. */
+function rowOf(slicer) {
+  const row = STRATEGIES.find((s) => s.name === slicer);
+  if (row === undefined) throw new Error(`unknown strategy ${String(slicer)}`);
+  return row;
+}
+
+/**
+ * The options the page sets that the strategy reads: the bucket (unless the strategy picks its own),
+ * the count entries, the packer's skip limit.
+ * @param {Strategy} s
+ * @param {string} countKey  the name of the count entries' option (selectFragments: `countEntries`)
+ */
+function ownOptions(s, countKey) {
+  const row = rowOf(s.slicer);
+  const o = {};
+  if (row.options.includes('bucketSize') && !row.ownBucket) o.bucketSize = s.bucketSize;
+  if (row.options.includes('entries')) o[countKey] = s.countEntries;
+  if (row.options.includes('maxConsecutiveSkips')) o.maxConsecutiveSkips = s.maxConsecutiveSkips;
+  return o;
+}
 
 /**
  * @typedef {object} Strategy
@@ -25,10 +49,7 @@ export const COUNT_SLICERS = ['count-knapsack', 'exact-count'];
  * @param {number} now  epoch ms
  */
 export function plannerOptions(s, now) {
-  const o = { now, slicer: s.slicer, allow_overshoot: s.allowOvershoot };
-  if (s.slicer === 'knapsack' || s.slicer === 'count-knapsack') o.bucketSize = s.bucketSize;
-  if (COUNT_SLICERS.includes(s.slicer)) o.countEntries = s.countEntries;
-  if (s.slicer === 'packer') o.maxConsecutiveSkips = s.maxConsecutiveSkips;
+  const o = { now, slicer: s.slicer, allow_overshoot: s.allowOvershoot, ...ownOptions(s, 'countEntries') };
   if (s.requireDependencies) o.dependencies = 'require';
   return o;
 }
@@ -49,23 +70,17 @@ export function simulationOptions(s) {
 }
 
 function simulationStrategy(s) {
-  switch (s.slicer) {
-    case 'ranked':
-      return { slicer: 'packer', maxConsecutiveSkips: 0 }; // the ACS walk: a packer that never stops early
-    case 'packer':
-      return { slicer: 'packer', maxConsecutiveSkips: s.maxConsecutiveSkips };
-    case 'greedy':
-      return { slicer: 'greedy' };
-    case 'knapsack':
-      return { slicer: 'knapsack', bucketSize: s.bucketSize };
-    case 'exact':
-      return { slicer: 'exact' };
-    case 'count-knapsack':
-    case 'exact-count':
-      return { slicer: s.slicer };
-    default:
-      throw new Error(`unknown strategy ${String(s.slicer)}`);
-  }
+  const row = rowOf(s.slicer);
+  // A strategy the simulation cannot model goes by its own name, for the package to refuse.
+  if (!row.monotonic) return { slicer: s.slicer };
+  return { slicer: row.engine, ...engineOptions(s, row) };
+}
+
+/** The options of the strategy's engine: its own, or the skip limit the strategy fixes (`'ranked'`). */
+function engineOptions(s, row) {
+  const o = ownOptions(s, 'entries');
+  if (row.skipLimit !== null) o.maxConsecutiveSkips = row.skipLimit;
+  return o;
 }
 
 /**
@@ -80,30 +95,26 @@ export function sliceCall(s) {
   return [name, s.requireDependencies ? { ...options, dependencies: 'require' } : options];
 }
 
+/** The package's slicer function of each engine. */
+const SLICE_FUNCTIONS = {
+  greedy: 'greedySlice',
+  knapsack: 'knapsackSlice',
+  exact: 'exactKnapsackSlice',
+  packer: 'packerSlice',
+  'count-knapsack': 'countConstrainedKnapsackSlice',
+  'exact-count': 'exactCountConstrainedSlice',
+};
+
 function sliceFunction(s) {
-  switch (s.slicer) {
-    case 'ranked':
-      return ['packerSlice', { maxConsecutiveSkips: 0 }];
-    case 'packer':
-      return ['packerSlice', { maxConsecutiveSkips: s.maxConsecutiveSkips }];
-    case 'greedy':
-      return ['greedySlice', {}];
-    case 'knapsack':
-      return ['knapsackSlice', { bucketSize: s.bucketSize }];
-    case 'exact':
-      return ['exactKnapsackSlice', {}];
-    case 'count-knapsack':
-      return ['countConstrainedKnapsackSlice', { bucketSize: s.bucketSize, entries: s.countEntries }];
-    case 'exact-count':
-      // No bucket: like selectFragments, it picks its own. The heuristic's comparison changes
-      // nothing in the selection and would double the work.
-      return ['exactCountConstrainedSlice', { entries: s.countEntries, compareHeuristic: false }];
-    default:
-      throw new Error(`unknown strategy ${String(s.slicer)}`);
-  }
+  const row = rowOf(s.slicer);
+  const o = engineOptions(s, row);
+  // The heuristic's comparison changes nothing in the selection and would double the work.
+  if (row.options.includes('compareHeuristic')) o.compareHeuristic = false;
+  return [SLICE_FUNCTIONS[row.engine], o];
 }
 
 /** The skip limit of the strategy's walk: the packer's `maxConsecutiveSkips`; 0 (never stops) for the others. */
 export function skipLimit(s) {
-  return s.slicer === 'packer' ? s.maxConsecutiveSkips : 0;
+  const row = rowOf(s.slicer);
+  return row.skipLimit ?? (row.options.includes('maxConsecutiveSkips') ? s.maxConsecutiveSkips : 0);
 }

@@ -53,18 +53,16 @@ interface RawResult extends Omit<ColumnarResult, 'reasons'> {
   reasons: Uint8Array;
 }
 
-function options(req: ColumnarRequest): Record<string, unknown> {
-  const o: Record<string, unknown> = { targetTokens: req.targetTokens };
-  if (req.maxTokens !== undefined) o['maxTokens'] = req.maxTokens;
-  if (req.bucketSize !== undefined) o['bucketSize'] = req.bucketSize;
-  if (req.maxTableBytes !== undefined) o['maxTableBytes'] = req.maxTableBytes;
-  if (req.entries !== undefined) o['entries'] = req.entries;
-  if (req.scarcity !== undefined) o['scarcity'] = req.scarcity;
-  if (req.maxConsecutiveSkips !== undefined) o['maxConsecutiveSkips'] = req.maxConsecutiveSkips;
-  if (req.maxStates !== undefined) o['maxStates'] = req.maxStates;
-  if (req.maxWork !== undefined) o['maxWork'] = req.maxWork;
-  if (req.maxCells !== undefined) o['maxCells'] = req.maxCells;
-  if (req.compareHeuristic !== undefined) o['compareHeuristic'] = req.compareHeuristic;
+/** What crosses as columns, not as options. */
+const COLUMNS: ReadonlySet<string> = new Set(['tokens', 'scores', 'kinds', 'kindNames', 'groupOf']);
+
+/**
+ * The options object of a request: its options as given, absent ones left out. Which keys exist,
+ * their defaults and limits are the core's (src/wasm/options.rs), which refuses any other key.
+ */
+function options(req: object): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(req)) if (value !== undefined && !COLUMNS.has(key)) o[key] = value;
   return o;
 }
 
@@ -125,7 +123,7 @@ export function sliceObjects(
   items: readonly ObjectItem[],
   req: Omit<ColumnarRequest, 'tokens' | 'scores' | 'kinds' | 'kindNames'>,
 ): ColumnarResult {
-  const raw = call(() => glue.sliceObjects(slicer, items, options(req as ColumnarRequest)) as RawResult);
+  const raw = call(() => glue.sliceObjects(slicer, items, options(req)) as RawResult);
   return decode(raw);
 }
 
@@ -159,7 +157,7 @@ export function packLazy(
     }
   };
   const raw = call(
-    () => glue.packLazy(scores, options(req as ColumnarRequest), callback) as RawResult & { counted: number },
+    () => glue.packLazy(scores, options(req), callback) as RawResult & { counted: number },
     (err) => {
       if (thrown === undefined) return fromWasm(err);
       if (thrown.value instanceof CtxpackError) return thrown.value;
@@ -200,22 +198,19 @@ export interface MinBudgetResult {
   saturation: number;
 }
 
-function simulationOptions(req: SimulationRequest): Record<string, unknown> {
-  const o: Record<string, unknown> = {};
-  for (const key of ['maxBudget', 'bucketSize', 'maxTableBytes', 'maxConsecutiveSkips', 'maxStates', 'maxWork', 'maxCells'] as const) {
-    if (req[key] !== undefined) o[key] = req[key];
-  }
-  return o;
+/** Refuses what budget simulation refuses of strategy `name` (`NOT_MONOTONIC`): the core decides. */
+export function checkSimulated(name: string): void {
+  call(() => glue.checkSimulated(name));
 }
 
 /** The core's budget curve (`BudgetSimulation::curve`): the total scaled value at every budget `0..=maxBudget`. */
 export function budgetCurveColumnar(slicer: SlicerName, req: SimulationRequest): Float64Array {
-  return call(() => glue.budgetCurve(slicer, req.tokens, req.scores, req.groupOf ?? EMPTY_U32, EMPTY_U32, simulationOptions(req)));
+  return call(() => glue.budgetCurve(slicer, req.tokens, req.scores, req.groupOf ?? EMPTY_U32, EMPTY_U32, options(req)));
 }
 
 /** The core's `BudgetSimulation::min_budget_for` for item `index`. */
 export function minBudgetColumnar(slicer: SlicerName, req: SimulationRequest, index: number): MinBudgetResult {
-  return call(() => glue.minBudgetFor(slicer, req.tokens, req.scores, req.groupOf ?? EMPTY_U32, EMPTY_U32, index, simulationOptions(req)) as MinBudgetResult);
+  return call(() => glue.minBudgetFor(slicer, req.tokens, req.scores, req.groupOf ?? EMPTY_U32, EMPTY_U32, index, options(req)) as MinBudgetResult);
 }
 
 

@@ -5,11 +5,13 @@
  * @module
  */
 
+import type { EngineName } from './table.js';
+
 /** Whether an item's `dependsOn` is ignored or required (docs/groups.md). */
 export type DependencyMode = 'ignore' | 'require';
 
-/** A slicer of the Rust core, by its wasm name. */
-export type SlicerName = 'greedy' | 'knapsack' | 'count-knapsack' | 'packer' | 'exact' | 'exact-count';
+/** A slicer of the Rust core, by its wasm name: an engine of the core's strategy table (core/table.ts). */
+export type SlicerName = EngineName;
 
 /** Count constraints of one kind (count-constrained-knapsack-slice.md's `CountQuotaEntry`). */
 export interface CountEntry {

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { STRATEGIES } from '../core/table.js';
 import { CtxpackError, shownName } from '../errors.js';
 import { exactKnapsackSlice, greedySlice, knapsackSlice, packerSlice, type SliceItem, type SliceResult } from '../slicers/functions.js';
 import { estimateTokens, type TokenCounter } from '../tokens/counter.js';
@@ -43,7 +44,8 @@ const KNOWN_OPTIONS: readonly (keyof FitMessagesOptions)[] = [
   'tools',
 ];
 const PROVIDERS = ['openai', 'anthropic', 'gemini'] as const;
-const SLICERS = ['exact', 'knapsack', 'greedy', 'ranked', 'packer'] as const;
+/** The strategies a chat history takes: the core's, but those counting kinds (messages have no count entries). */
+const SLICERS = STRATEGIES.filter((s) => !s.options.includes('entries')).map((s) => s.name) as readonly ('exact' | 'knapsack' | 'greedy' | 'ranked' | 'packer')[];
 
 function readKeep(o: Readonly<Record<string, unknown>>): KeepRule | undefined {
   return typeof o['keep'] === 'function' ? (o['keep'] as KeepRule) : o['keep'] === undefined ? undefined : readCount(o, 'keep', 0);

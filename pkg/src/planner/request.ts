@@ -8,14 +8,12 @@
 
 import type { ColumnarRequest, ColumnarResult, ExactReport, SlicerName } from '../core/bridge.js';
 import type { Scratch } from '../core/scratch.js';
+import { strategyRow } from '../core/table.js';
 import { CtxpackError } from '../errors.js';
 import type { Candidates } from '../validate/candidates.js';
 import { readOptionalString } from '../validate/fields.js';
 import type { DecisionReason, PlannerSlicer } from '../types.js';
 import { DEFAULT_KIND, type Settings } from './settings.js';
-
-/** `maxConsecutiveSkips` value that the core reads as "no limit": the seed's walk never stops early. */
-const UNLIMITED_SKIPS = 0;
 
 /** What a slicer answered the planner: the core's result, or the grouped one (reasons may then name groups). */
 export interface PlannerSlice {
@@ -28,9 +26,9 @@ export interface PlannerSlice {
   exact: ExactReport | null;
 }
 
-/** The core's name of a planner strategy. */
+/** The core's name of a planner strategy: its engine (the core's table). */
 export function coreSlicer(slicer: PlannerSlicer): SlicerName {
-  return slicer === 'ranked' ? 'packer' : slicer;
+  return strategyRow(slicer)!.engine;
 }
 
 /**
@@ -40,7 +38,20 @@ export function coreSlicer(slicer: PlannerSlicer): SlicerName {
 export function kindOf(c: Candidates, index: number, byLod = false): string {
   if (byLod) return c.lods[index] ?? DEFAULT_KIND;
   // Validated by validateCandidates, and not kept there: only this slicer needs it.
-  return readOptionalString(c.fragments[index]!, 'kind', index) ?? c.lods[index] ?? DEFAULT_KIND;
+  return kindRule(readOptionalString(c.fragments[index]!, 'kind', index), c.lods[index]);
+}
+
+/** The rule: the kind, else the lod, else {@link DEFAULT_KIND}. */
+function kindRule(kind: string | undefined, lod: string | undefined): string {
+  return kind ?? lod ?? DEFAULT_KIND;
+}
+
+/**
+ * The kind the count-constrained strategies count a (valid) fragment as, without `options.lodMix`:
+ * its `kind`, else its `lod`, else `'default'`. For callers that show it (the preview page).
+ */
+export function fragmentKind(fragment: { readonly kind?: string; readonly lod?: string }): string {
+  return kindRule(fragment.kind, fragment.lod);
 }
 
 /** Kind ids by first appearance (`kindAt(i)` for `i < n`), and the kind names they point into. */
@@ -75,13 +86,13 @@ export function buildRequest(
   // One object, its options assigned: spreading a base object into a new one took V8's slow path
   // (about a microsecond, a tenth of a small call's slice).
   const req: ColumnarRequest = { tokens: charges, scores, targetTokens: tokensMax, maxTokens: tokensMax };
+  const row = strategyRow(s.slicer)!;
   switch (s.slicer) {
     case 'ranked':
-      req.maxConsecutiveSkips = UNLIMITED_SKIPS;
-      return ['packer', req];
     case 'packer':
-      req.maxConsecutiveSkips = s.maxConsecutiveSkips;
-      return ['packer', req];
+      // 'ranked' fixes the packer's skip limit (0: its walk never stops early).
+      req.maxConsecutiveSkips = row.skipLimit ?? s.maxConsecutiveSkips;
+      return [row.engine, req];
     case 'greedy':
       return ['greedy', req];
     case 'knapsack':
@@ -91,8 +102,8 @@ export function buildRequest(
     case 'count-knapsack':
     case 'exact-count': {
       const [kinds, kindNames] = kindColumns(scores.length, kindAt);
-      // exact-count chooses its own bucket (token precision when it fits) unless one is given.
-      withTable(req, s, s.slicer === 'count-knapsack' || s.bucketSizeGiven);
+      // A strategy that picks its own bucket (exact-count: token precision when it fits) gets one only when given.
+      withTable(req, s, !row.ownBucket || s.bucketSizeGiven);
       if (s.slicer === 'exact-count' && s.maxCells !== undefined) req.maxCells = s.maxCells;
       req.kinds = kinds;
       req.kindNames = kindNames;

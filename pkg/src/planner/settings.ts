@@ -25,17 +25,19 @@ import {
   rejectUnknownOptions,
 } from '../validate/options.js';
 import type { DependencyMode } from '../core/types.js';
+import { OPTION_DEFAULTS, STRATEGIES, takesOption } from '../core/table.js';
 import { DEFAULT_KV_TOP_K, DEFAULT_MAX_KV_SIZE, readCache, type CheckedCacheEntry } from '../kv/policy.js';
 import type { ScoringContext } from '../ranking/scoring.js';
 import { DEFAULT_DIVERSITY_WINDOW } from '../ranking/tiebreak.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import type { CountEntryOption, PlannerOptions, PlannerSlicer, SelectionLogRecord } from '../types.js';
 
-/** Slicers accepted by `options.slicer`. */
-export const PLANNER_SLICERS: readonly PlannerSlicer[] = Object.freeze(['ranked', 'greedy', 'knapsack', 'count-knapsack', 'packer', 'exact', 'exact-count']);
-/** Default `options.maxConsecutiveSkips` of the `'packer'` slicer (the packer spec's `MAX_CONSECUTIVE_SKIPS`). */
-export const DEFAULT_MAX_CONSECUTIVE_SKIPS = 3;
-export { DEFAULT_BUCKET_SIZE } from '../validate/options.js';
+/** Slicers accepted by `options.slicer`: the core's strategies (src/wasm/strategies.rs). */
+export const PLANNER_SLICERS: readonly PlannerSlicer[] = Object.freeze(STRATEGIES.map((s) => s.name));
+/** Default `options.maxConsecutiveSkips` of the `'packer'` slicer (the packer spec's `MAX_CONSECUTIVE_SKIPS`), the core's. */
+export const DEFAULT_MAX_CONSECUTIVE_SKIPS = OPTION_DEFAULTS.maxConsecutiveSkips;
+/** Default `options.bucketSize` of the knapsack slicers, the core's. */
+export const DEFAULT_BUCKET_SIZE = OPTION_DEFAULTS.bucketSize;
 /** Spec: "Single very expensive candidate: include only if benefit > 0.9 and explicit allow_overshoot flag". */
 export const OVERSHOOT_MIN_BENEFIT = 0.9;
 /** Kind of a fragment with neither `kind` nor `lod`, for the count-constrained knapsack. */
@@ -70,15 +72,18 @@ export interface Settings {
   readonly ignoredOptions: readonly string[];
 }
 
-/** Which slicers use each slicer option; the others report it in `warnings`. */
-const SLICER_OPTIONS: readonly (readonly [name: string, usedBy: readonly PlannerSlicer[]])[] = [
-  ['maxConsecutiveSkips', ['packer']],
-  ['bucketSize', ['knapsack', 'count-knapsack', 'exact-count']],
-  ['maxTableBytes', ['knapsack', 'count-knapsack', 'exact', 'exact-count']],
-  ['maxCells', ['exact-count']],
-  ['countEntries', ['count-knapsack', 'exact-count']],
-  ['scarcity', ['count-knapsack', 'exact-count']],
-  ['lodMix', ['count-knapsack', 'exact-count']],
+/**
+ * The planner's slicer options, by the core option each becomes (`countEntries` and `lodMix` are
+ * the core's `entries`); a slicer that does not read it (the core's table) reports it in `warnings`.
+ */
+const SLICER_OPTIONS: readonly (readonly [name: string, core: string])[] = [
+  ['maxConsecutiveSkips', 'maxConsecutiveSkips'],
+  ['bucketSize', 'bucketSize'],
+  ['maxTableBytes', 'maxTableBytes'],
+  ['maxCells', 'maxCells'],
+  ['countEntries', 'entries'],
+  ['scarcity', 'scarcity'],
+  ['lodMix', 'entries'],
 ];
 
 const KNOWN_OPTIONS: readonly (keyof PlannerOptions)[] = [
@@ -119,7 +124,7 @@ export function readSettings(options: unknown, defaultNow: number): Settings {
   const logger = readFunction<(record: SelectionLogRecord) => void>(o, 'logger');
   const countTokens = readFunction<TokenCounter>(o, 'countTokens');
   const model = readNonEmptyString(o, 'model');
-  const ignoredOptions = SLICER_OPTIONS.filter(([name, usedBy]) => o[name] !== undefined && !usedBy.includes(slicer)).map(([name]) => name);
+  const ignoredOptions = SLICER_OPTIONS.filter(([name, core]) => o[name] !== undefined && !takesOption(slicer, core)).map(([name]) => name);
   return {
     now: readNow(o, defaultNow),
     weights: readWeights(o),

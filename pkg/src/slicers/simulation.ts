@@ -18,8 +18,10 @@
  * @module
  */
 
+import { STRATEGIES, strategyRow } from '../core/table.js';
 import {
   budgetCurveColumnar,
+  checkSimulated,
   minBudgetColumnar,
   type MinBudgetResult,
   type SimulationRequest,
@@ -82,24 +84,11 @@ export interface SlackResult {
   atShrunkBudget: SliceResult;
 }
 
-const SIMULATED: readonly string[] = ['greedy', 'knapsack', 'exact', 'packer'];
-const NOT_MONOTONIC: readonly string[] = ['count-knapsack', 'exact-count'];
-const OPTIONS_OF: Record<SimulationSlicerName, readonly string[]> = {
-  greedy: [],
-  knapsack: ['bucketSize', 'maxTableBytes'],
-  exact: ['maxStates', 'maxWork', 'maxTableBytes'],
-  packer: ['maxConsecutiveSkips'],
-};
-
-function notMonotonic(slicer: string): CtxpackError {
-  return new CtxpackError(
-    'NOT_MONOTONIC',
-    `budget simulation is not defined for '${slicer}': its selection is not monotonic in the budget (required items can exceed it, and its value can fall as the budget grows), so a curve, a minimum budget or a slack would mislead; run the slicer at each budget instead`,
-    { field: 'slicer' },
-  );
-}
-
-/** The strategy named by `options.slicer`; the rest of the options, checked against it. */
+/**
+ * The strategy named by `options.slicer`; the rest of the options, checked against it. The core
+ * decides what it simulates (`NOT_MONOTONIC`, its table); these entry points take its engines by
+ * their own names (the planner's `'ranked'` is `'packer'` with `maxConsecutiveSkips: 0`).
+ */
 function strategyOf(options: unknown, extra: readonly string[]): [SimulationSlicerName, Record<string, unknown>] {
   if (!isRecord(options)) {
     throw new CtxpackError('INVALID_OPTION', `options must be an object { slicer, … }, got ${describeValue(options)}`, { field: 'options' });
@@ -107,14 +96,16 @@ function strategyOf(options: unknown, extra: readonly string[]): [SimulationSlic
   const o: Record<string, unknown> = { ...options };
   const slicer = o['slicer'];
   delete o['slicer'];
-  if (typeof slicer === 'string' && NOT_MONOTONIC.includes(slicer)) throw notMonotonic(slicer);
-  if (typeof slicer !== 'string' || !SIMULATED.includes(slicer)) {
-    throw new CtxpackError('INVALID_OPTION', `options.slicer must be one of ${SIMULATED.map((s) => `'${s}'`).join(', ')}, got ${describeValue(slicer)}`, {
+  const row = typeof slicer === 'string' ? strategyRow(slicer) : undefined;
+  if (row !== undefined) checkSimulated(row.name);
+  const simulated = STRATEGIES.filter((s) => s.monotonic && s.name === s.engine);
+  if (row === undefined || !simulated.includes(row)) {
+    throw new CtxpackError('INVALID_OPTION', `options.slicer must be one of ${simulated.map((s) => `'${s.name}'`).join(', ')}, got ${describeValue(slicer)}`, {
       field: 'slicer',
     });
   }
-  const name = slicer as SimulationSlicerName;
-  rejectUnknownOptions(o, [...new Set([...OPTIONS_OF[name], ...extra])], `budget simulation with '${name}'`);
+  const name = row.name as SimulationSlicerName;
+  rejectUnknownOptions(o, [...new Set([...row.options, ...extra])], `budget simulation with '${name}'`);
   if (o['bucketSize'] !== undefined) readBucketSize(o);
   readTableLimits(o);
   return [name, o];

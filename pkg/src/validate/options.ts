@@ -9,6 +9,7 @@
 import { CtxpackError, describeValue, shownName } from '../errors.js';
 import { MAX_COST_TOKENS, isRecord, type Unchecked } from './fields.js';
 import type { CountEntry } from '../core/bridge.js';
+import { OPTION_DEFAULTS } from '../core/table.js';
 import type { ScoringWeights } from '../types.js';
 import type { DependencyMode } from '../core/types.js';
 
@@ -143,13 +144,10 @@ export function readTableLimits(o: Unchecked): { maxTableBytes: number | undefin
   return { maxTableBytes: read('maxTableBytes'), maxCells: read('maxCells') };
 }
 
-/** Default `options.bucketSize` of the knapsack slicers. */
-export const DEFAULT_BUCKET_SIZE = 100;
-
-/** `bucketSize`: a positive integer up to 2^32 − 1 (default {@link DEFAULT_BUCKET_SIZE}); anything else is `INVALID_BUCKET_SIZE`. */
+/** `bucketSize`: a positive integer up to 2^32 − 1 (default the core's); anything else is `INVALID_BUCKET_SIZE`. */
 export function readBucketSize(o: Unchecked): number {
   const v = o['bucketSize'];
-  if (v === undefined) return DEFAULT_BUCKET_SIZE;
+  if (v === undefined) return OPTION_DEFAULTS.bucketSize;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_COST_TOKENS) {
     throw new CtxpackError('INVALID_BUCKET_SIZE', `options.bucketSize must be a positive integer no greater than 4294967295, got ${describeValue(v)}`, {
       field: 'bucketSize',
