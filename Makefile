@@ -78,6 +78,8 @@ $(WASM_OUT): wasm-toolchain node-deps Cargo.toml Cargo.lock $(shell find src -na
 	cargo build --target $(WASM_TARGET) --release --lib
 	wasm-bindgen --target web --omit-default-module-path --out-dir pkg/wasm --out-name ctxpack $(WASM_RAW)
 	@! grep -n 'new URL(\|import\.meta' pkg/wasm/ctxpack.js || { echo 'the glue still has a default .wasm URL'; exit 1; }
+	@# The bench-only reader (feature serde-fragments) stays out of the shipped .wasm.
+	@! grep -n 'sliceObjectsSerde' pkg/wasm/ctxpack.js || { echo 'the shipped glue exports the bench-only sliceObjectsSerde'; exit 1; }
 	$(WASM_OPT) $(WASM_OUT) -o $(WASM_OUT).opt && mv $(WASM_OUT).opt $(WASM_OUT)
 
 build: wasm node-deps
