@@ -39,6 +39,13 @@ pub enum CtxpackError {
         /// The rejected value.
         value: i64,
     },
+    /// A bucket size given as something other than an integer (the wasm
+    /// boundary's options); code `INVALID_BUCKET_SIZE`, as
+    /// [`InvalidBucketSize`](Self::InvalidBucketSize).
+    BucketSizeNotInteger {
+        /// The value, described (never a caller's string).
+        got: String,
+    },
     /// A count entry that can never be satisfied or is ambiguous.
     InvalidCountEntry {
         /// Index of the entry in the entry list.
@@ -224,7 +231,9 @@ impl CtxpackError {
         match self {
             Self::InvalidScore { .. } => "INVALID_SCORE",
             Self::InvalidBudget { .. } => "INVALID_BUDGET",
-            Self::InvalidBucketSize { .. } => "INVALID_BUCKET_SIZE",
+            Self::InvalidBucketSize { .. } | Self::BucketSizeNotInteger { .. } => {
+                "INVALID_BUCKET_SIZE"
+            }
             Self::InvalidCountEntry { .. } => "INVALID_COUNT_ENTRY",
             Self::TableTooLarge { .. } => "TABLE_TOO_LARGE",
             Self::CountRequirementShortfall { .. } => "COUNT_REQUIREMENT_SHORTFALL",
@@ -256,7 +265,9 @@ impl CtxpackError {
             Self::InvalidScore { .. } => Some("score"),
             Self::InvalidBudget { field, .. } | Self::Unreadable { field, .. } => Some(field),
             Self::SelfDependency { field, .. } => Some(field),
-            Self::InvalidBucketSize { .. } => Some("bucket_size"),
+            Self::InvalidBucketSize { .. } | Self::BucketSizeNotInteger { .. } => {
+                Some("bucket_size")
+            }
             Self::InvalidCountEntry { .. } | Self::CountRequirementShortfall { .. } => {
                 Some("entries")
             }
@@ -310,6 +321,9 @@ impl fmt::Display for CtxpackError {
             Self::InvalidBudget { field, reason } => write!(f, "budget.{field} {reason}"),
             Self::InvalidBucketSize { value } => {
                 write!(f, "bucket size must be a positive integer, got {value}")
+            }
+            Self::BucketSizeNotInteger { got } => {
+                write!(f, "bucket size must be a positive integer, got {got}")
             }
             Self::InvalidCountEntry { index, reason, .. } => write!(f, "entries[{index}]: {reason}"),
             Self::TableTooLarge {
@@ -450,6 +464,7 @@ mod tests {
                 reason: text(),
             },
             CtxpackError::InvalidBucketSize { value: 0 },
+            CtxpackError::BucketSizeNotInteger { got: text() },
             CtxpackError::InvalidCountEntry {
                 index: 0,
                 kind: text(),

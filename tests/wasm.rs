@@ -1282,24 +1282,31 @@ fn invalid_option_other_numeric_options() {
             "knapsack",
             "maxTableBytes",
             -1.0,
-            integer_option_message("maxTableBytes", "-1"),
+            // A table limit is at least 1: 0 would refuse every table.
+            "options.maxTableBytes must be an integer from 1 to 2^53 - 1, got -1".to_owned(),
         ),
         (
             "knapsack",
             "bucketSize",
             1.5,
-            "options.bucketSize must be a positive integer, got 1.5".to_owned(),
+            "bucket size must be a positive integer, got 1.5".to_owned(),
         ),
         (
             "count-knapsack",
             "bucketSize",
             f64::NAN,
-            "options.bucketSize must be a positive integer, got NaN".to_owned(),
+            "bucket size must be a positive integer, got NaN".to_owned(),
         ),
     ] {
+        // A bucket size that is not an integer is the bucket size's own code.
+        let code = if key == "bucketSize" {
+            "INVALID_BUCKET_SIZE"
+        } else {
+            "INVALID_OPTION"
+        };
         assert_eq!(
             option_refusal(slicer, &base(key, value)),
-            refusal("INVALID_OPTION", Some(key), None, &message),
+            refusal(code, Some(key), None, &message),
             "{slicer} {key}"
         );
     }
@@ -1344,7 +1351,8 @@ fn invalid_option_scarcity() {
                 "INVALID_OPTION",
                 Some("scarcity"),
                 None,
-                &format!("options.scarcity must be 'degrade' or 'throw', got '{value}'"),
+                // Described, never shown: the value is the caller's string.
+                "options.scarcity must be 'degrade' or 'throw', got a string",
             )
         );
     }
@@ -2164,7 +2172,7 @@ fn exact_options_are_checked_and_named() {
         (
             "maxCells",
             string(SECRET),
-            "options.maxCells must be an integer from 0 to 2^53 - 1, got a string",
+            "options.maxCells must be an integer from 1 to 2^53 - 1, got a string",
         ),
         (
             "compareHeuristic",
@@ -2715,8 +2723,9 @@ fn group_units_refuses_early_and_names_items_through_origin() {
             "INVALID_OPTION",
             Some("group"),
             Some(11),
-            "candidates[11] is in a group of 2 items and its kind has a count entry: count-constrained strategies count items, not groups"
+            "items[1] is in a group of 2 items and its kind has a count entry: count-constrained strategies count items, not groups"
         )
+        .named("candidates")
     );
     // Shapes and options.
     let r = refused(group_units(
@@ -2738,7 +2747,7 @@ fn group_units_refuses_early_and_names_items_through_origin() {
             "INVALID_OPTION",
             Some("dependencies"),
             None,
-            "options.dependencies must be 'ignore' or 'require', got 'sometimes'"
+            "options.dependencies must be 'ignore' or 'require', got a string"
         )
     );
 }

@@ -35,6 +35,8 @@ export interface CoreErrorFields {
   reason?: string;
   /** INVALID_SCORE, INVALID_BUCKET_SIZE: the rejected number. */
   value?: number;
+  /** INVALID_BUCKET_SIZE of a value that is not an integer: the value, described. */
+  got?: string;
   /** TABLE_TOO_LARGE. */
   candidates?: number;
   capacity?: number;
@@ -88,7 +90,7 @@ function tableTooLarge(e: CoreErrorFields): string {
 export const CORE_ERROR_TEXT: Readonly<Record<CoreErrorCode, (e: CoreErrorFields) => string>> = Object.freeze({
   INVALID_SCORE: (e) => `${item(e)}.score must be a finite number, got ${num(e.value)}`,
   INVALID_BUDGET: (e) => `budget.${e.field} ${e.reason}`,
-  INVALID_BUCKET_SIZE: (e) => `bucket size must be a positive integer, got ${num(e.value)}`,
+  INVALID_BUCKET_SIZE: (e) => `options.bucketSize must be a positive integer, got ${e.got ?? num(e.value)}`,
   INVALID_COUNT_ENTRY: (e) => `entries[${e.index}]: ${e.reason}`,
   TABLE_TOO_LARGE: tableTooLarge,
   COUNT_REQUIREMENT_SHORTFALL: (e) =>

@@ -1,26 +1,20 @@
 // The TypeScript list of error codes and the Rust enum's codes never drift: every code the core can
-// raise (src/error.rs, `CtxpackError::code`) is in ERROR_CODES, and every other code in ERROR_CODES
+// raise (src/error.rs, `CtxpackError::CODES`, the glue's `errorCodes()`) is in ERROR_CODES, and every other code in ERROR_CODES
 // is one the TypeScript layer raises itself (`new CtxpackError(CODE` in pkg/src).
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ERROR_CODES } from 'ctxpack';
+import { importInternal } from './internal.mjs';
+
+const { call, glue } = await importInternal("export { call } from './src/core/instance.ts';\nexport * as glue from './wasm/ctxpack.js';\n");
 
 const root = new URL('../../', import.meta.url).pathname;
 
-/** Every string literal that a `=> "CODE"` arm of a `code()` match returns, in Rust sources. */
+/** Every code the core can raise: its `errorCodes()` (`CtxpackError::CODES`, which a Rust test checks against every variant's `code()`). */
 function rustCodes() {
-  const walk = (d) => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith('.rs') ? [join(d, e.name)] : []));
-  const codes = new Set();
-  for (const f of walk(join(root, 'src'))) {
-    const text = readFileSync(f, 'utf8');
-    const fn = text.indexOf('pub fn code(&self)');
-    if (fn < 0) continue;
-    const body = text.slice(fn, text.indexOf('\n    }\n', fn));
-    for (const m of body.matchAll(/=> "([A-Z_]+)"/g)) codes.add(m[1]);
-  }
-  return codes;
+  return new Set(call(() => glue.errorCodes()));
 }
 
 /** The codes the TypeScript sources raise: `new CtxpackError('CODE'` anywhere in pkg/src. */

@@ -82,6 +82,7 @@ pub(super) fn to_js_error_named(err: &CtxpackError, naming: Option<&Naming<'_>>)
     match err {
         CtxpackError::InvalidScore { value, .. } => num("value", *value),
         CtxpackError::InvalidBucketSize { value } => num("value", i64_f64(*value)),
+        CtxpackError::BucketSizeNotInteger { got } => text("got", got),
         CtxpackError::InvalidBudget { reason, .. }
         | CtxpackError::InvalidCountEntry { reason, .. }
         | CtxpackError::InvalidOption { reason, .. }
@@ -143,7 +144,9 @@ pub(super) fn to_js_error_named(err: &CtxpackError, naming: Option<&Naming<'_>>)
 /// that let it get there.
 fn js_field(err: &CtxpackError) -> Option<&str> {
     match err {
-        CtxpackError::InvalidBucketSize { .. } => Some("bucketSize"),
+        CtxpackError::InvalidBucketSize { .. } | CtxpackError::BucketSizeNotInteger { .. } => {
+            Some("bucketSize")
+        }
         CtxpackError::TableTooLarge { unit, .. } => Some(match unit {
             TableLimit::Cells => "maxCells",
             TableLimit::Bytes | TableLimit::Addressable => "maxTableBytes",

@@ -29,7 +29,11 @@
 //!   `encode.rs`: results as plain objects through serde (typed arrays,
 //!   numbers; nothing holds wasm memory, so nothing needs `.free()`);
 //!   `errors.rs`: every error becomes a JS `Error` with
-//!   `name = "CtxpackError"`, `code`, `field` and `index` there only.
+//!   `name = "CtxpackError"`, `code`, `field`, `index` and the fields its
+//!   sentence needs, there only (the package writes the sentence);
+//! * `strategies.rs`: the strategy table (`strategies()`), the option
+//!   defaults (`optionDefaults()`), and the checks the package asks for
+//!   outside a slice (`checkSimulated`, `checkOptions`).
 //!
 //! The slices return `selected` as `Uint32Array`, `reasons` as
 //! `Uint8Array` of [`Decision::id`](crate::Decision::id)s, totals,
@@ -65,7 +69,7 @@ pub use relevance::{bm25_from_stats_wasm, bm25_scores_wasm, bm25_stats, bm25_ter
 pub use simulation::{budget_curve, min_budget_for};
 pub use slice::{slice_columnar, slice_numeric, slice_objects};
 pub use state_key::{state_key_check, state_key_derive, state_text_key};
-pub use strategies::{check_simulated, option_defaults, strategies};
+pub use strategies::{check_options, check_simulated, option_defaults, strategies};
 pub use variants::slice_variants;
 
 /// Largest integer a JS number holds exactly.

@@ -1,15 +1,18 @@
 //! The options object of every entry point that takes one, deserialised
-//! through serde into one typed struct and checked field by field, so that
-//! every refusal names its option; unknown keys are refused. The numeric
-//! entry (`sliceNumeric`) takes two of them as numbers, checked by the same
-//! functions ([`target_tokens`], [`max_consecutive_skips`]).
+//! through serde into one typed struct ([`RawOptions`]: each field its type,
+//! limits and default), so that every refusal names its option; unknown keys
+//! are refused. What no type says (an option required by one entry point,
+//! `maxTokens` at least `targetTokens`, the count entries' consistency) is
+//! checked after. The numeric entry (`sliceNumeric`) takes two of them as
+//! numbers, checked by the same bounds ([`target_tokens`],
+//! [`max_consecutive_skips`]).
 
-use js_sys::{Array, JsString, Object};
+use js_sys::{Array, Object};
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
-use super::de::{from_js, Js};
-use super::decode::{describe, kind_from_js};
+use super::de::{from_js, Error as DeError, Whole, SAFE};
+use super::decode::describe;
 use super::strategies::{simulated, strategy, Engine};
 use super::MAX_SAFE_INTEGER;
 use crate::error::js_number;
@@ -72,7 +75,6 @@ pub(super) const SIMULATION_KEYS: [&str; 7] = [
 ];
 /// What the grouped entry points (and the simulation) add.
 pub(super) const GROUP_KEYS: [&str; 2] = ["dependencies", "noun"];
-pub(super) const ENTRY_KEYS: [&str; 3] = ["kind", "requireCount", "capCount"];
 
 /// Which entry point the options belong to.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -130,89 +132,174 @@ pub(super) fn known_keys(
     Ok(present)
 }
 
+/// `maxConsecutiveSkips`' bound: the packer counts misses in a `u32`.
+const U32: u64 = u32::MAX as u64;
+
 /// The options object as it crosses the boundary: one typed struct for
 /// every entry point (which keys each accepts: [`Mode`]), deserialised in
-/// one call ([`from_js`](super::de::from_js)). Each value is kept as the JS
-/// value it is ([`Js`]) and checked below, so that every refusal names its
-/// option and describes the value (never its content).
+/// one call ([`from_js`]), each field refused by its type with its name, what
+/// it takes and what it got (described, never shown).
 ///
 /// `deny_unknown_fields` states the intent, but the deserializer reads a
 /// struct by its own field names and never sees other keys: unknown keys
 /// are refused first, by name, by [`known_keys`] (`Object.keys`), which
 /// also says which fields to read.
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, expecting = "an object")]
 struct RawOptions {
-    #[serde(default)]
-    target_tokens: Js,
-    #[serde(default)]
-    max_tokens: Js,
-    #[serde(default)]
-    max_budget: Js,
-    #[serde(default)]
-    bucket_size: Js,
-    #[serde(default)]
-    max_table_bytes: Js,
-    #[serde(default)]
-    entries: Js,
-    #[serde(default)]
-    scarcity: Js,
-    #[serde(default)]
-    max_consecutive_skips: Js,
-    #[serde(default)]
-    max_states: Js,
-    #[serde(default)]
-    max_work: Js,
-    #[serde(default)]
-    max_cells: Js,
-    #[serde(default)]
-    compare_heuristic: Js,
-    #[serde(default)]
-    dependencies: Js,
-    #[serde(default)]
-    noun: Js,
+    target_tokens: Option<Whole<0, SAFE>>,
+    max_tokens: Option<Whole<0, SAFE>>,
+    max_budget: Option<Whole<0, SAFE>>,
+    bucket_size: Option<BucketSize>,
+    /// At least 1: a limit of 0 would refuse every table.
+    max_table_bytes: Option<Whole<1, SAFE>>,
+    entries: Option<Entries>,
+    scarcity: Option<Scarcity>,
+    max_consecutive_skips: Option<Whole<0, U32>>,
+    max_states: Option<Whole<0, SAFE>>,
+    max_work: Option<Whole<0, SAFE>>,
+    max_cells: Option<Whole<1, SAFE>>,
+    compare_heuristic: Option<bool>,
+    dependencies: Option<Dependencies>,
+    noun: Option<Noun>,
 }
 
-/// One count entry, as [`RawOptions`].
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct RawEntry {
-    #[serde(default)]
-    kind: Js,
-    #[serde(default)]
-    require_count: Js,
-    #[serde(default)]
-    cap_count: Js,
-}
+/// `bucketSize`: any integer (the knapsack refuses one below 1 with
+/// `INVALID_BUCKET_SIZE`, as does [`refusal`] anything else).
+struct BucketSize(i64);
 
-/// The one place a deserialisation error becomes a [`CtxpackError`]:
-/// `what` names the object; serde's own message is dropped, since it can
-/// quote the caller's value.
-fn read<T: serde::de::DeserializeOwned>(
-    value: &JsValue,
-    present: &[&str],
-    what: &str,
-) -> Result<T, CtxpackError> {
-    from_js(value, present)
-        .map_err(|_| invalid_option(what, "could not be read as an object".into()))
-}
-
-/// An optional whole number in `[min, max]`.
-pub(super) fn whole(
-    v: &JsValue,
-    name: &str,
-    min: f64,
-    max: f64,
-) -> Result<Option<i64>, CtxpackError> {
-    if v.is_undefined() {
-        return Ok(None);
+impl<'de> Deserialize<'de> for BucketSize {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = BucketSize;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a positive integer")
+            }
+            #[allow(clippy::cast_possible_truncation)] // a safe integer
+            fn visit_f64<E: serde::de::Error>(self, b: f64) -> Result<BucketSize, E> {
+                if b.fract() == 0.0 && b.abs() <= MAX_SAFE_INTEGER {
+                    Ok(BucketSize(b as i64))
+                } else {
+                    Err(E::invalid_value(serde::de::Unexpected::Other(""), &self))
+                }
+            }
+        }
+        d.deserialize_f64(V)
     }
-    whole_number(v.as_f64(), name, min, max, || describe(v)).map(Some)
+}
+
+/// `entries`: the count entries.
+struct Entries(Vec<CountQuotaEntry>);
+
+impl<'de> Deserialize<'de> for Entries {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Entries;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an array of { kind, requireCount, capCount }")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Entries, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(e) = seq.next_element::<RawEntry>()? {
+                    let count = |v: Whole<0, SAFE>| usize::try_from(v.0).unwrap_or(usize::MAX);
+                    entries.push(CountQuotaEntry::new(
+                        e.kind,
+                        count(e.require_count),
+                        count(e.cap_count),
+                    ));
+                }
+                Ok(Entries(entries))
+            }
+        }
+        d.deserialize_seq(V)
+    }
+}
+
+/// One count entry; every field required. The kind keeps JS's code units
+/// (lone surrogates are distinct kinds, as in JS).
+#[derive(Deserialize)]
+#[serde(
+    rename_all = "camelCase",
+    deny_unknown_fields,
+    expecting = "an object { kind, requireCount, capCount }"
+)]
+struct RawEntry {
+    kind: String,
+    require_count: Whole<0, SAFE>,
+    cap_count: Whole<0, SAFE>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase", expecting = "'degrade' or 'throw'")]
+enum Scarcity {
+    Degrade,
+    Throw,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase", expecting = "'ignore' or 'require'")]
+enum Dependencies {
+    Ignore,
+    Require,
+}
+
+/// `noun`: the name errors give the list (`candidates[7]…`), a short
+/// identifier so that messages never carry arbitrary caller text.
+struct Noun(String);
+
+impl<'de> Deserialize<'de> for Noun {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const EXPECTED: &str = "an identifier of at most 32 characters";
+        let s = String::deserialize(d).map_err(|_| {
+            serde::de::Error::invalid_value(serde::de::Unexpected::Other(""), &EXPECTED)
+        })?;
+        let ok = !s.is_empty()
+            && s.len() <= 32
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"_$.".contains(&b));
+        if ok {
+            Ok(Noun(s))
+        } else {
+            Err(serde::de::Error::invalid_value(
+                serde::de::Unexpected::Other(""),
+                &EXPECTED,
+            ))
+        }
+    }
+}
+
+/// The one place a deserialisation error becomes a [`CtxpackError`]: the
+/// option's path, what it takes, what it got.
+fn refusal(e: DeError) -> CtxpackError {
+    match e {
+        // The bucket size's own code, whatever is wrong with it.
+        DeError::Invalid { path, got, .. } if path == "bucketSize" => {
+            CtxpackError::BucketSizeNotInteger { got }
+        }
+        DeError::Invalid {
+            path,
+            expected,
+            got,
+        } => invalid_option(&path, format!("must be {expected}, got {got}")),
+        DeError::Missing { path } => invalid_option(&path, "is required".into()),
+        DeError::Unknown { path, known } => invalid_option(
+            &path,
+            format!("is not a known option (known: {})", known.join(", ")),
+        ),
+        DeError::Unreadable { path } => invalid_option(&path, "could not be read".into()),
+        DeError::Bare { expected } => invalid_option("", format!("must be {expected}")),
+        DeError::MissingField(field) => invalid_option(field, "is required".into()),
+    }
 }
 
 /// A whole number in `[min, max]` (`None`: not a number, described by
-/// `got`): the one check of every integer option, given as a JS value or,
-/// on the numeric entry points, as a number.
+/// `got`): the numeric entry points' check of their integer options, in
+/// the words of [`Whole`]'s.
 #[allow(clippy::cast_possible_truncation)] // checked to be a whole number in range first
 pub(super) fn whole_number(
     n: Option<f64>,
@@ -239,12 +326,7 @@ pub(super) fn whole_number(
     }
 }
 
-/// `v` unless it is `undefined` (an absent option).
-fn given(v: &JsValue) -> Option<&JsValue> {
-    (!v.is_undefined()).then_some(v)
-}
-
-/// `targetTokens`, given as a JS value or, on the numeric entry, a number.
+/// `targetTokens` on the numeric entry.
 pub(super) fn target_tokens(
     n: Option<f64>,
     got: impl FnOnce() -> String,
@@ -252,8 +334,7 @@ pub(super) fn target_tokens(
     whole_number(n, "targetTokens", 0.0, MAX_SAFE_INTEGER, got)
 }
 
-/// `maxConsecutiveSkips` (the packer's stop; 0: none), given as a JS value
-/// or, on the numeric entry, a number.
+/// `maxConsecutiveSkips` (the packer's stop; 0: none) on the numeric entry.
 pub(super) fn max_consecutive_skips(
     n: Option<f64>,
     got: impl FnOnce() -> String,
@@ -262,22 +343,27 @@ pub(super) fn max_consecutive_skips(
         .map(|v| u32::try_from(v).unwrap_or(u32::MAX))
 }
 
+#[allow(clippy::cast_possible_wrap)] // at most 2^53 - 1
+fn int(w: Whole<0, SAFE>) -> i64 {
+    w.0 as i64
+}
+
 /// `targetTokens` and `maxTokens` of a slice, or `maxBudget` of a
-/// simulation.
+/// simulation: which is required depends on the entry point.
 fn parse_budget(o: &RawOptions, mode: Mode) -> Result<(Option<Budget>, Option<i64>), CtxpackError> {
     if matches!(mode, Mode::Curve | Mode::MinBudget) {
-        let m = whole(&o.max_budget.0, "maxBudget", 0.0, MAX_SAFE_INTEGER)?;
+        let m = o.max_budget.map(int);
         if mode == Mode::Curve && m.is_none() {
             return Err(invalid_option("maxBudget", "is required".into()));
         }
         return Ok((None, m));
     }
-    let target = match given(&o.target_tokens.0) {
-        Some(v) => target_tokens(v.as_f64(), || describe(v))?,
+    let target = match o.target_tokens {
+        Some(t) => int(t),
         None if mode == Mode::Units => return Ok((None, None)),
         None => return Err(invalid_option("targetTokens", "is required".into())),
     };
-    let budget = match whole(&o.max_tokens.0, "maxTokens", 0.0, MAX_SAFE_INTEGER)? {
+    let budget = match o.max_tokens.map(int) {
         None => Budget::new(target),
         Some(max) if max < target => {
             return Err(CtxpackError::InvalidBudget {
@@ -290,64 +376,6 @@ fn parse_budget(o: &RawOptions, mode: Mode) -> Result<(Option<Budget>, Option<i6
     Ok((Some(budget), None))
 }
 
-/// `dependencies`: `'ignore'` (the default) or `'require'`.
-fn parse_dependencies(raw: &JsValue) -> Result<DependencyMode, CtxpackError> {
-    match raw.as_string().as_deref() {
-        _ if raw.is_undefined() => Ok(DependencyMode::Ignore),
-        Some("ignore") => Ok(DependencyMode::Ignore),
-        Some("require") => Ok(DependencyMode::Require),
-        _ => Err(invalid_option(
-            "dependencies",
-            format!("must be 'ignore' or 'require', got {}", quoted(raw)),
-        )),
-    }
-}
-
-/// `noun`: the name errors give the list (`candidates[7]…`), a short
-/// identifier so that messages never carry arbitrary caller text.
-fn parse_noun(raw: &JsValue) -> Result<String, CtxpackError> {
-    if raw.is_undefined() {
-        return Ok("items".into());
-    }
-    match raw.as_string() {
-        Some(s)
-            if !s.is_empty()
-                && s.len() <= 32
-                && s.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b"_$.".contains(&b)) =>
-        {
-            Ok(s)
-        }
-        _ => Err(invalid_option(
-            "noun",
-            format!(
-                "must be an identifier of at most 32 characters, got {}",
-                describe(raw)
-            ),
-        )),
-    }
-}
-
-/// A short string option as given (quoted), anything else described.
-fn quoted(raw: &JsValue) -> String {
-    match raw.as_string() {
-        Some(text) if text.len() <= 32 => format!("'{text}'"),
-        _ => describe(raw),
-    }
-}
-
-fn parse_scarcity(raw: &JsValue) -> Result<ScarcityBehavior, CtxpackError> {
-    match raw.as_string().as_deref() {
-        _ if raw.is_undefined() => Ok(ScarcityBehavior::Degrade),
-        Some("degrade") => Ok(ScarcityBehavior::Degrade),
-        Some("throw") => Ok(ScarcityBehavior::Throw),
-        _ => Err(invalid_option(
-            "scarcity",
-            format!("must be 'degrade' or 'throw', got {}", quoted(raw)),
-        )),
-    }
-}
-
 pub(super) fn parse_options(options: &JsValue, mode: Mode) -> Result<Options, CtxpackError> {
     let known: Vec<&str> = match mode {
         Mode::Slice => OPTION_KEYS.to_vec(),
@@ -355,113 +383,45 @@ pub(super) fn parse_options(options: &JsValue, mode: Mode) -> Result<Options, Ct
         Mode::Curve | Mode::MinBudget => [&SIMULATION_KEYS[..], &GROUP_KEYS].concat(),
     };
     let present = known_keys(options, &known, "")?;
-    let o: RawOptions = read(options, &present, "")?;
+    let o: RawOptions = from_js(options, &present).map_err(refusal)?;
     let (budget, max_budget) = parse_budget(&o, mode)?;
-    let (mut knapsack, bucket_size) = match o.bucket_size.0.as_f64() {
-        _ if o.bucket_size.0.is_undefined() => (KnapsackSlice::default(), None),
-        Some(b) if b.fract() == 0.0 && b.abs() <= MAX_SAFE_INTEGER => {
-            #[allow(clippy::cast_possible_truncation)] // a safe integer
-            let b = b as i64;
-            (KnapsackSlice::new(b)?, Some(b))
-        }
-        _ => {
-            return Err(invalid_option(
-                "bucketSize",
-                format!(
-                    "must be a positive integer, got {}",
-                    describe(&o.bucket_size.0)
-                ),
-            ))
-        }
+    let bucket_size = o.bucket_size.map(|b| b.0);
+    let mut knapsack = match bucket_size {
+        None => KnapsackSlice::default(),
+        Some(b) => KnapsackSlice::new(b)?,
     };
-    let limit = |v: &JsValue, key: &str| -> Result<Option<u64>, CtxpackError> {
-        Ok(whole(v, key, 0.0, MAX_SAFE_INTEGER)?.map(i64::unsigned_abs))
-    };
-    let max_table_bytes = limit(&o.max_table_bytes.0, "maxTableBytes")?;
+    let max_table_bytes = o.max_table_bytes.map(|w| w.0);
     if let Some(limit) = max_table_bytes {
         knapsack = knapsack.with_max_table_bytes(limit);
     }
-    let entries = parse_entries(&o.entries.0)?;
-    let scarcity = parse_scarcity(&o.scarcity.0)?;
-    let max_consecutive_skips = match given(&o.max_consecutive_skips.0) {
-        None => crate::DEFAULT_MAX_CONSECUTIVE_SKIPS,
-        Some(v) => max_consecutive_skips(v.as_f64(), || describe(v))?,
-    };
-    let max_states =
-        limit(&o.max_states.0, "maxStates")?.map(|v| usize::try_from(v).unwrap_or(usize::MAX));
-    let max_work = limit(&o.max_work.0, "maxWork")?;
-    let max_cells = limit(&o.max_cells.0, "maxCells")?;
-    let compare_heuristic = if o.compare_heuristic.0.is_undefined() {
-        true
-    } else {
-        o.compare_heuristic.0.as_bool().ok_or_else(|| {
-            invalid_option(
-                "compareHeuristic",
-                format!(
-                    "must be a boolean, got {}",
-                    describe(&o.compare_heuristic.0)
-                ),
-            )
-        })?
-    };
     Ok(Options {
-        dependencies: parse_dependencies(&o.dependencies.0)?,
-        noun: parse_noun(&o.noun.0)?,
+        dependencies: match o.dependencies {
+            None | Some(Dependencies::Ignore) => DependencyMode::Ignore,
+            Some(Dependencies::Require) => DependencyMode::Require,
+        },
+        noun: o.noun.map_or_else(|| "items".into(), |n| n.0),
         budget,
         max_budget,
         knapsack,
         bucket_size,
         max_table_bytes,
-        entries,
-        scarcity,
-        max_consecutive_skips,
-        max_states,
-        max_work,
-        max_cells,
-        compare_heuristic,
+        entries: o.entries.map(|e| e.0).unwrap_or_default(),
+        scarcity: match o.scarcity {
+            None | Some(Scarcity::Degrade) => ScarcityBehavior::Degrade,
+            Some(Scarcity::Throw) => ScarcityBehavior::Throw,
+        },
+        max_consecutive_skips: o
+            .max_consecutive_skips
+            .map_or(crate::DEFAULT_MAX_CONSECUTIVE_SKIPS, |w| {
+                u32::try_from(w.0).unwrap_or(u32::MAX)
+            }),
+        max_states: o
+            .max_states
+            .map(|w| usize::try_from(w.0).unwrap_or(usize::MAX)),
+        max_work: o.max_work.map(|w| w.0),
+        max_cells: o.max_cells.map(|w| w.0),
+        compare_heuristic: o.compare_heuristic.unwrap_or(true),
     })
-}
-
-fn parse_entries(value: &JsValue) -> Result<Vec<CountQuotaEntry>, CtxpackError> {
-    if value.is_undefined() {
-        return Ok(Vec::new());
-    }
-    if !Array::is_array(value) {
-        return Err(invalid_option(
-            "entries",
-            format!(
-                "must be an array of {{ kind, requireCount, capCount }}, got {}",
-                describe(value)
-            ),
-        ));
-    }
-    let array: &Array = value.unchecked_ref();
-    array
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            let at = format!("entries[{i}]");
-            let present = known_keys(&e, &ENTRY_KEYS, &at)?;
-            let e: RawEntry = read(&e, &present, &at)?;
-            let Some(kind) = e.kind.0.dyn_ref::<JsString>().map(kind_from_js) else {
-                return Err(invalid_option(
-                    &format!("{at}.kind"),
-                    format!("must be a string, got {}", describe(&e.kind.0)),
-                ));
-            };
-            let count = |v: &JsValue, key: &str| -> Result<usize, CtxpackError> {
-                let name = format!("{at}.{key}");
-                whole(v, &name, 0.0, MAX_SAFE_INTEGER)?
-                    .ok_or_else(|| invalid_option(&name, "is required".into()))
-                    .map(|v| usize::try_from(v).unwrap_or(usize::MAX))
-            };
-            Ok(CountQuotaEntry::new(
-                kind,
-                count(&e.require_count.0, "requireCount")?,
-                count(&e.cap_count.0, "capCount")?,
-            ))
-        })
-        .collect()
 }
 
 pub(super) fn exact_of(o: &Options) -> ExactKnapsackSlice {

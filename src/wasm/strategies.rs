@@ -166,6 +166,17 @@ pub fn check_simulated(slicer: &str) -> Result<(), JsValue> {
         .map_err(|e| super::errors::to_js_error(&e))
 }
 
+/// Checks slicer options as every slice entry point reads them (see
+/// `options.rs`), for a caller that holds them before it knows whether it
+/// will slice: the planner, whose options are checked even when its
+/// strategy ignores them.
+#[wasm_bindgen(js_name = checkOptions)]
+pub fn check_options(options: &JsValue) -> Result<(), JsValue> {
+    super::options::parse_options(options, super::options::Mode::Units)
+        .map(|_| ())
+        .map_err(|e| super::errors::to_js_error(&e))
+}
+
 /// The options' defaults, by their names in the slice entry points.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -198,6 +198,11 @@ export interface MinBudgetResult {
   saturation: number;
 }
 
+/** Refuses slicer options as the core's slice entry points would (`bucketSize`, `maxTableBytes`…): the core decides. */
+export function checkOptions(options: Record<string, unknown>): void {
+  call(() => glue.checkOptions(options));
+}
+
 /** Refuses what budget simulation refuses of strategy `name` (`NOT_MONOTONIC`): the core decides. */
 export function checkSimulated(name: string): void {
   call(() => glue.checkSimulated(name));

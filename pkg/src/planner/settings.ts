@@ -11,7 +11,6 @@ import {
   invalidOption,
   optionsRecord,
   readBoolean,
-  readBucketSize,
   readCount,
   readCountEntries,
   readLodMix,
@@ -20,11 +19,11 @@ import {
   readFunction,
   readNonEmptyString,
   readNow,
-  readTableLimits,
   readWeights,
   rejectUnknownOptions,
 } from '../validate/options.js';
 import type { DependencyMode } from '../core/types.js';
+import { checkOptions } from '../core/bridge.js';
 import { OPTION_DEFAULTS, STRATEGIES, takesOption } from '../core/table.js';
 import { DEFAULT_KV_TOP_K, DEFAULT_MAX_KV_SIZE, readCache, type CheckedCacheEntry } from '../kv/policy.js';
 import type { ScoringContext } from '../ranking/scoring.js';
@@ -86,6 +85,9 @@ const SLICER_OPTIONS: readonly (readonly [name: string, core: string])[] = [
   ['lodMix', 'entries'],
 ];
 
+/** The planner's options that the core reads under the same names, and checks. */
+const CORE_CHECKED = ['bucketSize', 'maxTableBytes', 'maxCells'] as const;
+
 const KNOWN_OPTIONS: readonly (keyof PlannerOptions)[] = [
   'now',
   'weights',
@@ -115,7 +117,12 @@ export function readSettings(options: unknown, defaultNow: number): Settings {
   const o: Unchecked = optionsRecord(options);
   rejectUnknownOptions(o, KNOWN_OPTIONS, 'selectFragments');
   const slicer = readEnum(o, 'slicer', PLANNER_SLICERS, 'ranked');
-  const { maxTableBytes, maxCells } = readTableLimits(o);
+  // The options the core reads, checked by the core even when the strategy ignores them.
+  const core: Record<string, unknown> = {};
+  for (const name of CORE_CHECKED) if (o[name] !== undefined) core[name] = o[name];
+  if (Object.keys(core).length > 0) checkOptions(core);
+  const maxTableBytes = o['maxTableBytes'] as number | undefined;
+  const maxCells = o['maxCells'] as number | undefined;
   const previous = o['previousCache'];
   const requestId = o['requestId'];
   if (requestId !== undefined && (typeof requestId !== 'string' || requestId.length === 0)) {
@@ -130,7 +137,7 @@ export function readSettings(options: unknown, defaultNow: number): Settings {
     weights: readWeights(o),
     slicer,
     maxConsecutiveSkips: readCount(o, 'maxConsecutiveSkips', DEFAULT_MAX_CONSECUTIVE_SKIPS, MAX_COST_TOKENS),
-    bucketSize: readBucketSize(o),
+    bucketSize: (o['bucketSize'] as number | undefined) ?? OPTION_DEFAULTS.bucketSize,
     bucketSizeGiven: o['bucketSize'] !== undefined,
     maxTableBytes,
     maxCells,

@@ -25,14 +25,12 @@ import {
   type Shortfall,
 } from '../core/bridge.js';
 import { CtxpackError, describeValue, readingInput } from '../errors.js';
+import { STRATEGIES, strategyRow } from '../core/table.js';
 import { isRecord } from '../validate/fields.js';
 import { budgetOf, linksOfColumns, readSliceItems, type Columns } from './items.js';
 import {
   optionsCopy,
-  readBucketSize,
-  readCountEntries,
   takeDependencyMode,
-  readTableLimits,
   rejectUnknownOptions,
 } from '../validate/options.js';
 import type { DependencyMode } from '../core/types.js';
@@ -320,7 +318,7 @@ function exactResult(r: SliceResult & { exact: ExactReport | null }): ExactSlice
  */
 export function greedySlice(items: readonly SliceItem[], budget: SliceBudget, options?: GreedyOptions): SliceResult {
   const o = optionsCopy(options);
-  rejectUnknownOptions(o, ['dependencies'], 'greedySlice');
+  rejectUnknownOptions(o, optionsOf('greedy'), 'greedySlice');
   return seed(run('greedy', items, budget, o));
 }
 
@@ -334,9 +332,7 @@ export function greedySlice(items: readonly SliceItem[], budget: SliceBudget, op
  */
 export function knapsackSlice(items: readonly SliceItem[], budget: SliceBudget, options?: KnapsackOptions): SliceResult {
   const o = optionsCopy(options);
-  rejectUnknownOptions(o, ['bucketSize', 'maxTableBytes', 'dependencies'], 'knapsackSlice');
-  readTableLimits(o);
-  readBucketSize(o);
+  rejectUnknownOptions(o, optionsOf('knapsack'), 'knapsackSlice');
   return seed(run('knapsack', items, budget, o));
 }
 
@@ -355,9 +351,7 @@ export function countConstrainedKnapsackSlice(
   options: CountConstrainedKnapsackOptions,
 ): SliceResult {
   const o = optionsCopy(options);
-  rejectUnknownOptions(o, ['entries', 'scarcity', 'bucketSize', 'maxTableBytes', 'dependencies'], 'countConstrainedKnapsackSlice');
-  readTableLimits(o);
-  o['entries'] = readCountEntries(o['entries'], 'entries');
+  rejectUnknownOptions(o, optionsOf('count-knapsack'), 'countConstrainedKnapsackSlice');
   return seed(run('count-knapsack', items, budget, o));
 }
 
@@ -368,7 +362,7 @@ export function countConstrainedKnapsackSlice(
  */
 export function packerSlice(items: readonly SliceItem[], budget: SliceBudget, options?: PackerOptions): SliceResult {
   const o = optionsCopy(options);
-  rejectUnknownOptions(o, ['maxConsecutiveSkips', 'dependencies'], 'packerSlice');
+  rejectUnknownOptions(o, optionsOf('packer'), 'packerSlice');
   return seed(run('packer', items, budget, o));
 }
 
@@ -390,8 +384,7 @@ export function packerSlice(items: readonly SliceItem[], budget: SliceBudget, op
  */
 export function exactKnapsackSlice(items: readonly SliceItem[], budget: SliceBudget, options?: ExactKnapsackOptions): ExactSliceResult {
   const o = optionsCopy(options);
-  rejectUnknownOptions(o, ['maxStates', 'maxWork', 'maxTableBytes', 'dependencies'], 'exactKnapsackSlice');
-  readTableLimits(o);
+  rejectUnknownOptions(o, optionsOf('exact'), 'exactKnapsackSlice');
   return exactResult(run('exact', items, budget, o));
 }
 
@@ -413,10 +406,7 @@ export function exactCountConstrainedSlice(
   options: ExactCountConstrainedOptions,
 ): ExactSliceResult {
   const o = optionsCopy(options);
-  rejectUnknownOptions(o, ['entries', 'scarcity', 'bucketSize', 'maxCells', 'maxTableBytes', 'compareHeuristic', 'dependencies'], 'exactCountConstrainedSlice');
-  readTableLimits(o);
-  readBucketSize(o);
-  o['entries'] = readCountEntries(o['entries'], 'entries');
+  rejectUnknownOptions(o, optionsOf('exact-count'), 'exactCountConstrainedSlice');
   return exactResult(run('exact-count', items, budget, o));
 }
 
@@ -454,18 +444,19 @@ export interface SliceColumns {
   kindNames?: string[];
 }
 
-const CORE_SLICERS: readonly SlicerName[] = ['greedy', 'knapsack', 'count-knapsack', 'packer', 'exact', 'exact-count'];
-const CORE_OPTIONS = [
-  'bucketSize',
-  'maxTableBytes',
-  'entries',
-  'scarcity',
-  'maxConsecutiveSkips',
-  'maxStates',
-  'maxWork',
-  'maxCells',
-  'compareHeuristic',
-] as const;
+/** The core's slicers: the engines of its table, each once. */
+const CORE_SLICERS: readonly SlicerName[] = [...new Set(STRATEGIES.map((s) => s.engine))];
+/** Every slicer option of the core's table. */
+const CORE_OPTIONS: readonly string[] = [...new Set(STRATEGIES.flatMap((s) => s.options))];
+
+/**
+ * The options slicer `name` takes (the core's table), and `dependencies`. Only the names are
+ * checked here, so that an unknown one is reported cut ({@link rejectUnknownOptions}); values are
+ * the core's to check.
+ */
+function optionsOf(name: SlicerName): readonly string[] {
+  return [...strategyRow(name)!.options, 'dependencies'];
+}
 
 function coreRequest(slicer: unknown, budget: unknown, options: unknown): [SlicerName, Record<string, unknown>] {
   if (typeof slicer !== 'string' || !(CORE_SLICERS as readonly string[]).includes(slicer)) {
@@ -476,9 +467,6 @@ function coreRequest(slicer: unknown, budget: unknown, options: unknown): [Slice
   return readingInput(() => {
     const o = optionsCopy(options);
     rejectUnknownOptions(o, CORE_OPTIONS, 'the core slicers');
-    readTableLimits(o);
-    if (o['bucketSize'] !== undefined) readBucketSize(o);
-    if (o['entries'] !== undefined) o['entries'] = readCountEntries(o['entries'], 'entries');
     return [slicer as SlicerName, { ...o, ...budgetOf(budget) }];
   }, budget, options);
 }

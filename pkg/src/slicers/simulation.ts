@@ -29,7 +29,7 @@ import {
 } from '../core/bridge.js';
 import { CtxpackError, describeValue } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
-import { readBucketSize, readTableLimits, takeDependencyMode, rejectUnknownOptions } from '../validate/options.js';
+import { takeDependencyMode, rejectUnknownOptions } from '../validate/options.js';
 import {
   exactKnapsackSlice,
   greedySlice,
@@ -105,9 +105,8 @@ function strategyOf(options: unknown, extra: readonly string[]): [SimulationSlic
     });
   }
   const name = row.name as SimulationSlicerName;
+  // Names only: the values are the core's to check.
   rejectUnknownOptions(o, [...new Set([...row.options, ...extra])], `budget simulation with '${name}'`);
-  if (o['bucketSize'] !== undefined) readBucketSize(o);
-  readTableLimits(o);
   return [name, o];
 }
 

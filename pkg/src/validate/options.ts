@@ -9,7 +9,6 @@
 import { CtxpackError, describeValue, shownName } from '../errors.js';
 import { MAX_COST_TOKENS, isRecord, type Unchecked } from './fields.js';
 import type { CountEntry } from '../core/bridge.js';
-import { OPTION_DEFAULTS } from '../core/table.js';
 import type { ScoringWeights } from '../types.js';
 import type { DependencyMode } from '../core/types.js';
 
@@ -129,32 +128,6 @@ export function rejectUnknownOptions(o: Unchecked, known: readonly string[], own
   }
 }
 
-/**
- * `maxTableBytes` and `maxCells`, where given: each a positive safe integer (a limit of 0 would
- * refuse every table). One rule for the planner, the slicer functions and the simulation.
- */
-export function readTableLimits(o: Unchecked): { maxTableBytes: number | undefined; maxCells: number | undefined } {
-  const read = (name: 'maxTableBytes' | 'maxCells'): number | undefined => {
-    const v = o[name];
-    if (v !== undefined && (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1)) {
-      throw new CtxpackError('INVALID_OPTION', `options.${name} must be a positive safe integer, got ${describeValue(v)}`, { field: name });
-    }
-    return v as number | undefined;
-  };
-  return { maxTableBytes: read('maxTableBytes'), maxCells: read('maxCells') };
-}
-
-/** `bucketSize`: a positive integer up to 2^32 − 1 (default the core's); anything else is `INVALID_BUCKET_SIZE`. */
-export function readBucketSize(o: Unchecked): number {
-  const v = o['bucketSize'];
-  if (v === undefined) return OPTION_DEFAULTS.bucketSize;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_COST_TOKENS) {
-    throw new CtxpackError('INVALID_BUCKET_SIZE', `options.bucketSize must be a positive integer no greater than 4294967295, got ${describeValue(v)}`, {
-      field: 'bucketSize',
-    });
-  }
-  return v;
-}
 
 /** `dependencies`: `'ignore'` (default) or `'require'`. */
 export function readDependencyMode(o: Unchecked): DependencyMode {
