@@ -114,7 +114,8 @@ const loader = (name) => ({
 // them into shared chunks, and the CommonJS entries read one shared bundle (esbuild cannot split
 // CommonJS): dist/internal.cjs holds every module, each .cjs entry picks its names from it.
 // `ai-sdk` imports only types from `ai` (an optional peer dependency): nothing of the SDK is bundled.
-const ENTRIES = { index: 'src/index.ts', slicers: 'src/slicers.ts', acs: 'src/acs.ts', 'ai-sdk': 'src/ai-sdk.ts' };
+// `openai-agents` likewise from `@openai/agents`.
+const ENTRIES = { index: 'src/index.ts', slicers: 'src/slicers.ts', acs: 'src/acs.ts', 'ai-sdk': 'src/ai-sdk.ts', 'openai-agents': 'src/openai-agents.ts' };
 
 const common = {
   bundle: true,

@@ -1,0 +1,250 @@
+/**
+ * `ctxpack/openai-agents`: a session in the OpenAI Agents SDK (`@openai/agents`) in one line, as
+ * the run's `callModelInputFilter`. The SDK's items (`AgentInputItem`) are its own protocol, not
+ * the Responses API's wire items (`callId` for `call_id`, `function_call_result` for
+ * `function_call_output`, …): each item is read through a view in the wire shape, the views are
+ * fitted by `createSession` (format `'openai-responses'`), and the SDK gets back its own items.
+ * So selection, validity (a call never without its output) and the cut are the session's; this
+ * file only translates and finds the conversation. The SDK is never imported at run time: its
+ * types only (docs/openai-agents.md).
+ *
+ * @module
+ */
+
+import type { AgentInputItem, CallModelInputFilter, CallModelInputFilterArgs, ModelInputData } from '@openai/agents';
+import { CtxpackError, readingInput, shownName } from '../errors.js';
+import { createSession, type Session } from '../session/session.js';
+import { readPricing } from '../session/pricing.js';
+import type { CachePricing, SessionFitResult, SessionOptions } from '../session/types.js';
+import { textKey } from '../tokens/cache.js';
+import type { Budgets } from '../types.js';
+import { isRecord } from '../validate/fields.js';
+import { invalidOption, optionsRecord, readCount } from '../validate/options.js';
+
+const FORMAT = 'openai-responses';
+/** Options that are the filter's own, or that it sets from the SDK's call. */
+const OWN = ['cache', 'onFit', 'maxSessions', 'keep'];
+const FROM_THE_SDK = ['format', 'system', 'tools', 'state'];
+
+/** Options of `ctxpackInputFilter`: a session's, less what the SDK's call gives. */
+export interface OpenAIAgentsOptions extends Omit<SessionOptions, 'format' | 'system' | 'tools' | 'state' | 'cache' | 'budgets' | 'keep'> {
+  /** The budgets of every model call: `tokens_max` the model's window or your cap (docs/getting-started.md, "Budgets"). */
+  budgets: Budgets;
+  /** The prompt cache the plans are made for. Default `'openai'` (automatic caching of a stable prefix). */
+  cache?: CachePricing;
+  /** Also always keep the last N items, or the items (the SDK's own) for which the predicate is true. */
+  keep?: number | ((item: AgentInputItem, index: number) => boolean);
+  /** Called with each call's fit (decisions, metrics, cache figures; its messages are views in the Responses API's shape) before the model is called. */
+  onFit?: (result: SessionFitResult<unknown>) => void;
+  /** Conversations whose sessions are kept at once (least recently used go first). Default 64. */
+  maxSessions?: number;
+}
+
+interface Read {
+  session: Record<string, unknown>;
+  cache: CachePricing;
+  keep: OpenAIAgentsOptions['keep'];
+  onFit: ((result: SessionFitResult<unknown>) => void) | undefined;
+  maxSessions: number;
+}
+
+function readOptions(options: unknown): Read {
+  return readingInput(() => {
+    const o = optionsRecord(options);
+    const session: Record<string, unknown> = {};
+    for (const key of Object.keys(o)) {
+      if (FROM_THE_SDK.includes(key)) throw invalidOption(shownName(key), "absent (ctxpack/openai-agents takes it from the SDK's call)", o[key]);
+      if (!OWN.includes(key)) session[key] = o[key];
+    }
+    const cache = (o['cache'] ?? 'openai') as CachePricing;
+    readPricing(cache); // refused now, not at the first call
+    const onFit = o['onFit'];
+    if (onFit !== undefined && typeof onFit !== 'function') throw invalidOption('onFit', 'a function', onFit);
+    if (o['budgets'] === undefined) throw invalidOption('budgets', 'an object with tokens_max', undefined);
+    const keep = o['keep'];
+    if (keep !== undefined && typeof keep !== 'function' && typeof keep !== 'number') throw invalidOption('keep', 'a number or a function', keep);
+    // Every option a fit reads is refused now, not at the first call: a fit of nothing reads them all.
+    createSession({ ...session, keep, format: FORMAT, cache } as SessionOptions).fit([]);
+    return { session, cache, keep: keep as Read['keep'], onFit: onFit as Read['onFit'], maxSessions: Math.max(1, readCount(o, 'maxSessions', 64)) };
+  }, options);
+}
+
+// ---- The SDK's items as Responses API items (what ctxpack reads; never sent) ----
+
+type Rec = Readonly<Record<string, unknown>>;
+
+/** The wire type of each SDK item type that differs from it. */
+const WIRE_TYPE: Readonly<Record<string, string>> = {
+  function_call_result: 'function_call_output',
+  computer_call_result: 'computer_call_output',
+};
+
+/** An SDK media part (`image` / `file` fields) as the wire's (`image_url`, `file_id`, `file_data`, `file_url`), so that it is counted as media. */
+function mediaPart(part: unknown): unknown {
+  if (!isRecord(part)) return part;
+  const type = part['type'];
+  if (type === 'input_image' || type === 'image') {
+    const image = part['image'];
+    const detail = part['detail'];
+    const src = typeof image === 'string' ? { image_url: image }
+      : isRecord(image) && typeof image['url'] === 'string' ? { image_url: image['url'] }
+      : isRecord(image) && typeof image['data'] === 'string' ? { image_url: image['data'].startsWith('data:') ? image['data'] : `data:${String(image['mediaType'] ?? 'image/png')};base64,${image['data']}` }
+      : isRecord(image) && (typeof image['id'] === 'string' || typeof image['fileId'] === 'string') ? { file_id: image['id'] ?? image['fileId'] }
+      : { image_url: part['image_url'], file_id: part['file_id'] };
+    return { type: 'input_image', ...src, ...(detail !== undefined ? { detail } : {}) };
+  }
+  if (type === 'input_file' || type === 'file') {
+    const file = part['file'];
+    const src = typeof file === 'string' ? (file.startsWith('data:') ? { file_data: file } : { file_url: file })
+      : isRecord(file) && typeof file['id'] === 'string' ? { file_id: file['id'] }
+      : isRecord(file) && typeof file['url'] === 'string' ? { file_url: file['url'] }
+      : isRecord(file) && typeof file['data'] === 'string' ? { file_data: file['data'].startsWith('data:') ? file['data'] : `data:${String(file['mediaType'] ?? 'application/octet-stream')};base64,${file['data']}` }
+      : { file_data: part['file_data'], file_url: part['file_url'], file_id: part['file_id'] };
+    const filename = isRecord(file) && typeof file['filename'] === 'string' ? file['filename'] : part['filename'];
+    return { type: 'input_file', ...src, ...(filename !== undefined ? { filename } : {}) };
+  }
+  return part;
+}
+
+const media = (value: unknown): unknown => (Array.isArray(value) ? value.map(mediaPart) : isRecord(value) ? mediaPart(value) : value);
+
+/**
+ * The Responses API item ctxpack reads for one SDK item: the same pairing (`callId` as
+ * `call_id`), text and media, in the wire's names. Items of types the SDK does not define are
+ * passed as they are: the format then refuses what it does not know (`INVALID_MESSAGE` naming
+ * the index), as the SDK's own conversion would.
+ */
+export function responsesView(item: unknown): unknown {
+  if (!isRecord(item)) return item;
+  const m = item as Rec;
+  const type = m['type'];
+  if (type === undefined || type === 'message') return 'content' in m ? { ...m, content: media(m['content']) } : m;
+  if (typeof type !== 'string') return m;
+  const id = typeof m['id'] === 'string' ? { id: m['id'] } : {};
+  const callId = m['call_id'] ?? m['callId'];
+  const caller = isRecord(m['caller']) && m['caller']['type'] === 'program' ? { caller: { type: 'program', caller_id: m['caller']['callerId'] ?? m['caller']['caller_id'] } } : {};
+  switch (type) {
+    case 'reasoning': {
+      const pd = isRecord(m['providerData']) ? m['providerData'] : {};
+      const encrypted = m['encrypted_content'] ?? pd['encrypted_content'] ?? pd['encryptedContent'];
+      return { type, ...id, summary: m['content'], content: m['rawContent'], ...(typeof encrypted === 'string' ? { encrypted_content: encrypted } : {}) };
+    }
+    // A hosted tool's call carries its result: a unit of its own, its name, arguments and output read as text.
+    case 'hosted_tool_call':
+      return { type: 'mcp_call', ...id, name: m['name'], arguments: m['arguments'], output: m['output'] };
+    // Provider items the SDK passes through: a unit of their own, nothing read as text.
+    case 'unknown':
+      return { type: 'compaction_trigger', ...id };
+    case 'tool_search_call':
+    case 'tool_search_output':
+      return { ...m, ...(callId !== undefined ? { call_id: callId } : {}) };
+    case 'shell_call_output': {
+      const out = Array.isArray(m['output']) ? m['output'].map((o) => (isRecord(o) ? { stdout: o['stdout'], stderr: o['stderr'] } : o)) : m['output'];
+      return { type, ...id, call_id: callId, output: out };
+    }
+    case 'program_output':
+      return { type, ...id, call_id: callId, result: m['result'] ?? m['output'] };
+    default:
+      break;
+  }
+  if (callId === undefined) return m;
+  return { ...m, type: WIRE_TYPE[type] ?? type, ...id, call_id: callId, output: media(m['output']), ...caller };
+}
+
+/** `original` with the (truncated) output of its fitted view, in the SDK's shape. */
+function withOutputOf(original: Rec, fitted: Rec): unknown {
+  switch (original['type']) {
+    case 'function_call_result':
+    case 'apply_patch_call_output':
+      return { ...original, output: fitted['output'] };
+    case 'program_output':
+      return { ...original, ['result' in original ? 'result' : 'output']: fitted['result'] };
+    case 'shell_call_output': {
+      const first: unknown = Array.isArray(fitted['output']) ? fitted['output'][0] : undefined;
+      const stdout = isRecord(first) ? first['stdout'] : '';
+      const was: unknown = Array.isArray(original['output']) ? original['output'][0] : undefined;
+      const outcome = isRecord(was) && isRecord(was['outcome']) ? was['outcome'] : { type: 'exit', exitCode: 0 };
+      return { ...original, output: [{ ...(isRecord(was) ? was : {}), stdout, stderr: '', outcome }] };
+    }
+    default:
+      // Not rewritten by the format (replaceResults): unreachable; the original is sent whole.
+      return original;
+  }
+}
+
+// ---- Conversations ----
+
+/** One conversation's session, and the items of the call being fitted (for `keep`'s predicate). */
+class Conversation {
+  readonly session: Session;
+  private items: readonly AgentInputItem[] = [];
+
+  constructor(private readonly o: Read) {
+    const keep = typeof o.keep === 'function' ? (_view: unknown, i: number) => (o.keep as (item: AgentInputItem, index: number) => boolean)(this.items[i]!, i) : o.keep;
+    this.session = createSession({ ...o.session, keep, format: FORMAT, cache: o.cache } as SessionOptions);
+  }
+
+  async fit(items: readonly AgentInputItem[], instructions: string | undefined): Promise<AgentInputItem[]> {
+    this.items = items;
+    const views = readingInput(() => items.map(responsesView), items);
+    const result = await this.session.fitAsync(views, instructions === undefined ? {} : { system: instructions });
+    try {
+      this.o.onFit?.(result as SessionFitResult<unknown>);
+    } catch (err) {
+      throw new CtxpackError('INVALID_OPTION', "options.onFit threw (the thrown value is this error's cause)", { field: 'onFit', cause: err });
+    }
+    // The result is the kept views in input order, each the view itself or its truncated copy.
+    const kept = result.decisions.filter((d) => d.included).map((d) => d.index).sort((a, b) => a - b);
+    return result.messages.map((fitted, k) => {
+      const i = kept[k]!;
+      return (fitted === views[i] ? items[i] : withOutputOf(items[i] as Rec, fitted as Rec)) as AgentInputItem;
+    });
+  }
+}
+
+/** A conversation's identity: its first item (the task), the same at every call of a run, whatever the agent (handoffs keep the history). */
+function conversationKey(items: readonly unknown[]): string {
+  let text: string;
+  try {
+    text = JSON.stringify(items[0]) ?? '';
+  } catch {
+    text = ''; // a first item JSON cannot write (a cycle, a BigInt): one shared session, which costs cache reuse, never validity
+  }
+  return textKey(text);
+}
+
+/**
+ * A `callModelInputFilter` for `run()` or a `Runner` that fits every model call's input to the
+ * budget through a session, one per conversation (its first item, the task), so that each call
+ * appends to the last request and OpenAI's prompt cache holds. The instructions are counted as
+ * the system prompt and returned as they came; a tool call and its output go in together or not
+ * at all:
+ *
+ * ```ts
+ * const result = await run(agent, task, { callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: 128_000 } }) });
+ * ```
+ *
+ * Bad options are a `CtxpackError` (`INVALID_OPTION`, `INVALID_BUDGET`) here. A call that cannot
+ * be fitted (what must be kept exceeds the budget: `PINNED_OVER_BUDGET`) fails the run with that
+ * error rather than send a request the API refuses.
+ */
+export function ctxpackInputFilter(options: OpenAIAgentsOptions): CallModelInputFilter<any> {
+  const o = readOptions(options);
+  const conversations = new Map<string, Conversation>(); // least recently used first
+  return async (args: CallModelInputFilterArgs<any>): Promise<ModelInputData> => {
+    const { input, instructions, conversation } = readingInput(() => {
+      const data = isRecord(args) ? args.modelData : undefined;
+      if (!isRecord(data) || !Array.isArray(data.input)) throw invalidOption('modelData.input', "an array of items (callModelInputFilter's argument from the Agents SDK)", isRecord(data) ? data.input : data);
+      const ins = data.instructions;
+      if (ins !== undefined && typeof ins !== 'string') throw invalidOption('modelData.instructions', 'a string or undefined', ins);
+      const key = conversationKey(data.input);
+      const c = conversations.get(key) ?? new Conversation(o);
+      conversations.delete(key);
+      conversations.set(key, c);
+      if (conversations.size > o.maxSessions) conversations.delete(conversations.keys().next().value!);
+      return { input: data.input as AgentInputItem[], instructions: ins as string | undefined, conversation: c };
+    }, args);
+    const fitted = await conversation.fit(input, instructions);
+    return instructions === undefined ? { input: fitted } : { input: fitted, instructions };
+  };
+}

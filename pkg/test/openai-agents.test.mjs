@@ -1,0 +1,247 @@
+// ctxpack/openai-agents with the real OpenAI Agents SDK (@openai/agents 0.20): 64-step tool
+// agents through run() and a Runner, with ctxpackInputFilter as callModelInputFilter. Two models:
+// a fake implementing the SDK's own `Model` interface (its seam for custom models), which sees
+// the SDK's items; and the SDK's real OpenAIResponsesModel over the real `openai` client, whose
+// fetch answers locally, which sees the Responses API request the SDK would send. Every request
+// must be valid (validateMessages, and sdk-check.mjs's Responses API refusals), hold the task and
+// the step in flight, fit the budget, and reuse the previous request's prefix at least as much as
+// a plain session given the same histories.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Agent, OpenAIResponsesModel, Runner, run, setTracingDisabled, tool, Usage } from '@openai/agents';
+import OpenAI from 'openai';
+import { z } from 'zod';
+import { CtxpackError, createSession, estimateTokens, fitMessages, validateMessages } from 'ctxpack';
+import { ctxpackInputFilter, responsesView } from 'ctxpack/openai-agents';
+import { sdkCheck } from './sdk-check.mjs';
+
+setTracingDisabled(true);
+
+const STEPS = 64;
+const BUDGET = 22_000;
+const INSTRUCTIONS = 'You are a coding agent. Read the files you need, one at a time, then fix the bug.';
+const TASK = 'Fix the login bug: sessions expire after one minute.';
+const readFile = tool({
+  name: 'read_file',
+  description: 'Reads a file of the repository.',
+  parameters: z.object({ path: z.string() }),
+  execute: async ({ path }) => `// ${path}\n${'export const line = "session token expiry";\n'.repeat(40)}`,
+});
+const agentWith = (model) => new Agent({ name: 'coder', instructions: INSTRUCTIONS, model, tools: [readFile] });
+
+/** The fake model (the SDK's `Model` interface): a tool call at each of 64 steps, then a final message; records each request. */
+function fakeModel() {
+  const requests = [];
+  const respond = (request) => {
+    requests.push({ input: structuredClone(request.input), instructions: request.systemInstructions });
+    const k = requests.length;
+    const output = k <= STEPS
+      ? [{ type: 'function_call', id: `fc_${k}`, callId: `call_${k}`, name: 'read_file', arguments: JSON.stringify({ path: `src/auth/file${k}.ts` }), status: 'completed' }]
+      : [{ type: 'message', id: `msg_${k}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Fixed: the expiry is one hour.' }] }];
+    return { usage: new Usage({ requests: 1, inputTokens: 10, outputTokens: 10, totalTokens: 20 }), output, responseId: `resp_${k}` };
+  };
+  return {
+    requests,
+    model: {
+      async getResponse(request) {
+        return respond(request);
+      },
+      async *getStreamedResponse(request) {
+        const response = respond(request);
+        yield { type: 'response_done', response: { id: response.responseId, usage: { inputTokens: 10, outputTokens: 10, totalTokens: 20 }, output: response.output } };
+      },
+    },
+  };
+}
+
+/** The Responses API answer to the k-th request: a function call for 64 steps, then a message. */
+function responseBody(k) {
+  const output = k <= STEPS
+    ? [{ type: 'function_call', id: `fc_${k}`, call_id: `call_${k}`, name: 'read_file', arguments: JSON.stringify({ path: `src/auth/file${k}.ts` }), status: 'completed' }]
+    : [{ type: 'message', id: `msg_${k}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Fixed.', annotations: [] }] }];
+  return {
+    id: `resp_${k}`, object: 'response', created_at: 0, model: 'gpt-5', status: 'completed', output, parallel_tool_calls: true, tool_choice: 'auto', tools: [],
+    usage: { input_tokens: 10, output_tokens: 10, total_tokens: 20, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
+  };
+}
+
+/** The SDK's real Responses model over the real `openai` client; its fetch records each request body and answers locally. */
+function wireModel() {
+  const bodies = [];
+  const fetch = async (_url, init) => {
+    bodies.push(JSON.parse(init.body));
+    return new Response(JSON.stringify(responseBody(bodies.length)), { status: 200, headers: { 'content-type': 'application/json' } });
+  };
+  const client = new OpenAI({ apiKey: 'sk-test', baseURL: 'http://127.0.0.1:9/v1', fetch, maxRetries: 0 });
+  return { bodies, model: new OpenAIResponsesModel(client, 'gpt-5') };
+}
+
+const tokens = (m) => estimateTokens(JSON.stringify(m));
+/** The share of the requests' tokens that repeats the previous request's leading items (what a prompt cache can read). */
+function prefixShare(requests) {
+  let reused = 0;
+  let total = 0;
+  for (let k = 0; k < requests.length; k++) {
+    total += requests[k].reduce((s, m) => s + tokens(m), 0);
+    if (k === 0) continue;
+    for (let i = 0; i < Math.min(requests[k].length, requests[k - 1].length); i++) {
+      if (JSON.stringify(requests[k][i]) !== JSON.stringify(requests[k - 1][i])) break;
+      reused += tokens(requests[k][i]);
+    }
+  }
+  return reused / total;
+}
+/** A plain session's requests for the same histories (Responses API items), for the prefix comparison. */
+function plainSession(histories) {
+  const session = createSession({ format: 'openai-responses', budgets: { tokens_max: BUDGET }, cache: 'openai' });
+  return histories.map((input) => session.fit(input, { system: INSTRUCTIONS }).messages);
+}
+const userText = (m) => m.role === 'user' && (typeof m.content === 'string' ? m.content : m.content.map((p) => p.text ?? '').join(''));
+
+/** Every request: valid, the task and the step in flight in it, within the budget (counted again here, with the instructions). */
+function checkWire(inputs) {
+  assert.equal(inputs.length, STEPS + 1);
+  for (const [k, input] of inputs.entries()) {
+    assert.deepEqual(validateMessages(input, 'openai-responses'), [], `request ${k}: invalid`);
+    sdkCheck('openai-responses', input);
+    assert.ok(input.some((m) => userText(m) === TASK), `request ${k}: the task is missing`);
+    if (k > 0) {
+      assert.equal(input.at(-1).type, 'function_call_output', `request ${k}: the step in flight is missing`);
+      assert.equal(input.at(-1).call_id, `call_${k}`);
+    }
+    const counted = fitMessages(input, { format: 'openai-responses', system: INSTRUCTIONS, budgets: { tokens_max: 10_000_000 } });
+    assert.ok(counted.metrics.prompt_tokens <= BUDGET, `request ${k}: ${counted.metrics.prompt_tokens} tokens`);
+  }
+  // The run outgrew the budget: the late requests are cut, not the whole history.
+  assert.ok(inputs.at(-1).length < 1 + 2 * STEPS);
+}
+
+test('run() with the real Responses model: 65 requests, each valid, within budget, with the task and the step in flight; prefix reuse of a plain session', async () => {
+  const { bodies, model } = wireModel();
+  const result = await run(agentWith(model), TASK, { maxTurns: 100, callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: BUDGET } }) });
+  assert.equal(result.finalOutput, 'Fixed.');
+  checkWire(bodies.map((b) => b.input));
+  for (const b of bodies) assert.equal(b.instructions, INSTRUCTIONS);
+
+  // The same run unfiltered: the whole history every time (over budget), the histories a plain session is given.
+  const unfiltered = wireModel();
+  await run(agentWith(unfiltered.model), TASK, { maxTurns: 100 });
+  assert.equal(unfiltered.bodies.at(-1).input.length, 1 + 2 * STEPS);
+  const ours = prefixShare(bodies.map((b) => b.input));
+  const plain = prefixShare(plainSession(unfiltered.bodies.map((b) => b.input)));
+  assert.ok(ours >= plain, `prefix share ${ours} < a plain session's ${plain}`);
+  assert.ok(ours > 0.5, `prefix share ${ours}`);
+});
+
+// Here each step adds two items (call, output), so an even window never splits a pair; an odd one
+// does at every other step, as reasoning items and messages do to any fixed window in real runs.
+test("a hand-written 'task + last N items' filter sends orphaned outputs, which the same checks catch", async () => {
+  const { bodies, model } = wireModel();
+  const naive = ({ modelData }) => ({ ...modelData, input: modelData.input.length <= 20 ? modelData.input : [modelData.input[0], ...modelData.input.slice(-19)] });
+  await run(agentWith(model), TASK, { maxTurns: 100, callModelInputFilter: naive });
+  const invalid = bodies.filter((b) => validateMessages(b.input, 'openai-responses').length > 0);
+  assert.ok(invalid.length >= 20, `${invalid.length} invalid requests`);
+  for (const b of invalid) assert.throws(() => sdkCheck('openai-responses', b.input));
+  assert.throws(() => checkWire(bodies.map((b) => b.input)));
+});
+
+test('a Runner and a fake Model (the SDK interface): the SDK items come back as they were, a call never without its result', async () => {
+  const { requests, model } = fakeModel();
+  const runner = new Runner({ callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: BUDGET } }) });
+  const result = await runner.run(agentWith(model), TASK, { maxTurns: 100 });
+  assert.equal(result.finalOutput, 'Fixed: the expiry is one hour.');
+  assert.equal(requests.length, STEPS + 1);
+  const unfiltered = fakeModel();
+  await run(agentWith(unfiltered.model), TASK, { maxTurns: 100 });
+  const full = unfiltered.requests.at(-1).input;
+  for (const [k, { input, instructions }] of requests.entries()) {
+    assert.equal(instructions, INSTRUCTIONS);
+    // The SDK's own items, unchanged (none is truncated here), in the order of the history.
+    let at = 0;
+    for (const item of input) {
+      while (at < full.length && JSON.stringify(full[at]) !== JSON.stringify(item)) at++;
+      assert.ok(at < full.length, `request ${k}: an item not in the history, or out of order`);
+    }
+    const calls = new Set(input.filter((m) => m.type === 'function_call').map((m) => m.callId));
+    const results = new Set(input.filter((m) => m.type === 'function_call_result').map((m) => m.callId));
+    assert.deepEqual(calls, results, `request ${k}: a call without its result, or a result without its call`);
+    if (k > 0) assert.equal(input.at(-1).callId, `call_${k}`);
+    assert.ok(input.some((m) => userText(m) === TASK));
+  }
+  assert.ok(requests.at(-1).input.length < full.length);
+  const ours = prefixShare(requests.map((r) => r.input.map(responsesView)));
+  const plain = prefixShare(plainSession(unfiltered.requests.map((r) => r.input.map(responsesView))));
+  assert.ok(ours >= plain, `prefix share ${ours} < a plain session's ${plain}`);
+});
+
+test('streamed runs fit the same way', async () => {
+  const { requests, model } = fakeModel();
+  const stream = await run(agentWith(model), TASK, { maxTurns: 100, stream: true, callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: BUDGET } }) });
+  for await (const _event of stream); // drain
+  await stream.completed;
+  assert.equal(requests.length, STEPS + 1);
+  const last = requests.at(-1).input.map(responsesView);
+  assert.deepEqual(validateMessages(last, 'openai-responses'), []);
+  assert.ok(fitMessages(last, { format: 'openai-responses', system: INSTRUCTIONS, budgets: { tokens_max: 10_000_000 } }).metrics.prompt_tokens <= BUDGET);
+});
+
+test('one filter serves concurrent conversations, each with its own session', async () => {
+  const filter = ctxpackInputFilter({ budgets: { tokens_max: BUDGET } });
+  const a = wireModel();
+  const b = wireModel();
+  const task = (t) => `${TASK} (${t})`;
+  await Promise.all([
+    run(agentWith(a.model), task('a'), { maxTurns: 100, callModelInputFilter: filter }),
+    run(agentWith(b.model), task('b'), { maxTurns: 100, callModelInputFilter: filter }),
+  ]);
+  for (const [bodies, t] of [[a.bodies, task('a')], [b.bodies, task('b')]]) {
+    assert.equal(bodies.length, STEPS + 1);
+    for (const body of bodies) {
+      assert.deepEqual(validateMessages(body.input, 'openai-responses'), []);
+      assert.ok(body.input.some((m) => userText(m) === t));
+    }
+    assert.ok(prefixShare(bodies.map((x) => x.input)) > 0.5);
+  }
+});
+
+test('a tool output larger than half the budget goes in truncated, as the SDK item with a shorter output', async () => {
+  const big = tool({ name: 'read_file', description: 'Reads a file.', parameters: z.object({ path: z.string() }), execute: async () => 'auth: session token expired\n'.repeat(3_000) });
+  const { bodies, model } = wireModel();
+  const agent = new Agent({ name: 'coder', instructions: INSTRUCTIONS, model, tools: [big] });
+  await run(agent, TASK, { maxTurns: 3, callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: 8_000 } }) }).catch((err) => assert.equal(err.name, 'MaxTurnsExceededError'));
+  assert.equal(bodies.length, 3);
+  for (const body of bodies.slice(1)) {
+    assert.deepEqual(validateMessages(body.input, 'openai-responses'), []);
+    const out = body.input.at(-1);
+    assert.equal(out.type, 'function_call_output');
+    assert.ok(out.output.length < 'auth: session token expired\n'.length * 3_000);
+    assert.ok(fitMessages(body.input, { format: 'openai-responses', system: INSTRUCTIONS, budgets: { tokens_max: 10_000_000 } }).metrics.prompt_tokens <= 8_000);
+  }
+});
+
+test('bad options and odd input are a CtxpackError with a stable code, naming the field, never the content', async () => {
+  const code = (fn, c) => assert.throws(fn, (err) => err instanceof CtxpackError && err.code === c);
+  code(() => ctxpackInputFilter(), 'INVALID_OPTION');
+  code(() => ctxpackInputFilter({}), 'INVALID_OPTION');
+  code(() => ctxpackInputFilter({ budgets: { tokens_max: -1 } }), 'INVALID_BUDGET');
+  code(() => ctxpackInputFilter({ budgets: { tokens_max: 1_000 }, format: 'openai' }), 'INVALID_OPTION');
+  code(() => ctxpackInputFilter({ budgets: { tokens_max: 1_000 }, system: 'x' }), 'INVALID_OPTION');
+  code(() => ctxpackInputFilter({ budgets: { tokens_max: 1_000 }, cache: 'nope' }), 'INVALID_OPTION');
+  code(() => ctxpackInputFilter({ budgets: { tokens_max: 1_000 }, onFit: 3 }), 'INVALID_OPTION');
+  const filter = ctxpackInputFilter({ budgets: { tokens_max: 1_000 } });
+  const rejects = async (args, c) => assert.rejects(() => filter(args), (err) => err instanceof CtxpackError && err.code === c && !err.message.includes('SECRET'));
+  await rejects(undefined, 'INVALID_OPTION');
+  await rejects({ modelData: { input: 'SECRET' } }, 'INVALID_OPTION');
+  await rejects({ modelData: { input: [], instructions: 7 } }, 'INVALID_OPTION');
+  await rejects({ modelData: { input: [{ type: 'SECRET', x: 1 }] } }, 'INVALID_FIELD');
+  await rejects({ modelData: { input: [null] } }, 'INVALID_FIELD');
+  await rejects({ modelData: { input: [{ role: 'user', content: 'SECRET '.repeat(5_000) }] } }, 'PINNED_OVER_BUDGET');
+  // An orphaned result in what the SDK passes is left out, never sent; last (the step in flight, which must be kept), it is refused.
+  const orphan = { type: 'function_call_result', callId: 'c9', name: 'f', status: 'completed', output: 'x' };
+  const input = [{ role: 'user', content: 'hi' }, orphan, { role: 'user', content: 'go on' }];
+  const out = await filter({ modelData: { input } });
+  assert.deepEqual(out.input, [input[0], input[2]]);
+  await rejects({ modelData: { input: [input[0], orphan] } }, 'INVALID_MESSAGES');
+  // Deterministic: the same input in a fresh filter gives the same output.
+  assert.deepEqual(await ctxpackInputFilter({ budgets: { tokens_max: 1_000 } })({ modelData: { input } }), out);
+});
