@@ -33,10 +33,10 @@ test('CommonJS and ES TypeScript consumers under node16 get declarations of thei
   t.after(() => installed.cleanup());
   const { app } = installed;
   // The optional peers, for the adapters' declarations: linked from pkg/node_modules.
-  for (const dep of ['js-tiktoken', 'gpt-tokenizer', 'ai']) {
+  for (const dep of ['js-tiktoken', 'gpt-tokenizer', 'ai', '@openai']) {
     symlinkSync(join(pkgRoot, 'node_modules', dep), join(app, 'node_modules', dep), 'dir');
   }
-  for (const f of ['cjs-consumer.cts', 'esm-consumer.mts', 'ai-sdk-consumer.cts', 'ai-sdk-consumer.mts']) copyFileSync(fileURLToPath(new URL(`./fixtures/${f}`, import.meta.url)), join(app, f));
+  for (const f of ['cjs-consumer.cts', 'esm-consumer.mts', 'ai-sdk-consumer.cts', 'ai-sdk-consumer.mts', 'openai-agents-consumer.cts', 'openai-agents-consumer.mts']) copyFileSync(fileURLToPath(new URL(`./fixtures/${f}`, import.meta.url)), join(app, f));
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   const compile = (files = ['cjs-consumer.cts', 'esm-consumer.mts'], extra = []) => {
     const args = [tsc, '--noEmit', '--strict', '--exactOptionalPropertyTypes', '--target', 'es2022', '--module', 'node16', '--moduleResolution', 'node16', ...extra];
@@ -62,6 +62,11 @@ test('CommonJS and ES TypeScript consumers under node16 get declarations of thei
   assert.ok(ai.ok, `tsc reported errors:\n${ai.out}`);
   const aiFiles = ai.out.split('\n').map((l) => l.trim().replaceAll('\\', '/'));
   for (const f of ['dist/cjs/ai-sdk.d.cts', 'dist/ai-sdk.d.ts']) assert.ok(aiFiles.some((l) => l.endsWith(`/node_modules/ctxpack/${f}`)), `${f} was not used`);
+  // ctxpack/openai-agents with the Agents SDK installed, likewise.
+  const agents = compile(['openai-agents-consumer.cts', 'openai-agents-consumer.mts'], ['--skipLibCheck']);
+  assert.ok(agents.ok, `tsc reported errors:\n${agents.out}`);
+  const agentsFiles = agents.out.split('\n').map((l) => l.trim().replaceAll('\\', '/'));
+  for (const f of ['dist/cjs/openai-agents.d.cts', 'dist/openai-agents.d.ts']) assert.ok(agentsFiles.some((l) => l.endsWith(`/node_modules/ctxpack/${f}`)), `${f} was not used`);
 
   // The control: the same project with one declaration file for both conditions fails as it used to.
   const manifestPath = join(app, 'node_modules', 'ctxpack', 'package.json');
@@ -91,7 +96,7 @@ test('arethetypeswrong finds no problem in the packed package (node10, node16 fr
     assert.fail(`attw reported problems:\n${err.stdout}${err.stderr}`);
   }
   const { analysis, problems } = JSON.parse(out);
-  assert.deepEqual(Object.keys(analysis.entrypoints).sort(), ['.', './acs', './ai-sdk', './package.json', './slicers', './tokenizers/gpt-tokenizer', './tokenizers/js-tiktoken']);
+  assert.deepEqual(Object.keys(analysis.entrypoints).sort(), ['.', './acs', './ai-sdk', './openai-agents', './package.json', './slicers', './tokenizers/gpt-tokenizer', './tokenizers/js-tiktoken']);
   const beyondNode10 = Object.values(problems).flat().filter((p) => p.resolutionKind !== 'node10');
   assert.deepEqual(beyondNode10, []);
   const root = analysis.entrypoints['.'].resolutions;
