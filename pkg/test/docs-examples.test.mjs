@@ -30,6 +30,10 @@ import * as ctxpack from 'ctxpack';
 import * as ctxpackSlicers from 'ctxpack/slicers';
 import * as ctxpackAcs from 'ctxpack/acs';
 import * as ctxpackAiSdk from 'ctxpack/ai-sdk';
+import * as ctxpackAgents from 'ctxpack/openai-agents';
+import { OpenAIResponsesModel, setTracingDisabled, tool as agentsTool } from '@openai/agents';
+import OpenAI from 'openai';
+import { z } from 'zod';
 
 const { ERROR_CODES, validateMessages } = ctxpack;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -167,21 +171,44 @@ function fakeModel(format, seen) {
   });
 }
 
+/**
+ * The OpenAI Agents SDK's model for ctxpack/openai-agents' blocks: the SDK's own Responses model
+ * over the `openai` client, whose fetch checks every request the SDK would send and answers with
+ * a tool call for three turns, then text.
+ */
+function fakeAgentsModel(seen) {
+  setTracingDisabled(true);
+  const fetch = async (_url, init) => {
+    const { input } = JSON.parse(init.body);
+    assert.deepEqual(validateMessages(input, 'openai-responses'), [], 'the Agents SDK sent an invalid request');
+    seen.push(input.length);
+    const k = seen.length;
+    const output = k < 4
+      ? [{ type: 'function_call', id: `fc_${k}`, call_id: `c${k}`, name: 'read_logs', arguments: '{}', status: 'completed' }]
+      : [{ type: 'message', id: `msg_${k}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done', annotations: [] }] }];
+    const usage = { input_tokens: 1, output_tokens: 1, total_tokens: 2, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } };
+    return new Response(JSON.stringify({ id: `resp_${k}`, object: 'response', created_at: 0, model: 'gpt-5', status: 'completed', output, usage }), { headers: { 'content-type': 'application/json' } });
+  };
+  return new OpenAIResponsesModel(new OpenAI({ apiKey: 'sk-test', baseURL: 'http://127.0.0.1:9/v1', fetch, maxRetries: 0 }), 'gpt-5');
+}
+
 /** STAND-INS: the names blocks may use without defining them, made for one block. */
 function standIns(format) {
   const seen = [];
   return {
     seen,
     globals: {
-      history: HISTORIES[format](),
+      history: (HISTORIES[format] ?? HISTORIES.openai)(),
       system: SYSTEM,
       task: TASK,
       // The AI SDK takes its tools as an object of tools; the other clients an array of definitions.
-      tools: format === 'ai-sdk' ? { read_logs: tool({ inputSchema: jsonSchema({ type: 'object', properties: {} }), execute: async () => 'log line '.repeat(800) }) } : [],
+      tools: format === 'ai-sdk' ? { read_logs: tool({ inputSchema: jsonSchema({ type: 'object', properties: {} }), execute: async () => 'log line '.repeat(800) }) }
+        : format === 'openai-agents' ? [agentsTool({ name: 'read_logs', description: 'Reads the logs.', parameters: z.object({}), execute: async () => 'log line '.repeat(800) })]
+        : [],
       runTool: async () => 'log line '.repeat(800),
       openai: fakeOpenAI(seen),
       anthropic: fakeAnthropic(seen),
-      model: fakeModel(format, seen),
+      model: format === 'openai-agents' ? fakeAgentsModel(seen) : fakeModel(format, seen),
       fragments: [
         { id: 'sys', cost_tokens: 800, kind: 'system', pinned: true },
         { id: 'doc-auth', cost_tokens: 1800, entities: ['auth'] },
@@ -245,8 +272,8 @@ async function moduleSource(block) {
 /** Runs a block (or `code` in its place) with fresh stand-ins; its exports, recorded values and what the fakes saw. */
 async function runBlock(block, code = block.code) {
   // The AI SDK's blocks: a format named, the ai-sdk format with its options, or ctxpack/ai-sdk.
-  const format = /format: '([\w-]+)'/.exec(code)?.[1] ?? (/'ctxpack\/ai-sdk'|name: 'ai-sdk'/.test(code) ? 'ai-sdk' : 'openai');
-  const { seen, globals } = standIns(HISTORIES[format] ? format : 'openai');
+  const format = /format: '([\w-]+)'/.exec(code)?.[1] ?? (/'ctxpack\/ai-sdk'|name: 'ai-sdk'/.test(code) ? 'ai-sdk' : /'ctxpack\/openai-agents'/.test(code) ? 'openai-agents' : 'openai');
+  const { seen, globals } = standIns(HISTORIES[format] || format === 'openai-agents' ? format : 'openai');
   const values = [];
   const saved = new Map();
   const put = (name, value) => {
@@ -363,6 +390,14 @@ const CHECKS = [
       assert.deepEqual(validateMessages(exports.messages, format), []);
     },
   })),
+  {
+    file: 'docs/openai-agents.md',
+    snippet: 'callModelInputFilter: ctxpackInputFilter({ budgets',
+    check: ({ exports, seen }) => {
+      assert.equal(exports.result.finalOutput, 'done'); // three tool calls, then the answer
+      assert.equal(seen.length, 4);
+    },
+  },
   {
     file: 'docs/ai-sdk.md',
     snippet: 'prepareStep: ctxpackPrepareStep({ budgets',
@@ -584,12 +619,12 @@ test('docs/errors.md names every error code', () => {
 test("the README's table names only functions the package exports, each from the entry the row names", () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const table = /## Which function when\n([^]*?)\n\n/.exec(readme)[1];
-  const entries = { ctxpack, 'ctxpack/slicers': ctxpackSlicers, 'ctxpack/acs': ctxpackAcs, 'ctxpack/ai-sdk': ctxpackAiSdk };
+  const entries = { ctxpack, 'ctxpack/slicers': ctxpackSlicers, 'ctxpack/acs': ctxpackAcs, 'ctxpack/ai-sdk': ctxpackAiSdk, 'ctxpack/openai-agents': ctxpackAgents };
   for (const row of table.split('\n').slice(2)) {
     const from = /from `(ctxpack\/[\w-]+)`/.exec(row)?.[1] ?? 'ctxpack';
     for (const [, name] of row.split('|')[2].matchAll(/`([a-z]\w+)\(?/g)) {
-      // Not the package's: its own words, and the AI SDK's (prepareStep, wrapLanguageModel).
-      if (['npx', 'ctxpack', 'session', 'fitAsync', 'openai', 'anthropic', 'langchain', 'prepareStep', 'wrapLanguageModel'].includes(name) || name.startsWith('ai')) continue;
+      // Not the package's: its own words, the AI SDK's (prepareStep, wrapLanguageModel), the Agents SDK's (callModelInputFilter).
+      if (['npx', 'ctxpack', 'session', 'fitAsync', 'openai', 'anthropic', 'langchain', 'prepareStep', 'wrapLanguageModel', 'callModelInputFilter'].includes(name) || name.startsWith('ai')) continue;
       assert.equal(typeof entries[from][name], 'function', `README: ${name} is not a function ${from} exports`);
     }
   }
