@@ -165,9 +165,8 @@ test('a Runner and a fake Model (the SDK interface): the SDK items come back as 
     const calls = new Set(input.filter((m) => m.type === 'function_call').map((m) => m.callId));
     const results = new Set(input.filter((m) => m.type === 'function_call_result').map((m) => m.callId));
     assert.deepEqual(calls, results, `request ${k}: a call without its result, or a result without its call`);
-    if (k > 0) assert.equal(input.at(-1).callId, `call_${k}`);
-    assert.ok(input.some((m) => userText(m) === TASK));
   }
+  checkWire(requests.map((r) => r.input.map(responsesView)));
   assert.ok(requests.at(-1).input.length < full.length);
   const ours = prefixShare(requests.map((r) => r.input.map(responsesView)));
   const plain = prefixShare(plainSession(unfiltered.requests.map((r) => r.input.map(responsesView))));
@@ -179,10 +178,7 @@ test('streamed runs fit the same way', async () => {
   const stream = await run(agentWith(model), TASK, { maxTurns: 100, stream: true, callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: BUDGET } }) });
   for await (const _event of stream); // drain
   await stream.completed;
-  assert.equal(requests.length, STEPS + 1);
-  const last = requests.at(-1).input.map(responsesView);
-  assert.deepEqual(validateMessages(last, 'openai-responses'), []);
-  assert.ok(fitMessages(last, { format: 'openai-responses', system: INSTRUCTIONS, budgets: { tokens_max: 10_000_000 } }).metrics.prompt_tokens <= BUDGET);
+  checkWire(requests.map((r) => r.input.map(responsesView)));
 });
 
 test('one filter serves concurrent conversations, each with its own session', async () => {
@@ -244,4 +240,75 @@ test('bad options and odd input are a CtxpackError with a stable code, naming th
   await rejects({ modelData: { input: [input[0], orphan] } }, 'INVALID_MESSAGES');
   // Deterministic: the same input in a fresh filter gives the same output.
   assert.deepEqual(await ctxpackInputFilter({ budgets: { tokens_max: 1_000 } })({ modelData: { input } }), out);
+});
+
+/** The SDK's item types beside function calls, as the SDK holds them (its protocol, not the wire's). */
+const MIXED = () => [
+  { type: 'message', role: 'user', content: 'Set up the project.' },
+  { type: 'reasoning', id: 'rs_1', content: [{ type: 'input_text', text: 'List the files first.' }], providerData: { encrypted_content: 'gAAAA' } },
+  { type: 'shell_call', id: 'sh_1', callId: 's1', status: 'completed', action: { commands: ['ls'] } },
+  { type: 'shell_call_output', callId: 's1', output: [{ stdout: 'src test\n'.repeat(400), stderr: '', outcome: { type: 'exit', exitCode: 0 } }] },
+  { type: 'hosted_tool_call', id: 'ws_1', name: 'web_search_call', status: 'completed', arguments: '{"query":"session expiry"}', providerData: { type: 'web_search_call' } },
+  { type: 'computer_call', id: 'cu_1', callId: 'cc1', status: 'completed', action: { type: 'screenshot' } },
+  { type: 'computer_call_result', callId: 'cc1', output: { type: 'computer_screenshot', data: 'data:image/png;base64,iVBORw0KGgo=' } },
+  { type: 'apply_patch_call', id: 'ap_1', callId: 'p1', status: 'completed', operation: { type: 'create_file', path: 'a.ts', diff: '+x' } },
+  { type: 'apply_patch_call_output', callId: 'p1', status: 'completed', output: 'done' },
+  { type: 'unknown', id: 'u_1', providerData: { type: 'something_new' } },
+  { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Set up.' }] },
+  { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Now add the tests.' }] },
+  { type: 'function_call', id: 'fc_1', callId: 'f1', name: 'write', arguments: '{}', status: 'completed' },
+  { type: 'function_call_result', callId: 'f1', name: 'write', status: 'completed', output: { type: 'text', text: 'ok' } },
+];
+
+test("the SDK's other items: read as the Responses API's, given back as the same objects, pairs and reasoning kept together", async () => {
+  const input = MIXED();
+  const fits = [];
+  const roomy = await ctxpackInputFilter({ budgets: { tokens_max: 100_000 }, onFit: (r) => fits.push(r) })({ modelData: { input, instructions: INSTRUCTIONS } });
+  assert.equal(roomy.instructions, INSTRUCTIONS);
+  assert.equal(roomy.input.length, input.length);
+  roomy.input.forEach((item, i) => assert.equal(item, input[i], `item ${i} is not the SDK's own`));
+  assert.deepEqual(validateMessages(input.map(responsesView), 'openai-responses'), []);
+  const unit = fits[0].decisions.map((d) => d.unit);
+  assert.equal(unit[2], unit[1]); // the reasoning goes with the call after it
+  assert.equal(unit[3], unit[2]); // the shell call with its output
+  assert.equal(unit[6], unit[5]);
+  assert.equal(unit[8], unit[7]);
+  assert.equal(unit[4], 4); // a hosted tool call: a unit of its own
+  assert.equal(unit[9], 9); // an unknown item likewise
+
+  // Tight: whatever is left out, no call goes without its output, no reasoning without its item.
+  for (const tokens_max of [400, 700, 1_200, 2_500]) {
+    const { input: out } = await ctxpackInputFilter({ budgets: { tokens_max } })({ modelData: { input: MIXED(), instructions: INSTRUCTIONS } });
+    const views = out.map(responsesView);
+    assert.deepEqual(validateMessages(views, 'openai-responses'), [], `tokens_max ${tokens_max}`);
+    sdkCheck('openai-responses', views);
+    assert.ok(out.some((m) => m.role === 'user' && m.content[0]?.text === 'Now add the tests.'));
+  }
+  // The shell output, over half the budget, goes in truncated: a copy in the SDK's shape, its outcome kept.
+  const { input: out } = await ctxpackInputFilter({ budgets: { tokens_max: 1_200 } })({ modelData: { input } });
+  const shell = out.find((m) => m.type === 'shell_call_output');
+  assert.notEqual(shell, input[3]);
+  assert.ok(shell.output[0].stdout.length < 'src test\n'.length * 400);
+  assert.deepEqual(shell.output[0].outcome, { type: 'exit', exitCode: 0 });
+  assert.equal(shell.callId, 's1');
+  assert.ok(out.includes(input[2]));
+});
+
+test('keep: a predicate over the SDK items, and a number', async () => {
+  const input = MIXED();
+  const kept = await ctxpackInputFilter({ budgets: { tokens_max: 1_200 }, keep: (item) => item.type === 'hosted_tool_call' })({ modelData: { input } });
+  assert.ok(kept.input.includes(input[4]));
+  const plain = await ctxpackInputFilter({ budgets: { tokens_max: 1_200 } })({ modelData: { input: MIXED() } });
+  assert.equal(plain.input.some((m) => m.type === 'hosted_tool_call'), false);
+  const last = await ctxpackInputFilter({ budgets: { tokens_max: 100_000 }, keep: 2 })({ modelData: { input: MIXED() } });
+  assert.equal(last.input.length, input.length);
+});
+
+test('two runs of the same task with one filter share a session: still valid, within budget', async () => {
+  const filter = ctxpackInputFilter({ budgets: { tokens_max: BUDGET } });
+  for (let r = 0; r < 2; r++) {
+    const { bodies, model } = wireModel();
+    await run(agentWith(model), TASK, { maxTurns: 100, callModelInputFilter: filter });
+    checkWire(bodies.map((b) => b.input));
+  }
 });

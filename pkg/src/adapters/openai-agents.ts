@@ -103,6 +103,10 @@ function mediaPart(part: unknown): unknown {
     const filename = isRecord(file) && typeof file['filename'] === 'string' ? file['filename'] : part['filename'];
     return { type: 'input_file', ...src, ...(filename !== undefined ? { filename } : {}) };
   }
+  if (type === 'computer_screenshot' && typeof part['data'] === 'string') {
+    const data = part['data'];
+    return { type, image_url: data.startsWith('data:') || /^https?:/.test(data) ? data : `data:image/png;base64,${data}` };
+  }
   return part;
 }
 
