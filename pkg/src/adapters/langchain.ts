@@ -1,0 +1,215 @@
+/**
+ * `ctxpack/langchain`: a session in a LangChain agent (langchain@1, `createAgent`) in one line,
+ * as middleware. Its `wrapModelCall` fits the messages of each model call through
+ * `createSession` (format `'langchain'`) and hands the fitted copy to the model: the graph's
+ * state (what checkpointers save, what the next step reads) keeps every message. This file only
+ * finds the conversation, puts the agent's system prompt in front to be counted and kept, and
+ * reads LangChain's token counters. LangChain is never imported at run time: its types only
+ * (docs/langchain.md).
+ *
+ * @module
+ */
+
+import type { AgentMiddleware } from 'langchain';
+import type { BaseMessage } from '@langchain/core/messages';
+import { CtxpackError, readingInput, shownName } from '../errors.js';
+import { collectText, joinText } from '../messages/turns.js';
+import { createSession, type Session } from '../session/session.js';
+import { readPricing } from '../session/pricing.js';
+import type { CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions } from '../session/types.js';
+import { textKey } from '../tokens/cache.js';
+import type { Budgets } from '../types.js';
+import { isRecord } from '../validate/fields.js';
+import { invalidOption, optionsRecord, readCount } from '../validate/options.js';
+
+/** `createMiddleware`'s brand (langchain's `MIDDLEWARE_BRAND`, a registered symbol): made here so that nothing of langchain is imported. */
+const MIDDLEWARE_BRAND = Symbol.for('AgentMiddleware');
+/** Options that are the adapter's own, or that it sets from the agent's call. */
+const OWN = ['tokenCounter', 'onFit', 'maxSessions', 'countTokens'];
+const FROM_THE_AGENT = ['format', 'system', 'tools', 'state', 'breakpoints'];
+
+/** LangChain's token-counter convention: `trimMessages`' `tokenCounter`, a function of messages. */
+export type MessagesTokenCounter = (messages: BaseMessage[]) => number | Promise<number>;
+/** A chat model (any `BaseLanguageModel`): its `getNumTokens` counts a text. */
+export interface TokenCountingModel {
+  getNumTokens(content: string): number | Promise<number>;
+}
+
+/** Options of `ctxpackMiddleware`: a session's, less what the agent's call gives. */
+export interface LangChainOptions extends Omit<SessionOptions, 'format' | 'system' | 'tools' | 'state' | 'breakpoints' | 'budgets' | 'countTokens'> {
+  /** The budgets of every model call: `tokens_max` the model's window or your cap (docs/getting-started.md, "Budgets"). */
+  budgets: Budgets;
+  /**
+   * LangChain's counter: a function of messages (as `trimMessages` takes), called with one
+   * message per text ctxpack counts, or a chat model, whose `getNumTokens` counts the text.
+   * Either may return a Promise. Not with `countTokens`.
+   */
+  tokenCounter?: MessagesTokenCounter | TokenCountingModel;
+  /** ctxpack's counter, of a text: `(text) => number` (may return a Promise). Not with `tokenCounter`. Default `estimateTokens`. */
+  countTokens?: SessionOptions['countTokens'];
+  /** The prompt cache the plans are made for. Default `'openai'`: a stable prefix, which every provider's cache reads. */
+  cache?: CachePricing;
+  /** Called with each model call's fit (decisions, metrics, cache figures) before the model is called. */
+  onFit?: (result: SessionFitResult<BaseMessage>) => void;
+  /** Conversations (threads) whose sessions are kept at once (least recently used go first). Default 64. */
+  maxSessions?: number;
+}
+
+/** What `wrapModelCall` receives that the middleware reads (langchain's `ModelRequest` has more). */
+interface Request {
+  messages: BaseMessage[];
+  systemMessage?: BaseMessage;
+  tools?: readonly unknown[];
+  runtime?: { configurable?: Record<string, unknown> };
+}
+
+type TextCounter = (text: string, model?: string) => number | PromiseLike<number>;
+
+/** The options, read once when the middleware is made. */
+interface Read {
+  session: Record<string, unknown>;
+  counter: TextCounter | undefined;
+  onFit: ((result: SessionFitResult<BaseMessage>) => void) | undefined;
+  maxSessions: number;
+  /** The class of the agent's `SystemMessage`, seen at the last call: a messages counter is given texts as such messages. */
+  message: { ctor: (new (fields: { content: string }) => BaseMessage) | undefined };
+}
+
+function readOptions(options: unknown): Read {
+  return readingInput(() => {
+    const o = optionsRecord(options);
+    const session: Record<string, unknown> = {};
+    for (const key of Object.keys(o)) {
+      if (FROM_THE_AGENT.includes(key)) throw invalidOption(shownName(key), "absent (ctxpack/langchain takes it from the agent's call)", o[key]);
+      if (!OWN.includes(key)) session[key] = o[key];
+    }
+    if (o['cache'] !== undefined) readPricing(o['cache']); // refused now, not at the first call
+    const onFit = o['onFit'];
+    if (onFit !== undefined && typeof onFit !== 'function') throw invalidOption('onFit', 'a function', onFit);
+    if (o['budgets'] === undefined) throw invalidOption('budgets', 'an object with tokens_max', undefined);
+    const message: Read['message'] = { ctor: undefined };
+    const counter = readCounter(o['tokenCounter'], o['countTokens'], message);
+    // Every option a fit reads is refused now, not at the first call: a fit of nothing reads them all.
+    createSession({ ...session, format: 'langchain' } as SessionOptions).fit([]);
+    return { session, counter, onFit: onFit as Read['onFit'], maxSessions: Math.max(1, readCount(o, 'maxSessions', 64)), message };
+  }, options);
+}
+
+/** ctxpack's text counter from `tokenCounter` (LangChain's) or `countTokens` (ctxpack's), checked so that no count is silently 0. */
+function readCounter(tokenCounter: unknown, countTokens: unknown, message: Read['message']): TextCounter | undefined {
+  if (tokenCounter !== undefined && countTokens !== undefined) throw invalidOption('tokenCounter', 'absent when countTokens is given (one counter)', tokenCounter);
+  if (countTokens !== undefined) {
+    if (typeof countTokens !== 'function') throw invalidOption('countTokens', 'a function (text) => number', countTokens);
+    return checked('countTokens', countTokens as TextCounter);
+  }
+  if (tokenCounter === undefined) return undefined;
+  if (typeof tokenCounter === 'function') {
+    const count = tokenCounter as MessagesTokenCounter;
+    return checked('tokenCounter', (text) => {
+      // Before the first call there is no message class to build from: nothing is counted then.
+      if (message.ctor === undefined) throw new CtxpackError('INTERNAL', 'ctxpack/langchain counted before a model call');
+      return count([new message.ctor({ content: text })]);
+    });
+  }
+  if (isRecord(tokenCounter) && typeof tokenCounter['getNumTokens'] === 'function') {
+    const model = tokenCounter as unknown as TokenCountingModel;
+    return checked('tokenCounter', (text) => model.getNumTokens(text));
+  }
+  throw invalidOption('tokenCounter', 'a function (messages) => number, or a chat model with getNumTokens', tokenCounter);
+}
+
+/**
+ * `count`, with LangChain's conventions read: a finite count is rounded up (LangChain's
+ * approximate counters return fractions), and anything else, or 0 for a text with words in it
+ * (what a counter of messages answers when handed a string), is `TOKEN_COUNT_FAILED`.
+ */
+function checked(field: string, count: TextCounter): TextCounter {
+  const check = (n: unknown, text: string): number => {
+    if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) {
+      throw new CtxpackError('TOKEN_COUNT_FAILED', `options.${field} must return a finite number of tokens from 0 up, got ${n === null ? 'null' : typeof n === 'number' ? String(n) : `a ${typeof n}`}`, { field });
+    }
+    if (n === 0 && /\S/.test(text)) {
+      throw new CtxpackError('TOKEN_COUNT_FAILED', `options.${field} counted 0 tokens for a text that is not empty (a LangChain counter of messages goes in tokenCounter, a counter of text in countTokens)`, { field });
+    }
+    return Math.ceil(n);
+  };
+  return (text, model) => {
+    const n = count(text, model);
+    return isRecord(n) && typeof (n as { then?: unknown }).then === 'function' ? Promise.resolve(n).then((v) => check(v, text)) : check(n, text);
+  };
+}
+
+/** One conversation's session. */
+class Conversation {
+  readonly session: Session;
+
+  constructor(private readonly o: Read) {
+    this.session = createSession({ cache: 'openai', ...o.session, format: 'langchain', ...(o.counter ? { countTokens: o.counter } : {}) } as SessionOptions);
+  }
+
+  /** Fits `system` (when it has text: the agent sends none otherwise) and `messages`; the messages to send, without `system`. */
+  async fit(messages: readonly BaseMessage[], system: BaseMessage | undefined, tools: unknown): Promise<BaseMessage[]> {
+    const head = system !== undefined && joinText(collectText(system.content)) !== '' ? [system] : [];
+    const result = await this.session.fitAsync([...head, ...messages], { tools } as SessionTurnOptions);
+    try {
+      this.o.onFit?.(result as SessionFitResult<BaseMessage>);
+    } catch (err) {
+      throw new CtxpackError('INVALID_OPTION', "options.onFit threw (the thrown value is this error's cause)", { field: 'onFit', cause: err });
+    }
+    // The system prompt is pinned, so it leads what the session returns; the agent sends its own.
+    return head.length > 0 && result.messages[0] === system ? result.messages.slice(1) : result.messages.slice();
+  }
+}
+
+/**
+ * Middleware for langchain's `createAgent` that fits every model call to the budget through a
+ * session per conversation, so that each step appends to the last request and the provider's
+ * prompt cache holds:
+ *
+ * ```ts
+ * const agent = createAgent({ model, tools, systemPrompt, middleware: [ctxpackMiddleware({ budgets: { tokens_max: 128_000 } })] });
+ * ```
+ *
+ * Only what the model receives is fitted: the agent's state keeps every message. The agent's
+ * system prompt is counted and always kept; the tools' names and descriptions are counted. A
+ * conversation is the call's `thread_id` (`configurable.thread_id`), or else its system prompt
+ * and first message. Bad options are a `CtxpackError` (`INVALID_OPTION`, `INVALID_BUDGET`) here.
+ */
+export function ctxpackMiddleware(options: LangChainOptions): AgentMiddleware {
+  const o = readOptions(options);
+  const conversations = new Map<string, Conversation>(); // least recently used first
+  return {
+    [MIDDLEWARE_BRAND]: true,
+    name: 'ctxpack',
+    wrapModelCall: async (request, handler) => {
+      const { messages, system, conversation } = readingInput(() => {
+        const r = request as unknown as Request;
+        if (!isRecord(r) || !Array.isArray(r.messages)) throw invalidOption('request.messages', "an array of messages (wrapModelCall's request from langchain)", isRecord(r) ? r.messages : r);
+        const system = isRecord(r.systemMessage) ? r.systemMessage : undefined;
+        if (system !== undefined) o.message.ctor = system.constructor as Read['message']['ctor'];
+        const key = conversationKey(r, system);
+        const c = conversations.get(key) ?? new Conversation(o);
+        conversations.delete(key);
+        conversations.set(key, c);
+        if (conversations.size > o.maxSessions) conversations.delete(conversations.keys().next().value!);
+        return { messages: r.messages, system, conversation: c };
+      }, request);
+      const fitted = await conversation.fit(messages, system, toolsToCount((request as unknown as Request).tools));
+      return handler({ ...request, messages: fitted });
+    },
+  } as AgentMiddleware;
+}
+
+/** The tools as ctxpack counts them: name and description (a zod schema is not JSON; count it in `budgets.overhead_tokens`). */
+function toolsToCount(tools: unknown): unknown {
+  if (!Array.isArray(tools)) return undefined;
+  return tools.map((t) => (isRecord(t) ? { name: t['name'], description: t['description'] } : {}));
+}
+
+/** A conversation's identity: the thread, or its system prompt and first message (the task), the same at every step. */
+function conversationKey(r: Request, system: BaseMessage | undefined): string {
+  const thread = isRecord(r.runtime) && isRecord(r.runtime.configurable) ? r.runtime.configurable['thread_id'] : undefined;
+  if (typeof thread === 'string' || typeof thread === 'number') return `thread\u0001${String(thread)}`;
+  const head = [system, r.messages[0]].map((m) => (isRecord(m) ? joinText(collectText(m['content'])) : ''));
+  return `text\u0001${textKey(head.join('\u0002'))}`;
+}
