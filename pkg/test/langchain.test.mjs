@@ -1,0 +1,195 @@
+// ctxpack/langchain with the real langchain@1 (createAgent, its middleware, a MemorySaver
+// checkpointer) and @langchain/core: 64-step tool agents through createAgent with
+// ctxpackMiddleware. Every request the model receives must be valid (validateMessages, and
+// LangChain's own pairing in sdk-check.mjs), hold the system prompt, the task and the step in
+// flight, fit the budget, and reuse the previous request's prefix at least as much as a plain
+// session given the same histories; the agent's state must keep every message.
+//
+// The model is a BaseChatModel of @langchain/core's, scripted: langchain's FakeToolCallingModel
+// answers with the text of every message it received joined, so its replies grow with the
+// prompt and a 64-step run cannot fit any budget; the core's fakes make no tool calls.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createAgent, createMiddleware, tool } from 'langchain';
+import { MemorySaver } from '@langchain/langgraph';
+import { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { AIMessage, BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { FakeListChatModel } from '@langchain/core/utils/testing';
+import { Tiktoken } from 'js-tiktoken/lite';
+import o200k from 'js-tiktoken/ranks/o200k_base';
+import { z } from 'zod';
+import { CtxpackError, createSession, estimateTokens, fitMessages, validateMessages } from 'ctxpack';
+import { ctxpackMiddleware } from 'ctxpack/langchain';
+import { sdkCheck } from './sdk-check.mjs';
+
+const STEPS = 64;
+const BUDGET = 22_000;
+const SYSTEM = 'You are a coding agent. Read the files you need, one at a time, then fix the bug.';
+const TASK = 'Fix the login bug: sessions expire after one minute.';
+const readFile = tool(async ({ path }) => `// ${path}\n${'export const line = "session token expiry";\n'.repeat(40)}`, {
+  name: 'read_file',
+  description: 'Reads a file of the repository.',
+  schema: z.object({ path: z.string() }),
+});
+const COUNTED_TOOLS = [{ name: 'read_file', description: 'Reads a file of the repository.' }];
+
+/** A chat model that calls read_file at each of `steps - 1` calls, then answers; it records what it receives. */
+class ScriptedModel extends BaseChatModel {
+  constructor(steps = STEPS, calls = []) {
+    super({});
+    this.steps = steps;
+    this.calls = calls;
+  }
+  _llmType() {
+    return 'scripted';
+  }
+  bindTools() {
+    return this;
+  }
+  async _generate(messages) {
+    this.calls.push(messages);
+    const n = this.calls.length;
+    const message = n < this.steps
+      ? new AIMessage({ content: '', tool_calls: [{ id: `call_${n}`, name: 'read_file', args: { path: `src/auth/file${n}.ts` }, type: 'tool_call' }] })
+      : new AIMessage('Fixed: the expiry is read in seconds now.');
+    return { generations: [{ text: typeof message.content === 'string' ? message.content : '', message }] };
+  }
+}
+
+const tokens = (m) => estimateTokens(JSON.stringify(m));
+
+/** The share of the requests' tokens that repeats the previous request's leading messages (what a prompt cache can read). */
+function prefixShare(requests) {
+  let reused = 0;
+  let total = 0;
+  for (let k = 0; k < requests.length; k++) {
+    total += requests[k].reduce((s, m) => s + tokens(m), 0);
+    if (k === 0) continue;
+    for (let i = 0; i < Math.min(requests[k].length, requests[k - 1].length); i++) {
+      try {
+        assert.deepEqual(requests[k][i], requests[k - 1][i]);
+      } catch {
+        break;
+      }
+      reused += tokens(requests[k][i]);
+    }
+  }
+  return reused / total;
+}
+
+/** The checks of every request the model got: valid, the system prompt, the task and the step in flight in it, within the budget. */
+function checkRequests(calls, steps = STEPS) {
+  assert.equal(calls.length, steps);
+  for (const [k, request] of calls.entries()) {
+    assert.deepEqual(validateMessages(request, 'langchain'), [], `step ${k}: an invalid request`);
+    sdkCheck('langchain', request);
+    assert.ok(SystemMessage.isInstance(request[0]) && request[0].text === SYSTEM, `step ${k}: the system prompt is not first`);
+    assert.equal(request.filter((m) => SystemMessage.isInstance(m)).length, 1, `step ${k}: the system prompt twice`);
+    assert.ok(request.some((m) => HumanMessage.isInstance(m) && m.text === TASK), `step ${k}: the task is missing`);
+    if (k > 0) {
+      assert.equal(request.at(-1).getType(), 'tool', `step ${k}: the step in flight is missing`);
+      assert.equal(request.at(-1).tool_call_id, `call_${k}`);
+      assert.equal(request.at(-2).tool_calls[0].id, `call_${k}`);
+    }
+    const counted = fitMessages(request, { format: 'langchain', budgets: { tokens_max: 10_000_000 }, tools: COUNTED_TOOLS });
+    assert.ok(counted.metrics.prompt_tokens <= BUDGET, `step ${k}: ${counted.metrics.prompt_tokens} tokens`);
+  }
+}
+
+test('createAgent: a 64-step tool agent gets valid requests within budget, the state keeps every message, prefix reuse at least a plain session\'s', async () => {
+  const model = new ScriptedModel();
+  const unfitted = [];
+  const recorder = createMiddleware({ name: 'recorder', wrapModelCall: (request, handler) => (unfitted.push([request.systemMessage, ...request.messages]), handler(request)) });
+  const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM,
+    middleware: [recorder, ctxpackMiddleware({ budgets: { tokens_max: BUDGET } })] });
+  const result = await agent.invoke({ messages: [{ role: 'user', content: TASK }] }, { recursionLimit: 1_000 });
+  checkRequests(model.calls);
+  // The graph's state is never fitted: the task, a call and its result per step, the answer.
+  assert.equal(result.messages.length, 1 + 2 * (STEPS - 1) + 1);
+  assert.equal(unfitted.at(-1).length, 1 + 1 + 2 * (STEPS - 1));
+  // The run outgrew the budget: the late requests are cut.
+  assert.ok(model.calls.at(-1).length < unfitted.at(-1).length);
+  const session = createSession({ format: 'langchain', budgets: { tokens_max: BUDGET }, cache: 'openai', tools: COUNTED_TOOLS });
+  const plain = prefixShare(unfitted.map((h) => session.fit(h).messages));
+  const ours = prefixShare(model.calls);
+  assert.ok(ours >= plain, `prefix share ${ours} < a plain session's ${plain}`);
+  assert.ok(ours > 0.5, `prefix share ${ours}`);
+});
+
+test('threads: one middleware, two conversations interleaved on checkpointers, a session each, continued by a later turn', async () => {
+  const fits = [];
+  const middleware = ctxpackMiddleware({ budgets: { tokens_max: BUDGET }, onFit: (r) => fits.push(r) });
+  const calls = { a: [], b: [] };
+  const agents = Object.fromEntries(['a', 'b'].map((t) => [t, createAgent({ model: new ScriptedModel(8, calls[t]), tools: [readFile], systemPrompt: SYSTEM, middleware: [middleware], checkpointer: new MemorySaver() })]));
+  await Promise.all(['a', 'b'].map((t) => agents[t].invoke({ messages: [new HumanMessage(TASK)] }, { configurable: { thread_id: t }, recursionLimit: 100 })));
+  for (const t of ['a', 'b']) checkRequests(calls[t], 8);
+  assert.equal(fits.length, 16);
+  // A later turn of thread a: the checkpointer gives back its state, the middleware its session, whose last request it extends.
+  await agents.a.invoke({ messages: [new HumanMessage('Now add a test.')] }, { configurable: { thread_id: 'a' } });
+  assert.equal(calls.a.length, 9);
+  assert.equal(calls.a.at(-1).length, 1 + 1 + 2 * 7 + 1 + 1);
+  assert.ok(fits.at(-1).cache.predictedCachedTokens > 0, 'a new session: nothing predicted cached');
+});
+
+test('tokenCounter: LangChain\'s convention, a function of messages or a chat model\'s getNumTokens, counts every text', async () => {
+  const seen = [];
+  // As trimMessages takes it: a count of messages, here a fraction (rounded up).
+  const byMessages = (messages) => {
+    for (const m of messages) seen.push(m);
+    return messages.reduce((n, m) => n + m.text.length / 4 + 3, 0);
+  };
+  const model = new ScriptedModel(STEPS);
+  const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackMiddleware({ budgets: { tokens_max: BUDGET }, tokenCounter: byMessages })] });
+  await agent.invoke({ messages: [{ role: 'user', content: TASK }] }, { recursionLimit: 1_000 });
+  checkRequests(model.calls);
+  assert.ok(seen.length > STEPS && seen.every((m) => m instanceof BaseMessage));
+
+  // A chat model: its own getNumTokens, with an encoder given so that it needs no download.
+  const counting = new FakeListChatModel({ responses: ['unused'] });
+  counting._encoding = new Tiktoken(o200k);
+  const model2 = new ScriptedModel(16);
+  const agent2 = createAgent({ model: model2, tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackMiddleware({ budgets: { tokens_max: BUDGET }, tokenCounter: counting })] });
+  await agent2.invoke({ messages: [{ role: 'user', content: TASK }] }, { recursionLimit: 1_000 });
+  checkRequests(model2.calls, 16);
+});
+
+test('a counter never counts 0 in silence: a messages counter as countTokens, NaN, a string are TOKEN_COUNT_FAILED', async () => {
+  // The trap: a counter of messages given a string reads no message, so every count is 0.
+  const messagesCounter = (messages) => { let n = 0; for (const m of messages) n += typeof m.content === 'string' ? Math.ceil(m.content.length / 4) : 0; return n; };
+  const bad = [['countTokens', messagesCounter], ['tokenCounter', () => Number.NaN], ['tokenCounter', () => '12'], ['countTokens', async () => undefined], ['tokenCounter', () => 0]];
+  for (const [field, counter] of bad) {
+    const agent = createAgent({ model: new ScriptedModel(2), tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackMiddleware({ budgets: { tokens_max: BUDGET }, [field]: counter })] });
+    const err = await agent.invoke({ messages: [{ role: 'user', content: TASK }] }).then(() => undefined, (e) => e);
+    const cause = err instanceof CtxpackError ? err : err?.cause;
+    assert.ok(cause instanceof CtxpackError, `${field}: ${err}`);
+    assert.equal(cause.code, 'TOKEN_COUNT_FAILED');
+    assert.equal(cause.field, field);
+    assert.ok(!cause.message.includes(TASK.slice(0, 20)));
+  }
+});
+
+test('options: refused when the middleware is made, naming the field', () => {
+  const cases = [
+    [undefined, 'INVALID_OPTION'],
+    [{}, 'INVALID_OPTION'],
+    [{ budgets: { tokens_max: -1 } }, 'INVALID_BUDGET'],
+    [{ budgets: { tokens_max: 1_000 }, system: 'x' }, 'INVALID_OPTION', 'system'],
+    [{ budgets: { tokens_max: 1_000 }, format: 'openai' }, 'INVALID_OPTION', 'format'],
+    [{ budgets: { tokens_max: 1_000 }, tokenCounter: 42 }, 'INVALID_OPTION', 'tokenCounter'],
+    [{ budgets: { tokens_max: 1_000 }, tokenCounter: () => 1, countTokens: () => 1 }, 'INVALID_OPTION', 'tokenCounter'],
+    [{ budgets: { tokens_max: 1_000 }, onFit: 'no' }, 'INVALID_OPTION', 'onFit'],
+    [{ budgets: { tokens_max: 1_000 }, cache: 'nope' }, 'INVALID_OPTION'],
+  ];
+  for (const [options, code, field] of cases) {
+    assert.throws(() => ctxpackMiddleware(options), (e) => e instanceof CtxpackError && e.code === code && (field === undefined || e.field === field), JSON.stringify(options));
+  }
+});
+
+test('what must be kept exceeds the budget: the model call fails with PINNED_OVER_BUDGET, never sends an oversized request', async () => {
+  const model = new ScriptedModel(2);
+  const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM.repeat(200), middleware: [ctxpackMiddleware({ budgets: { tokens_max: 500 } })] });
+  const err = await agent.invoke({ messages: [{ role: 'user', content: TASK }] }).then(() => undefined, (e) => e);
+  const cause = err instanceof CtxpackError ? err : err?.cause;
+  assert.equal(cause?.code, 'PINNED_OVER_BUDGET');
+  assert.equal(model.calls.length, 0);
+});
