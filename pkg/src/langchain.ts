@@ -1,10 +1,10 @@
 /**
  * `ctxpack/langchain`: ctxpack in a LangChain agent (langchain@1 `createAgent`) in one line:
- * `ctxpackMiddleware({ budgets })` in its `middleware` (docs/langchain.md). `langchain` and
+ * `ctxpackLangChainMiddleware({ budgets })` in its `middleware` (docs/langchain.md). `langchain` and
  * `@langchain/core` are optional peer dependencies: types only, never bundled.
  *
  * @module
  */
 
-export { ctxpackMiddleware } from './adapters/langchain.js';
+export { ctxpackLangChainMiddleware } from './adapters/langchain.js';
 export type { LangChainOptions, MessagesTokenCounter, TokenCountingModel } from './adapters/langchain.js';

@@ -1,6 +1,6 @@
 // ctxpack/langchain with the real langchain@1 (createAgent, its middleware, a MemorySaver
 // checkpointer) and @langchain/core: 64-step tool agents through createAgent with
-// ctxpackMiddleware. Every request the model receives must be valid (validateMessages, and
+// ctxpackLangChainMiddleware. Every request the model receives must be valid (validateMessages, and
 // LangChain's own pairing in sdk-check.mjs), hold the system prompt, the task and the step in
 // flight, fit the budget, and reuse the previous request's prefix at least as much as a plain
 // session given the same histories; the agent's state must keep every message.
@@ -19,7 +19,7 @@ import { Tiktoken } from 'js-tiktoken/lite';
 import o200k from 'js-tiktoken/ranks/o200k_base';
 import { z } from 'zod';
 import { CtxpackError, createSession, estimateTokens, fitMessages, validateMessages } from 'ctxpack';
-import { ctxpackMiddleware } from 'ctxpack/langchain';
+import { ctxpackLangChainMiddleware } from 'ctxpack/langchain';
 import { sdkCheck } from './sdk-check.mjs';
 
 const STEPS = 64;
@@ -101,7 +101,7 @@ test('createAgent: a 64-step tool agent gets valid requests within budget, the s
   const unfitted = [];
   const recorder = createMiddleware({ name: 'recorder', wrapModelCall: (request, handler) => (unfitted.push([request.systemMessage, ...request.messages]), handler(request)) });
   const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM,
-    middleware: [recorder, ctxpackMiddleware({ budgets: { tokens_max: BUDGET } })] });
+    middleware: [recorder, ctxpackLangChainMiddleware({ budgets: { tokens_max: BUDGET } })] });
   const result = await agent.invoke({ messages: [{ role: 'user', content: TASK }] }, { recursionLimit: 1_000 });
   checkRequests(model.calls);
   // The graph's state is never fitted: the task, a call and its result per step, the answer.
@@ -118,7 +118,7 @@ test('createAgent: a 64-step tool agent gets valid requests within budget, the s
 
 test('threads: one middleware, two conversations interleaved on checkpointers, a session each, continued by a later turn', async () => {
   const fits = [];
-  const middleware = ctxpackMiddleware({ budgets: { tokens_max: BUDGET }, onFit: (r) => fits.push(r) });
+  const middleware = ctxpackLangChainMiddleware({ budgets: { tokens_max: BUDGET }, onFit: (r) => fits.push(r) });
   const calls = { a: [], b: [] };
   const agents = Object.fromEntries(['a', 'b'].map((t) => [t, createAgent({ model: new ScriptedModel(8, calls[t]), tools: [readFile], systemPrompt: SYSTEM, middleware: [middleware], checkpointer: new MemorySaver() })]));
   await Promise.all(['a', 'b'].map((t) => agents[t].invoke({ messages: [new HumanMessage(TASK)] }, { configurable: { thread_id: t }, recursionLimit: 100 })));
@@ -139,7 +139,7 @@ test('tokenCounter: LangChain\'s convention, a function of messages or a chat mo
     return messages.reduce((n, m) => n + m.text.length / 4 + 3, 0);
   };
   const model = new ScriptedModel(STEPS);
-  const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackMiddleware({ budgets: { tokens_max: BUDGET }, tokenCounter: byMessages })] });
+  const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackLangChainMiddleware({ budgets: { tokens_max: BUDGET }, tokenCounter: byMessages })] });
   await agent.invoke({ messages: [{ role: 'user', content: TASK }] }, { recursionLimit: 1_000 });
   checkRequests(model.calls);
   assert.ok(seen.length > STEPS && seen.every((m) => m instanceof BaseMessage));
@@ -148,7 +148,7 @@ test('tokenCounter: LangChain\'s convention, a function of messages or a chat mo
   const counting = new FakeListChatModel({ responses: ['unused'] });
   counting._encoding = new Tiktoken(o200k);
   const model2 = new ScriptedModel(16);
-  const agent2 = createAgent({ model: model2, tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackMiddleware({ budgets: { tokens_max: BUDGET }, tokenCounter: counting })] });
+  const agent2 = createAgent({ model: model2, tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackLangChainMiddleware({ budgets: { tokens_max: BUDGET }, tokenCounter: counting })] });
   await agent2.invoke({ messages: [{ role: 'user', content: TASK }] }, { recursionLimit: 1_000 });
   checkRequests(model2.calls, 16);
 });
@@ -158,7 +158,7 @@ test('a counter never counts 0 in silence: a messages counter as countTokens, Na
   const messagesCounter = (messages) => { let n = 0; for (const m of messages) n += typeof m.content === 'string' ? Math.ceil(m.content.length / 4) : 0; return n; };
   const bad = [['countTokens', messagesCounter], ['tokenCounter', () => Number.NaN], ['tokenCounter', () => '12'], ['countTokens', async () => undefined], ['tokenCounter', () => 0]];
   for (const [field, counter] of bad) {
-    const agent = createAgent({ model: new ScriptedModel(2), tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackMiddleware({ budgets: { tokens_max: BUDGET }, [field]: counter })] });
+    const agent = createAgent({ model: new ScriptedModel(2), tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackLangChainMiddleware({ budgets: { tokens_max: BUDGET }, [field]: counter })] });
     const err = await agent.invoke({ messages: [{ role: 'user', content: TASK }] }).then(() => undefined, (e) => e);
     const cause = err instanceof CtxpackError ? err : err?.cause;
     assert.ok(cause instanceof CtxpackError, `${field}: ${err}`);
@@ -181,13 +181,13 @@ test('options: refused when the middleware is made, naming the field', () => {
     [{ budgets: { tokens_max: 1_000 }, cache: 'nope' }, 'INVALID_OPTION'],
   ];
   for (const [options, code, field] of cases) {
-    assert.throws(() => ctxpackMiddleware(options), (e) => e instanceof CtxpackError && e.code === code && (field === undefined || e.field === field), JSON.stringify(options));
+    assert.throws(() => ctxpackLangChainMiddleware(options), (e) => e instanceof CtxpackError && e.code === code && (field === undefined || e.field === field), JSON.stringify(options));
   }
 });
 
 test('what must be kept exceeds the budget: the model call fails with PINNED_OVER_BUDGET, never sends an oversized request', async () => {
   const model = new ScriptedModel(2);
-  const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM.repeat(200), middleware: [ctxpackMiddleware({ budgets: { tokens_max: 500 } })] });
+  const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM.repeat(200), middleware: [ctxpackLangChainMiddleware({ budgets: { tokens_max: 500 } })] });
   const err = await agent.invoke({ messages: [{ role: 'user', content: TASK }] }).then(() => undefined, (e) => e);
   const cause = err instanceof CtxpackError ? err : err?.cause;
   assert.equal(cause?.code, 'PINNED_OVER_BUDGET');

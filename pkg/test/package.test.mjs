@@ -13,6 +13,7 @@ import * as sl from 'ctxpack/slicers';
 import * as acs from 'ctxpack/acs';
 import * as aiSdk from 'ctxpack/ai-sdk';
 import * as agents from 'ctxpack/openai-agents';
+import * as langchain from 'ctxpack/langchain';
 
 const require = createRequire(import.meta.url);
 const cjs = require('ctxpack');
@@ -20,6 +21,7 @@ const cjsSlicers = require('ctxpack/slicers');
 const cjsAcs = require('ctxpack/acs');
 const cjsAiSdk = require('ctxpack/ai-sdk');
 const cjsAgents = require('ctxpack/openai-agents');
+const cjsLangchain = require('ctxpack/langchain');
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
 const items = [
@@ -37,6 +39,8 @@ test('ESM and CommonJS export the same API from each entry and give the same pla
   assert.deepEqual(Object.keys(cjsAgents).sort(), Object.keys(agents).sort());
   assert.equal(typeof agents.ctxpackInputFilter, 'function');
   for (const name of ['ctxpackPrepareStep', 'ctxpackMiddleware']) assert.equal(typeof aiSdk[name], 'function', name);
+  assert.deepEqual(Object.keys(cjsLangchain).sort(), Object.keys(langchain).sort());
+  assert.equal(typeof langchain.ctxpackLangChainMiddleware, 'function');
   for (const name of ['fitMessages', 'fitMessagesAsync', 'createSession', 'selectFragments', 'validateMessages', 'detectMessageFormat', 'init', 'CtxpackError']) {
     assert.equal(typeof esm[name], 'function', name);
   }
@@ -51,7 +55,7 @@ test('ctxpack exports the front doors only (at most 30 values); the building blo
   assert.ok(values.length <= 30, `${values.length} values: ${values.join(' ')}`);
   for (const name of ['greedySlice', 'sliceColumns', 'calculateScore', 'generateKVPolicy', 'PLANNER_SLICERS']) assert.equal(name in esm, false, name);
   const seen = new Map();
-  for (const [entry, ns] of [['ctxpack', esm], ['ctxpack/slicers', sl], ['ctxpack/acs', acs], ['ctxpack/ai-sdk', aiSdk], ['ctxpack/openai-agents', agents]]) {
+  for (const [entry, ns] of [['ctxpack', esm], ['ctxpack/slicers', sl], ['ctxpack/acs', acs], ['ctxpack/ai-sdk', aiSdk], ['ctxpack/openai-agents', agents], ['ctxpack/langchain', langchain]]) {
     for (const name of Object.keys(ns)) {
       assert.equal(seen.get(name), undefined, `${name} is exported by ${seen.get(name)} and ${entry}`);
       seen.set(name, entry);
@@ -68,6 +72,8 @@ test('the entries share one core and one CtxpackError: an error from a subpath i
   assert.throws(() => cjsAiSdk.ctxpackPrepareStep({}), (e) => e instanceof cjs.CtxpackError && e.field === 'budgets');
   assert.throws(() => agents.ctxpackInputFilter({}), (e) => e instanceof esm.CtxpackError && e.field === 'budgets');
   assert.throws(() => cjsAgents.ctxpackInputFilter({}), (e) => e instanceof cjs.CtxpackError && e.field === 'budgets');
+  assert.throws(() => langchain.ctxpackLangChainMiddleware({}), (e) => e instanceof esm.CtxpackError && e.field === 'budgets');
+  assert.throws(() => cjsLangchain.ctxpackLangChainMiddleware({}), (e) => e instanceof cjs.CtxpackError && e.field === 'budgets');
 });
 
 // The AI SDK is an optional peer dependency of ctxpack/ai-sdk: its types only, nothing of it in
@@ -99,6 +105,22 @@ test('nothing of the OpenAI Agents SDK is bundled: no import of @openai/agents* 
   assert.equal(pkg.dependencies?.['@openai/agents'], undefined);
 });
 
+// langchain and @langchain/core are optional peer dependencies of ctxpack/langchain, likewise.
+test('nothing of LangChain is bundled: no import of langchain or @langchain/* in dist, none of its code', () => {
+  const dist = new URL('../dist/', import.meta.url);
+  const bundles = readdirSync(dist).filter((f) => f.endsWith('.js') || f.endsWith('.cjs'));
+  assert.ok(bundles.includes('node-langchain.js') && bundles.includes('langchain.cjs'));
+  for (const f of bundles) {
+    const code = readFileSync(new URL(f, dist), 'utf8');
+    assert.doesNotMatch(code, /(from|import|require)\s*\(?\s*["'](langchain|@langchain\/[^"']*)(\/[^"']*)?["']/, f);
+    assert.doesNotMatch(code, /createMiddleware|FakeToolCallingModel|BaseChatModel|class \w*Message\b/, f);
+  }
+  for (const name of ['langchain', '@langchain/core']) {
+    assert.equal(pkg.peerDependenciesMeta[name].optional, true, name);
+    assert.equal(pkg.dependencies?.[name], undefined, name);
+  }
+});
+
 test('package.json carries the runtime conditions, exports the .wasm and declares no side effects', () => {
   const root = pkg.exports['.'];
   assert.deepEqual(Object.keys(root), ['types', 'workerd', 'edge-light', 'node', 'browser', 'default']);
@@ -109,7 +131,7 @@ test('package.json carries the runtime conditions, exports the .wasm and declare
 });
 
 test('require() has CommonJS declarations of its own (dist/cjs/*.d.cts), import() the ES ones', () => {
-  const entries = { '.': 'index', './slicers': 'slicers', './acs': 'acs', './ai-sdk': 'ai-sdk', './openai-agents': 'openai-agents', './tokenizers/js-tiktoken': 'tokenizers/js-tiktoken', './tokenizers/gpt-tokenizer': 'tokenizers/gpt-tokenizer' };
+  const entries = { '.': 'index', './slicers': 'slicers', './acs': 'acs', './ai-sdk': 'ai-sdk', './openai-agents': 'openai-agents', './langchain': 'langchain', './tokenizers/js-tiktoken': 'tokenizers/js-tiktoken', './tokenizers/gpt-tokenizer': 'tokenizers/gpt-tokenizer' };
   for (const [subpath, name] of Object.entries(entries)) {
     const types = pkg.exports[subpath].types;
     assert.deepEqual(types, { require: `./dist/cjs/${name}.d.cts`, default: `./dist/${name}.d.ts` }, subpath);
