@@ -34,6 +34,8 @@ import * as ctxpackAgents from 'ctxpack/openai-agents';
 import { OpenAIResponsesModel, setTracingDisabled, tool as agentsTool } from '@openai/agents';
 import OpenAI from 'openai';
 import { z } from 'zod';
+import * as ctxpackLangchain from 'ctxpack/langchain';
+import { BaseChatModel } from '@langchain/core/language_models/chat_models';
 
 const { ERROR_CODES, validateMessages } = ctxpack;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -146,14 +148,21 @@ function fakeAnthropic(seen) {
 
 /** A model: the AI SDK's mock language model, or a LangChain chat model's `invoke`; both check the request. */
 function fakeModel(format, seen) {
+  // A chat model of @langchain/core's, so that createAgent (ctxpack/langchain) takes it too.
   if (format === 'langchain') {
-    return {
-      invoke: async (messages) => {
+    return new (class extends BaseChatModel {
+      _llmType() {
+        return 'docs';
+      }
+      bindTools() {
+        return this;
+      }
+      async _generate(messages) {
         assert.deepEqual(validateMessages(messages, 'langchain'), []);
         seen.push(messages.length);
-        return new AIMessage('ok');
-      },
-    };
+        return { generations: [{ text: 'ok', message: new AIMessage('ok') }] };
+      }
+    })({});
   }
   // With tools (ctxpack/ai-sdk's agents), a tool call for three steps, then text; every prompt
   // (the SDK's provider-level prompt) must be valid: system messages stand where the SDK put them.
@@ -272,7 +281,7 @@ async function moduleSource(block) {
 /** Runs a block (or `code` in its place) with fresh stand-ins; its exports, recorded values and what the fakes saw. */
 async function runBlock(block, code = block.code) {
   // The AI SDK's blocks: a format named, the ai-sdk format with its options, or ctxpack/ai-sdk.
-  const format = /format: '([\w-]+)'/.exec(code)?.[1] ?? (/'ctxpack\/ai-sdk'|name: 'ai-sdk'/.test(code) ? 'ai-sdk' : /'ctxpack\/openai-agents'/.test(code) ? 'openai-agents' : 'openai');
+  const format = /format: '([\w-]+)'/.exec(code)?.[1] ?? (/'ctxpack\/ai-sdk'|name: 'ai-sdk'/.test(code) ? 'ai-sdk' : /'ctxpack\/openai-agents'/.test(code) ? 'openai-agents' : /'ctxpack\/langchain'/.test(code) ? 'langchain' : 'openai');
   const { seen, globals } = standIns(HISTORIES[format] || format === 'openai-agents' ? format : 'openai');
   const values = [];
   const saved = new Map();
@@ -414,6 +423,14 @@ const CHECKS = [
       assert.equal(seen.length, 4);
     },
   },
+  ...['ctxpackLangChainMiddleware({ budgets', 'tokenCounter: (messages)'].map((snippet) => ({
+    file: 'docs/langchain.md',
+    snippet,
+    check: ({ exports, seen }) => {
+      assert.deepEqual(seen, [2]); // the system prompt and the task: one model call, which answers
+      assert.equal(exports.result.messages.at(-1).text, 'ok');
+    },
+  })),
   {
     file: 'docs/ai-sdk.md',
     snippet: "format: { name: 'ai-sdk', allowSystemInMessages: true }",
@@ -619,7 +636,7 @@ test('docs/errors.md names every error code', () => {
 test("the README's table names only functions the package exports, each from the entry the row names", () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const table = /## Which function when\n([^]*?)\n\n/.exec(readme)[1];
-  const entries = { ctxpack, 'ctxpack/slicers': ctxpackSlicers, 'ctxpack/acs': ctxpackAcs, 'ctxpack/ai-sdk': ctxpackAiSdk, 'ctxpack/openai-agents': ctxpackAgents };
+  const entries = { ctxpack, 'ctxpack/slicers': ctxpackSlicers, 'ctxpack/acs': ctxpackAcs, 'ctxpack/ai-sdk': ctxpackAiSdk, 'ctxpack/openai-agents': ctxpackAgents, 'ctxpack/langchain': ctxpackLangchain };
   for (const row of table.split('\n').slice(2)) {
     const from = /from `(ctxpack\/[\w-]+)`/.exec(row)?.[1] ?? 'ctxpack';
     for (const [, name] of row.split('|')[2].matchAll(/`([a-z]\w+)\(?/g)) {
