@@ -219,3 +219,20 @@ test('LangChain\'s trimMessages and summarizationMiddleware on the same 64-step 
     ctxpack: { requests: 64, withoutTask: 0, systemOnly: 0, invalid: 0 },
   });
 });
+
+test('odd requests to wrapModelCall are a CtxpackError naming the field, and the model is not called', async () => {
+  const { wrapModelCall } = ctxpackLangChainMiddleware({ budgets: { tokens_max: 1_000 } });
+  let called = 0;
+  const handler = () => (called++, new AIMessage('x'));
+  const cases = [[null, 'INVALID_OPTION'], [{ messages: 'hi' }, 'INVALID_OPTION'], [{ messages: [42] }, 'INVALID_FIELD'], [{ messages: [{ content: TASK }] }, 'INVALID_FIELD'],
+    [{ messages: [new HumanMessage(TASK)], systemMessage: new SystemMessage(SYSTEM), tools: 'nope', runtime: null }, undefined]];
+  for (const [request, code] of cases) {
+    const err = await Promise.resolve().then(() => wrapModelCall(request, handler)).then(() => undefined, (e) => e);
+    if (code === undefined) assert.equal(err, undefined);
+    else {
+      assert.ok(err instanceof CtxpackError && err.code === code, `${code}: ${err}`);
+      assert.ok(!err.message.includes(TASK));
+    }
+  }
+  assert.equal(called, 1);
+});

@@ -71,7 +71,7 @@ interface Read {
   counter: TextCounter | undefined;
   onFit: ((result: SessionFitResult<BaseMessage>) => void) | undefined;
   maxSessions: number;
-  /** The class of the agent's `SystemMessage`, seen at the last call: a messages counter is given texts as such messages. */
+  /** The class of the agent's `SystemMessage`, seen at the last call: a messages counter is given texts as such messages (nothing of LangChain is imported to make one). */
   message: { ctor: (new (fields: { content: string }) => BaseMessage) | undefined };
 }
 
@@ -186,7 +186,9 @@ export function ctxpackLangChainMiddleware(options: LangChainOptions): AgentMidd
         const r = request as unknown as Request;
         if (!isRecord(r) || !Array.isArray(r.messages)) throw invalidOption('request.messages', "an array of messages (wrapModelCall's request from langchain)", isRecord(r) ? r.messages : r);
         const system = isRecord(r.systemMessage) ? r.systemMessage : undefined;
-        if (system !== undefined) o.message.ctor = system.constructor as Read['message']['ctor'];
+        // The agent always has a system message (an empty one without a prompt); a bare request may not.
+        const sample = system ?? r.messages.find(isRecord);
+        if (sample !== undefined) o.message.ctor = (sample as object).constructor as Read['message']['ctor'];
         const key = conversationKey(r, system);
         const c = conversations.get(key) ?? new Conversation(o);
         conversations.delete(key);
