@@ -236,3 +236,14 @@ test('odd requests to wrapModelCall are a CtxpackError naming the field, and the
   }
   assert.equal(called, 1);
 });
+
+test('the agent\'s system prompt and its tools\' names and descriptions are counted', async () => {
+  const tokens = [];
+  for (const [systemPrompt, tools] of [[undefined, []], [SYSTEM, []], [SYSTEM, [readFile]]]) {
+    const middleware = ctxpackLangChainMiddleware({ budgets: { tokens_max: BUDGET }, onFit: (r) => tokens.push(r.metrics.prompt_tokens) });
+    await createAgent({ model: new ScriptedModel(1), tools, systemPrompt, middleware: [middleware] }).invoke({ messages: [new HumanMessage(TASK)] });
+  }
+  const [bare, withSystem, withTools] = tokens;
+  assert.ok(withSystem >= bare + estimateTokens(SYSTEM), `${bare} → ${withSystem}`);
+  assert.ok(withTools >= withSystem + estimateTokens('Reads a file of the repository.'), `${withSystem} → ${withTools}`);
+});
