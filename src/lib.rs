@@ -48,6 +48,7 @@ mod dp;
 mod error;
 mod item;
 pub mod media;
+mod problem;
 mod selection;
 mod simulation;
 mod slicers;
@@ -73,6 +74,7 @@ pub(crate) use item::check_scores;
 pub use item::{Budget, Item};
 pub use knapsack::{KnapsackSlice, DEFAULT_BUCKET_SIZE, DEFAULT_MAX_TABLE_BYTES, SCORE_SCALE};
 pub use packer::{GreedyPacker, LazySelection, DEFAULT_MAX_CONSECUTIVE_SKIPS};
+pub use problem::{Outcome, Problem, ProblemStrategy, Reason, MAX_FIRST_SOLVES};
 pub use selection::{Decision, ExclusionReason, InclusionReason, Selection, Shortfall};
 pub use simulation::simulate::{
     BudgetSimulation, MinBudget, SlackDiff, Strategy, DEFAULT_MAX_SIMULATION_CELLS,

@@ -157,8 +157,11 @@ impl Variants {
         ))
     }
 
+    /// The chosen `(class, option)` pairs as the items' answer: versions,
+    /// decisions (a left-out unit's members take its reason in `reasons`,
+    /// or `group_excluded`), totals over the versions chosen.
     #[allow(clippy::too_many_arguments)]
-    fn expand(
+    pub(crate) fn expand(
         &self,
         items: &[Item<'_>],
         units: &Units,
@@ -243,10 +246,10 @@ impl Variants {
 }
 
 /// The chosen `(class, option)` pairs and the exact report.
-type Solved = (Vec<(usize, usize)>, Option<ExactReport>);
+pub(crate) type Solved = (Vec<(usize, usize)>, Option<ExactReport>);
 
 /// The strategy over the classes of `pool` with `target` tokens.
-fn solve(
+pub(crate) fn solve(
     strategy: &GroupedStrategy,
     classes: &[Class],
     pool: &[usize],

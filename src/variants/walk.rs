@@ -18,16 +18,11 @@ pub(crate) fn walk(
     skip_limit: Option<u32>,
     reasons: &mut [ExclusionReason],
 ) -> Vec<(usize, usize)> {
-    let mut order: Vec<usize> = pool.to_vec();
-    if skip_limit.is_none() {
-        let dens: Vec<f64> = pool
-            .iter()
-            .map(|&c| density(&Item::new(classes[c].full.0, classes[c].full.1)))
-            .collect();
-        let mut idx: Vec<usize> = (0..pool.len()).collect();
-        crate::sort::sort_indexes_by(&mut idx, |a, b| dens[b].total_cmp(&dens[a]).then(a.cmp(&b)));
-        order = idx.into_iter().map(|k| pool[k]).collect();
-    }
+    let order = if skip_limit.is_none() {
+        density_walk(classes, pool)
+    } else {
+        pool.to_vec()
+    };
     let mut left = target;
     let mut misses = 0u32;
     let mut chosen = Vec::new();
@@ -36,14 +31,7 @@ pub(crate) fn walk(
             reasons[c] = ExclusionReason::NegativeTokens;
             continue;
         }
-        let mut best: Option<usize> = None;
-        for (k, o) in classes[c].options.iter().enumerate() {
-            // Options are in token order: a strictly better score wins.
-            if o.tokens <= left && best.map_or(true, |b| o.score > classes[c].options[b].score) {
-                best = Some(k);
-            }
-        }
-        if let Some(k) = best {
+        if let Some(k) = best_option(&classes[c], left) {
             left -= classes[c].options[k].tokens;
             misses = 0;
             chosen.push((c, k));
@@ -63,4 +51,30 @@ pub(crate) fn walk(
         }
     }
     chosen
+}
+
+/// The class's best option that fits `left` tokens: the highest score,
+/// then the fewest tokens; `None` when none fits. The walks' one rule for
+/// choosing a version (problem/walk.rs takes it too).
+pub(crate) fn best_option(class: &Class, left: i64) -> Option<usize> {
+    let mut best: Option<usize> = None;
+    for (k, o) in class.options.iter().enumerate() {
+        // Options are in token order: a strictly better score wins.
+        if o.tokens <= left && best.map_or(true, |b| o.score > class.options[b].score) {
+            best = Some(k);
+        }
+    }
+    best
+}
+
+/// Greedy's walk over the classes of `pool`: by the density of each class
+/// in full, densest first, ties by position in `pool`.
+pub(crate) fn density_walk(classes: &[Class], pool: &[usize]) -> Vec<usize> {
+    let dens: Vec<f64> = pool
+        .iter()
+        .map(|&c| density(&Item::new(classes[c].full.0, classes[c].full.1)))
+        .collect();
+    let mut idx: Vec<usize> = (0..pool.len()).collect();
+    crate::sort::sort_indexes_by(&mut idx, |a, b| dens[b].total_cmp(&dens[a]).then(a.cmp(&b)));
+    idx.into_iter().map(|k| pool[k]).collect()
 }
