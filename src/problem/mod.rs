@@ -21,7 +21,8 @@ mod input;
 mod lead;
 mod outcome;
 mod solve;
-#[cfg(test)]
+// Against a brute force with proptest (a native dev-dependency).
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
 mod walk;
 

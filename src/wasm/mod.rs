@@ -14,6 +14,7 @@
 //!   (columns: class index, tokens, score per version) with groups and
 //!   dependencies;
 //! * `simulation.rs`: `budgetCurve` and `minBudgetFor`;
+//! * `problem.rs`: `solveProblem`, the message layer's one call ([`crate::Problem`]);
 //! * `lazy.rs`: `packLazy`, the packer asking for counts through a JS
 //!   callback only for the items its walk reaches;
 //! * `media.rs`: `imageProbe` and `imageProbeBase64` (image sizes read
@@ -52,6 +53,7 @@ mod groups;
 mod lazy;
 mod media;
 mod options;
+mod problem;
 mod relevance;
 mod simulation;
 mod slice;
@@ -65,6 +67,7 @@ pub use media::{
     base64_payload_start_wasm, image_probe, image_probe_base64, image_tokens, media_limits,
     pdf_pages, pdf_tokens,
 };
+pub use problem::{problem_reason_codes, solve_problem};
 pub use relevance::{bm25_from_stats_wasm, bm25_scores_wasm, bm25_stats, bm25_terms};
 pub use simulation::{budget_curve, min_budget_for};
 pub use slice::{slice_columnar, slice_numeric, slice_objects};
