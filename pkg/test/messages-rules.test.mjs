@@ -168,7 +168,7 @@ test('Anthropic: a kept assistant message brings the user message before it (PIN
   assert.deepEqual(validateMessages(r2.messages, 'anthropic'), []);
 });
 
-test('Anthropic: a unit that would open the request is left out before slicing again, so its budget goes to others', () => {
+test('Anthropic: a unit that would open the request is left out inside the selection, so its budget goes to others', () => {
   const est = (t) => Math.ceil(t.length / 4);
   const msgs = [
     { role: 'user', content: 'greetings and some long unrelated preamble '.repeat(40) }, // does not fit
@@ -179,8 +179,8 @@ test('Anthropic: a unit that would open the request is left out before slicing a
   ];
   const budget = est(msgs[4].content) + est(msgs[1].content) + est(msgs[2].content) + 4;
   const r = fitMessages(msgs, { format: 'anthropic', budgets: { tokens_max: budget }, countTokens: est });
-  // Message 1 ranks first but nothing before it fits: it would open the request, so it is left out
-  // and the slice runs again; messages 2 and 3 then take the budget it would have used.
+  // Message 1 ranks first but nothing before it fits: it would open the request, so the walk holds
+  // it back and it stays out; messages 2 and 3 take the budget it would have used.
   assert.deepEqual(reasons(r), ['budget_exceeded', 'first_not_user', 'scored', 'scored', 'pinned']);
   assert.deepEqual(validateMessages(r.messages, 'anthropic'), []);
   assert.equal(r.messages[0], msgs[2]);

@@ -11,7 +11,6 @@
 
 import * as glue from '../../wasm/ctxpack.js';
 import { call } from './instance.js';
-import type { MessageDecisionReason } from '../types.js';
 
 /** The strategies of `fitMessages`' `slicer`. */
 export type ProblemStrategy = 'exact' | 'knapsack' | 'greedy' | 'ranked' | 'packer';
@@ -62,11 +61,11 @@ const EMPTY_U32 = new Uint32Array(0);
 const EMPTY_F64 = new Float64Array(0);
 const EMPTY_U8 = new Uint8Array(0);
 
-let codes: readonly MessageDecisionReason[] | undefined;
+let codes: readonly string[] | undefined;
 
-/** The reason of id `id` in a {@link ProblemResult}. */
-export function problemReason(id: number): MessageDecisionReason {
-  codes ??= call(() => glue.problemReasonCodes()) as MessageDecisionReason[];
+/** The reason code of id `id` in a {@link ProblemResult} (the slicers' codes, then `first_not_user`). */
+export function problemReason(id: number): string {
+  codes ??= call(() => glue.problemReasonCodes()) as string[];
   return codes[id]!;
 }
 

@@ -29,9 +29,9 @@ import type { FitMessagesAsyncOptions, FitMessagesOptions, FitMessagesResult } f
  * 4. **Score** the other messages by relevance to `options.query` (default: the latest user
  *    message's text): see relevance.ts and docs/messages.md.
  * 5. **Select** with `options.slicer` (default `'ranked'`: by value, highest first, each unit that still fits what
- *    the pins leave), units whole. Anthropic: units that would open the request before any user
- *    message are left out and the budget sliced again without them (up to 8 rounds; what still
- *    leads after the last is dropped), so that the request starts with a user message.
+ *    the pins leave), units whole, in one call of the core. Anthropic: the request starts with a
+ *    user message, a constraint of the selection (units that would open it otherwise are left out,
+ *    `first_not_user`), not a retry.
  */
 export function fitMessages<M>(messages: readonly M[], options: FitMessagesOptions<M>): FitMessagesResult<M> {
   return readingInput(() => {

@@ -9,14 +9,13 @@
 
 import { STRATEGIES } from '../core/table.js';
 import { CtxpackError, shownName } from '../errors.js';
-import { exactKnapsackSlice, greedySlice, knapsackSlice, packerSlice, type SliceItem, type SliceResult } from '../slicers/functions.js';
 import { estimateTokens, type TokenCounter } from '../tokens/counter.js';
 import { readBudgets } from '../validate/budgets.js';
 import { isRecord, type Unchecked } from '../validate/fields.js';
 import { invalidOption, optionsRecord, readBoolean, readCount, readEnum, readFunction, readNonEmptyString, rejectUnknownOptions } from '../validate/options.js';
 import { defaultScale } from '../validate/variants.js';
 import { monotonicMs } from '../util/time.js';
-import { scoreScale } from '../core/bridge.js';
+import { NOT_IN, problemReason, solveProblem, type ProblemResult } from '../core/problem.js';
 import { ANTHROPIC_MAX_MARKERS, capMarkers, fixedMarkers } from './markers.js';
 import { adapterOf } from './formats.js';
 import { readRelevance, relevanceValues, type Bm25Memo } from './relevance.js';
@@ -264,44 +263,12 @@ export function scoreFit<M>(c: CountedFit<M>, memo?: Bm25Memo): ScoredFit<M> {
 
 /** Step 5: selection under the budget (and a session's plan), and the result. @internal */
 export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesResult<M> {
-  const { list, turns, units, pinned, broken, costs, values, scored, budget, systemCost } = s;
+  const { list, units, pinned, broken, costs, values, budget, systemCost } = s;
   const n = list.length;
   const overhead = budget.perFragmentOverhead;
   const forced = plan.forced;
-  let forcedTokens = 0;
-  if (forced !== undefined) for (let i = 0; i < n; i++) if (forced[i] === 1 && scored[i] === 1) forcedTokens += costs[i]! + overhead;
   const target = Math.min(plan.target ?? budget.effective, budget.effective);
-  const room = { targetTokens: Math.max(0, target - s.pinnedTokens - forcedTokens) };
-  // Anthropic: units that would open the request with an assistant message are left out and the
-  // budget sliced again without them, so that what they would have taken goes to others
-  // (a few rounds; startWithUser below drops whatever still leads after the last).
-  const leadOut = new Uint8Array(n);
-  const worth = solverValue(s.slicer);
-  let items: SliceItem[];
-  let itemIndex: number[];
-  let result: SliceResult;
-  for (let round = 0; ; round++) {
-    items = [];
-    itemIndex = [];
-    for (let i = 0; i < n; i++) {
-      if (scored[i] === 0 || forced?.[i] === 1 || leadOut[i] === 1 || (plan.eligible !== undefined && plan.eligible[i] === 0)) continue;
-      const unit = units.unitOf[i]!;
-      const item: SliceItem = { id: String(i), tokens: costs[i]! + overhead, score: worth(values[i]!) };
-      if (units.members.get(unit)!.length > 1) item.group = `u${unit}`;
-      const k = s.stubOf[i]!;
-      if (k >= 0) item.variants = [{ tokens: s.stubCosts[k]! + overhead, score: worth(values[i]! * defaultScale(s.stubCosts[k]!, costs[i]!)) }];
-      items.push(item);
-      itemIndex.push(i);
-    }
-    result = slice(s.slicer, items, room);
-    if (!s.adapter.firstFromUser || round === FIRST_USER_ROUNDS) break;
-    const kept = new Uint8Array(n);
-    for (let i = 0; i < n; i++) if (pinned[i] === 1 || forced?.[i] === 1) kept[i] = 1;
-    result.decisions.forEach((d, k) => d.included && (kept[itemIndex[k]!] = 1));
-    const leading = leadingUnits(turns, units, pinned, kept);
-    if (leading.length === 0) break;
-    for (const i of leading) leadOut[i] = 1;
-  }
+  const chosen = choose(s, plan, Math.max(0, target));
 
   const reasons = new Array<MessageDecisionReason>(n);
   const groupReasons = new Array<MessageDecisionReason | undefined>(n);
@@ -315,17 +282,16 @@ export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesRe
     else if (forced?.[i] === 1) {
       reasons[i] = 'cached_prefix';
       included[i] = 1;
-    } else if (leadOut[i] === 1) reasons[i] = 'first_not_user';
-    else reasons[i] = 'cache_cut'; // not eligible under a session's plan; the slicer's reason replaces it for the eligible
+    } else reasons[i] = 'cache_cut'; // not eligible under a session's plan; the core's reason replaces it for the eligible
   }
-  result.decisions.forEach((d, k) => {
-    const i = itemIndex[k]!;
-    reasons[i] = d.reason;
-    if (d.groupReason !== undefined) groupReasons[i] = d.groupReason;
-    if (d.included) included[i] = 1;
-    if (d.included && d.variant === 0) stubbed[i] = 1;
-  });
-  if (s.adapter.firstFromUser) startWithUser(turns, units, pinned, included, reasons);
+  const { rows, result } = chosen;
+  for (let k = 0; k < rows.length; k++) {
+    const i = rows[k]!;
+    reasons[i] = problemReason(result.reasons[k]!) as MessageDecisionReason;
+    if (result.groupReasons[k] !== NOT_IN) groupReasons[i] = problemReason(result.groupReasons[k]!) as MessageDecisionReason;
+    if (result.included[k] === 1) included[i] = 1;
+    if (result.version[k] === 1) stubbed[i] = 1;
+  }
 
   const kept: M[] = [];
   const decisions: MessageDecision[] = new Array(n);
@@ -375,85 +341,88 @@ export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesRe
   };
 }
 
+/** The competing messages (`rows`, by index) and the core's answer over them. */
+interface Chosen {
+  readonly rows: Uint32Array;
+  readonly result: ProblemResult;
+}
 
 /**
- * The score a message of value `v` (in [0, 1]) is given to the strategy. The value-maximising
- * ones (`'exact'`, `'knapsack'`) floor `score × scale` to integers (bridge.ts `scoreScale`), so a
- * message of low but positive value would be worth 0 to them and never kept, even with budget
- * left: for them values are mapped onto [1.5, scale − 0.5] / scale, which keeps their order and
- * makes every message worth at least one unit. The walks compare values as they are.
+ * The competing messages as one problem for the core (core/problem.ts): sizes with overheads,
+ * values, units, stubs, and what is kept for sure (pinned, a session's prefix) with its tokens and
+ * positions. Anthropic: the rule that the first kept message opens a user unit is part of the
+ * problem, solved inside the strategy (src/problem in the crate), never a retry here.
  */
-function solverValue(slicer: (typeof SLICERS)[number]): (v: number) => number {
-  if (slicer !== 'exact' && slicer !== 'knapsack') return (v) => v;
-  const scale = scoreScale();
-  return (v) => (1.5 + v * (scale - 2)) / scale;
-}
-
-/** Runs the chosen strategy; `'ranked'` and `'packer'` walk the items by value, highest first (ties: newest first). */
-function slice(slicer: (typeof SLICERS)[number], items: SliceItem[], budget: { targetTokens: number }): SliceResult {
-  // Every strategy keeps everything when everything fits. The greedy slice says so in one pass;
-  // the knapsack's buckets could not (each size rounded up, a fitting set can look too big).
-  let total = 0;
-  for (const item of items) total += item.tokens;
-  if (total <= budget.targetTokens) return greedySlice(items, budget);
-  switch (slicer) {
-    case 'exact':
-      return exactKnapsackSlice(items, budget);
-    case 'knapsack':
-      return knapsackSlice(items, budget);
-    case 'greedy':
-      return greedySlice(items, budget);
-    case 'ranked':
-    case 'packer': {
-      const order = items.map((_, k) => k).sort((a, b) => items[b]!.score - items[a]!.score || b - a);
-      const walked = packerSlice(
-        order.map((k) => items[k]!),
-        budget,
-        slicer === 'ranked' ? { maxConsecutiveSkips: 0 } : {},
-      );
-      const decisions = new Array<SliceResult['decisions'][number]>(items.length);
-      walked.decisions.forEach((d, p) => (decisions[order[p]!] = { ...d, index: order[p]! }));
-      return { ...walked, decisions };
-    }
+function choose<M>(s: ScoredFit<M>, plan: FitPlan, target: number): Chosen {
+  const { turns, units, pinned, costs, values, scored, budget } = s;
+  const n = turns.length;
+  const overhead = budget.perFragmentOverhead;
+  const forced = plan.forced;
+  const eligible = plan.eligible;
+  let m = 0;
+  let keptCount = 0;
+  let forcedTokens = 0;
+  for (let i = 0; i < n; i++) {
+    if (pinned[i] === 1) keptCount++;
+    else if (scored[i] === 1 && forced?.[i] === 1) {
+      keptCount++;
+      forcedTokens += costs[i]! + overhead;
+    } else if (scored[i] === 1 && (eligible === undefined || eligible[i] === 1)) m++;
   }
-}
-
-/** Rounds of slicing again without the units that would lead (Anthropic); each round leaves out at least one unit. */
-const FIRST_USER_ROUNDS = 8;
-
-/**
- * The members of the units that open `kept` before its first user message (an assistant or tool
- * message first), in order; a pinned one is `INVALID_MESSAGES` (it cannot be left out).
- */
-function leadingUnits(turns: readonly Turn[], units: ReturnType<typeof buildUnits>, pinned: Uint8Array, kept: Uint8Array): number[] {
-  const out: number[] = [];
-  for (let i = 0; i < turns.length; i++) {
-    if (kept[i] === 0) continue;
-    if (turns[i]!.role === 'user') break;
-    if (pinned[i] === 1) {
-      throw new CtxpackError('INVALID_MESSAGES', `messages[${i}] is kept by rule but would open the request, which must start with a user message`, {
-        field: 'first_not_user',
-        index: i,
-      });
+  const rows = new Uint32Array(m);
+  const sizes = new Uint32Array(m);
+  const rowValues = new Float64Array(m);
+  const unitIds = new Uint32Array(m);
+  const keptPositions = new Uint32Array(keptCount);
+  const keptUser = new Uint8Array(keptCount);
+  // Dense unit ids in order of first appearance; per id, whether its first message is a user's.
+  const unitId = new Int32Array(n).fill(-1);
+  const opensUser: number[] = [];
+  const stubItems: number[] = [];
+  const stubSizes: number[] = [];
+  const stubValues: number[] = [];
+  for (let i = 0, k = 0, q = 0; i < n; i++) {
+    if (pinned[i] === 1 || (scored[i] === 1 && forced?.[i] === 1)) {
+      keptPositions[q] = i;
+      keptUser[q++] = turns[i]!.role === 'user' ? 1 : 0;
+      continue;
     }
-    for (const j of units.members.get(units.unitOf[i]!)!) {
-      if (kept[j] === 1) out.push(j);
-      kept[j] = 0;
+    if (scored[i] === 0 || (eligible !== undefined && eligible[i] === 0)) continue;
+    const u = units.unitOf[i]!;
+    if (unitId[u] === -1) {
+      unitId[u] = opensUser.length;
+      opensUser.push(turns[i]!.role === 'user' ? 1 : 0);
     }
+    rows[k] = i;
+    sizes[k] = costs[i]! + overhead;
+    rowValues[k] = values[i]!;
+    unitIds[k] = unitId[u]!;
+    const stub = s.stubOf[i]!;
+    if (stub >= 0) {
+      stubItems.push(k);
+      stubSizes.push(s.stubCosts[stub]! + overhead);
+      stubValues.push(values[i]! * defaultScale(s.stubCosts[stub]!, costs[i]!));
+    }
+    k++;
   }
-  return out;
-}
-
-/** Anthropic: drops what still opens the request before a user message after the last round. */
-function startWithUser(
-  turns: readonly Turn[],
-  units: ReturnType<typeof buildUnits>,
-  pinned: Uint8Array,
-  included: Uint8Array,
-  reasons: MessageDecisionReason[],
-): void {
-  for (const j of leadingUnits(turns, units, pinned, included.slice())) {
-    included[j] = 0;
-    reasons[j] = 'first_not_user';
+  const result = solveProblem({
+    strategy: s.slicer,
+    budget: target,
+    sizes,
+    values: rowValues,
+    units: unitIds,
+    positions: rows,
+    stubs: stubItems.length === 0 ? undefined : { items: Uint32Array.from(stubItems), sizes: Uint32Array.from(stubSizes), values: Float64Array.from(stubValues) },
+    opensUser: s.adapter.firstFromUser ? Uint8Array.from(opensUser) : undefined,
+    kept: { tokens: s.pinnedTokens + forcedTokens, positions: keptPositions, user: keptUser },
+  });
+  if (result.unmet) {
+    // The first kept message is not a user message, and no user message can go before it.
+    const i = keptPositions[0]!;
+    throw new CtxpackError('INVALID_MESSAGES', `messages[${i}] is kept by rule but would open the request, which must start with a user message`, {
+      field: 'first_not_user',
+      index: i,
+    });
   }
+  return { rows, result };
 }
