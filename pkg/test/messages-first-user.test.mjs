@@ -78,7 +78,7 @@ test('tool units cannot open the request; a kept assistant message brings a user
     { role: 'user', content: 'and the deploy token on staging?' },
   ];
   const all = checkAll(msgs, { budgets: { tokens_max: 80 }, countTokens: est });
-  for (const slicer of STRATEGIES) {
+  for (const slicer of FINE) {
     const r = all[slicer];
     for (const i of [1, 2, 3]) assert.equal(r.decisions[i].reason, 'first_not_user', `${slicer} ${i}`);
   }

@@ -33,8 +33,9 @@ pub(crate) struct Bound {
 
 impl Bound {
     /// The bound over no class yet, for `classes`' values (`Opt::value`,
-    /// the knapsack's integers).
-    pub(crate) fn new(classes: &[Class]) -> Self {
+    /// the knapsack's integers) and their tokens counted by `tokens_of` (the
+    /// solver's unit: a bucketed knapsack's buckets).
+    pub(crate) fn new(classes: &[Class], tokens_of: impl Fn(i64) -> i64) -> Self {
         let n = classes.len();
         let (mut weight, mut value, mut free, mut dens) =
             (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0f64; n]);
@@ -43,7 +44,7 @@ impl Bound {
             let opts: Vec<(f64, f64)> = class
                 .options
                 .iter()
-                .map(|o| (o.tokens.max(0) as f64, o.value as f64))
+                .map(|o| (tokens_of(o.tokens.max(0)) as f64, o.value as f64))
                 .collect();
             let v0 = opts
                 .iter()
@@ -135,7 +136,7 @@ mod tests {
     fn the_bound_is_the_fractional_knapsack_of_what_was_inserted() {
         let items = [Item::new(10, 0.5), Item::new(20, 0.4), Item::new(0, 0.1)];
         let cs = classes(&Groups::new(3).units(), &items, &Variants::new(3), i64::MAX).unwrap();
-        let mut b = Bound::new(&cs);
+        let mut b = Bound::new(&cs, |t| t);
         assert!(b.upper(100).abs() < 1e-9);
         b.insert(1);
         assert!((b.upper(10) - 2_000.0).abs() < 1e-6); // half of item 1

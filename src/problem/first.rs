@@ -39,6 +39,8 @@ pub const MAX_FIRST_SOLVES: u32 = 64;
 /// What the search returns.
 pub(crate) struct FirstSolved {
     pub(crate) chosen: Vec<(usize, usize)>,
+    /// The classes of the answer without the rule (step 1).
+    pub(crate) root: Vec<usize>,
     pub(crate) reasons: Vec<ExclusionReason>,
     /// Every solve exact and the search complete.
     pub(crate) optimal: bool,
@@ -76,9 +78,11 @@ pub(crate) fn solve_first(
     let mut reasons = fresh();
     let (root, report) = solve(strategy, classes, &pool, target, &mut reasons)?;
     let mut optimal = !exact || report.is_some_and(|r| r.solver == Solver::Exact);
-    if lead.holds(root.iter().map(|&(u, _)| u)) {
+    let root_classes: Vec<usize> = root.iter().map(|&(u, _)| u).collect();
+    if lead.holds(root_classes.iter().copied()) {
         return Ok(FirstSolved {
             chosen: root,
+            root: root_classes,
             reasons,
             optimal,
             solves: 0,
@@ -92,7 +96,7 @@ pub(crate) fn solve_first(
         best = Some((mcknap::value(classes, &repaired), repaired, reasons));
     }
 
-    let mut candidates = candidates(classes, lead, alive, target);
+    let mut candidates = candidates(classes, lead, alive, target, bucket(strategy));
     crate::sort::sort_stable_by(&mut candidates, |a, b| {
         b.upper.total_cmp(&a.upper).then(
             a.first
@@ -151,6 +155,7 @@ pub(crate) fn solve_first(
     Ok(match best {
         Some((_, chosen, reasons)) => FirstSolved {
             chosen,
+            root: root_classes,
             reasons,
             optimal,
             solves,
@@ -158,6 +163,7 @@ pub(crate) fn solve_first(
         },
         None => FirstSolved {
             chosen: Vec::new(),
+            root: root_classes,
             reasons: fresh(),
             optimal,
             solves,
@@ -198,28 +204,48 @@ fn forced(
     out
 }
 
+/// The token unit the strategy's solves count in: the knapsack's bucket
+/// (sizes rounded up to it, the target down), 1 for the exact one. Bounds
+/// in that unit hold for what the solves can reach, and are far tighter for
+/// the knapsack than bounds over real tokens.
+fn bucket(strategy: &GroupedStrategy) -> i64 {
+    match strategy {
+        GroupedStrategy::Knapsack(k) => k.bucket_size().max(1),
+        _ => 1,
+    }
+}
+
 /// The candidates with their bounds: every user unit (before the first
 /// kept-for-sure message), and nothing-before-it when that message is a
 /// user message (or nothing is kept: the empty selection).
-fn candidates(classes: &[Class], lead: &Lead, alive: &[bool], target: i64) -> Vec<Candidate> {
+fn candidates(
+    classes: &[Class],
+    lead: &Lead,
+    alive: &[bool],
+    target: i64,
+    bucket: i64,
+) -> Vec<Candidate> {
     let c = classes.len();
     let limit = lead.kept.map_or(u32::MAX, |(p, _)| p);
     let none_allowed = lead.needs_user_before().is_none();
-    let mut bound = Bound::new(classes);
+    let weight = |t: i64| if t <= 0 { 0 } else { (t - 1) / bucket + 1 };
+    let capacity = target / bucket;
+    let mut bound = Bound::new(classes, weight);
     let mut out = Vec::new();
     let mut none_done = false;
+    let none = |bound: &Bound| Candidate {
+        first: None,
+        upper: if lead.kept.is_some() {
+            bound.upper(capacity)
+        } else {
+            0.0
+        },
+    };
     for u in (0..c).rev() {
         if !none_done && lead.pos[u] < limit {
             none_done = true;
             if none_allowed {
-                out.push(Candidate {
-                    first: None,
-                    upper: if lead.kept.is_some() {
-                        bound.upper(target)
-                    } else {
-                        0.0
-                    },
-                });
+                out.push(none(&bound));
             }
         }
         if alive[u] && lead.user[u] && lead.pos[u] < limit {
@@ -229,7 +255,7 @@ fn candidates(classes: &[Class], lead: &Lead, alive: &[bool], target: i64) -> Ve
                 .map(|o| {
                     #[allow(clippy::cast_precision_loss)]
                     let v = o.value as f64;
-                    v + bound.upper(target - o.tokens)
+                    v + bound.upper(capacity - weight(o.tokens))
                 })
                 .fold(f64::NEG_INFINITY, f64::max);
             out.push(Candidate {
@@ -242,14 +268,7 @@ fn candidates(classes: &[Class], lead: &Lead, alive: &[bool], target: i64) -> Ve
         }
     }
     if !none_done && none_allowed {
-        out.push(Candidate {
-            first: None,
-            upper: if lead.kept.is_some() {
-                bound.upper(target)
-            } else {
-                0.0
-            },
-        });
+        out.push(none(&bound));
     }
     out
 }

@@ -7,7 +7,7 @@ use super::first::solve_first;
 use super::input::{Problem, ProblemStrategy};
 use super::lead::Lead;
 use super::outcome::Outcome;
-use super::walk::lead_walk;
+use super::walk::{lead_walk, Walked};
 use crate::variants::classes::classes;
 use crate::variants::walk::density_walk;
 use crate::{
@@ -156,13 +156,12 @@ impl Problem {
         let walk = |order: &[usize], limit: Option<u32>, reasons: &mut [ExclusionReason]| {
             lead_walk(&classes, order, room, limit, &lead, reasons)
         };
-        let (chosen, unmet) = if room <= 0 {
+        let (chosen, mut held, unmet) = if room <= 0 {
             reasons.fill(ExclusionReason::NoBudget);
-            (Vec::new(), lead.needs_user_before().is_some())
+            (Vec::new(), Vec::new(), lead.needs_user_before().is_some())
         } else if total <= room {
             // Everything that can go in fits: the walk takes it all.
-            let w = walk(&density_walk(&classes, &pool), None, &mut reasons);
-            (w.chosen, w.unmet)
+            walk(&density_walk(&classes, &pool), None, &mut reasons).into()
         } else {
             match strategy {
                 ProblemStrategy::Exact | ProblemStrategy::Knapsack => {
@@ -173,24 +172,28 @@ impl Problem {
                         // fallback) may fit no user unit where real sizes do:
                         // the walk then finds one when there is one.
                         optimal = false;
-                        let w = lead_walk(
-                            &classes,
-                            &density_walk(&classes, &pool),
-                            room,
-                            None,
-                            &lead,
-                            &mut reasons,
-                        );
-                        (w.chosen, w.unmet)
+                        let order = density_walk(&classes, &pool);
+                        lead_walk(&classes, &order, room, None, &lead, &mut reasons).into()
                     } else {
                         reasons = s.reasons;
                         optimal &= s.optimal;
-                        (s.chosen, s.unmet)
+                        // Held back: the assistant units of the answer without
+                        // the rule that would open the request.
+                        let first = lead.first_kept(s.chosen.iter().map(|&(c, _)| c));
+                        let mut taken = vec![false; classes.len()];
+                        for &(c, _) in &s.chosen {
+                            taken[c] = true;
+                        }
+                        let held = s
+                            .root
+                            .into_iter()
+                            .filter(|&c| !taken[c] && !lead.user[c] && lead.pos[c] < first)
+                            .collect();
+                        (s.chosen, held, false)
                     }
                 }
                 ProblemStrategy::Greedy => {
-                    let w = walk(&density_walk(&classes, &pool), None, &mut reasons);
-                    (w.chosen, w.unmet)
+                    walk(&density_walk(&classes, &pool), None, &mut reasons).into()
                 }
                 ProblemStrategy::Ranked | ProblemStrategy::Packer => {
                     let order = self.ranked_classes(units, &alive);
@@ -198,8 +201,7 @@ impl Problem {
                         GroupedStrategy::Packer(p) => Some(p.max_consecutive_skips),
                         _ => None,
                     };
-                    let w = walk(&order, limit, &mut reasons);
-                    (w.chosen, w.unmet)
+                    walk(&order, limit, &mut reasons).into()
                 }
             }
         };
@@ -217,14 +219,12 @@ impl Problem {
         out.optimal = (strategy == ProblemStrategy::Exact).then_some(optimal);
         out.first_solves = solves;
         out.unmet = unmet;
-        // Units left out before the first kept message that open otherwise
-        // than with a user message: the rule left them out.
-        let first = lead.first_kept(chosen.iter().map(|&(c, _)| c));
-        for (c, members) in units.members().iter().enumerate() {
-            if !lead.user[c] && lead.pos[c] < first {
-                for &i in members {
-                    out.first_not_user(i);
-                }
+        // The rule's own reason: for the units it held back, and for those
+        // it never lets in (an assistant unit before every user unit).
+        held.extend((0..classes.len()).filter(|&c| !alive[c]));
+        for c in held {
+            for &i in &units.members()[c] {
+                out.first_not_user(i);
             }
         }
         Ok(out)
@@ -244,5 +244,12 @@ impl Problem {
             }
         }
         order
+    }
+}
+
+/// A walk's answer as `(chosen, held back, unmet)`.
+impl From<Walked> for (Vec<(usize, usize)>, Vec<usize>, bool) {
+    fn from(w: Walked) -> Self {
+        (w.chosen, w.held, w.unmet)
     }
 }

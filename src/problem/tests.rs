@@ -184,6 +184,10 @@ proptest! {
             prop_assert!(tokens <= c.room(), "{}: over budget", s.name());
             prop_assert_eq!(tokens, out.tokens);
             for i in 0..n {
+                if out.reasons[i] == Reason::FirstNotUser {
+                    // Only assistant units, and never one that went in.
+                    prop_assert!(!out.included[i] && !c.user[c.units[i] as usize], "{}", s.name());
+                }
                 prop_assert_eq!(out.included[i], out.version[i].is_some());
                 prop_assert_eq!(out.included[i], out.reasons[i].is_included());
                 for j in 0..n {

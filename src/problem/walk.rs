@@ -1,8 +1,8 @@
 //! The walks (`'greedy'`, `'ranked'`, `'packer'`) under the rule on the
 //! first message, in one pass: each class, in the walk's order, takes its
 //! best option that fits ([`best_option`], the walks' rule), except an
-//! assistant unit with no anchor before it yet (a taken user unit, or a
-//! kept-for-sure user message), which is *deferred*. When a user unit is
+//! assistant unit that fits but has no anchor before it yet (a taken user
+//! unit, or a kept-for-sure user message), which is *deferred*. When a user unit is
 //! taken, the deferred units after it are reconsidered at once, in the
 //! order they were deferred, each taken if it still fits. A deferred unit
 //! that misses then is not a miss of the packer's skip limit: the walk had
@@ -19,9 +19,11 @@ use crate::variants::walk::best_option;
 use crate::ExclusionReason;
 
 /// What a walk returns: the chosen `(class, option)` in the order taken,
-/// and whether the rule could not be kept.
+/// the units the rule held back (deferred, never taken), and whether the
+/// rule could not be kept.
 pub(crate) struct Walked {
     pub(crate) chosen: Vec<(usize, usize)>,
+    pub(crate) held: Vec<usize>,
     pub(crate) unmet: bool,
 }
 
@@ -59,6 +61,7 @@ pub(crate) fn lead_walk(
             None => {
                 return Walked {
                     chosen: Vec::new(),
+                    held: Vec::new(),
                     unmet: true,
                 }
             }
@@ -70,7 +73,10 @@ pub(crate) fn lead_walk(
         if w.taken[c] {
             continue;
         }
-        if !lead.user[c] && w.anchor > lead.pos[c] {
+        // A unit that does not fit now never will (what is left only
+        // shrinks): a miss, whatever the rule says.
+        let fits = best_option(&classes[c], w.left).is_some();
+        if fits && !lead.user[c] && w.anchor > lead.pos[c] {
             w.deferred.push(c);
             continue;
         }
@@ -90,6 +96,7 @@ pub(crate) fn lead_walk(
     }
     Walked {
         chosen: w.chosen,
+        held: w.deferred,
         unmet: false,
     }
 }
