@@ -27,10 +27,151 @@ pub(crate) struct Walked {
     pub(crate) unmet: bool,
 }
 
+/// Walks the classes of `order` with `target` tokens under the rule,
+/// stopping after `skip_limit` consecutive misses (`None` or 0: never); sets
+/// `reasons` of the classes that miss. Two walks answer and the one that
+/// keeps the higher score wins (ties: [`rounds_walk`]): [`rounds_walk`]
+/// keeps what the walk keeps when only a few units would open the request
+/// (agent histories, where the anchor is often a low-ranked user message),
+/// [`deferral_walk`] when many would (long user messages that never fit
+/// before short answers).
+pub(crate) fn lead_walk(
+    classes: &[Class],
+    order: &[usize],
+    target: i64,
+    skip_limit: Option<u32>,
+    lead: &Lead,
+    reasons: &mut [ExclusionReason],
+) -> Walked {
+    let mut r1 = reasons.to_vec();
+    let a = rounds_walk(classes, order, target, skip_limit, lead, &mut r1);
+    let mut r2 = reasons.to_vec();
+    let b = deferral_walk(classes, order, target, skip_limit, lead, &mut r2);
+    let score = |w: &Walked| -> f64 {
+        w.chosen
+            .iter()
+            .map(|&(c, k)| classes[c].options[k].score)
+            .sum()
+    };
+    let b_wins = match (a.unmet, b.unmet) {
+        (true, false) => true,
+        (false, true) => false,
+        _ => score(&b).total_cmp(&score(&a)).is_gt(),
+    };
+    if b_wins {
+        reasons.copy_from_slice(&r2);
+        b
+    } else {
+        reasons.copy_from_slice(&r1);
+        a
+    }
+}
+
+/// Rounds of [`rounds_walk`] before what still opens the request is dropped.
+const ROUNDS: usize = 8;
+
+/// The walk without the rule; then again without the assistant units that
+/// would open the request (no anchor before them), at most [`ROUNDS`]
+/// times, so that the budget they took goes to others; what still opens the
+/// request after the last round is dropped. Its first round is the walk's
+/// own answer, kept whole when it keeps the rule.
+fn rounds_walk(
+    classes: &[Class],
+    order: &[usize],
+    target: i64,
+    skip_limit: Option<u32>,
+    lead: &Lead,
+    reasons: &mut [ExclusionReason],
+) -> Walked {
+    let n = classes.len();
+    let mut out = vec![false; n];
+    let mut led: Vec<usize> = Vec::new();
+    let limit = skip_limit.unwrap_or(0);
+    let kept_anchor = match lead.kept {
+        Some((p, true)) => p,
+        _ => u32::MAX,
+    };
+    let mut round = 0;
+    loop {
+        let mut r = reasons.to_vec();
+        let mut taken = vec![false; n];
+        let mut chosen: Vec<(usize, usize)> = Vec::new();
+        let mut left = target;
+        if let Some(before) = lead.needs_user_before() {
+            let first = order.iter().copied().find(|&c| {
+                !out[c]
+                    && lead.user[c]
+                    && lead.pos[c] < before
+                    && best_option(&classes[c], left).is_some()
+            });
+            let Some(c) = first else {
+                return Walked {
+                    chosen: Vec::new(),
+                    held: Vec::new(),
+                    unmet: true,
+                };
+            };
+            if let Some(k) = best_option(&classes[c], left) {
+                left -= classes[c].options[k].tokens;
+                taken[c] = true;
+                chosen.push((c, k));
+            }
+        }
+        let mut misses = 0u32;
+        for (step, &c) in order.iter().enumerate() {
+            if out[c] || taken[c] {
+                continue;
+            }
+            if let Some(k) = best_option(&classes[c], left) {
+                left -= classes[c].options[k].tokens;
+                taken[c] = true;
+                chosen.push((c, k));
+                misses = 0;
+                continue;
+            }
+            r[c] = ExclusionReason::BudgetExceeded;
+            misses += 1;
+            if limit > 0 && misses >= limit {
+                for &rest in &order[step + 1..] {
+                    if !taken[rest] && !out[rest] {
+                        r[rest] = ExclusionReason::SkipLimitReached;
+                    }
+                }
+                break;
+            }
+        }
+        let anchor = chosen
+            .iter()
+            .filter(|&&(c, _)| lead.user[c])
+            .map(|&(c, _)| lead.pos[c])
+            .fold(kept_anchor, u32::min);
+        let leading: Vec<usize> = chosen
+            .iter()
+            .filter(|&&(c, _)| !lead.user[c] && lead.pos[c] < anchor)
+            .map(|&(c, _)| c)
+            .collect();
+        if leading.is_empty() || round == ROUNDS {
+            chosen.retain(|&(c, _)| lead.user[c] || lead.pos[c] > anchor);
+            led.extend(leading);
+            reasons.copy_from_slice(&r);
+            return Walked {
+                chosen,
+                held: led,
+                unmet: false,
+            };
+        }
+        for c in leading {
+            out[c] = true;
+            led.push(c);
+        }
+        round += 1;
+    }
+}
+
 /// Walks the classes of `order` with `target` tokens, stopping after
 /// `skip_limit` consecutive misses (`None` or 0: never); sets `reasons` of
 /// the classes that miss.
-pub(crate) fn lead_walk(
+fn deferral_walk(
     classes: &[Class],
     order: &[usize],
     target: i64,
