@@ -85,7 +85,7 @@ fn rounds_walk(
 ) -> Walked {
     let n = classes.len();
     let mut out = vec![false; n];
-    let mut led: Vec<usize> = Vec::new();
+    let mut held: Vec<usize> = Vec::new();
     let limit = skip_limit.unwrap_or(0);
     let kept_anchor = match lead.kept {
         Some((p, true)) => p,
@@ -152,17 +152,17 @@ fn rounds_walk(
             .collect();
         if leading.is_empty() || round == ROUNDS {
             chosen.retain(|&(c, _)| lead.user[c] || lead.pos[c] > anchor);
-            led.extend(leading);
+            held.extend(leading);
             reasons.copy_from_slice(&r);
             return Walked {
                 chosen,
-                held: led,
+                held,
                 unmet: false,
             };
         }
         for c in leading {
             out[c] = true;
-            led.push(c);
+            held.push(c);
         }
         round += 1;
     }
