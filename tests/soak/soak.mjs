@@ -9,7 +9,8 @@
 // which one small call must leave wasm memory under the default limit (32 MiB): the package
 // replaces an instance that grew past it, or that trapped.
 import { parseArgs } from 'node:util';
-import { CtxpackError, budgetCurve, selectFragments, sliceColumns, wasmMemoryBytes } from '../../pkg/dist/node.js';
+import { CtxpackError, selectFragments, wasmMemoryBytes } from '../../pkg/dist/node.js';
+import { budgetCurve, sliceColumns } from '../../pkg/dist/node-slicers.js';
 
 const { values } = parseArgs({ options: { calls: { type: 'string', default: '1000000' } } });
 const calls = Number(values.calls);
