@@ -11,8 +11,9 @@ const USAGE = `usage: ctxpack plan <fragments.json | -> --budget N [options]
 
 plan: the input is a JSON array of fragments, or an object { fragments, gaze?, budgets?, now? }.
 fit:  the input is a chat history: a JSON array of messages, or an object { messages, system?,
-      format?, budgets? }. The format (openai, anthropic, ai-sdk) is detected from the messages
-      unless --format or "format" says it; "system" is Anthropic's top-level system prompt. It
+      format?, budgets? }. The format (openai, openai-responses, anthropic, ai-sdk, langchain) is
+      detected from the messages unless --format or "format" says it; "system" is the top-level
+      system prompt (Anthropic's system, the Responses API's instructions, the AI SDK's). It
       prints every message in conversation order, kept or cut with the reason; --json prints the
       request's { messages, system? } instead. (plan given a chat history does the same.)
       --stub-tool-results lets a tool result go in as a short stub (fitMessages' stubToolResults).

@@ -178,3 +178,20 @@ test('JSON nested 5,000 deep is refused in one line, for every command, never a 
   assert.equal(ok.status, 0, ok.stderr);
   inputError(run(['fit', '-', '--budget', '100', '--json'], levels(257)), /nested deeper than 256 levels/);
 });
+
+test('fit: every chat format is named in the help and read, detected or given with --format', () => {
+  const histories = {
+    openai: [{ role: 'user', content: 'hello there' }],
+    'openai-responses': [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hello there' }] }],
+    anthropic: [{ role: 'user', content: [{ type: 'text', text: 'hello there' }] }],
+    'ai-sdk': [{ role: 'user', content: [{ type: 'text', text: 'hello there' }] }],
+    langchain: [{ type: 'human', content: 'hello there' }],
+  };
+  const help = run(['--help']).stdout;
+  for (const [format, history] of Object.entries(histories)) {
+    assert.match(help, new RegExp(`\\b${format}\\b[,)]`), `the help names ${format}`);
+    const r = run(['fit', '-', '--budget', '100', '--format', format, '--json'], JSON.stringify(history));
+    assert.equal(r.status, 0, `${format}: ${r.stderr}`);
+    assert.equal(JSON.parse(r.stdout).messages.length, 1, format);
+  }
+});
