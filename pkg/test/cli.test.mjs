@@ -5,7 +5,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { estimateTokens, fitMessages, selectFragments } from 'ctxpack';
+import { MESSAGE_FORMATS, estimateTokens, fitMessages, selectFragments } from 'ctxpack';
 
 const bin = fileURLToPath(new URL('../bin/ctxpack.js', import.meta.url));
 const samplePath = fileURLToPath(new URL('../../www/samples/agent-session.json', import.meta.url));
@@ -187,6 +187,7 @@ test('fit: every chat format is named in the help and read, detected or given wi
     'ai-sdk': [{ role: 'user', content: [{ type: 'text', text: 'hello there' }] }],
     langchain: [{ type: 'human', content: 'hello there' }],
   };
+  assert.deepEqual(Object.keys(histories).sort(), [...MESSAGE_FORMATS].sort(), 'a history for every format the package reads');
   const help = run(['--help']).stdout;
   for (const [format, history] of Object.entries(histories)) {
     assert.match(help, new RegExp(`\\b${format}\\b[,)]`), `the help names ${format}`);
