@@ -6,7 +6,7 @@
  */
 
 import { readingInput } from '../errors.js';
-import { CountCache } from '../tokens/cache.js';
+import { callCache } from '../tokens/shared.js';
 import { invalidOption, readCount } from '../validate/options.js';
 import type { Unchecked } from '../validate/fields.js';
 import { countFit, prefillFit } from './count.js';
@@ -36,7 +36,7 @@ import type { FitMessagesAsyncOptions, FitMessagesOptions, FitMessagesResult } f
 export function fitMessages<M>(messages: readonly M[], options: FitMessagesOptions<M>): FitMessagesResult<M> {
   return readingInput(() => {
     const prep = prepareFit(messages, options);
-    return chooseFit(scoreFit(countFit(prep, new CountCache(0))));
+    return chooseFit(scoreFit(countFit(prep, callCache(prep.options['countCache'], prep.counter, prep.model))));
   }, messages, options);
 }
 
@@ -50,8 +50,8 @@ export const DEFAULT_CONCURRENCY = 8;
  * `TOKEN_COUNT_FAILED` naming the message, with the rejection as its `cause`.
  */
 export async function fitMessagesAsync<M>(messages: readonly M[], options: FitMessagesAsyncOptions<M>): Promise<FitMessagesResult<M>> {
-  const cache = new CountCache(0);
   const prep = readingInput(() => prepareFit(messages, options, ['concurrency']), messages, options);
+  const cache = readingInput(() => callCache(prep.options['countCache'], prep.counter, prep.model), prep.list, prep.options);
   await prefillFit(prep, cache, readConcurrency(prep.options));
   return readingInput(() => chooseFit(scoreFit(countFit(prep, cache))), prep.list, prep.options);
 }

@@ -41,6 +41,7 @@ const KNOWN_OPTIONS: readonly (keyof FitMessagesOptions)[] = [
   'provider',
   'countPart',
   'tools',
+  'countCache',
 ];
 const PROVIDERS = ['openai', 'anthropic', 'gemini'] as const;
 /** The strategies a chat history takes: the core's, but those counting kinds (messages have no count entries). */

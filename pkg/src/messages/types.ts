@@ -5,6 +5,7 @@
  */
 
 import type { Budgets, DecisionReason } from '../types.js';
+import type { TokenCountCache } from '../tokens/shared.js';
 
 /** Chat formats of `fitMessages` and `validateMessages`: `'openai-responses'` is the input items of OpenAI's Responses API. */
 export type MessageFormat = 'openai' | 'openai-responses' | 'anthropic' | 'ai-sdk' | 'langchain';
@@ -134,6 +135,12 @@ export interface FitMessagesOptions<M = unknown> {
   countTokens?: (text: string, model?: string) => number;
   /** Passed to `countTokens`. */
   model?: string;
+  /**
+   * Counts shared with other calls (`createCountCache()`): a text counted by an earlier call with
+   * the same `countTokens` and `model` is not counted again. Default: none (each call counts its
+   * texts once). Sessions keep their own counts and refuse it.
+   */
+  countCache?: TokenCountCache;
   /** Also always keep the last N messages, or the messages for which the predicate is true. */
   keep?: number | ((message: M, index: number) => boolean);
   /** The text relevance is measured against. Default: the text of the latest user message. */

@@ -90,6 +90,7 @@ class ChatSession implements Session {
   constructor(options: SessionOptions) {
     const o = optionsRecord(options);
     for (const key of Object.keys(o)) if (!SESSION_OPTIONS.includes(key)) this.base[key] = o[key];
+    if (o['countCache'] !== undefined) throw invalidOption('countCache', 'absent (a session keeps its own counts: maxCachedCounts)', o['countCache']);
     const format = adapterOf(o['format']).name;
     this.pricing = readPricing(o['cache']);
     this.breakpoints = readBoolean(o, 'breakpoints', false);

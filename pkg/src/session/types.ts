@@ -30,7 +30,7 @@ export interface CacheProfile {
 }
 
 /** Options of `createSession`: those of `fitMessages`, plus the prompt cache and the session's state. */
-export interface SessionOptions extends Omit<FitMessagesOptions, 'budgets' | 'countTokens'> {
+export interface SessionOptions extends Omit<FitMessagesOptions, 'budgets' | 'countTokens' | 'countCache'> {
   /** The budgets; may also be given per turn. */
   budgets?: Budgets;
   /** Counts a message's text. `fit` needs a synchronous counter; `fitAsync` takes one returning a Promise too. Default `estimateTokens`. */

@@ -52,6 +52,12 @@ export class CountCache {
     private limit: number,
     /** The key of a text: {@link textKey}, or a session's keyed hash under its `stateKey`. */
     private readonly keyText: (text: string) => string = textKey,
+    /**
+     * A cache shared across calls (`createCountCache`) that this one reads from and writes to:
+     * a call's own cache holds what the call counted for as long as the call runs, whatever other
+     * calls evict from the shared one meanwhile (fitMessagesAsync awaits between its counts).
+     */
+    private readonly shared?: CountCache,
   ) {}
 
   get size(): number {
@@ -61,7 +67,11 @@ export class CountCache {
   /** The count of `key`, marked as just used; `undefined` when absent. */
   lookup(key: string): number | undefined {
     const n = this.entries.get(key);
-    if (n === undefined) return undefined;
+    if (n === undefined) {
+      const known = this.shared?.lookup(key);
+      if (known !== undefined) this.entries.set(key, known);
+      return known;
+    }
     this.entries.delete(key);
     this.entries.set(key, n);
     this.hits++;
@@ -70,6 +80,7 @@ export class CountCache {
 
   /** Stores a count just made; evicts the least recently used beyond `max(limit, atLeast)`. */
   store(key: string, n: number, atLeast = 0): void {
+    this.shared?.store(key, n);
     this.misses++;
     this.entries.delete(key);
     this.entries.set(key, n);
@@ -82,6 +93,7 @@ export class CountCache {
 
   /** The key of `text` (`keyText`), remembered from the last call that had it: a text is keyed once. */
   keyOf(text: string): string {
+    if (this.shared !== undefined) return this.shared.keyOf(text); // the texts of its earlier calls
     let key = this.keysOfThis.get(text);
     if (key === undefined) {
       key = this.keysOfLast.get(text) ?? this.keyText(text);
@@ -92,6 +104,7 @@ export class CountCache {
 
   /** Ends a call: the keys of its texts are the ones remembered for the next. */
   endCall(): void {
+    this.shared?.endCall();
     this.keysOfLast = this.keysOfThis;
     this.keysOfThis = new Map();
   }

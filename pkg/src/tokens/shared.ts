@@ -1,0 +1,112 @@
+/**
+ * `createCountCache`: token counts a caller shares across `fitMessages` calls, so that a stateless
+ * caller (an agent step that fits its whole history each time) counts each text once, not once
+ * per call. One least-recently-used cache per counter and model: a count is only ever found for
+ * the same text (its 64-bit hash and length, as a session keys it), the same counter function
+ * and the same `model`.
+ *
+ * @module
+ */
+
+import { invalidOption, optionsRecord, readCount } from '../validate/options.js';
+import { CountCache } from './cache.js';
+import type { TokenCounter } from './counter.js';
+
+/** Options of {@link createCountCache}. */
+export interface CountCacheOptions {
+  /** Counts kept at most per counter and model; the least recently used go first. Default 50,000 (a session's default). */
+  maxEntries?: number;
+}
+
+/** A cache of token counts from {@link createCountCache}, passed to `fitMessages` as `options.countCache`. */
+export interface TokenCountCache {
+  /** Counts held, over all counters. */
+  readonly size: number;
+  /** Texts whose count a call found here, since creation. */
+  readonly hits: number;
+  /** Texts a call counted and stored here, since creation. */
+  readonly misses: number;
+  /** Forgets every count (the statistics stay). */
+  clear(): void;
+}
+
+const DEFAULT_MAX_ENTRIES = 50_000;
+
+class SharedCounts implements TokenCountCache {
+  /** By counter function, then by model (`''` when none): counts made one way are never read for another. */
+  private byCounter = new WeakMap<TokenCounter, Map<string, CountCache>>();
+  /** The caches, for the statistics (a WeakMap cannot be walked). */
+  private all: CountCache[] = [];
+  private cleared = { hits: 0, misses: 0 };
+
+  constructor(private readonly maxEntries: number) {}
+
+  get size(): number {
+    return this.all.reduce((n, c) => n + c.size, 0);
+  }
+  get hits(): number {
+    return this.all.reduce((n, c) => n + c.hits, this.cleared.hits);
+  }
+  get misses(): number {
+    return this.all.reduce((n, c) => n + c.misses, this.cleared.misses);
+  }
+
+  clear(): void {
+    this.cleared = { hits: this.hits, misses: this.misses };
+    this.byCounter = new WeakMap();
+    this.all = [];
+  }
+
+  /** The cache of counts made by `counter` for `model`. @internal */
+  of(counter: TokenCounter, model: string | undefined): CountCache {
+    let byModel = this.byCounter.get(counter);
+    if (byModel === undefined) this.byCounter.set(counter, (byModel = new Map()));
+    let cache = byModel.get(model ?? '');
+    if (cache === undefined) {
+      cache = new CountCache(this.maxEntries);
+      byModel.set(model ?? '', cache);
+      this.all.push(cache);
+    }
+    return cache;
+  }
+}
+
+/**
+ * A cache of token counts to share across `fitMessages` and `fitMessagesAsync` calls
+ * (`options.countCache`): each distinct text is counted once while the cache holds it, whatever
+ * call counted it first. For callers that fit a whole history at every step without a session
+ * (a session keeps its own counts); the framework adapters use sessions.
+ *
+ * ```js
+ * import { createCountCache, fitMessages } from 'ctxpack';
+ *
+ * const countCache = createCountCache({ maxEntries: 10_000 });
+ * const history = [{ role: 'user', content: 'Summarize the report.' }];
+ * fitMessages(history, { format: 'openai', budgets: { tokens_max: 8_000 }, countCache });
+ * fitMessages(history, { format: 'openai', budgets: { tokens_max: 8_000 }, countCache });
+ * console.log(countCache.hits > 0); // true: the second call counted nothing again
+ * ```
+ *
+ * Counts are kept per counter function and `model`, keyed by a 64-bit hash of the text and its
+ * length: a count is never read for another counter or model. The cache holds hashes and counts,
+ * never the texts. Nothing needs freeing.
+ *
+ * @throws {CtxpackError} `INVALID_OPTION` when `maxEntries` is not an integer ≥ 1.
+ */
+export function createCountCache(options?: CountCacheOptions): TokenCountCache {
+  const o = optionsRecord(options);
+  const maxEntries = readCount(o, 'maxEntries', DEFAULT_MAX_ENTRIES);
+  if (maxEntries < 1) throw invalidOption('maxEntries', 'an integer of at least 1', maxEntries);
+  return new SharedCounts(maxEntries);
+}
+
+/**
+ * A call's own count cache: reading from and writing to `options.countCache` when given (the
+ * call keeps what it counted until it ends, whatever other calls evict meanwhile).
+ * `INVALID_OPTION` when `countCache` is not a {@link createCountCache} cache. @internal
+ */
+export function callCache(shared: unknown, counter: TokenCounter, model: string | undefined): CountCache {
+  if (shared === undefined) return new CountCache(0);
+  if (!(shared instanceof SharedCounts)) throw invalidOption('countCache', 'a cache made by createCountCache()', shared);
+  return new CountCache(0, undefined, shared.of(counter, model));
+}
