@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // `make bench-compare`: this build against an earlier one, side by side in one run. The front
 // doors (fitMessages, a session's turn, selectFragments) and the slicers at 20, 1,000 and 100,000
-// fragments or items (histories: 20, 1,000 and 10,000 messages), generated from fixed seeds. Every measurement runs in a
-// child process of its own; the two builds alternate (before, after, before, after, …) so that
-// what else the machine does weighs on both alike. Time: the median of the calls after a warm-up
-// call. The same selection is required of both builds (the kept indexes or ids, compared by hash):
-// a difference fails the run, a time never does.
+// fragments or items (histories: 20, 1,000 and 10,000 messages), generated from fixed seeds. Each
+// measurement is a child process of its own that loads both builds and alternates their calls
+// (before, after, before, after, …), so that what else the machine does weighs on both alike (a
+// process per build swung by 2.5× on a loaded machine). Time: the median of the calls after a
+// warm-up call each. The same selection is required of both builds (the kept indexes or ids,
+// compared by hash): a difference fails the run, a time never does.
 //
 //   node bench/compare.mjs --before <dir> [--write bench/RESULTS.md] [--smoke]
 //     <dir>: an earlier build's package directory (its dist/ and wasm/, as pkg/ holds them);
@@ -129,33 +130,39 @@ async function load(dir) {
   return existsSync(sub) ? { ...main, ...(await import(pathToFileURL(sub).href)) } : main;
 }
 
-async function child({ dir, name, n, smoke }) {
+async function child({ dirs, name, n, smoke }) {
   const c = CASES[name];
-  const lib = await load(dir);
+  const libs = await Promise.all(dirs.map(load));
   const input = await c.input(n);
   const budget = c.budget(n);
-  const prepared = c.prepare ? c.prepare(lib, input, budget) : input;
-  const once = () => {
-    if (c.prepare) return c.run(lib, prepared);
+  const prepared = libs.map((lib) => (c.prepare ? c.prepare(lib, input, budget) : input));
+  const once = (k) => {
+    if (c.prepare) return c.run(libs[k], prepared[k]);
     const t0 = performance.now();
-    const result = c.run(lib, prepared, budget);
+    const result = c.run(libs[k], prepared[k], budget);
     return { result, ms: performance.now() - t0 };
   };
-  const first = once(); // warm-up: the module instantiated, the code paths compiled
-  const times = [];
-  const deadline = performance.now() + (smoke ? 0 : 1_500);
-  do times.push(once().ms);
-  while (times.length < (smoke ? 1 : 3) || (performance.now() < deadline && times.length < 200));
-  times.sort((a, b) => a - b);
-  const kept = createHash('sha256').update(JSON.stringify(c.kept(first.result))).digest('hex').slice(0, 16);
-  process.stdout.write(JSON.stringify({ ms: times[times.length >> 1], calls: times.length, kept, messages: Array.isArray(input) ? input.length : n }));
+  // Warm-up: each module instantiated, its code paths compiled.
+  const firsts = libs.map((_, k) => once(k));
+  // The builds' calls alternate within the process, so that a busy machine weighs on both alike.
+  const times = libs.map(() => []);
+  const deadline = performance.now() + (smoke ? 0 : 3_000);
+  do for (let k = 0; k < libs.length; k++) times[k].push(once(k).ms);
+  while (times[0].length < (smoke ? 1 : 3) || (performance.now() < deadline && times[0].length < 200));
+  const out = times.map((ts, k) => {
+    ts.sort((a, b) => a - b);
+    const kept = createHash('sha256').update(JSON.stringify(c.kept(firsts[k].result))).digest('hex').slice(0, 16);
+    return { ms: ts[ts.length >> 1], calls: ts.length, kept, messages: Array.isArray(input) ? input.length : n };
+  });
+  process.stdout.write(JSON.stringify(out));
 }
 
 // ---- the run ----
 
-function measure(dir, name, n, smoke) {
-  const r = spawnSync(process.execPath, ['--max-old-space-size=8192', here, '--child', JSON.stringify({ dir, name, n, smoke })], { encoding: 'utf8', maxBuffer: 1 << 24 });
-  if (r.status !== 0) throw new Error(`${name} n=${n} on ${dir}: exit ${r.status}\n${r.stderr}`);
+/** Both builds in one child process, their calls alternating: `[before, after]`. */
+function measure(dirs, name, n, smoke) {
+  const r = spawnSync(process.execPath, ['--max-old-space-size=8192', here, '--child', JSON.stringify({ dirs, name, n, smoke })], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  if (r.status !== 0) throw new Error(`${name} n=${n}: exit ${r.status}\n${r.stderr}`);
   return JSON.parse(r.stdout);
 }
 
@@ -168,7 +175,7 @@ async function main(args) {
   const beforeDir = resolve(before);
   const afterDir = join(root, 'pkg');
   const smoke = args.includes('--smoke');
-  const rounds = smoke ? 1 : 2;
+  const rounds = smoke ? 1 : 3;
   const rows = [];
   const failures = [];
   for (const [name, c] of Object.entries(CASES)) {
@@ -176,8 +183,10 @@ async function main(args) {
       const b = [];
       const a = [];
       for (let k = 0; k < rounds; k++) {
-        b.push(measure(beforeDir, name, size, smoke));
-        a.push(measure(afterDir, name, size, smoke));
+        // Each round a fresh process; which build is called first alternates between rounds.
+        const [x, y] = k % 2 === 0 ? measure([beforeDir, afterDir], name, size, smoke) : measure([afterDir, beforeDir], name, size, smoke).reverse();
+        b.push(x);
+        a.push(y);
       }
       const med = (xs) => xs.map((x) => x.ms).sort((p, q) => p - q)[xs.length >> 1];
       const row = { name, n: a[0].messages, before: med(b), after: med(a), same: a[0].kept === b[0].kept };
@@ -189,7 +198,7 @@ async function main(args) {
   const rev = at('--before-rev');
   const section = `${SECTION}
 
-Produced by \`make bench-compare\` (\`node bench/compare.mjs --before <dir>\`)${rev ? `, the earlier build being \`${rev}\`` : ''}, on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}.${smoke ? ' **Smoke run**: the figures mean nothing.' : ''} Each figure is the median of the calls in a process of its own (after a warm-up call), the median of ${rounds} such processes per build, the builds alternating. Inputs: a generated tool-heavy agent history (OpenAI format; budget 40 tokens a message, at least 2,000), fragments with entities and timestamps, scored items. "Same" compares what each build keeps.
+Produced by \`make bench-compare\` (\`node bench/compare.mjs --before <dir>\`)${rev ? `, the earlier build being \`${rev}\`` : ''}, on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}.${smoke ? ' **Smoke run**: the figures mean nothing.' : ''} Both builds run in the same process, their calls alternating (one warm-up call each first), so that a busy machine weighs on both alike; each figure is the median of those calls, then the median of ${rounds} such processes (which build goes first alternates). Inputs: a generated tool-heavy agent history (OpenAI format; budget 40 tokens a message, at least 2,000), fragments with entities and timestamps, scored items. "Same" compares what each build keeps.
 
 | call | n | before (ms) | after (ms) | after / before | same selection |
 |---|---:|---:|---:|---:|---|
