@@ -70,6 +70,28 @@ const CASES = {
     run: (lib, input, budget) => lib.fitMessages(input, { format: 'openai', budgets: { tokens_max: budget } }),
     kept: (r) => r.decisions.filter((d) => d.included).map((d) => d.index),
   },
+  // One tool result of about 100,000 tokens among a short history (issue 27: counting a huge text
+  // result is no slower than before; it is truncated to the budget's share).
+  'fitMessages, one tool result of n words': {
+    sizes: [100_000],
+    size: (input, n) => n,
+    input: async (n) => {
+      const r = rng(5);
+      const words = ['error', 'at', 'line', 'build', 'failed', 'module', 'src/app.ts', '42', 'warning', 'test'];
+      const log = Array.from({ length: n }, () => r.pick(words)).join(' ');
+      return [
+        { role: 'system', content: 'You are a coding agent.' },
+        { role: 'user', content: 'Why does the build fail?' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_log', arguments: '{"path":"build.log"}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: log },
+        { role: 'assistant', content: 'The log shows a failing module.' },
+        { role: 'user', content: 'Which one?' },
+      ];
+    },
+    budget: () => 16_000,
+    run: (lib, input, budget) => lib.fitMessages(input, { format: 'openai', budgets: { tokens_max: budget } }),
+    kept: (r) => r.decisions.filter((d) => d.included).map((d) => d.index),
+  },
   'session turn': {
     sizes: [20, 1_000, 10_000],
     input: history,
@@ -152,7 +174,7 @@ async function child({ dirs, name, n, smoke }) {
   const out = times.map((ts, k) => {
     ts.sort((a, b) => a - b);
     const kept = createHash('sha256').update(JSON.stringify(c.kept(firsts[k].result))).digest('hex').slice(0, 16);
-    return { ms: ts[ts.length >> 1], calls: ts.length, kept, messages: Array.isArray(input) ? input.length : n };
+    return { ms: ts[ts.length >> 1], calls: ts.length, kept, messages: c.size ? c.size(input, n) : Array.isArray(input) ? input.length : n };
   });
   process.stdout.write(JSON.stringify(out));
 }
