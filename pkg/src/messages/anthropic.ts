@@ -39,6 +39,13 @@ function read(message: unknown, index: number): Turn {
   const media: MediaPart[] = [];
   const text = joinText(collectText(content, [], { recognize: anthropicMedia, out: media }));
   const turn = withMedia({ role, calls, results, prose: role === 'user' && prose, text }, media);
+  // Server-side compaction (compact_20260112, or a `compaction` config) answers with an assistant
+  // message that opens with a `compaction` block: sent back, it must be the first block of the
+  // request, in place of every message it summarises (the API refuses it elsewhere:
+  // compaction_block_misplaced). A block whose content is null is a failed compaction, which the
+  // server treats as a no-op.
+  const opening = blocks[0];
+  if (role === 'assistant' && opening !== undefined && opening['type'] === 'compaction' && typeof opening['content'] === 'string') (turn as { compaction?: true }).compaction = true;
   // "all messages must have non-empty content except for the optional final assistant message"
   // (the API's own refusal): an empty string or array.
   const emptyContent = (typeof content === 'string' || Array.isArray(content)) && content.length === 0;
@@ -63,6 +70,7 @@ export const anthropic: FormatAdapter = {
   read,
   results: 'next-user',
   firstFromUser: true,
+  compacts: 'all',
   systemAnywhere: false,
   emptyLastAssistant: true,
   // The API refuses a repeated id anywhere in the request ("`tool_use` ids must be unique").

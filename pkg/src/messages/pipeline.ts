@@ -171,7 +171,7 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   const turns: Turn[] = list.map((m, i) => readTurn(adapter, m, i));
   const units = buildUnits(turns, adapter);
   // Units that break a rule (an empty result and a leading assistant are fixed after selection).
-  const compacted = compactedItems(turns); // Responses: never sent, so checked as absent
+  const compacted = compactedItems(turns, adapter.compacts); // never sent, so checked as absent
   const violations = structureViolations(turns.map((t, i) => (compacted[i] === 1 ? undefined : t)), adapter).filter((v) => v.rule !== 'no_messages' && v.rule !== 'first_not_user');
   const broken = new Uint8Array(n);
   for (const v of violations) for (const j of units.members.get(units.unitOf[v.index]!)!) broken[j] = 1;
@@ -385,14 +385,14 @@ function choose<M>(s: ScoredFit<M>, plan: FitPlan, target: number): Chosen {
   for (let i = 0, k = 0, q = 0; i < n; i++) {
     if (pinned[i] === 1 || (scored[i] === 1 && forced?.[i] === 1)) {
       keptPositions[q] = i;
-      keptUser[q++] = turns[i]!.role === 'user' ? 1 : 0;
+      keptUser[q++] = opensRequest(turns[i]!) ? 1 : 0;
       continue;
     }
     if (scored[i] === 0 || (eligible !== undefined && eligible[i] === 0)) continue;
     const u = units.unitOf[i]!;
     if (unitId[u] === -1) {
       unitId[u] = opensUser.length;
-      opensUser.push(turns[i]!.role === 'user' ? 1 : 0);
+      opensUser.push(opensRequest(turns[i]!) ? 1 : 0);
     }
     rows[k] = i;
     sizes[k] = costs[i]! + overhead;
@@ -426,4 +426,9 @@ function choose<M>(s: ScoredFit<M>, plan: FitPlan, target: number): Chosen {
     });
   }
   return { rows, result };
+}
+
+/** Whether a message may open a request that must start with a user message (Anthropic): a user's, or a compaction. */
+function opensRequest(turn: Turn): boolean {
+  return turn.role === 'user' || turn.compaction === true;
 }

@@ -190,6 +190,7 @@ export const openaiResponses: FormatAdapter = {
   read,
   results: 'by-id',
   firstFromUser: false,
+  compacts: 'model',
   // Instructions as system or developer messages are taken anywhere in the input.
   systemAnywhere: true,
   // A repeated call_id is refused in the whole input, not only among parallel calls.

@@ -96,17 +96,21 @@ function unitsById(turns: readonly (Turn | undefined)[]): Int32Array {
 export const COMPACTED = 2;
 
 /**
- * Responses: the items the latest `compaction` item stands for, never sent (`COMPACTED`): the
- * model's items before it (its messages, calls, outputs, reasoning, earlier compactions). System
- * and developer messages and the user's messages before it stay candidates: the compacted window
- * OpenAI returns keeps the user's messages beside the compaction item, and instructions are not
- * what it summarises.
+ * The messages the latest compaction stands for, never sent (`COMPACTED`):
+ * - Responses (`compacts: 'model'`): the model's items before the latest `compaction` item (its
+ *   messages, calls, outputs, reasoning, earlier compactions). System and developer messages and
+ *   the user's messages before it stay candidates: the compacted window OpenAI returns keeps the
+ *   user's messages beside the compaction item, and instructions are not what it summarises.
+ * - Anthropic (`compacts: 'all'`): every message before the assistant message that opens with
+ *   the latest `compaction` block, which then opens the request (the API takes the block only as
+ *   the first of the conversation, in place of what it summarises).
  */
-export function compactedItems(turns: readonly (Turn | undefined)[]): Uint8Array {
+export function compactedItems(turns: readonly (Turn | undefined)[], compacts: FormatAdapter['compacts']): Uint8Array {
   const out = new Uint8Array(turns.length);
+  if (compacts === undefined) return out;
   let last = turns.length - 1;
   while (last >= 0 && turns[last]?.compaction !== true) last--;
-  for (let i = 0; i < last; i++) if (turns[i] !== undefined && turns[i]!.role !== 'system' && turns[i]!.role !== 'user') out[i] = 1;
+  for (let i = 0; i < last; i++) if (turns[i] !== undefined && (compacts === 'all' || (turns[i]!.role !== 'system' && turns[i]!.role !== 'user'))) out[i] = 1;
   return out;
 }
 
@@ -157,7 +161,7 @@ export function pinnedMessages(
     // A pinned unit that would open the request (Anthropic: it must start with a user message)
     // brings the nearest user message before it that starts a unit of its own, if there is one.
     const first = pinned.indexOf(1);
-    if (first >= 0 && turns[first]?.role !== 'user') {
+    if (first >= 0 && turns[first]?.role !== 'user' && turns[first]?.compaction !== true) {
       let j = first - 1;
       while (j >= 0 && !(turns[j]?.role === 'user' && units.unitOf[j] === j && broken[j] === 0)) j--;
       if (j >= 0) pinned[j] = 1;

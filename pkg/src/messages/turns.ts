@@ -46,7 +46,10 @@ export interface Turn {
   readonly attachedTo?: readonly string[];
   /** Responses: the item's own `id`, which the API refuses twice in one input (rule `duplicate_item_id`). */
   readonly itemId?: string;
-  /** Responses: a `compaction` item, which stands for the model's items before it (structure.ts `compactedItems`). */
+  /**
+   * A compaction: a Responses `compaction` item, or an Anthropic assistant message opening with a
+   * `compaction` block; it stands for what came before it (structure.ts `compactedItems`).
+   */
   readonly compaction?: true;
 }
 
@@ -62,8 +65,14 @@ export interface FormatAdapter {
   /** Reads `messages[index]`; a malformed message is a `CtxpackError` naming `messages[index].<field>`. */
   read(message: unknown, index: number): Turn;
   readonly results: ResultPlacement;
-  /** Whether the first message must be from the user (Anthropic). */
+  /** Whether the first message must be from the user (Anthropic; or, there, a compaction). */
   readonly firstFromUser: boolean;
+  /**
+   * What a compaction stands for: `'model'` (Responses: the model's items before it; the user's
+   * messages and instructions stay) or `'all'` (Anthropic: every message before it, and the
+   * compaction block must open the request).
+   */
+  readonly compacts?: 'model' | 'all';
   /**
    * Whether a system message may come after the conversation started (OpenAI chat completions
    * accepts one anywhere; LangChain and the AI SDK pass messages to providers that do not).

@@ -76,7 +76,8 @@ export interface AiSdkFormat {
  * `'system_not_first'`, `'first_not_user'` (Anthropic), `'missing_tool_result'`,
  * `'orphan_tool_result'`, `'duplicate_tool_call_id'`, `'empty_content'`, `'tool_result_not_first'`
  * (Anthropic), `'reasoning_without_item'` (Responses: a reasoning item with no item after it),
- * `'duplicate_item_id'` (Responses: an item with an earlier item's `id`).
+ * `'duplicate_item_id'` (Responses: an item with an earlier item's `id`), `'compaction_not_first'`
+ * (Anthropic: a message opening with a `compaction` block after another message).
  */
 export type MessageRule =
   | 'malformed'
@@ -89,7 +90,8 @@ export type MessageRule =
   | 'empty_content'
   | 'tool_result_not_first'
   | 'reasoning_without_item'
-  | 'duplicate_item_id';
+  | 'duplicate_item_id'
+  | 'compaction_not_first';
 
 /** One rule violation: the message at fault (0 for `no_messages`), the rule, and a message naming indexes, never text. */
 export interface MessageViolation {

@@ -69,7 +69,10 @@ function violation(index: number, rule: MessageRule, message: string): MessageVi
  * - `reasoning_without_item` (Responses): a reasoning item with no item after it ("provided
  *   without its required following item");
  * - `duplicate_item_id` (Responses): an item whose `id` an earlier item has ("Duplicate item
- *   found with id").
+ *   found with id");
+ * - `compaction_not_first` (Anthropic): an assistant message that opens with a `compaction` block
+ *   after another message (the API takes the block only as the first of the conversation:
+ *   compaction_block_misplaced). Such a message may open the request: `first_not_user` allows it.
  */
 export function structureViolations(turns: readonly (Turn | undefined)[], adapter: FormatAdapter): MessageViolation[] {
   const out: MessageViolation[] = [];
@@ -88,8 +91,15 @@ export function structureViolations(turns: readonly (Turn | undefined)[], adapte
   });
   duplicateCalls(turns, adapter, out);
   const first = turns[0];
-  if (adapter.firstFromUser && first !== undefined && first.role !== 'user') {
+  if (adapter.firstFromUser && first !== undefined && first.role !== 'user' && first.compaction !== true) {
     out.push(violation(0, 'first_not_user', 'messages[0] must be from the user'));
+  }
+  if (adapter.compacts === 'all') {
+    // Messages left out (undefined) do not count: fitMessages checks what it may send.
+    const opening = turns.findIndex((t) => t !== undefined);
+    turns.forEach((t, i) => {
+      if (t?.compaction === true && i !== opening) out.push(violation(i, 'compaction_not_first', `messages[${i}] opens with a compaction block but is not the first message`));
+    });
   }
   if (adapter.results === 'next-user') pairNextUser(turns, out);
   else if (adapter.results === 'by-id') pairById(turns, out);
