@@ -6,7 +6,7 @@ import { CtxpackError, defaultCacheFor, detectMessageFormat, estimateTokens, fit
 
 const USAGE = `usage: ctxpack plan <fragments.json | -> --budget N [options]
        ctxpack fit <history.json | -> --budget N [--format F] [--query TEXT] [--keep N] [--stub-tool-results] [--json]
-       ctxpack replay <history.json | -> --budget N [--format F] [--cache anthropic|openai|none] [--json]
+       ctxpack replay <history.json | -> --budget N [--format F] [--cache anthropic|anthropic-auto|openai|none] [--json]
        ctxpack eval <history.json | -> --evidence I,J,… [--budgets 5,10,20,40] [--format F] [--json]
 
 plan: the input is a JSON array of fragments, or an object { fragments, gaze?, budgets?, now? }.

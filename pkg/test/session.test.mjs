@@ -362,3 +362,21 @@ test('per-turn options: a smaller budget cuts within it, a new system prompt reu
   assert.equal(c.cache.prefixTokens, 0);
   assert.throws(() => session.fit(messages, { budgets: { tokens_max: 10 } }), (err) => err instanceof CtxpackError && err.code === 'PINNED_OVER_BUDGET');
 });
+
+test("cache 'anthropic-auto': Anthropic's automatic caching, no markers placed, appends predicted read at Anthropic's prices", () => {
+  const { messages, system } = agentSession(4, 'anthropic', 12);
+  const session = createSession({ format: 'anthropic', system, budgets: { tokens_max: 9000 }, cache: 'anthropic-auto' });
+  const rs = replayChecked(messages, 'anthropic', session, { system });
+  const markers = (v) => JSON.stringify(v).split('"cache_control"').length - 1;
+  for (const r of rs) {
+    assert.deepEqual(r.cache.breakpoints, []);
+    assert.equal(markers(r.messages), 0);
+    // An append reads the whole previous request from 1024 tokens on, as a prefix cache does.
+    if (!r.cache.cut && r.cache.prefixTokens >= 1024) assert.equal(r.cache.predictedCachedTokens, r.cache.prefixTokens);
+    const cached = r.cache.predictedCachedTokens;
+    assert.ok(Math.abs(r.metrics.predicted_cost - (cached * 0.1 + (r.metrics.prompt_tokens - cached) * 1.25)) < 1e-6);
+  }
+  assert.ok(rs.some((r) => r.cache.cut) && rs.some((r) => r.cache.predictedCachedTokens > 0));
+  // Breakpoints need explicit markers: the automatic profile has none to place.
+  assert.throws(() => createSession({ format: 'anthropic', budgets: { tokens_max: 9000 }, cache: 'anthropic-auto', breakpoints: true }), (e) => e.code === 'INVALID_OPTION' && e.field === 'breakpoints');
+});

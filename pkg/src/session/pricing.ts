@@ -19,8 +19,11 @@ export interface Pricing extends Required<Omit<CacheProfile, 'ttl'>> {
   readonly ttl: '5m' | '1h' | undefined;
 }
 
-const PRESETS: Readonly<Record<'anthropic' | 'openai' | 'none', Pricing>> = {
+const PRESETS: Readonly<Record<'anthropic' | 'anthropic-auto' | 'openai' | 'none', Pricing>> = {
   anthropic: { enabled: true, readCost: 0.1, writeCost: 1.25, minCacheableTokens: 1024, maxBreakpoints: 4, step: 1, ttl: '5m' },
+  // Automatic caching (one top-level cache_control): the API writes at the request's last block
+  // and reads an earlier request's; the session places no markers and plans for prefix reuse.
+  'anthropic-auto': { enabled: true, readCost: 0.1, writeCost: 1.25, minCacheableTokens: 1024, maxBreakpoints: 0, step: 1, ttl: '5m' },
   openai: { enabled: true, readCost: 0.5, writeCost: 1, minCacheableTokens: 1024, maxBreakpoints: 0, step: 128, ttl: undefined },
   none: { enabled: false, readCost: 1, writeCost: 1, minCacheableTokens: 0, maxBreakpoints: 0, step: 1, ttl: undefined },
 };
@@ -46,7 +49,7 @@ function bad(field: string, requirement: string, value: unknown): CtxpackError {
 export function readPricing(value: unknown): Pricing {
   if (value === undefined) return PRESETS.none;
   if (typeof value === 'string' && Object.hasOwn(PRESETS, value)) return PRESETS[value as keyof typeof PRESETS];
-  if (!isRecord(value)) throw bad('cache', "'anthropic', 'openai', 'none' or { readCost, writeCost, minCacheableTokens, maxBreakpoints, ttl? }", value);
+  if (!isRecord(value)) throw bad('cache', "'anthropic', 'anthropic-auto', 'openai', 'none' or { readCost, writeCost, minCacheableTokens, maxBreakpoints, ttl? }", value);
   for (const key of Object.keys(value)) if (!PROFILE_KEYS.includes(key)) throw bad(`cache.${shownName(key)}`, 'absent (not a cache profile field)', value[key]);
   const num = (key: string, integer: boolean): number => {
     const v = value[key];

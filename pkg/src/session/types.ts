@@ -10,10 +10,12 @@ import type { FitMessagesAsyncOptions, FitMessagesMetrics, FitMessagesOptions, F
 /**
  * How the provider bills a cached prompt prefix, in units of the price of an uncached input token.
  * `'anthropic'`: reads 0.1, writes 1.25, at least 1024 tokens, 4 breakpoints, 5 minutes.
+ * `'anthropic-auto'`: Anthropic's automatic caching (a top-level `cache_control` on the request,
+ * which you set): the same prices, no breakpoints placed by the session.
  * `'openai'`: reads 0.5, writes 1 (automatic), at least 1024 tokens in steps of 128, no breakpoints.
  * `'none'`: no prompt cache: every turn is fitted afresh, as `fitMessages` would.
  */
-export type CachePricing = 'anthropic' | 'openai' | 'none' | CacheProfile;
+export type CachePricing = 'anthropic' | 'anthropic-auto' | 'openai' | 'none' | CacheProfile;
 
 /** A provider's prompt cache, explicitly. */
 export interface CacheProfile {
