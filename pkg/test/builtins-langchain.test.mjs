@@ -1,0 +1,79 @@
+// docs/langchain.md, "Beside LangChain's own": the same 64-step tool agent through createAgent
+// (langchain@1) with LangChain's own ways of keeping a history small, as its docs show them, and
+// with ctxpack's middleware; each request the model received measured by builtins.mjs, the page's
+// table checked against the run.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createAgent, createMiddleware, summarizationMiddleware, tool } from 'langchain';
+import { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { AIMessage, HumanMessage, trimMessages } from '@langchain/core/messages';
+import { FakeListChatModel } from '@langchain/core/utils/testing';
+import { z } from 'zod';
+import { estimateTokens } from 'ctxpack';
+import { ctxpackLangChainMiddleware } from 'ctxpack/langchain';
+import { ANSWER, BUDGET, checkTable, fileText, filePath, measure, STEPS, SYSTEM, TASK, TOOL } from './builtins.mjs';
+
+const readFile = tool(async ({ path }) => fileText(path), { ...TOOL, schema: z.object({ path: z.string() }) });
+
+/** The agent's model: read_file at each of the first STEPS - 1 calls, then the answer; records what it receives. */
+class ScriptedModel extends BaseChatModel {
+  calls = [];
+  constructor() {
+    super({});
+  }
+  _llmType() {
+    return 'scripted';
+  }
+  bindTools() {
+    return this;
+  }
+  async _generate(messages) {
+    this.calls.push(messages);
+    const n = this.calls.length;
+    const message = n < STEPS
+      ? new AIMessage({ content: '', tool_calls: [{ id: `call_${n}`, name: TOOL.name, args: { path: filePath(n) }, type: 'tool_call' }] })
+      : new AIMessage(ANSWER);
+    return { generations: [{ text: typeof message.content === 'string' ? message.content : '', message }] };
+  }
+}
+
+/** The summarizer of summarizationMiddleware: one of the core's fakes, its calls counted. */
+class Summarizer extends FakeListChatModel {
+  calls = 0;
+  constructor() {
+    super({ responses: ['The agent read some files of src/auth.'] });
+  }
+  async _generate(...args) {
+    this.calls++;
+    return super._generate(...args);
+  }
+}
+
+/** `[label, middleware, extra calls]` per row, the label naming the options as the test passes them. */
+function rows() {
+  const counter = (messages) => messages.reduce((n, m) => n + estimateTokens(m.text) + 4, 0);
+  const trim = createMiddleware({ name: 'trim', wrapModelCall: async (request, handler) => handler({ ...request,
+    messages: await trimMessages(request.messages, { maxTokens: BUDGET, strategy: 'last', tokenCounter: counter, startOn: 'human', includeSystem: true }) }) });
+  const summarizer = new Summarizer();
+  return [
+    ["`trimMessages` in `wrapModelCall` (`maxTokens: 22_000, strategy: 'last', startOn: 'human', includeSystem: true`)", trim, () => 0],
+    ['`summarizationMiddleware` (`trigger: { tokens: 22_000 }, keep: { messages: 20 }`)', summarizationMiddleware({ model: summarizer, trigger: { tokens: BUDGET }, keep: { messages: 20 } }), () => summarizer.calls],
+    ['`ctxpackLangChainMiddleware({ budgets: { tokens_max: 22_000 } })`', ctxpackLangChainMiddleware({ budgets: { tokens_max: BUDGET } }), () => 0],
+  ];
+}
+
+test("LangChain's trimMessages and summarizationMiddleware beside ctxpack's middleware on one 64-step agent: docs/langchain.md's table", async () => {
+  const measured = [];
+  for (const [label, middleware, extraCalls] of rows()) {
+    const model = new ScriptedModel();
+    const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM, middleware: [middleware] });
+    const { messages } = await agent.invoke({ messages: [{ role: 'user', content: TASK }] }, { recursionLimit: 1_000 });
+    assert.equal(model.calls.length, STEPS, label);
+    // Only summarizationMiddleware rewrites the agent's state: the task is gone from it too.
+    assert.equal(messages.some((m) => HumanMessage.isInstance(m) && m.text === TASK), !label.startsWith('`summarization'), label);
+    measured.push([label, measure(model.calls, { format: 'langchain', extraCalls: extraCalls() })]);
+  }
+  const ours = measured.at(-1)[1];
+  assert.deepEqual([ours.valid, ours.taskKept, ours.withinBudget], [STEPS, STEPS, STEPS]);
+  checkTable('docs/langchain.md', "Beside LangChain's own", measured);
+});

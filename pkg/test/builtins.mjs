@@ -1,0 +1,109 @@
+// The comparison of ctxpack's adapters with each framework's own ways of managing a long history
+// (docs/*.md, "Beside <framework>'s own"): the same 64-step tool agent for every framework, and
+// one measure of the requests its fake model received, the same for every row of every table.
+//
+// - valid: the request passes validateMessages for its format and the SDK's own check where it
+//   has one (sdk-check.mjs);
+// - task kept: the request holds the task (the first user message of the first request, equal);
+// - within budget: the request's prompt tokens, counted as ctxpack counts them (estimateTokens,
+//   the format's counting rules, the system prompt and the tools' names and descriptions), are
+//   at most BUDGET;
+// - cache reuse: Σ the tokens of the leading messages each request repeats, equal and in order,
+//   from the request before it (the system prompt included, and nothing when it changed), over Σ
+//   every request's tokens: what a provider's prompt cache could read. It is summarizeReplay's
+//   prefix share, measured here by a session that keeps every message of each request;
+// - extra model calls: the calls a built-in makes beside the agent's own (a summarizer's).
+//
+// A docs table is the table `renderTable` makes of what a run measured, and `checkTable` fails
+// when the page's table differs (UPDATE_TABLES=1 writes the measured one into the page instead).
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createSession, validateMessages } from 'ctxpack';
+import { sdkCheck } from './sdk-check.mjs';
+
+export const STEPS = 64;
+export const BUDGET = 22_000;
+export const SYSTEM = 'You are a coding agent. Read the files you need, one at a time, then fix the bug.';
+export const TASK = 'Fix the login bug: sessions expire after one minute.';
+export const TOOL = { name: 'read_file', description: 'Reads a file of the repository.' };
+/** The path the agent reads at step `k` (1-based). */
+export const filePath = (k) => `src/auth/file${k}.ts`;
+/** What read_file returns: about 450 tokens. */
+export const fileText = (path) => `// ${path}\n${'export const line = "session token expiry";\n'.repeat(40)}`;
+/** The agent's answer after its last tool call. */
+export const ANSWER = 'Fixed: the expiry is read in seconds now.';
+
+/** A counting budget no request reaches: the measuring session keeps every message. */
+const UNBOUNDED = 10_000_000;
+
+/**
+ * The figures of one run: `requests` as the model received them, each an array of messages in
+ * `format` (a name or `{ name, ... }`), the system prompt in them or given as `system` (the same
+ * for every request, as the Responses API's `instructions`); `tools` as ctxpack counts them.
+ */
+export function measure(requests, { format, system, tools = [TOOL], extraCalls = 0 }) {
+  const name = typeof format === 'string' ? format : format.name;
+  const taskOf = requests[0]?.find((m) => JSON.stringify(m).includes(JSON.stringify(TASK)));
+  assert.ok(taskOf !== undefined, 'the first request has no task');
+  const task = JSON.stringify(taskOf);
+  const session = createSession({ format, budgets: { tokens_max: UNBOUNDED }, cache: 'openai', tools });
+  let valid = 0;
+  let taskKept = 0;
+  let withinBudget = 0;
+  let largest = 0;
+  let prompt = 0;
+  let prefix = 0;
+  for (const [k, messages] of requests.entries()) {
+    let ok = validateMessages(messages, format).length === 0;
+    if (ok) {
+      try {
+        sdkCheck(name, messages);
+      } catch {
+        ok = false;
+      }
+    }
+    if (ok) valid++;
+    if (messages.some((m) => JSON.stringify(m) === task)) taskKept++;
+    const r = session.fit(messages, system === undefined ? {} : { system });
+    assert.equal(r.messages.length, messages.length, `request ${k}: the measuring session left a message out`);
+    const tokens = r.metrics.prompt_tokens;
+    if (tokens <= BUDGET) withinBudget++;
+    largest = Math.max(largest, tokens);
+    prompt += tokens;
+    prefix += r.cache.prefixTokens;
+  }
+  return { requests: requests.length, valid, taskKept, withinBudget, largest, cacheReuse: prompt > 0 ? prefix / prompt : 0, extraCalls };
+}
+
+const HEADER = '| in the agent | valid requests | with the task | within 22,000 tokens (largest) | cache reuse | extra model calls |\n|---|---|---|---|---|---|';
+const of = (n, m) => `${n} of ${m.requests}`;
+const thousands = (n) => n.toLocaleString('en-US');
+
+/** A docs table of `rows`: `[label, figures]`, the label in Markdown as the page shows it. */
+export function renderTable(rows) {
+  const line = ([label, m]) => `| ${label} | ${of(m.valid, m)} | ${of(m.taskKept, m)} | ${of(m.withinBudget, m)} (${thousands(m.largest)}) | ${Math.round(100 * m.cacheReuse)} % | ${m.extraCalls} |`;
+  return [HEADER, ...rows.map(line)].join('\n');
+}
+
+/**
+ * Fails unless the first table under `## <heading>` of `page` (from the repository's root) is
+ * `renderTable(rows)`; with UPDATE_TABLES=1 in the environment, writes it there instead.
+ */
+export function checkTable(page, heading, rows) {
+  const file = new URL(`../../${page}`, import.meta.url);
+  const text = readFileSync(file, 'utf8');
+  const start = text.indexOf(`\n## ${heading}\n`);
+  assert.ok(start >= 0, `${page} has no section "## ${heading}"`);
+  const end = text.indexOf('\n## ', start + 1);
+  const section = text.slice(start, end < 0 ? text.length : end);
+  const table = /\n(\|[^\n]*\n?)+/.exec(section);
+  assert.ok(table, `${page}, "${heading}": no table`);
+  const expected = renderTable(rows);
+  const found = table[0].trim();
+  if (found !== expected && process.env.UPDATE_TABLES === '1') {
+    const at = start + table.index + table[0].indexOf('|');
+    writeFileSync(file, text.slice(0, at) + expected + text.slice(at + found.length));
+    return;
+  }
+  assert.equal(found, expected, `${page}, "${heading}": the table differs from what the run measured (UPDATE_TABLES=1 writes it)`);
+}
