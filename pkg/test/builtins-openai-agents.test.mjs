@@ -9,7 +9,7 @@ import { Agent, OpenAIResponsesCompactionSession, OpenAIResponsesModel, run, set
 import OpenAI from 'openai';
 import { z } from 'zod';
 import { ctxpackInputFilter } from 'ctxpack/openai-agents';
-import { ANSWER, BUDGET, checkTable, fileText, filePath, measure, STEPS, SYSTEM, TASK, TOOL } from './builtins.mjs';
+import { ANSWER, BUDGET, checkTable, countText, fileText, filePath, measure, STEPS, SYSTEM, TASK, TOOL } from './builtins.mjs';
 
 setTracingDisabled(true);
 
@@ -47,7 +47,7 @@ function scriptedClient() {
 const ROWS = [
   ['nothing (the whole history every call)', () => ({})],
   ["`session: new OpenAIResponsesCompactionSession({ client, model: 'gpt-5' })`", (client) => ({ session: new OpenAIResponsesCompactionSession({ client, model: 'gpt-5' }) })],
-  ['`callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: 22_000 } })`', () => ({ callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: BUDGET } }) })],
+  ["`callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: 22_000 }, countTokens: forEncoding('o200k_base') })`", () => ({ callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: BUDGET }, countTokens: countText }) })],
 ];
 
 test("the Agents SDK's compaction session beside ctxpack's callModelInputFilter on one 64-step agent: docs/openai-agents.md's table", async () => {
