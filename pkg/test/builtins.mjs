@@ -9,10 +9,12 @@
 //   (js-tiktoken's o200k_base, OpenAI's current encoding: `countText`, which the rows that take a
 //   counter are given too) through ctxpack's counting rules for the format (the system prompt,
 //   the tools' names and descriptions, per-message overheads);
-// - cache reuse: Σ the tokens of the leading messages each request repeats, equal and in order,
-//   from the request before it (the system prompt included, and nothing when it changed), over Σ
-//   every request's tokens: what a provider's prompt cache could read. It is summarizeReplay's
-//   prefix share, measured here by a session that keeps every message of each request;
+// - cache reuse: Σ the tokens each request repeats from the start of the request before it (what
+//   leads the prompt: the tools' names and descriptions; then the system prompt and whole
+//   messages, equal as ctxpack reads them and in order, up to the first that differs), over Σ
+//   every request's tokens, the first included: what a provider's prompt cache could read. It is
+//   summarizeReplay's prefix share, measured by a session that keeps every message of each
+//   request (a request it cannot take whole is refused, never measured wrong);
 // - extra model calls: the calls a built-in makes beside the agent's own (a summarizer's).
 //
 // A docs table is the table `renderTable` makes of what a run measured, and `checkTable` fails
@@ -106,11 +108,12 @@ export function renderTable(rows) {
 }
 
 /**
- * Fails unless the first table under `## <heading>` of `page` (from the repository's root) is
- * `renderTable(rows)`; with UPDATE_TABLES=1 in the environment, writes it there instead.
+ * Fails unless the first table under `## <heading>` of `page` (a path from the repository's root,
+ * or a file URL) is `renderTable(rows)`; with UPDATE_TABLES=1 in the environment, writes it there
+ * instead.
  */
 export function checkTable(page, heading, rows) {
-  const file = new URL(`../../${page}`, import.meta.url);
+  const file = page instanceof URL ? page : new URL(`../../${page}`, import.meta.url);
   const text = readFileSync(file, 'utf8');
   const start = text.indexOf(`\n## ${heading}\n`);
   assert.ok(start >= 0, `${page} has no section "## ${heading}"`);
