@@ -1,13 +1,13 @@
 // docs/ai-sdk.md, "Beside the AI SDK's own": the same 64-step tool agent through generateText
-// (ai@7, its MockLanguageModelV4) with nothing, with the SDK's pruneMessages in prepareStep as its
+// (ai@7, its MockLanguageModelV4, scripted-models.mjs) with nothing, with the SDK's pruneMessages in prepareStep as its
 // docs show it, and with ctxpack's prepareStep and middleware; each prompt the model received
 // measured by builtins.mjs, the page's table checked against the run.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { generateText, jsonSchema, pruneMessages, stepCountIs, tool, wrapLanguageModel } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
 import { ctxpackMiddleware, ctxpackPrepareStep } from 'ctxpack/ai-sdk';
-import { ANSWER, BUDGET, checkTable, countText, fileText, filePath, measure, STEPS, SYSTEM, TASK, TOOL } from './builtins.mjs';
+import { BUDGET, checkTable, countText, fileText, measure, STEPS, SYSTEM, TASK, TOOL } from './builtins.mjs';
+import { scriptedLanguageModel } from './scripted-models.mjs';
 
 const tools = {
   [TOOL.name]: tool({
@@ -16,22 +16,6 @@ const tools = {
     execute: async ({ path }) => fileText(path),
   }),
 };
-
-/** The agent's model: read_file at each of the first STEPS - 1 calls, then the answer; records each prompt. */
-function scriptedModel() {
-  const prompts = [];
-  const usage = { inputTokens: { total: 10 }, outputTokens: { total: 10 } };
-  const model = new MockLanguageModelV4({
-    doGenerate: async ({ prompt }) => {
-      prompts.push(prompt);
-      const n = prompts.length;
-      return n < STEPS
-        ? { content: [{ type: 'tool-call', toolCallId: `call_${n}`, toolName: TOOL.name, input: JSON.stringify({ path: filePath(n) }) }], finishReason: { unified: 'tool-calls', raw: 'tool_use' }, usage, warnings: [] }
-        : { content: [{ type: 'text', text: ANSWER }], finishReason: { unified: 'stop', raw: 'end_turn' }, usage, warnings: [] };
-    },
-  });
-  return { model, prompts };
-}
 
 // The AI SDK's context management (docs/03-agents/04-loop-control.mdx, "Context Management"): in
 // prepareStep, pruneMessages once an estimate passes a threshold, its returned messages the base of
@@ -55,7 +39,7 @@ const ROWS = [
 test("the AI SDK's pruneMessages beside ctxpack's prepareStep and middleware on one 64-step agent: docs/ai-sdk.md's table", async () => {
   const measured = [];
   for (const [label, glue] of ROWS) {
-    const { model, prompts } = scriptedModel();
+    const { model, prompts } = scriptedLanguageModel();
     const { steps } = await generateText({ ...glue(model), tools, instructions: SYSTEM, messages: [{ role: 'user', content: TASK }], stopWhen: stepCountIs(STEPS + 1) });
     assert.equal(steps.length, STEPS, label);
     measured.push([label, measure(prompts, { format: 'ai-sdk' })]);

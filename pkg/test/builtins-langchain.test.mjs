@@ -5,36 +5,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createAgent, createMiddleware, summarizationMiddleware, tool } from 'langchain';
-import { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { AIMessage, HumanMessage, trimMessages } from '@langchain/core/messages';
+import { HumanMessage, trimMessages } from '@langchain/core/messages';
 import { FakeListChatModel } from '@langchain/core/utils/testing';
 import { z } from 'zod';
 import { ctxpackLangChainMiddleware } from 'ctxpack/langchain';
-import { ANSWER, BUDGET, checkTable, countText, fileText, filePath, measure, STEPS, SYSTEM, TASK, TOOL } from './builtins.mjs';
+import { BUDGET, checkTable, countText, fileText, measure, STEPS, SYSTEM, TASK, TOOL } from './builtins.mjs';
+import { ScriptedChatModel } from './scripted-models.mjs';
 
 const readFile = tool(async ({ path }) => fileText(path), { ...TOOL, schema: z.object({ path: z.string() }) });
-
-/** The agent's model: read_file at each of the first STEPS - 1 calls, then the answer; records what it receives. */
-class ScriptedModel extends BaseChatModel {
-  calls = [];
-  constructor() {
-    super({});
-  }
-  _llmType() {
-    return 'scripted';
-  }
-  bindTools() {
-    return this;
-  }
-  async _generate(messages) {
-    this.calls.push(messages);
-    const n = this.calls.length;
-    const message = n < STEPS
-      ? new AIMessage({ content: '', tool_calls: [{ id: `call_${n}`, name: TOOL.name, args: { path: filePath(n) }, type: 'tool_call' }] })
-      : new AIMessage(ANSWER);
-    return { generations: [{ text: typeof message.content === 'string' ? message.content : '', message }] };
-  }
-}
 
 /** The summarizer of summarizationMiddleware: one of the core's fakes, its calls counted. */
 class Summarizer extends FakeListChatModel {
@@ -67,7 +45,7 @@ function rows() {
 test("LangChain's trimMessages and summarizationMiddleware beside ctxpack's middleware on one 64-step agent: docs/langchain.md's table", async () => {
   const measured = [];
   for (const [label, middleware, extraCalls] of rows()) {
-    const model = new ScriptedModel();
+    const model = new ScriptedChatModel();
     const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM, middleware: [middleware] });
     const { messages } = await agent.invoke({ messages: [{ role: 'user', content: TASK }] }, { recursionLimit: 1_000 });
     assert.equal(model.calls.length, STEPS, label);

@@ -8,27 +8,11 @@ import { test } from 'node:test';
 import { Agent } from '@mastra/core/agent';
 import { TokenLimiter, ToolCallFilter } from '@mastra/core/processors';
 import { createTool } from '@mastra/core/tools';
-import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
-import { ANSWER, BUDGET, checkTable, fileText, filePath, measure, STEPS, SYSTEM, TASK, TOOL } from './builtins.mjs';
+import { ANSWER, BUDGET, checkTable, fileText, measure, STEPS, SYSTEM, TASK, TOOL } from './builtins.mjs';
+import { scriptedLanguageModel } from './scripted-models.mjs';
 
 const readFile = createTool({ id: TOOL.name, description: TOOL.description, inputSchema: z.object({ path: z.string() }), execute: async ({ path }) => fileText(path) });
-
-/** The agent's model: read_file at each of the first STEPS - 1 calls, then the answer; records each prompt. */
-function scriptedModel() {
-  const prompts = [];
-  const usage = { inputTokens: { total: 10 }, outputTokens: { total: 10 } };
-  const model = new MockLanguageModelV4({
-    doGenerate: async ({ prompt }) => {
-      prompts.push(prompt);
-      const n = prompts.length;
-      return n < STEPS
-        ? { content: [{ type: 'tool-call', toolCallId: `call_${n}`, toolName: TOOL.name, input: JSON.stringify({ path: filePath(n) }) }], finishReason: { unified: 'tool-calls', raw: 'tool_use' }, usage, warnings: [] }
-        : { content: [{ type: 'text', text: ANSWER }], finishReason: { unified: 'stop', raw: 'end_turn' }, usage, warnings: [] };
-    },
-  });
-  return { model, prompts };
-}
 
 // Mastra's docs (docs-guides-context-engineering.md): TokenLimiter to fit a token budget, and
 // ToolCallFilter for old tool calls with TokenLimiter after it "as a final budget guard".
@@ -41,7 +25,7 @@ const ROWS = [
 test("Mastra's TokenLimiter and ToolCallFilter on one 64-step agent: docs/mastra-builtins.md's table", async () => {
   const measured = [];
   for (const [label, inputProcessors] of ROWS) {
-    const { model, prompts } = scriptedModel();
+    const { model, prompts } = scriptedLanguageModel();
     const agent = new Agent({ id: 'coder', name: 'coder', instructions: SYSTEM, model, tools: { [TOOL.name]: readFile }, inputProcessors: inputProcessors() });
     const result = await agent.generate(TASK, { maxSteps: STEPS + 1 });
     assert.equal(result.text, ANSWER, label);

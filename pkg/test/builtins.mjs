@@ -21,7 +21,7 @@
 // when the page's table differs (UPDATE_TABLES=1 writes the measured one into the page instead).
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createSession, validateMessages } from 'ctxpack';
+import { createSession, summarizeReplay, validateMessages } from 'ctxpack';
 import { forEncoding } from 'ctxpack/tokenizers/js-tiktoken';
 import { sdkCheck } from './sdk-check.mjs';
 
@@ -72,9 +72,7 @@ export function measure(requests, { format, system, tools = [TOOL], extraCalls =
   let valid = 0;
   let taskKept = 0;
   let withinBudget = 0;
-  let largest = 0;
-  let prompt = 0;
-  let prefix = 0;
+  const turns = [];
   for (const [k, messages] of requests.entries()) {
     let ok = validateMessages(messages, format).length === 0;
     if (ok) {
@@ -88,13 +86,13 @@ export function measure(requests, { format, system, tools = [TOOL], extraCalls =
     if (messages.some((m) => JSON.stringify(m) === task)) taskKept++;
     const r = session.fit(messages, system === undefined ? {} : { system });
     assert.equal(r.messages.length, messages.length, `request ${k}: the measuring session left a message out`);
-    const tokens = r.metrics.prompt_tokens;
-    if (tokens <= BUDGET) withinBudget++;
-    largest = Math.max(largest, tokens);
-    prompt += tokens;
-    prefix += r.cache.prefixTokens;
+    if (r.metrics.prompt_tokens <= BUDGET) withinBudget++;
+    // As replaySession reports a turn; the request is kept whole, so its history is itself.
+    turns.push({ turn: k + 1, historyMessages: messages.length, sentMessages: messages.length, promptTokens: r.metrics.prompt_tokens, historyTokens: r.metrics.prompt_tokens,
+      budgetUsed: r.metrics.budget_used, effectiveBudget: r.metrics.effective_budget, prefixTokens: r.cache.prefixTokens, predictedCachedTokens: r.cache.predictedCachedTokens, predictedCost: r.metrics.predicted_cost, cut: r.cache.cut });
   }
-  return { requests: requests.length, valid, taskKept, withinBudget, largest, cacheReuse: prompt > 0 ? prefix / prompt : 0, extraCalls };
+  const largest = Math.max(0, ...turns.map((t) => t.promptTokens));
+  return { requests: requests.length, valid, taskKept, withinBudget, largest, cacheReuse: summarizeReplay(turns).prefixShare, extraCalls };
 }
 
 const HEADER = '| in the agent | valid requests | with the task | within 22,000 tokens (largest, o200k_base) | cache reuse | extra model calls |\n|---|---|---|---|---|---|';

@@ -5,14 +5,11 @@
 // flight, fit the budget, and reuse the previous request's prefix at least as much as a plain
 // session given the same histories; the agent's state must keep every message.
 //
-// The model is a BaseChatModel of @langchain/core's, scripted: langchain's FakeToolCallingModel
-// answers with the text of every message it received joined, so its replies grow with the
-// prompt and a 64-step run cannot fit any budget; the core's fakes make no tool calls.
+// The model is a BaseChatModel of @langchain/core's, scripted (scripted-models.mjs).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createAgent, createMiddleware, MiddlewareError, tool } from 'langchain';
 import { MemorySaver } from '@langchain/langgraph';
-import { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { AIMessage, BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { FakeListChatModel } from '@langchain/core/utils/testing';
 import { Tiktoken } from 'js-tiktoken/lite';
@@ -21,6 +18,7 @@ import { z } from 'zod';
 import { CtxpackError, createSession, estimateTokens, fitMessages, validateMessages } from 'ctxpack';
 import { ctxpackLangChainMiddleware } from 'ctxpack/langchain';
 import { sdkCheck } from './sdk-check.mjs';
+import { ScriptedChatModel as ScriptedModel } from './scripted-models.mjs';
 
 const STEPS = 64;
 const BUDGET = 22_000;
@@ -32,29 +30,6 @@ const readFile = tool(async ({ path }) => `// ${path}\n${'export const line = "s
   schema: z.object({ path: z.string() }),
 });
 const COUNTED_TOOLS = [{ name: 'read_file', description: 'Reads a file of the repository.' }];
-
-/** A chat model that calls read_file at each of `steps - 1` calls, then answers; it records what it receives. */
-class ScriptedModel extends BaseChatModel {
-  constructor(steps = STEPS, calls = []) {
-    super({});
-    this.steps = steps;
-    this.calls = calls;
-  }
-  _llmType() {
-    return 'scripted';
-  }
-  bindTools() {
-    return this;
-  }
-  async _generate(messages) {
-    this.calls.push(messages);
-    const n = this.calls.length;
-    const message = n < this.steps
-      ? new AIMessage({ content: '', tool_calls: [{ id: `call_${n}`, name: 'read_file', args: { path: `src/auth/file${n}.ts` }, type: 'tool_call' }] })
-      : new AIMessage('Fixed: the expiry is read in seconds now.');
-    return { generations: [{ text: typeof message.content === 'string' ? message.content : '', message }] };
-  }
-}
 
 const tokens = (m) => estimateTokens(JSON.stringify(m));
 
