@@ -5,15 +5,12 @@
 // flight, fit the budget, and reuse the previous request's prefix at least as much as a plain
 // session given the same histories; the agent's state must keep every message.
 //
-// The model is a BaseChatModel of @langchain/core's, scripted: langchain's FakeToolCallingModel
-// answers with the text of every message it received joined, so its replies grow with the
-// prompt and a 64-step run cannot fit any budget; the core's fakes make no tool calls.
+// The model is a BaseChatModel of @langchain/core's, scripted (scripted-models.mjs).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createAgent, createMiddleware, MiddlewareError, summarizationMiddleware, tool } from 'langchain';
+import { createAgent, createMiddleware, MiddlewareError, tool } from 'langchain';
 import { MemorySaver } from '@langchain/langgraph';
-import { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { AIMessage, BaseMessage, HumanMessage, SystemMessage, trimMessages } from '@langchain/core/messages';
+import { AIMessage, BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { FakeListChatModel } from '@langchain/core/utils/testing';
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200k from 'js-tiktoken/ranks/o200k_base';
@@ -21,6 +18,7 @@ import { z } from 'zod';
 import { CtxpackError, createSession, estimateTokens, fitMessages, validateMessages } from 'ctxpack';
 import { ctxpackLangChainMiddleware } from 'ctxpack/langchain';
 import { sdkCheck } from './sdk-check.mjs';
+import { ScriptedChatModel as ScriptedModel } from './scripted-models.mjs';
 
 const STEPS = 64;
 const BUDGET = 22_000;
@@ -32,29 +30,6 @@ const readFile = tool(async ({ path }) => `// ${path}\n${'export const line = "s
   schema: z.object({ path: z.string() }),
 });
 const COUNTED_TOOLS = [{ name: 'read_file', description: 'Reads a file of the repository.' }];
-
-/** A chat model that calls read_file at each of `steps - 1` calls, then answers; it records what it receives. */
-class ScriptedModel extends BaseChatModel {
-  constructor(steps = STEPS, calls = []) {
-    super({});
-    this.steps = steps;
-    this.calls = calls;
-  }
-  _llmType() {
-    return 'scripted';
-  }
-  bindTools() {
-    return this;
-  }
-  async _generate(messages) {
-    this.calls.push(messages);
-    const n = this.calls.length;
-    const message = n < this.steps
-      ? new AIMessage({ content: '', tool_calls: [{ id: `call_${n}`, name: 'read_file', args: { path: `src/auth/file${n}.ts` }, type: 'tool_call' }] })
-      : new AIMessage('Fixed: the expiry is read in seconds now.');
-    return { generations: [{ text: typeof message.content === 'string' ? message.content : '', message }] };
-  }
-}
 
 const tokens = (m) => estimateTokens(JSON.stringify(m));
 
@@ -194,30 +169,6 @@ test('what must be kept exceeds the budget: the model call fails with PINNED_OVE
   assert.ok(err.cause instanceof CtxpackError);
   assert.equal(err.cause.code, 'PINNED_OVER_BUDGET');
   assert.equal(model.calls.length, 0);
-});
-
-// LangChain's own ways on the same agent: trimMessages in wrapModelCall (as its docs show, from
-// the last message, starting on a human message) and summarizationMiddleware (its summary model
-// one of the core's fakes). Each loses the task; the figures are docs/langchain.md's.
-test('LangChain\'s trimMessages and summarizationMiddleware on the same 64-step agent lose the task; ctxpack keeps it in every request', async () => {
-  const counter = (messages) => messages.reduce((n, m) => n + estimateTokens(m.text) + 4, 0);
-  const trim = createMiddleware({ name: 'trim', wrapModelCall: async (request, handler) => handler({ ...request,
-    messages: await trimMessages(request.messages, { maxTokens: BUDGET, strategy: 'last', tokenCounter: counter, startOn: 'human', includeSystem: true }) }) });
-  const summarize = summarizationMiddleware({ model: new FakeListChatModel({ responses: ['The agent read some files of src/auth.'] }), trigger: { tokens: BUDGET }, keep: { messages: 20 } });
-  const missing = {};
-  for (const [name, middleware] of [['trimMessages', trim], ['summarizationMiddleware', summarize], ['ctxpack', ctxpackLangChainMiddleware({ budgets: { tokens_max: BUDGET } })]]) {
-    const model = new ScriptedModel();
-    const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM, middleware: [middleware] });
-    const { messages } = await agent.invoke({ messages: [{ role: 'user', content: TASK }] }, { recursionLimit: 1_000 });
-    // Only summarizationMiddleware rewrites the agent's state: the task is gone from it too.
-    assert.equal(messages.some((m) => HumanMessage.isInstance(m) && m.text === TASK), name !== 'summarizationMiddleware', name);
-    missing[name] = { requests: model.calls.length, withoutTask: model.calls.filter((r) => !r.some((m) => HumanMessage.isInstance(m) && m.text === TASK)).length, systemOnly: model.calls.filter((r) => r.length === 1).length, invalid: model.calls.filter((r) => validateMessages(r, 'langchain').length > 0).length };
-  }
-  assert.deepEqual(missing, {
-    trimMessages: { requests: 64, withoutTask: 15, systemOnly: 15, invalid: 0 }, // each of them the system prompt alone
-    summarizationMiddleware: { requests: 64, withoutTask: 17, systemOnly: 0, invalid: 0 }, // the task summarized away
-    ctxpack: { requests: 64, withoutTask: 0, systemOnly: 0, invalid: 0 },
-  });
 });
 
 test('odd requests to wrapModelCall are a CtxpackError naming the field, and the model is not called', async () => {
