@@ -405,17 +405,18 @@ function fit(input, values) {
   }
   const m = r.metrics;
   const pad = (x, n) => String(x).padEnd(n);
-  const lines = [`ctxpack fit (${format}): ${m.messages_kept} of ${m.candidate_count} messages, ${m.budget_used} of ${m.effective_budget} tokens (${m.pinned_tokens} kept by rule)`, ''];
-  lines.push(`  ${pad('#', 5)}${pad('role', 11)}${pad('tokens', 8)}${pad('score', 7)}${pad('', 6)}${pad('reason', 20)}message`);
+  const lines = [`ctxpack fit (${format}): ${m.messages_kept} of ${m.candidate_count} messages, ${m.budget_used} of ${m.effective_budget} tokens (${m.pinned_tokens} of them kept by rule)`, ''];
+  lines.push(`  ${pad('#', 5)}${pad('role', 11)}${pad('tokens', 12)}${pad('score', 7)}${pad('', 6)}${pad('reason', 20)}message`);
   for (const d of r.decisions) {
     const msg = doc.messages[d.index];
     const calls = (msg.tool_calls ?? []).length + (Array.isArray(msg.content) ? msg.content.filter((p) => p?.type === 'tool_use' || p?.type === 'tool-call').length : 0);
     const preview = (typeof msg.content === 'string' ? msg.content : msg.content == null ? '' : JSON.stringify(msg.content)).replace(/\s+/g, ' ').slice(0, 48);
     const what = calls > 0 ? `[${calls} tool call${calls > 1 ? 's' : ''}] ${preview}` : preview;
     const group = d.unit !== d.index ? ` (with #${d.unit})` : '';
-    const verdict = d.stubbed ? 'STUB' : d.included ? 'KEEP' : 'cut';
-    const tokens = d.stubbed ? `${d.stub_tokens}/${d.cost_tokens}` : d.cost_tokens;
-    lines.push(`  ${pad(d.index, 5)}${pad(msg.role, 11)}${pad(tokens, 8)}${pad(d.score.toFixed(2), 7)}${pad(verdict, 6)}${pad(d.reason + group, 20)}${what}`);
+    // A stub or a truncated tool result shows what is sent of what the message holds.
+    const verdict = d.stubbed ? 'STUB' : d.truncated && d.included ? 'TRUNC' : d.included ? 'KEEP' : 'cut';
+    const tokens = d.stubbed ? `${d.stub_tokens}/${d.cost_tokens}` : d.truncated ? `${d.truncated.to}/${d.truncated.from}` : d.cost_tokens;
+    lines.push(`  ${pad(d.index, 5)}${pad(msg.role ?? msg.type, 11)}${pad(tokens, 12)}${pad(d.score.toFixed(2), 7)}${pad(verdict, 6)}${pad(d.reason + group, 20)}${what}`);
   }
   for (const w of r.warnings) lines.push('', `warning: ${w}`);
   process.stdout.write(`${lines.join('\n')}\n`);

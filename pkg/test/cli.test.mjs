@@ -196,3 +196,19 @@ test('fit: every chat format is named in the help and read, detected or given wi
     assert.equal(JSON.parse(r.stdout).messages.length, 1, format);
   }
 });
+
+test('fit: the header says the pinned figure is tokens, and a truncated tool result shows TRUNC with sent/whole tokens', () => {
+  const history = [
+    { role: 'user', content: 'Why does the build fail?' },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_log', arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: 'c1', content: 'error at line 42 '.repeat(2000) },
+    { role: 'user', content: 'Which module?' },
+  ];
+  const r = run(['fit', '-', '--budget', '3000'], JSON.stringify(history));
+  assert.equal(r.status, 0, r.stderr);
+  const fitted = fitMessages(history, { format: 'openai', budgets: { tokens_max: 3000 } });
+  const t = fitted.decisions[2].truncated;
+  assert.ok(t, 'the library truncates the result');
+  assert.match(r.stdout, new RegExp(`\\(${fitted.metrics.pinned_tokens} of them kept by rule\\)`));
+  assert.match(r.stdout, new RegExp(`^  2 +tool +${t.to}/${t.from} .*TRUNC`, 'm'));
+});

@@ -94,6 +94,7 @@ test('bad values: maxEntries, a countCache not made by createCountCache, and ses
   bad(() => createCountCache({ maxEntries: 0 }), 'maxEntries');
   bad(() => createCountCache({ maxEntries: 1.5 }), 'maxEntries');
   bad(() => createCountCache('big'), 'options');
+  bad(() => createCountCache({ max: 10 }), 'max');
   bad(() => fitMessages(HISTORY, { format: 'openai', budgets: BUDGETS, countCache: new Map() }), 'countCache');
   bad(() => createSession({ format: 'openai', budgets: BUDGETS, countCache: createCountCache() }), 'countCache');
   assert.equal(createCountCache().size, 0);

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { invalidOption, optionsRecord, readCount } from '../validate/options.js';
+import { invalidOption, optionsRecord, readCount, rejectUnknownOptions } from '../validate/options.js';
 import { CountCache } from './cache.js';
 import type { TokenCounter } from './counter.js';
 
@@ -91,10 +91,11 @@ class SharedCounts implements TokenCountCache {
  * length: a count is never read for another counter or model. The cache holds hashes and counts,
  * never the texts. Nothing needs freeing.
  *
- * @throws {CtxpackError} `INVALID_OPTION` when `maxEntries` is not an integer ≥ 1.
+ * @throws {CtxpackError} `INVALID_OPTION` when `maxEntries` is not an integer ≥ 1, or for an unknown option.
  */
 export function createCountCache(options?: CountCacheOptions): TokenCountCache {
   const o = optionsRecord(options);
+  rejectUnknownOptions(o, ['maxEntries'], 'createCountCache');
   const maxEntries = readCount(o, 'maxEntries', DEFAULT_MAX_ENTRIES);
   if (maxEntries < 1) throw invalidOption('maxEntries', 'an integer of at least 1', maxEntries);
   return new SharedCounts(maxEntries);
