@@ -15,8 +15,8 @@
 
 use ctxpack_core::wasm::{
     bm25_from_stats_wasm, bm25_scores_wasm, bm25_stats, bm25_terms, budget_curve, decision_codes,
-    error_codes, group_units, min_budget_for, pin_closure, slice_columnar, slice_grouped,
-    slice_numeric, slice_objects, slice_variants,
+    error_codes, group_units, min_budget_for, pin_closure, slice_numeric, slice_objects,
+    solve_slice,
 };
 use ctxpack_core::{
     Budget, BudgetSimulation, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError,
@@ -31,6 +31,99 @@ use wasm_bindgen_test::wasm_bindgen_test;
 /// Put into every fragment's `content`, `metadata` and `id`: no error
 /// message may ever contain it.
 const SECRET: &str = "SECRET-7f3a";
+
+// ---------------------------------------------------------------------------
+// `solveSlice` as the package calls it: without structure or versions, with
+// groups and dependencies, with versions
+// ---------------------------------------------------------------------------
+
+fn slice_columnar(
+    slicer: &str,
+    tokens: &[u32],
+    scores: &[f64],
+    kinds: &[u32],
+    kind_names: Vec<js_sys::JsString>,
+    options: JsValue,
+) -> Result<JsValue, JsValue> {
+    solve_slice(
+        slicer,
+        tokens,
+        scores,
+        kinds,
+        kind_names,
+        &[],
+        &[],
+        &[],
+        &[],
+        &[],
+        &[],
+        &[],
+        options,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn slice_grouped(
+    slicer: &str,
+    tokens: &[u32],
+    scores: &[f64],
+    kinds: &[u32],
+    kind_names: Vec<js_sys::JsString>,
+    group_of: &[u32],
+    dep_offsets: &[u32],
+    dep_targets: &[u32],
+    origin: &[u32],
+    options: JsValue,
+) -> Result<JsValue, JsValue> {
+    solve_slice(
+        slicer,
+        tokens,
+        scores,
+        kinds,
+        kind_names,
+        group_of,
+        dep_offsets,
+        dep_targets,
+        origin,
+        &[],
+        &[],
+        &[],
+        options,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn slice_variants(
+    slicer: &str,
+    tokens: &[u32],
+    scores: &[f64],
+    kinds: &[u32],
+    kind_names: Vec<js_sys::JsString>,
+    group_of: &[u32],
+    dep_offsets: &[u32],
+    dep_targets: &[u32],
+    origin: &[u32],
+    var_class: &[u32],
+    var_tokens: &[u32],
+    var_scores: &[f64],
+    options: JsValue,
+) -> Result<JsValue, JsValue> {
+    solve_slice(
+        slicer,
+        tokens,
+        scores,
+        kinds,
+        kind_names,
+        group_of,
+        dep_offsets,
+        dep_targets,
+        origin,
+        var_class,
+        var_tokens,
+        var_scores,
+        options,
+    )
+}
 
 // ---------------------------------------------------------------------------
 // JS value helpers
@@ -3288,4 +3381,67 @@ fn media_probes_follow_windows_and_rules_refuse_bad_options() {
             ("INVALID_OPTION", Some(field))
         );
     }
+}
+
+/// `solveSlice` answers what the structure calls for, and the core decides
+/// the path: a plain slice without groups, dependencies or versions (and
+/// `repaired: false` for a knapsack strategy told to require
+/// dependencies); the units' fields with a group; `version` with versions.
+#[wasm_bindgen_test]
+fn solve_slice_answers_what_the_structure_calls_for() {
+    let tokens = [40u32, 30, 20];
+    let scores = [0.9, 0.5, 0.4];
+    let has = |v: &JsValue, key: &str| !get(v, key).is_undefined();
+    let budget = || obj(&[("targetTokens", num(60.0))]);
+    let plain =
+        slice_columnar("knapsack", &tokens, &scores, &[], Vec::new(), budget()).expect("plain");
+    assert!(!has(&plain, "groupReasons") && !has(&plain, "unitOf"));
+    assert!(!has(&plain, "repaired") && !has(&plain, "version"));
+    let require = || {
+        obj(&[
+            ("targetTokens", num(60.0)),
+            ("dependencies", string("require")),
+        ])
+    };
+    let knapsack =
+        slice_columnar("knapsack", &tokens, &scores, &[], Vec::new(), require()).expect("require");
+    assert_eq!(get(&knapsack, "repaired").as_bool(), Some(false));
+    assert_eq!(u32s(&knapsack, "selected"), u32s(&plain, "selected"));
+    let walk =
+        slice_columnar("greedy", &tokens, &scores, &[], Vec::new(), require()).expect("walk");
+    assert!(!has(&walk, "repaired"));
+    // Items 1 and 2 in one group: the units' fields come back.
+    let grouped = slice_grouped(
+        "greedy",
+        &tokens,
+        &scores,
+        &[],
+        Vec::new(),
+        &[NO_GROUP, 0, 0],
+        &[],
+        &[],
+        &[],
+        budget(),
+    )
+    .expect("grouped");
+    assert_eq!(u32s(&grouped, "unitOf"), [0, 1, 1]);
+    assert!(has(&grouped, "groupReasons") && !has(&grouped, "version"));
+    // A shorter version of item 0: the version chosen per item comes back.
+    let versions = slice_variants(
+        "exact",
+        &tokens,
+        &scores,
+        &[],
+        Vec::new(),
+        &[],
+        &[],
+        &[],
+        &[],
+        &[0],
+        &[10],
+        &[0.6],
+        budget(),
+    )
+    .expect("versions");
+    assert_eq!(u32s(&versions, "version"), [1, 0, 0]);
 }
