@@ -33,8 +33,8 @@ use wasm_bindgen_test::wasm_bindgen_test;
 const SECRET: &str = "SECRET-7f3a";
 
 // ---------------------------------------------------------------------------
-// `solveSlice` as the package calls it: without structure or versions, with
-// groups and dependencies, with versions
+// `solveSlice` as the package calls it without structure or versions, and
+// with groups and dependencies (`solve_slice` itself: with versions)
 // ---------------------------------------------------------------------------
 
 fn slice_columnar(
@@ -45,20 +45,9 @@ fn slice_columnar(
     kind_names: Vec<js_sys::JsString>,
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    solve_slice(
-        slicer,
-        tokens,
-        scores,
-        kinds,
-        kind_names,
-        &[],
-        &[],
-        &[],
-        &[],
-        &[],
-        &[],
-        &[],
-        options,
+    let none: &[u32] = &[];
+    slice_grouped(
+        slicer, tokens, scores, kinds, kind_names, none, none, none, none, options,
     )
 }
 
@@ -75,6 +64,7 @@ fn slice_grouped(
     origin: &[u32],
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
+    let none: &[u32] = &[];
     solve_slice(
         slicer,
         tokens,
@@ -85,42 +75,9 @@ fn slice_grouped(
         dep_offsets,
         dep_targets,
         origin,
+        none,
+        none,
         &[],
-        &[],
-        &[],
-        options,
-    )
-}
-
-#[allow(clippy::too_many_arguments)]
-fn slice_variants(
-    slicer: &str,
-    tokens: &[u32],
-    scores: &[f64],
-    kinds: &[u32],
-    kind_names: Vec<js_sys::JsString>,
-    group_of: &[u32],
-    dep_offsets: &[u32],
-    dep_targets: &[u32],
-    origin: &[u32],
-    var_class: &[u32],
-    var_tokens: &[u32],
-    var_scores: &[f64],
-    options: JsValue,
-) -> Result<JsValue, JsValue> {
-    solve_slice(
-        slicer,
-        tokens,
-        scores,
-        kinds,
-        kind_names,
-        group_of,
-        dep_offsets,
-        dep_targets,
-        origin,
-        var_class,
-        var_tokens,
-        var_scores,
         options,
     )
 }
@@ -3113,7 +3070,7 @@ fn slice_variants_equals_the_native_variant_slice() {
     for (name, strategy) in strategies {
         for target in [0u32, 90, 400, 1500] {
             let o = obj(&[("targetTokens", num(f64::from(target)))]);
-            let js = slice_variants(
+            let js = solve_slice(
                 name,
                 &f.tokens,
                 &f.scores,
@@ -3159,7 +3116,7 @@ fn slice_variants_equals_the_native_variant_slice() {
 fn slice_variants_refuses_naming_the_callers_item() {
     let o = obj(&[("targetTokens", num(100.0)), ("noun", string("candidates"))]);
     // A version whose class is past the items (named as given: there is no such item to map).
-    let r = refused(slice_variants(
+    let r = refused(solve_slice(
         "exact",
         &[10, 20],
         &[0.5, 0.4],
@@ -3179,7 +3136,7 @@ fn slice_variants_refuses_naming_the_callers_item() {
         ("INVALID_FIELD", Some("variants"), Some(2))
     );
     let o = obj(&[("targetTokens", num(100.0)), ("noun", string("candidates"))]);
-    let r = refused(slice_variants(
+    let r = refused(solve_slice(
         "count-knapsack",
         &[10, 20],
         &[0.5, 0.4],
@@ -3199,7 +3156,7 @@ fn slice_variants_refuses_naming_the_callers_item() {
         ("INVALID_OPTION", Some("variants"))
     );
     let o = obj(&[("targetTokens", num(100.0))]);
-    let r = refused(slice_variants(
+    let r = refused(solve_slice(
         "greedy",
         &[10, 20],
         &[0.5, 0.4],
@@ -3427,7 +3384,7 @@ fn solve_slice_answers_what_the_structure_calls_for() {
     assert_eq!(u32s(&grouped, "unitOf"), [0, 1, 1]);
     assert!(has(&grouped, "groupReasons") && !has(&grouped, "version"));
     // A shorter version of item 0: the version chosen per item comes back.
-    let versions = slice_variants(
+    let versions = solve_slice(
         "exact",
         &tokens,
         &scores,
