@@ -1532,12 +1532,28 @@ fn invalid_option_missing_or_mistyped_fields() {
 /// fields; a misspelt option (`maxConsecutiveSkip`) is silently ignored.
 #[wasm_bindgen_test]
 fn invalid_option_unknown_key() {
+    let fixture = main_fixture();
     for key in ["topK", "maxConsecutiveSkip", "bucket_size"] {
         let options = obj(&[("targetTokens", num(100.0)), (key, num(1.0))]);
-        let r = option_refusal("packer", &options);
-        assert_eq!(r.code, "INVALID_OPTION", "{key}");
-        assert_eq!(r.field.as_deref(), Some(key));
-        assert!(r.message.contains(key), "{}", r.message);
+        let columnar = refused(fixture.columnar("packer", &options));
+        let objects = refused(fixture.objects("packer", &options));
+        for r in [&columnar, &objects] {
+            assert_eq!(r.code, "INVALID_OPTION", "{key}");
+            assert_eq!(r.field.as_deref(), Some(key));
+            assert!(r.message.contains(key), "{}", r.message);
+        }
+        // Each entry lists what it takes: `solveSlice` also the structure's
+        // options, the object path not.
+        assert!(
+            columnar.message.ends_with(", dependencies, noun)"),
+            "{}",
+            columnar.message
+        );
+        assert!(
+            objects.message.ends_with(", compareHeuristic)"),
+            "{}",
+            objects.message
+        );
     }
 }
 
