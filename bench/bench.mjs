@@ -53,7 +53,7 @@ const IMPLS = {
 /**
  * Issue 13's instance: every item with a summary of ⌈tokens / 8⌉ tokens and a stub of
  * min(12, tokens), each worth the score × sqrt(its tokens / the item's), as bench/native.rs makes
- * them: the columns of `sliceVariants`.
+ * them: the version columns of `solveSlice`.
  */
 function versionColumns(tokens, scores) {
   const n = tokens.length;
@@ -171,7 +171,7 @@ async function child(spec) {
   const versions = algo === 'exact-variants' ? versionColumns(cols.tokens, cols.scores) : undefined;
   if (variantsGlue !== undefined) variantsGlue.initSync({ module: readFileSync(WASM) });
   const sliceVariants = () =>
-    variantsGlue.sliceVariants('exact', cols.tokens, cols.scores, EMPTY, [], EMPTY, EMPTY, EMPTY, EMPTY, versions.versionClass, versions.tokens, versions.scores, {
+    variantsGlue.solveSlice('exact', cols.tokens, cols.scores, EMPTY, [], EMPTY, EMPTY, EMPTY, EMPTY, versions.versionClass, versions.tokens, versions.scores, {
       targetTokens: budget,
     });
   let variantTokens;
@@ -257,12 +257,14 @@ async function child(spec) {
     const glue = await import(GLUE);
     const memory = glue.initSync({ module: readFileSync(WASM) }).memory;
     const before = memory.buffer.byteLength;
+    const NONE = new Uint32Array(0);
+    const NO_F64 = new Float64Array(0);
     if (algo === 'exact-variants') {
       sliceVariants();
     } else if (algo === 'exact-count') {
-      glue.sliceColumnar(algo, exactCols.tokens, exactCols.scores, exactCols.kinds, exactCols.kindNames, { targetTokens: budget, ...exactOptions });
+      glue.solveSlice(algo, exactCols.tokens, exactCols.scores, exactCols.kinds, exactCols.kindNames, NONE, NONE, NONE, NONE, NONE, NONE, NO_F64, { targetTokens: budget, ...exactOptions });
     } else {
-      glue.sliceColumnar(algo, cols.tokens, cols.scores, new Uint32Array(0), [], { targetTokens: budget, ...knapsackOptions });
+      glue.solveSlice(algo, cols.tokens, cols.scores, NONE, [], NONE, NONE, NONE, NONE, NONE, NONE, NO_F64, { targetTokens: budget, ...knapsackOptions });
     }
     result.wasmGrowth = memory.buffer.byteLength - before;
   }
@@ -634,7 +636,7 @@ function targets(cases, first, gz, small, media) {
     'Multiple-choice knapsack, exact, wasm, n = 10k × 3 versions at a 128k-token budget: ≤ 50 ms (issue 13)',
     mckp === undefined
       ? 'not run (smoke)'
-      : `${fmt(mckpWasm?.ms)} ms (wasm \`sliceVariants\`, median; native ${fmt(mckp.results['ctxpack-native']?.ms)} ms), solver '${mckpWasm?.report?.solver}', ` +
+      : `${fmt(mckpWasm?.ms)} ms (wasm \`solveSlice\` with versions, median; native ${fmt(mckp.results['ctxpack-native']?.ms)} ms), solver '${mckpWasm?.report?.solver}', ` +
           `${mckp.results['ctxpack-native']?.values?.report?.peakStates} DP states at most; the 0/1 case beside it (n = 10k, 128k, exact): ${fmt(exactWasm?.ms)} ms`,
     mckpWasm?.ms <= 50 && mckpWasm?.report?.solver === 'exact',
   );

@@ -8,7 +8,7 @@
 // warm-up call each. The same selection is required of both builds (the kept indexes or ids,
 // compared by hash): a difference fails the run, a time never does.
 //
-//   node bench/compare.mjs --before <dir> [--write bench/RESULTS.md] [--smoke]
+//   node bench/compare.mjs --before <dir> [--write bench/RESULTS.md] [--smoke] [--only <case>,<case>…]
 //     <dir>: an earlier build's package directory (its dist/ and wasm/, as pkg/ holds them);
 //     make bench-compare builds one from a git revision (BEFORE=<rev>, default HEAD~1).
 //   node bench/compare.mjs --child '<json>'   # one measurement (spawned below)
@@ -57,6 +57,16 @@ function fragments(n) {
 function items(n) {
   const r = rng(11);
   return Array.from({ length: n }, (_, i) => ({ id: `i${i}`, tokens: r.int(1, 800), score: r.next() }));
+}
+
+/** {@link items} in groups of three (a tool call, its result, a note), every fifth with a shorter version. */
+function structured(n) {
+  const r = rng(13);
+  return items(n).map((it, i) => {
+    const out = { ...it, group: `g${Math.floor(i / 3)}` };
+    if (i % 5 === 0) out.variants = [{ tokens: Math.max(1, it.tokens >> 3), score: it.score * r.next() }];
+    return out;
+  });
 }
 
 /** The cases: each builds its input once, then `run(lib)` is timed; `kept(result)` is compared across builds. */
@@ -133,6 +143,20 @@ const CASES = {
     run: (lib, input, budget) => lib.knapsackSlice(input, { targetTokens: budget }),
     kept: (r) => r.selected,
   },
+  'greedySlice (groups+variants)': {
+    sizes: [20, 1_000, 100_000],
+    input: async (n) => structured(n),
+    budget: (n) => Math.max(500, n * 80),
+    run: (lib, input, budget) => lib.greedySlice(input, { targetTokens: budget }),
+    kept: (r) => r.decisions.filter((d) => d.included).map((d) => `${d.id}:${d.variant}`),
+  },
+  'knapsackSlice (groups)': {
+    sizes: [20, 1_000, 100_000],
+    input: async (n) => structured(n).map(({ variants: _v, ...it }) => it),
+    budget: (n) => Math.min(50_000, Math.max(500, n * 80)),
+    run: (lib, input, budget) => lib.knapsackSlice(input, { targetTokens: budget }),
+    kept: (r) => r.selected,
+  },
   exactKnapsackSlice: {
     sizes: [20, 1_000, 100_000],
     input: async (n) => items(n),
@@ -200,7 +224,9 @@ async function main(args) {
   const rounds = smoke ? 1 : 3;
   const rows = [];
   const failures = [];
+  const only = at('--only')?.split(',');
   for (const [name, c] of Object.entries(CASES)) {
+    if (only !== undefined && !only.includes(name)) continue;
     for (const size of smoke ? [20, 1_000] : c.sizes) {
       const b = [];
       const a = [];

@@ -15,8 +15,8 @@
 
 use ctxpack_core::wasm::{
     bm25_from_stats_wasm, bm25_scores_wasm, bm25_stats, bm25_terms, budget_curve, decision_codes,
-    error_codes, group_units, min_budget_for, pin_closure, slice_columnar, slice_grouped,
-    slice_numeric, slice_objects, slice_variants,
+    error_codes, group_units, min_budget_for, pin_closure, slice_numeric, slice_objects,
+    solve_slice,
 };
 use ctxpack_core::{
     Budget, BudgetSimulation, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError,
@@ -31,6 +31,56 @@ use wasm_bindgen_test::wasm_bindgen_test;
 /// Put into every fragment's `content`, `metadata` and `id`: no error
 /// message may ever contain it.
 const SECRET: &str = "SECRET-7f3a";
+
+// ---------------------------------------------------------------------------
+// `solveSlice` as the package calls it without structure or versions, and
+// with groups and dependencies (`solve_slice` itself: with versions)
+// ---------------------------------------------------------------------------
+
+fn slice_columnar(
+    slicer: &str,
+    tokens: &[u32],
+    scores: &[f64],
+    kinds: &[u32],
+    kind_names: Vec<js_sys::JsString>,
+    options: JsValue,
+) -> Result<JsValue, JsValue> {
+    let none: &[u32] = &[];
+    slice_grouped(
+        slicer, tokens, scores, kinds, kind_names, none, none, none, none, options,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn slice_grouped(
+    slicer: &str,
+    tokens: &[u32],
+    scores: &[f64],
+    kinds: &[u32],
+    kind_names: Vec<js_sys::JsString>,
+    group_of: &[u32],
+    dep_offsets: &[u32],
+    dep_targets: &[u32],
+    origin: &[u32],
+    options: JsValue,
+) -> Result<JsValue, JsValue> {
+    let none: &[u32] = &[];
+    solve_slice(
+        slicer,
+        tokens,
+        scores,
+        kinds,
+        kind_names,
+        group_of,
+        dep_offsets,
+        dep_targets,
+        origin,
+        none,
+        none,
+        &[],
+        options,
+    )
+}
 
 // ---------------------------------------------------------------------------
 // JS value helpers
@@ -1482,12 +1532,28 @@ fn invalid_option_missing_or_mistyped_fields() {
 /// fields; a misspelt option (`maxConsecutiveSkip`) is silently ignored.
 #[wasm_bindgen_test]
 fn invalid_option_unknown_key() {
+    let fixture = main_fixture();
     for key in ["topK", "maxConsecutiveSkip", "bucket_size"] {
         let options = obj(&[("targetTokens", num(100.0)), (key, num(1.0))]);
-        let r = option_refusal("packer", &options);
-        assert_eq!(r.code, "INVALID_OPTION", "{key}");
-        assert_eq!(r.field.as_deref(), Some(key));
-        assert!(r.message.contains(key), "{}", r.message);
+        let columnar = refused(fixture.columnar("packer", &options));
+        let objects = refused(fixture.objects("packer", &options));
+        for r in [&columnar, &objects] {
+            assert_eq!(r.code, "INVALID_OPTION", "{key}");
+            assert_eq!(r.field.as_deref(), Some(key));
+            assert!(r.message.contains(key), "{}", r.message);
+        }
+        // Each entry lists what it takes: `solveSlice` also the structure's
+        // options, the object path not.
+        assert!(
+            columnar.message.ends_with(", dependencies, noun)"),
+            "{}",
+            columnar.message
+        );
+        assert!(
+            objects.message.ends_with(", compareHeuristic)"),
+            "{}",
+            objects.message
+        );
     }
 }
 
@@ -3020,7 +3086,7 @@ fn slice_variants_equals_the_native_variant_slice() {
     for (name, strategy) in strategies {
         for target in [0u32, 90, 400, 1500] {
             let o = obj(&[("targetTokens", num(f64::from(target)))]);
-            let js = slice_variants(
+            let js = solve_slice(
                 name,
                 &f.tokens,
                 &f.scores,
@@ -3066,7 +3132,7 @@ fn slice_variants_equals_the_native_variant_slice() {
 fn slice_variants_refuses_naming_the_callers_item() {
     let o = obj(&[("targetTokens", num(100.0)), ("noun", string("candidates"))]);
     // A version whose class is past the items (named as given: there is no such item to map).
-    let r = refused(slice_variants(
+    let r = refused(solve_slice(
         "exact",
         &[10, 20],
         &[0.5, 0.4],
@@ -3086,7 +3152,7 @@ fn slice_variants_refuses_naming_the_callers_item() {
         ("INVALID_FIELD", Some("variants"), Some(2))
     );
     let o = obj(&[("targetTokens", num(100.0)), ("noun", string("candidates"))]);
-    let r = refused(slice_variants(
+    let r = refused(solve_slice(
         "count-knapsack",
         &[10, 20],
         &[0.5, 0.4],
@@ -3106,7 +3172,7 @@ fn slice_variants_refuses_naming_the_callers_item() {
         ("INVALID_OPTION", Some("variants"))
     );
     let o = obj(&[("targetTokens", num(100.0))]);
-    let r = refused(slice_variants(
+    let r = refused(solve_slice(
         "greedy",
         &[10, 20],
         &[0.5, 0.4],
@@ -3288,4 +3354,67 @@ fn media_probes_follow_windows_and_rules_refuse_bad_options() {
             ("INVALID_OPTION", Some(field))
         );
     }
+}
+
+/// `solveSlice` answers what the structure calls for, and the core decides
+/// the path: a plain slice without groups, dependencies or versions (and
+/// `repaired: false` for a knapsack strategy told to require
+/// dependencies); the units' fields with a group; `version` with versions.
+#[wasm_bindgen_test]
+fn solve_slice_answers_what_the_structure_calls_for() {
+    let tokens = [40u32, 30, 20];
+    let scores = [0.9, 0.5, 0.4];
+    let has = |v: &JsValue, key: &str| !get(v, key).is_undefined();
+    let budget = || obj(&[("targetTokens", num(60.0))]);
+    let plain =
+        slice_columnar("knapsack", &tokens, &scores, &[], Vec::new(), budget()).expect("plain");
+    assert!(!has(&plain, "groupReasons") && !has(&plain, "unitOf"));
+    assert!(!has(&plain, "repaired") && !has(&plain, "version"));
+    let require = || {
+        obj(&[
+            ("targetTokens", num(60.0)),
+            ("dependencies", string("require")),
+        ])
+    };
+    let knapsack =
+        slice_columnar("knapsack", &tokens, &scores, &[], Vec::new(), require()).expect("require");
+    assert_eq!(get(&knapsack, "repaired").as_bool(), Some(false));
+    assert_eq!(u32s(&knapsack, "selected"), u32s(&plain, "selected"));
+    let walk =
+        slice_columnar("greedy", &tokens, &scores, &[], Vec::new(), require()).expect("walk");
+    assert!(!has(&walk, "repaired"));
+    // Items 1 and 2 in one group: the units' fields come back.
+    let grouped = slice_grouped(
+        "greedy",
+        &tokens,
+        &scores,
+        &[],
+        Vec::new(),
+        &[NO_GROUP, 0, 0],
+        &[],
+        &[],
+        &[],
+        budget(),
+    )
+    .expect("grouped");
+    assert_eq!(u32s(&grouped, "unitOf"), [0, 1, 1]);
+    assert!(has(&grouped, "groupReasons") && !has(&grouped, "version"));
+    // A shorter version of item 0: the version chosen per item comes back.
+    let versions = solve_slice(
+        "exact",
+        &tokens,
+        &scores,
+        &[],
+        Vec::new(),
+        &[],
+        &[],
+        &[],
+        &[],
+        &[0],
+        &[10],
+        &[0.6],
+        budget(),
+    )
+    .expect("versions");
+    assert_eq!(u32s(&versions, "version"), [1, 0, 0]);
 }

@@ -14,9 +14,10 @@ import { importInternal } from './internal.mjs';
 const internal = await importInternal(
   "export { CORE_ERROR_TEXT, coreErrorText } from './src/error-text.ts';\n" +
     "export { call } from './src/core/instance.ts';\n" +
-    "export * as glue from './wasm/ctxpack.js';\n",
+    "export * as glue from './wasm/ctxpack.js';\n" +
+    "export { BM25_DEFAULTS } from './src/ranking/relevance.ts';\n",
 );
-const { CORE_ERROR_TEXT, coreErrorText, call, glue } = internal;
+const { CORE_ERROR_TEXT, coreErrorText, call, glue, BM25_DEFAULTS } = internal;
 const errorCodes = call(() => glue.errorCodes());
 
 /** Per code, the fields of an error as the boundary gives them, index 7 and a field to name. */
@@ -85,6 +86,12 @@ test("the strategy table is the core's, in the package and in the page", async (
     const sim = page.simulationOptions(s);
     assert.equal(sim.slicer, row.monotonic ? row.engine : row.name, row.name);
   }
+});
+
+test("BM25's defaults are the core's, as the types document them", () => {
+  assert.deepEqual({ ...BM25_DEFAULTS }, { k1: ctxpack.OPTION_DEFAULTS.bm25K1, b: ctxpack.OPTION_DEFAULTS.bm25B });
+  // messages/types.ts: "Default 1.2", "Default 0.75".
+  assert.deepEqual({ ...BM25_DEFAULTS }, { k1: 1.2, b: 0.75 });
 });
 
 test('NOT_MONOTONIC comes from the core for every strategy its table does not simulate', () => {

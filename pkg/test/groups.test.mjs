@@ -222,3 +222,27 @@ test('items without groups or dependencies slice exactly as before', () => {
     }
   }
 });
+
+test('a dependency is named at its position in the caller\'s list, ids outside the call counted', () => {
+  // 'elsewhere' names no item of the call: skipped, but it keeps its place in the list.
+  const list = [{ id: 'a', tokens: 1, score: 1, dependencies: ['elsewhere', 'a'] }];
+  assert.throws(
+    () => greedySlice(list, { targetTokens: 10 }, { dependencies: 'require' }),
+    (e) => e instanceof CtxpackError && e.code === 'INVALID_FIELD' && e.field === 'dependencies[1]' && e.index === 0,
+  );
+});
+
+test("without groups or dependencies to honour, 'require' leaves the knapsack strategies unrepaired and the walks silent", () => {
+  const list = [
+    { id: 'a', tokens: 10, score: 0.9 },
+    { id: 'b', tokens: 10, score: 0.5, dependencies: ['elsewhere'] },
+  ];
+  const b = { targetTokens: 15 };
+  for (const [name, run] of Object.entries(STRATEGIES)) {
+    if (COUNTED.has(name)) continue;
+    const r = run(list, b, { dependencies: 'require' });
+    if (name === 'greedy' || name === 'packer') assert.equal('repaired' in r, false, name);
+    else assert.equal(r.repaired, false, name);
+    assert.equal('repaired' in run(list, b), false, `${name}, dependencies ignored`);
+  }
+});

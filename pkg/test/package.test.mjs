@@ -256,6 +256,14 @@ const errorCases = [
   ['scarcity misspelt', () => sl.countConstrainedKnapsackSlice(items, { targetTokens: 10 }, { entries: [], scarcity: 'fail' }), 'INVALID_OPTION'],
 ];
 
+test('a repeated item id is refused in the words of every other repeated id', () => {
+  const list = [{ id: 'x', tokens: 1, score: 1 }, { id: 'y', tokens: 1, score: 1 }, { id: 'x', tokens: 2, score: 1 }];
+  assert.throws(
+    () => sl.greedySlice(list, { targetTokens: 1 }),
+    (e) => e.code === 'DUPLICATE_ID' && e.index === 2 && e.otherIndex === 0 && e.message === 'items[2].id duplicates items[0].id',
+  );
+});
+
 for (const [name, call, code, field, index] of errorCases) {
   test(`error: ${name} → ${code}, and the next call works`, () => {
     assert.throws(call, (e) => {

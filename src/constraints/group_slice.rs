@@ -72,7 +72,7 @@ impl GroupedStrategy {
         }
     }
 
-    const fn is_walk(&self) -> bool {
+    pub(crate) const fn is_walk(&self) -> bool {
         matches!(self, GroupedStrategy::Greedy | GroupedStrategy::Packer(_))
     }
 

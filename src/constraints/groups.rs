@@ -182,9 +182,32 @@ impl Groups {
     /// # Ok::<(), ctxpack_core::CtxpackError>(())
     /// ```
     pub fn depends_on(
-        mut self,
+        self,
         item: usize,
         on: impl IntoIterator<Item = usize>,
+    ) -> Result<Self, CtxpackError> {
+        self.depends_on_at(item, on.into_iter().enumerate())
+    }
+
+    /// [`depends_on`](Self::depends_on) with each index of `on` at the
+    /// position `k` the caller's list has it (errors name
+    /// `dependencies[k]`): for a caller whose list also holds entries that
+    /// name no item, which it leaves out.
+    ///
+    /// # Errors
+    /// As [`depends_on`](Self::depends_on), naming each index by its given
+    /// position.
+    ///
+    /// ```
+    /// use ctxpack_core::Groups;
+    /// // The caller's list: [an id outside the call, item 0, item 1 itself].
+    /// let err = Groups::new(2).depends_on_at(1, [(1, 0), (2, 1)]).unwrap_err();
+    /// assert_eq!((err.field(), err.index()), (Some("dependencies[2]"), Some(1)));
+    /// ```
+    pub fn depends_on_at(
+        mut self,
+        item: usize,
+        on: impl IntoIterator<Item = (usize, usize)>,
     ) -> Result<Self, CtxpackError> {
         if item >= self.len {
             return Err(CtxpackError::InvalidField {
@@ -193,7 +216,7 @@ impl Groups {
                 reason: format!("is out of range: there are {} items", self.len),
             });
         }
-        for (k, j) in on.into_iter().enumerate() {
+        for (k, j) in on {
             if j == item {
                 return Err(CtxpackError::SelfDependency {
                     index: item,

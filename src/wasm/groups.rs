@@ -1,5 +1,5 @@
-//! `groupUnits`, `sliceGrouped` and `pinClosure`: groups and dependencies
-//! around any slicer, decided by the core ([`Units`]); this file only
+//! `groupUnits`, `pinClosure` and `solveSlice`'s grouped slice: groups and
+//! dependencies around any slicer, decided by the core ([`Units`]); this file only
 //! reads the arrays and writes the answer.
 //!
 //! Groups come as one group index per item (`groupOf`, `0xFFFFFFFF`: none),
@@ -19,6 +19,7 @@ use super::decode::{columnar_items, kind_names_from_js, kinds_of};
 use super::encode::{index_f64, slice_out, to_js, With};
 use super::errors::with_naming;
 use super::options::{strategy_of, Mode, Options};
+use super::slice::ItemColumns;
 use crate::{Budget, CtxpackError, Decision, DependencyMode, Groups, Item, Units};
 
 /// `groupOf`'s "no group".
@@ -102,10 +103,14 @@ impl<'a> Structure<'a> {
         for (i, w) in offsets.windows(2).enumerate() {
             if w[0] < w[1] {
                 let targets = &self.dep_targets[w[0] as usize..w[1] as usize];
-                let named = targets.iter().filter(|&&t| t != NO_TARGET);
-                groups = groups
-                    .depends_on(i, named.map(|&t| t as usize))
-                    .map_err(|e| caller_position(e, targets))?;
+                // Targets that name no item keep their place: errors name
+                // the caller's position.
+                let named = targets
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &t)| t != NO_TARGET)
+                    .map(|(k, &t)| (k, t as usize));
+                groups = groups.depends_on_at(i, named)?;
             }
         }
         Ok(groups.with_mode(mode))
@@ -115,57 +120,7 @@ impl<'a> Structure<'a> {
 /// `depTargets`' "names no item".
 const NO_TARGET: u32 = u32::MAX;
 
-/// [`Groups::depends_on`]'s refusal of item `item`'s `k`-th named target,
-/// renamed by its position among all of `targets` (skipped ones included),
-/// which is the caller's.
-fn caller_position(e: CtxpackError, targets: &[u32]) -> CtxpackError {
-    let position = |k: usize| {
-        targets
-            .iter()
-            .enumerate()
-            .filter(|&(_, &t)| t != NO_TARGET)
-            .nth(k)
-            .map_or(k, |(p, _)| p)
-    };
-    if let CtxpackError::SelfDependency {
-        index, dependency, ..
-    } = e
-    {
-        let p = position(dependency);
-        return CtxpackError::SelfDependency {
-            index,
-            dependency: p,
-            field: format!("dependencies[{p}]"),
-        };
-    }
-    let CtxpackError::InvalidField {
-        field,
-        index,
-        reason,
-    } = e
-    else {
-        return e;
-    };
-    let named = field
-        .strip_prefix("dependencies[")
-        .and_then(|rest| rest.strip_suffix(']'))
-        .and_then(|k| k.parse::<usize>().ok());
-    let Some(k) = named else {
-        return CtxpackError::InvalidField {
-            field,
-            index,
-            reason,
-        };
-    };
-    let p = position(k);
-    CtxpackError::InvalidField {
-        field: format!("dependencies[{p}]"),
-        index,
-        reason,
-    }
-}
-
-/// The units as `groupUnits` and `sliceGrouped` report them.
+/// The units as `groupUnits` and `solveSlice` report them.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct UnitsOut {
@@ -194,7 +149,7 @@ struct UnitMapOut {
     needs_other: Uint8Array,
 }
 
-/// What `sliceGrouped` adds to a slice's result.
+/// What `solveSlice`'s grouped slice adds to a slice's result.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct GroupedOut {
@@ -217,7 +172,7 @@ fn to_u32(i: usize) -> u32 {
 /// depends on another (`dependencies: 'require'`). The number of items is
 /// the length of the first non-empty array among `kinds`, `groupOf`,
 /// `origin` and `depOffsets` (less one); the others must agree. Options:
-/// those of `sliceGrouped` (`targetTokens` optional).
+/// those of `solveSlice` (`targetTokens` optional).
 ///
 /// # Errors
 /// A `CtxpackError` JS error: `INVALID_OPTION` for `dependencies:
@@ -330,46 +285,20 @@ pub fn pin_closure(
     })
 }
 
-/// A slice under groups and dependencies: everything `sliceColumnar`
-/// returns (over the items: `selected` in output order, `reasons` with
-/// codes 9 `group_excluded` and 10 `dependency_excluded`, totals, …), plus
-/// `groupReasons: Uint8Array` (per item: the unit's own reason for a
-/// `group_excluded` member, 255 otherwise), `unitOf`, `unitCount` and
-/// `repaired` (knapsack strategies under `dependencies: 'require'`:
-/// whether the first selection had to drop units; absent otherwise).
-/// Options: `sliceColumnar`'s, plus `dependencies` (`'ignore'` or
-/// `'require'`) and `noun`.
+/// The slice under groups and dependencies of `solveSlice`: a plain
+/// slice's answer over the items (`reasons` with codes 9 `group_excluded`
+/// and 10 `dependency_excluded`), plus `groupReasons: Uint8Array` (per
+/// item: the unit's own reason for a `group_excluded` member, 255
+/// otherwise), `unitOf`, `unitCount` and `repaired` (knapsack strategies
+/// under `dependencies: 'require'`: whether the first selection had to
+/// drop units; absent otherwise).
 ///
 /// # Errors
-/// As `groupUnits`, and `sliceColumnar`'s; `INVALID_FIELD` (field `group`,
+/// As `groupUnits`, and a plain slice's; `INVALID_FIELD` (field `group`,
 /// the unit's first member) when a unit's tokens sum past 4294967295.
-#[wasm_bindgen(js_name = sliceGrouped)]
-#[allow(clippy::needless_pass_by_value, clippy::too_many_arguments)] // the JS calling convention
-pub fn slice_grouped(
+pub(super) fn grouped(
     slicer: &str,
-    tokens: &[u32],
-    scores: &[f64],
-    kinds: &[u32],
-    kind_names: Vec<JsString>,
-    group_of: &[u32],
-    dep_offsets: &[u32],
-    dep_targets: &[u32],
-    origin: &[u32],
-    options: JsValue,
-) -> Result<JsValue, JsValue> {
-    let structure = Structure::new(group_of, dep_offsets, dep_targets, origin);
-    let kind_names = kind_names_from_js(&kind_names);
-    with_naming(&options, Mode::GroupedSlice, origin, |o| {
-        grouped(slicer, tokens, scores, kinds, &kind_names, &structure, o)
-    })
-}
-
-fn grouped(
-    slicer: &str,
-    tokens: &[u32],
-    scores: &[f64],
-    kinds: &[u32],
-    kind_names: &[String],
+    (tokens, scores, kinds, kind_names): ItemColumns<'_>,
     structure: &Structure<'_>,
     options: &Options,
 ) -> Result<JsValue, CtxpackError> {

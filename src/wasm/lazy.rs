@@ -32,7 +32,7 @@ impl From<CtxpackError> for LazyError {
 /// each, and must return its token count, an integer from 0 to
 /// 4294967295. `scores` gives the number of items and their scores; the
 /// options are those of the other entry points (`targetTokens`,
-/// `maxConsecutiveSkips`, …). The result is that of `sliceColumnar` for
+/// `maxConsecutiveSkips`, …). The result is that of `solveSlice` for
 /// `'packer'`, plus `counted`: how many counts were asked for (items
 /// `0..counted`).
 ///

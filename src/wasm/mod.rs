@@ -1,18 +1,21 @@
 //! The wasm-bindgen boundary: converts and validates, then calls the core.
 //! Nothing here decides what is selected.
 //!
-//! * `slice.rs`: `sliceColumnar` (token counts as `Uint32Array`, scores as
-//!   `Float64Array`, kind ids as `Uint32Array` into a list of kind names)
-//!   and `sliceObjects` (fragment objects `{ id, cost_tokens, score?,
-//!   kind? }`, of which only those four properties are read), and
-//!   `sliceNumeric`, the planner's columnar greedy or packer slice with
-//!   the options as numbers and the answer packed in one `Uint32Array`;
-//! * `groups.rs`: `groupUnits` and `sliceGrouped`, groups and dependencies
-//!   (CSR arrays) around any slicer, and `pinClosure`, what pinning items
-//!   pins;
-//! * `variants.rs`: `sliceVariants`, alternative versions of the items
-//!   (columns: class index, tokens, score per version) with groups and
-//!   dependencies;
+//! * `slice.rs`: `solveSlice`, the one columnar slice of the slicer
+//!   functions and the planner (token counts as `Uint32Array`, scores as
+//!   `Float64Array`, kind ids as `Uint32Array` into a list of kind names,
+//!   groups, dependencies and alternative versions as index arrays; the
+//!   core picks the path that solves them), `sliceObjects` (fragment
+//!   objects `{ id, cost_tokens, score?, kind? }`, of which only those four
+//!   properties are read), and `sliceNumeric`, the planner's columnar
+//!   greedy or packer slice with the options as numbers and the answer
+//!   packed in one `Uint32Array`;
+//! * `groups.rs`: `groupUnits`, `solveSlice`'s grouped slice (groups and
+//!   dependencies as CSR arrays around any slicer), and `pinClosure`, what
+//!   pinning items pins;
+//! * `variants.rs`: `solveSlice`'s slice with alternative versions of the
+//!   items (columns: class index, tokens, score per version) under groups
+//!   and dependencies;
 //! * `simulation.rs`: `budgetCurve` and `minBudgetFor`;
 //! * `problem.rs`: `solveProblem`, the message layer's one call ([`crate::Problem`]);
 //! * `lazy.rs`: `packLazy`, the packer asking for counts through a JS
@@ -61,7 +64,7 @@ mod state_key;
 mod strategies;
 mod variants;
 
-pub use groups::{group_units, pin_closure, slice_grouped};
+pub use groups::{group_units, pin_closure};
 pub use lazy::pack_lazy;
 pub use media::{
     base64_payload_start_wasm, image_probe, image_probe_base64, image_tokens, media_limits,
@@ -70,10 +73,9 @@ pub use media::{
 pub use problem::{problem_reason_codes, solve_problem};
 pub use relevance::{bm25_from_stats_wasm, bm25_scores_wasm, bm25_stats, bm25_terms};
 pub use simulation::{budget_curve, min_budget_for};
-pub use slice::{slice_columnar, slice_numeric, slice_objects};
+pub use slice::{slice_numeric, slice_objects, solve_slice};
 pub use state_key::{state_key_check, state_key_derive, state_text_key};
 pub use strategies::{check_options, check_simulated, option_defaults, strategies};
-pub use variants::slice_variants;
 
 /// Largest integer a JS number holds exactly.
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
@@ -88,12 +90,4 @@ pub fn decision_codes() -> Vec<String> {
 #[wasm_bindgen(js_name = errorCodes)]
 pub fn error_codes() -> Vec<String> {
     CtxpackError::CODES.iter().map(|&c| c.to_owned()).collect()
-}
-
-/// The factor the value-maximising strategies multiply scores by before
-/// flooring them to integer values ([`crate::SCORE_SCALE`]): a score below
-/// its inverse is worth nothing to them, which the messages layer must know.
-#[wasm_bindgen(js_name = scoreScale)]
-pub fn score_scale() -> f64 {
-    crate::SCORE_SCALE
 }

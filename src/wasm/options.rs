@@ -81,9 +81,9 @@ pub(super) const GROUP_KEYS: [&str; 2] = ["dependencies", "noun"];
 pub(super) enum Mode {
     /// A slice: `targetTokens` required.
     Slice,
-    /// `sliceGrouped`: a slice, plus `dependencies` and `noun`.
+    /// `solveSlice`: a slice, plus `dependencies` and `noun`.
     GroupedSlice,
-    /// `groupUnits`: as `sliceGrouped`, but `targetTokens` optional (the
+    /// `groupUnits`: as `solveSlice`, but `targetTokens` optional (the
     /// units are built before tokens are counted).
     Units,
     /// `budgetCurve`: `maxBudget` required.

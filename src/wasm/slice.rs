@@ -1,17 +1,22 @@
-//! `sliceColumnar` and `sliceObjects`: one slice, without groups; and
-//! `sliceNumeric`, the planner's columnar slice with its options as numbers.
+//! `solveSlice`, the one columnar slice (groups, dependencies and versions
+//! included: the core decides which path solves it); `sliceObjects`, one
+//! slice of fragment objects; and `sliceNumeric`, the planner's columnar
+//! slice with its options as numbers.
 
 use js_sys::{Array, JsString};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use super::decode::{columnar_items, decode_fragment, kind_names_from_js, Decoded};
-use super::encode::result_object;
-use super::errors::{to_js_error, Refused};
+use super::encode::{result_object, slice_out, to_js, With};
+use super::errors::{to_js_error, with_naming, Refused};
+use super::groups::{grouped, Structure};
 use super::options::{
     max_consecutive_skips, parse_options, strategy_of, target_tokens, walk_of, Mode, Options,
 };
+use super::variants::variants;
 use crate::error::js_number;
-use crate::{Budget, CtxpackError, Item};
+use crate::{Budget, CtxpackError, DependencyMode, Item};
 
 pub(super) fn run(
     slicer: &str,
@@ -25,39 +30,83 @@ pub(super) fn run(
     Ok(result_object(&selection))
 }
 
-/// The columnar fast path.
+/// The one slice of the slicer functions, `sliceColumns` and the planner:
+/// items as columns (`tokens`, `scores`, `kinds` into `kindNames`), their
+/// groups and dependencies (`groupOf`, `depOffsets`, `depTargets`, as in
+/// `groupUnits`; all empty: none), `origin` (how errors name items, empty:
+/// the identity), their alternative versions (`varClass`, `varTokens`,
+/// `varScores`, as in `docs/variants.md`; all empty: none) and the
+/// options. The core decides how it is solved: without structure or
+/// versions by the slicer alone, and the answer is a plain slice's
+/// (`selected`, `reasons`, totals, `shortfalls`, `exact`, plus `repaired:
+/// false` for a knapsack strategy under `dependencies: 'require'`); with
+/// groups or dependencies through the units, adding `groupReasons`,
+/// `unitOf`, `unitCount` and `repaired`; with versions also `version`
+/// (per item: 0 the item, `k` its `k`-th version, `0xFFFFFFFF` out).
 ///
 /// # Errors
-/// A `CtxpackError` JS error for arrays of different lengths, a kind id
-/// outside `kindNames`, a NaN or infinite score, or a bad option.
-#[wasm_bindgen(js_name = sliceColumnar)]
-#[allow(clippy::needless_pass_by_value)] // wasm-bindgen hands over an owned Vec and JsValue
-pub fn slice_columnar(
+/// A `CtxpackError` JS error: a bad option; arrays of different lengths
+/// or of the wrong shape, a kind id outside `kindNames`, a NaN or infinite
+/// score (`INVALID_INPUT`, `INVALID_FIELD`, `INVALID_SCORE`); what the
+/// strategy refuses of the groups, dependencies and versions (see
+/// `groupUnits`); the strategy's own.
+#[wasm_bindgen(js_name = solveSlice)]
+#[allow(clippy::needless_pass_by_value, clippy::too_many_arguments)] // the JS calling convention
+pub fn solve_slice(
     slicer: &str,
     tokens: &[u32],
     scores: &[f64],
     kinds: &[u32],
     kind_names: Vec<JsString>,
+    group_of: &[u32],
+    dep_offsets: &[u32],
+    dep_targets: &[u32],
+    origin: &[u32],
+    var_class: &[u32],
+    var_tokens: &[u32],
+    var_scores: &[f64],
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
+    let structure = Structure::new(group_of, dep_offsets, dep_targets, origin);
     let kind_names = kind_names_from_js(&kind_names);
-    columnar(slicer, tokens, scores, kinds, &kind_names, &options).map_err(|e| to_js_error(&e))
+    let versions = (var_class, var_tokens, var_scores);
+    let plain = group_of.is_empty() && dep_offsets.is_empty() && dep_targets.is_empty();
+    let some_version = !(var_class.is_empty() && var_tokens.is_empty() && var_scores.is_empty());
+    with_naming(&options, Mode::GroupedSlice, origin, |o| {
+        let columns = (tokens, scores, kinds, &kind_names[..]);
+        if some_version {
+            variants(slicer, columns, &structure, versions, o)
+        } else if plain {
+            let items = columnar_items(tokens, scores, kinds, &kind_names)?;
+            let strategy = strategy_of(slicer, o)?;
+            let selection = strategy
+                .slicer()
+                .slice(&items, &o.budget.unwrap_or(Budget::new(0)))?;
+            // Under required dependencies a knapsack strategy says it
+            // repaired nothing, as it does with dependencies to honour.
+            if o.dependencies == DependencyMode::Require && !strategy.is_walk() {
+                return Ok(to_js(&With {
+                    slice: slice_out(&selection),
+                    extra: Repaired { repaired: false },
+                }));
+            }
+            Ok(result_object(&selection))
+        } else {
+            grouped(slicer, columns, &structure, o)
+        }
+    })
 }
 
-pub(super) fn columnar(
-    slicer: &str,
-    tokens: &[u32],
-    scores: &[f64],
-    kinds: &[u32],
-    kind_names: &[String],
-    options: &JsValue,
-) -> Result<JsValue, CtxpackError> {
-    let options = parse_options(options, Mode::Slice)?;
-    let items = columnar_items(tokens, scores, kinds, kind_names)?;
-    run(slicer, &items, &options)
+/// What a plain slice adds under required dependencies: `repaired`.
+#[derive(Serialize)]
+struct Repaired {
+    repaired: bool,
 }
 
-/// `sliceColumnar` for `'greedy'` and `'packer'` with the options as
+/// The columns of the items: tokens, scores, kind ids, kind names.
+pub(super) type ItemColumns<'a> = (&'a [u32], &'a [f64], &'a [u32], &'a [String]);
+
+/// `solveSlice` for `'greedy'` and `'packer'` with the options as
 /// numbers (`targetTokens`, `maxConsecutiveSkips`), answering only the
 /// selection and the reasons, packed in one array: the number `k` of
 /// selected items, the `k` selected indexes in output order, then one
@@ -66,7 +115,7 @@ pub(super) fn columnar(
 /// than the slice itself.
 ///
 /// # Errors
-/// As `sliceColumnar`; `INVALID_INPUT` for any other slicer.
+/// As `solveSlice`; `INVALID_INPUT` for any other slicer.
 #[wasm_bindgen(js_name = sliceNumeric)]
 pub fn slice_numeric(
     slicer: &str,

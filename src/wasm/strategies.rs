@@ -190,6 +190,10 @@ struct Defaults {
     max_cells: f64,
     /// The budget simulation's cell limit.
     simulation_max_cells: f64,
+    /// BM25's term-frequency saturation (`relevance.k1`, [`crate::Bm25`]).
+    bm25_k1: f64,
+    /// BM25's length normalisation (`relevance.b`).
+    bm25_b: f64,
 }
 
 /// The defaults the core applies when an option is absent, for the package
@@ -205,5 +209,7 @@ pub fn option_defaults() -> JsValue {
         max_work: crate::DEFAULT_MAX_WORK as f64,
         max_cells: crate::DEFAULT_MAX_CELLS as f64,
         simulation_max_cells: crate::DEFAULT_MAX_SIMULATION_CELLS as f64,
+        bm25_k1: crate::relevance::Bm25::default().k1,
+        bm25_b: crate::relevance::Bm25::default().b,
     })
 }

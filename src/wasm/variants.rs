@@ -1,4 +1,4 @@
-//! `sliceVariants`: alternative versions of the items (the multiple-choice
+//! `solveSlice`'s slice with alternative versions of the items (the multiple-choice
 //! knapsack, decided by the core's [`Variants`]) under groups and
 //! dependencies; this file only reads the arrays and writes the answer.
 //!
@@ -7,71 +7,33 @@
 //! `varScores[k]` its score; an item's versions keep their order (numbered
 //! from 1, the item itself being 0).
 
-use js_sys::{JsString, Uint32Array, Uint8Array};
+use js_sys::{Uint32Array, Uint8Array};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use super::decode::{columnar_items, kind_names_from_js};
+use super::decode::columnar_items;
 use super::encode::{slice_out, to_js, With};
-use super::errors::with_naming;
 use super::groups::{units_out, GroupedOut, Structure};
-use super::options::{strategy_of, Mode, Options};
+use super::options::{strategy_of, Options};
+use super::slice::ItemColumns;
 use crate::{Budget, CtxpackError, Decision, Variants};
 
 /// `version`'s "not selected".
 const NONE: u32 = u32::MAX;
 
-/// A slice with alternative versions: everything `sliceGrouped` returns,
-/// plus `version: Uint32Array` (per item, the version selected: 0 the item
-/// itself, `k` its `k`-th alternative; `0xFFFFFFFF` when left out).
-/// Options: `sliceGrouped`'s.
+/// The slice with alternative versions of `solveSlice`: everything its
+/// grouped slice returns, plus `version: Uint32Array` (per item, the
+/// version selected: 0 the item itself, `k` its `k`-th alternative;
+/// `0xFFFFFFFF` when left out).
 ///
 /// # Errors
-/// As `sliceGrouped`; `INVALID_INPUT` for variant columns of different
+/// As the grouped slice; `INVALID_INPUT` for variant columns of different
 /// lengths; `INVALID_FIELD` (field `variants`, the item) for a class out
 /// of range or a group past 256 undominated combinations;
 /// `INVALID_OPTION` (option `variants`) with a count-constrained strategy.
-#[wasm_bindgen(js_name = sliceVariants)]
-#[allow(clippy::needless_pass_by_value, clippy::too_many_arguments)] // the JS calling convention
-pub fn slice_variants(
+pub(super) fn variants(
     slicer: &str,
-    tokens: &[u32],
-    scores: &[f64],
-    kinds: &[u32],
-    kind_names: Vec<JsString>,
-    group_of: &[u32],
-    dep_offsets: &[u32],
-    dep_targets: &[u32],
-    origin: &[u32],
-    var_class: &[u32],
-    var_tokens: &[u32],
-    var_scores: &[f64],
-    options: JsValue,
-) -> Result<JsValue, JsValue> {
-    let structure = Structure::new(group_of, dep_offsets, dep_targets, origin);
-    let kind_names = kind_names_from_js(&kind_names);
-    with_naming(&options, Mode::GroupedSlice, origin, |o| {
-        let columns = (var_class, var_tokens, var_scores);
-        variants(
-            slicer,
-            tokens,
-            scores,
-            kinds,
-            &kind_names,
-            &structure,
-            columns,
-            o,
-        )
-    })
-}
-
-#[allow(clippy::too_many_arguments)]
-fn variants(
-    slicer: &str,
-    tokens: &[u32],
-    scores: &[f64],
-    kinds: &[u32],
-    kind_names: &[String],
+    (tokens, scores, kinds, kind_names): ItemColumns<'_>,
     structure: &Structure<'_>,
     (class, var_tokens, var_scores): (&[u32], &[u32], &[f64]),
     options: &Options,
@@ -107,7 +69,7 @@ fn variants(
     }))
 }
 
-/// What `sliceVariants` adds to a slice's result: `sliceGrouped`'s, and the versions.
+/// What the slice with versions adds to a slice's result: the grouped slice's, and the versions.
 #[derive(Serialize)]
 struct VariantsOut {
     #[serde(flatten)]

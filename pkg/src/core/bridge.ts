@@ -69,6 +69,7 @@ function options(req: object): Record<string, unknown> {
 /** No kind names, no kinds (the glue only reads them). */
 const NO_NAMES: string[] = [];
 const EMPTY_U32 = new Uint32Array(0);
+const EMPTY_F64 = new Float64Array(0);
 
 function decode(raw: RawResult): ColumnarResult {
   return { ...raw, reasons: reasonsOf(raw.reasons) as ReasonCode[] };
@@ -81,17 +82,62 @@ function reasonsOf(raw: ArrayLike<number>): SliceReason[] {
   return reasons;
 }
 
-/** Runs a Rust slicer on parallel typed arrays (the fast path). */
-export function sliceColumnar(slicer: SlicerName, req: ColumnarRequest): ColumnarResult {
-  const raw = call(() => glue.sliceColumnar(
+/** What {@link solveSlice} takes besides the items: their structure, their versions, how errors name them. */
+export interface SliceStructure {
+  /** The items' groups and dependencies (absent: none). */
+  links?: Links;
+  /** `'require'`: dependencies bind (default `'ignore'`). */
+  dependencies?: DependencyMode;
+  /** How errors name items (default `items[i]`). */
+  naming?: Naming;
+  /** Alternative versions of the items (absent: none). */
+  versions?: VariantColumns;
+}
+
+/**
+ * What the core answers to {@link solveSlice}: a plain slice's result; with groups or dependencies
+ * also the units' fields ({@link GroupedResult}); with versions also `version`
+ * ({@link VariantResult}); `repaired` for a knapsack strategy under required dependencies.
+ */
+export type SliceAnswer = Omit<ColumnarResult, 'reasons'> & { reasons: SliceReason[] } & Partial<Omit<VariantResult, keyof ColumnarResult>>;
+
+/**
+ * The one slice of the slicer functions, `sliceColumns` and the planner (`solveSlice`): the items
+ * as columns, their groups, dependencies and versions; the core decides how they are solved
+ * (src/wasm/slice.rs) and answers the fields the structure calls for.
+ */
+export function solveSlice(slicer: SlicerName, req: ColumnarRequest, structure: SliceStructure = {}): SliceAnswer {
+  const { links, versions, naming } = structure;
+  const o = options(req);
+  if (structure.dependencies !== undefined) o['dependencies'] = structure.dependencies;
+  if (naming?.noun !== undefined) o['noun'] = naming.noun;
+  const raw = call(() => glue.solveSlice(
       slicer,
       req.tokens,
       req.scores,
       req.kinds ?? EMPTY_U32,
       req.kindNames ?? NO_NAMES,
-      options(req),
-    ) as RawResult);
-  return decode(raw);
+      links?.groupOf ?? EMPTY_U32,
+      links?.depOffsets ?? EMPTY_U32,
+      links?.depTargets ?? EMPTY_U32,
+      naming?.origin ?? EMPTY_U32,
+      versions?.versionClass ?? EMPTY_U32,
+      versions?.tokens ?? EMPTY_U32,
+      versions?.scores ?? EMPTY_F64,
+      o,
+    ) as RawResult & Partial<RawGrouped & { version: Uint32Array }>);
+  return raw.groupReasons === undefined ? decode(raw) : groupedOf(raw as RawGrouped);
+}
+
+/** {@link solveSlice} without groups, dependencies or versions: a plain slice, whose reasons are the slicers' own. */
+export function plainSlice(slicer: SlicerName, req: ColumnarRequest): ColumnarResult {
+  return solveSlice(slicer, req) as ColumnarResult;
+}
+
+/** {@link solveSlice}'s answer where the structure makes units (a group, or a dependency on another item). */
+export function groupedAnswer(a: SliceAnswer): GroupedResult {
+  if (a.unitOf === undefined) throw new CtxpackError('INTERNAL', 'the core answered a slice with units without them');
+  return a as GroupedResult;
 }
 
 /** What {@link sliceNumeric} answers: the selection and the reasons, nothing else. */
@@ -103,12 +149,12 @@ export interface NumericResult {
 }
 
 /**
- * {@link sliceColumnar} for `'greedy'` and `'packer'` with only `targetTokens` and
+ * {@link solveSlice} for `'greedy'` and `'packer'` with only `targetTokens` and
  * `maxConsecutiveSkips`: the options cross as numbers and the answer as one array, so a small
  * call pays for the slice, not for objects built and read across the boundary.
  */
 export function sliceNumeric(slicer: 'greedy' | 'packer', req: ColumnarRequest): NumericResult {
-  // No default here: sliceColumnar's (the core's 3) is not "no limit", and greedy ignores it.
+  // No default here: solveSlice's (the core's 3) is not "no limit", and greedy ignores it.
   const skips = slicer === 'greedy' ? 0 : req.maxConsecutiveSkips;
   if (skips === undefined) throw new CtxpackError('INTERNAL', "sliceNumeric: a 'packer' request must set maxConsecutiveSkips");
   const packed = call(() => glue.sliceNumeric(slicer, req.tokens, req.scores, req.targetTokens, skips));
@@ -245,7 +291,7 @@ export function groupUnits(
   return call(() => glue.groupUnits(slicer, req.kinds ?? EMPTY_U32, req.kindNames ?? NO_NAMES, links.groupOf, links.depOffsets, links.depTargets, origin, o) as UnitMap);
 }
 
-/** A grouped slice's answer: the core's result over the items, plus the groups'. */
+/** A slice's answer with units: the core's result over the items, plus the groups'. */
 export interface GroupedResult extends Omit<ColumnarResult, 'reasons'> {
   /** One reason per item, in input order. */
   reasons: SliceReason[];
@@ -262,32 +308,6 @@ interface RawGrouped extends RawResult {
   unitOf: Uint32Array;
   unitCount: number;
   repaired?: boolean;
-}
-
-/** Runs `slicer` under groups and dependencies (`sliceGrouped`): every rule is the core's (docs/groups.md). */
-export function sliceGroupedColumnar(slicer: SlicerName, req: ColumnarRequest, links: Links, dependencies: DependencyMode, naming: Naming): GroupedResult {
-  const o = groupedOptions(req, dependencies, naming);
-  const raw = call(() => glue.sliceGrouped(
-      slicer,
-      req.tokens,
-      req.scores,
-      req.kinds ?? EMPTY_U32,
-      req.kindNames ?? NO_NAMES,
-      links.groupOf,
-      links.depOffsets,
-      links.depTargets,
-      naming.origin ?? EMPTY_U32,
-      o,
-    ) as RawGrouped);
-  return groupedOf(raw);
-}
-
-/** The options of the grouped entries (`sliceGrouped`, `sliceVariants`): the slice's, the dependency mode, the noun errors use. */
-function groupedOptions(req: ColumnarRequest, dependencies: DependencyMode, naming: Naming): Record<string, unknown> {
-  const o = options(req);
-  o['dependencies'] = dependencies;
-  if (naming.noun !== undefined) o['noun'] = naming.noun;
-  return o;
 }
 
 /** A grouped answer decoded: reasons and group reasons as codes. */
@@ -319,37 +339,6 @@ export interface VariantResult extends GroupedResult {
 /** {@link VariantResult.version}'s "left out". */
 export const NO_VERSION = 0xffff_ffff;
 
-/**
- * Runs `slicer` with alternative versions (`sliceVariants`), under groups and dependencies: at
- * most one version per item; every rule is the core's (docs/variants.md).
- */
-export function sliceVariantsColumnar(
-  slicer: SlicerName,
-  req: ColumnarRequest,
-  links: Links,
-  dependencies: DependencyMode,
-  naming: Naming,
-  versions: VariantColumns,
-): VariantResult {
-  const o = groupedOptions(req, dependencies, naming);
-  const raw = call(() => glue.sliceVariants(
-      slicer,
-      req.tokens,
-      req.scores,
-      req.kinds ?? EMPTY_U32,
-      req.kindNames ?? NO_NAMES,
-      links.groupOf,
-      links.depOffsets,
-      links.depTargets,
-      naming.origin ?? EMPTY_U32,
-      versions.versionClass,
-      versions.tokens,
-      versions.scores,
-      o,
-    ) as RawGrouped & { version: Uint32Array });
-  return groupedOf(raw);
-}
-
 /** `groupReasons` value for "none". */
 const NO_REASON = 255;
 
@@ -370,15 +359,6 @@ export function bm25Scores(docs: readonly string[], query: string, k1: number, b
 /** The number of distinct terms of `query`, which {@link bm25FromStats} takes. */
 export function bm25Terms(query: string): number {
   return call(() => glue.bm25Terms(query));
-}
-
-/**
- * The factor the value-maximising strategies (knapsack, exact, count-knapsack) scale scores by
- * before flooring them (`max(0, floor(score × scale))`): a positive score below `1 / scale` is
- * worth nothing to them.
- */
-export function scoreScale(): number {
-  return call(() => glue.scoreScale());
 }
 
 /**

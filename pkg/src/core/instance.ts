@@ -17,7 +17,7 @@ import type { SliceReason } from './bridge.js';
 let ready = false;
 let codes: SliceReason[] = [];
 
-/** The core's decision codes by id (as `sliceColumnar` and the others return them). */
+/** The core's decision codes by id (as `solveSlice` and the others return them). */
 export function reasonCodes(): readonly SliceReason[] {
   return codes;
 }

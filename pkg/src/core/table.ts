@@ -43,6 +43,10 @@ export interface OptionDefaults {
   readonly maxCells: number;
   /** The budget simulation's cell limit. */
   readonly simulationMaxCells: number;
+  /** BM25's term-frequency saturation (`fitMessages`' `relevance.k1`; the planner's `query`). */
+  readonly bm25K1: number;
+  /** BM25's length normalisation (`fitMessages`' `relevance.b`; the planner's `query`). */
+  readonly bm25B: number;
 }
 
 function deepFreeze<T>(v: T): T {

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { groupUnits, sliceGroupedColumnar, type ColumnarRequest, type GroupedResult, type SlicerName } from '../core/bridge.js';
+import { groupedAnswer, groupUnits, solveSlice, type ColumnarRequest, type GroupedResult, type SlicerName } from '../core/bridge.js';
 import { linksOf, type Links } from '../core/links.js';
 import type { Candidates } from '../validate/candidates.js';
 import type { DecisionReason } from '../types.js';
@@ -80,12 +80,12 @@ export function sliceGrouped(c: Candidates, s: Settings, order: Uint32Array, sli
   const rankOf = new Uint32Array(n);
   for (let r = 0; r < n; r++) rankOf[order[r]!] = r;
   const links = linksIn(c, s, order, rankOf);
-  const g = sliceGroupedColumnar(slicer, request, links, s.dependencies, { noun: 'candidates', origin: order });
-  return groupedSliceOf(g, request.tokens);
+  const g = solveSlice(slicer, request, { links, dependencies: s.dependencies, naming: { noun: 'candidates', origin: order } });
+  return groupedSliceOf(groupedAnswer(g), request.tokens);
 }
 
 /**
- * The planner's view of a grouped answer (`sliceGrouped`'s or `sliceVariants`'): a unit is too
+ * The planner's view of an answer with units (`solveSlice`'s with groups, dependencies or versions): a unit is too
  * large when its members' `size` (per rank position) sum past the budget.
  */
 export function groupedSliceOf(g: GroupedResult, size: ArrayLike<number>): GroupedSlice {

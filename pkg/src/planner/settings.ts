@@ -85,8 +85,11 @@ const SLICER_OPTIONS: readonly (readonly [name: string, core: string])[] = [
   ['lodMix', 'entries'],
 ];
 
-/** The planner's options that the core reads under the same names, and checks. */
-const CORE_CHECKED = ['bucketSize', 'maxTableBytes', 'maxCells'] as const;
+/**
+ * The planner's options that the core reads under the same names, and checks (types, limits,
+ * allowed values): TypeScript only reads them after.
+ */
+const CORE_CHECKED = ['bucketSize', 'maxTableBytes', 'maxCells', 'maxConsecutiveSkips', 'scarcity'] as const;
 
 const KNOWN_OPTIONS: readonly (keyof PlannerOptions)[] = [
   'now',
@@ -136,14 +139,14 @@ export function readSettings(options: unknown, defaultNow: number): Settings {
     now: readNow(o, defaultNow),
     weights: readWeights(o),
     slicer,
-    maxConsecutiveSkips: readCount(o, 'maxConsecutiveSkips', DEFAULT_MAX_CONSECUTIVE_SKIPS, MAX_COST_TOKENS),
+    maxConsecutiveSkips: (o['maxConsecutiveSkips'] as number | undefined) ?? DEFAULT_MAX_CONSECUTIVE_SKIPS,
     bucketSize: (o['bucketSize'] as number | undefined) ?? OPTION_DEFAULTS.bucketSize,
     bucketSizeGiven: o['bucketSize'] !== undefined,
     maxTableBytes,
     maxCells,
     countEntries: o['lodMix'] !== undefined ? readLodMix(o) : o['countEntries'] === undefined ? undefined : readCountEntries(o['countEntries'], 'countEntries'),
     countByLod: o['lodMix'] !== undefined,
-    scarcity: readEnum(o, 'scarcity', ['degrade', 'throw'] as const, 'degrade'),
+    scarcity: (o['scarcity'] as 'degrade' | 'throw' | undefined) ?? 'degrade',
     dependencies: readDependencyMode(o),
     allowOvershoot: readBoolean(o, 'allow_overshoot', false),
     diversityWindow: readCount(o, 'diversityWindow', DEFAULT_DIVERSITY_WINDOW, MAX_COST_TOKENS),

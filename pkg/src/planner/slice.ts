@@ -6,7 +6,7 @@
  * @module
  */
 
-import { packLazy, sliceColumnar, sliceNumeric, type ExactReport } from '../core/bridge.js';
+import { packLazy, plainSlice, sliceNumeric, type ExactReport } from '../core/bridge.js';
 import type { Scratch } from '../core/scratch.js';
 import type { DecisionReason } from '../types.js';
 import type { Call } from './call.js';
@@ -86,7 +86,7 @@ export function slice(call: Call, order: Uint32Array, scores: Float64Array, bene
         const { selected, reasons } = sliceNumeric(slicer, request);
         result = { selected, reasons, shortfalls: [], overBudget: false, overrunTokens: 0, exact: null };
       } else {
-        result = sliceColumnar(slicer, request);
+        result = plainSlice(slicer, request);
       }
       if (!packer) tooLarge = (rank) => charges[rank]! > effective;
     }

@@ -8,7 +8,8 @@
  * @module
  */
 
-import { NO_VERSION, sliceVariantsColumnar, type ColumnarRequest, type SlicerName } from '../core/bridge.js';
+import { groupedAnswer, NO_VERSION, solveSlice, type ColumnarRequest, type SlicerName } from '../core/bridge.js';
+import { CtxpackError } from '../errors.js';
 import type { DecisionReason, VersionDecision } from '../types.js';
 import { defaultScale } from '../validate/variants.js';
 import type { Call } from './call.js';
@@ -82,13 +83,17 @@ export function sliceVariants(
   const rankOf = new Uint32Array(n);
   for (let r = 0; r < n; r++) rankOf[order[r]!] = r;
   const links = linksIn(c, s, order, rankOf);
-  const g = sliceVariantsColumnar(slicer, request, links, s.dependencies, { noun: 'candidates', origin: order }, {
-    versionClass: Uint32Array.from(cls),
-    tokens: Uint32Array.from(tok),
-    scores: Float64Array.from(val),
+  const a = solveSlice(slicer, request, {
+    links,
+    dependencies: s.dependencies,
+    naming: { noun: 'candidates', origin: order },
+    versions: { versionClass: Uint32Array.from(cls), tokens: Uint32Array.from(tok), scores: Float64Array.from(val) },
   });
+  const g = groupedAnswer(a);
+  const version = a.version;
+  if (version === undefined) throw new CtxpackError('INTERNAL', 'the core answered a slice with versions without them');
   const chosen = new Uint32Array(n).fill(NO_VERSION);
-  for (let r = 0; r < n; r++) chosen[order[r]!] = g.version[r]!;
+  for (let r = 0; r < n; r++) chosen[order[r]!] = version[r]!;
   // A unit is too large when even its smallest versions are.
   return { ...groupedSliceOf(g, smallest), versions, chosen };
 }

@@ -1,7 +1,7 @@
 /**
  * `selectFragments`' `options.query`: relevance from text, without hand-made entities. Each
  * candidate's `content` is scored against the query with BM25 in the Rust core (src/relevance:
- * Unicode lowercase word split, plurals folded, k1 1.2, b 0.75) and divided by the highest score
+ * Unicode lowercase word split, plurals folded, its default k1 and b) and divided by the highest score
  * of the call, so it lies in [0, 1]; the ACS benefit then takes `max(entity_overlap, relevance)` as
  * its entity term. Candidates without `content` keep their entity overlap.
  *
@@ -10,12 +10,13 @@
  */
 
 import { bm25Scores } from '../core/bridge.js';
+import { OPTION_DEFAULTS } from '../core/table.js';
 import { isRecord } from '../validate/fields.js';
 import { invalidOption } from '../validate/options.js';
 import type { PlannerOptions } from '../types.js';
 
-/** BM25's parameters (src/relevance's defaults), shared with fitMessages' relevance. */
-export const BM25_DEFAULTS = Object.freeze({ k1: 1.2, b: 0.75 });
+/** BM25's parameters (the core's defaults, src/relevance), shared with fitMessages' relevance. */
+export const BM25_DEFAULTS = Object.freeze({ k1: OPTION_DEFAULTS.bm25K1, b: OPTION_DEFAULTS.bm25B });
 
 /** Takes `query` out of the options (the planner's own reader never sees it). */
 export function readQuery(options: PlannerOptions | undefined): [string | undefined, PlannerOptions | undefined] {

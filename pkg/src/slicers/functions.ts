@@ -1,33 +1,32 @@
 /**
  * The Rust slicers for callers who score on their own: items in the caller's order, a budget,
- * and back the selection with a reason for every item. Each function validates in TypeScript
- * what the typed arrays cannot carry (ids, kinds, types), then runs the core's columnar path.
+ * and back the selection with a reason for every item. Each function reads in TypeScript what the
+ * typed arrays cannot carry (ids, kinds, groups and dependencies by id), then makes the core's one
+ * slice call (`solveSlice`), which decides everything else.
  *
  * @module
  */
 
 import {
-  sliceColumnar,
+  plainSlice,
+  solveSlice,
   sliceObjects as coreSliceObjects,
   type ColumnarRequest,
   type ColumnarResult,
   type CountEntry,
   type ExactReport,
   type ObjectItem,
-  sliceGroupedColumnar,
-  sliceVariantsColumnar,
   NO_VERSION,
-  type GroupedResult,
-  type VariantColumns,
   type ReasonCode,
   type SliceReason,
+  type SliceStructure,
   type SlicerName,
   type Shortfall,
 } from '../core/bridge.js';
 import { CtxpackError, describeValue, readingInput } from '../errors.js';
 import { STRATEGIES, strategyRow } from '../core/table.js';
 import { isRecord } from '../validate/fields.js';
-import { budgetOf, linksOfColumns, readSliceItems, type Columns } from './items.js';
+import { budgetOf, linksOfColumns, readSliceItems } from './items.js';
 import {
   optionsCopy,
   takeDependencyMode,
@@ -205,93 +204,40 @@ export interface ExactCountConstrainedOptions extends GroupOptions {
 
 const INCLUDED: ReadonlySet<string> = new Set(['scored', 'zero_tokens', 'required']);
 
+/**
+ * Every slicer function: the items read into columns (ids stay here, to name the answer), one call
+ * of the core, which decides how groups, dependencies and versions are solved, and its answer by id.
+ */
 function run(slicer: SlicerName, items: unknown, budget: unknown, options: Record<string, unknown>): SliceResult & { exact: ExactReport | null } {
   const mode = takeDependencyMode(options);
   const cols = readingInput(() => readSliceItems(items), items);
   const b = readingInput(() => budgetOf(budget), budget);
+  const structure: SliceStructure = { versions: cols.versions };
+  if (cols.grouping) structure.links = linksOfColumns(cols, mode);
+  if (mode === 'require') structure.dependencies = mode;
+  const a = solveSlice(slicer, { ...options, ...b, tokens: cols.tokens, scores: cols.scores, kinds: cols.kinds, kindNames: cols.kindNames }, structure);
   const { ids } = cols;
-  if (cols.versions !== undefined) return withVariants(slicer, cols, cols.versions, b, options, mode);
-  if (cols.grouping) {
-    const links = linksOfColumns(cols, mode);
-    if (links.any) {
-      const g = sliceGroupedColumnar(
-        slicer,
-        { ...options, ...b, tokens: cols.tokens, scores: cols.scores, kinds: cols.kinds, kindNames: cols.kindNames },
-        links,
-        mode,
-        {},
-      );
-      return fromGrouped(g, ids, undefined);
-    }
-  }
-  const raw: ColumnarResult = sliceColumnar(slicer, { ...options, ...b, tokens: cols.tokens, scores: cols.scores, kinds: cols.kinds, kindNames: cols.kindNames });
   const result: SliceResult & { exact: ExactReport | null } = {
-    selected: Array.from(raw.selected, (i) => ids[i]!),
-    decisions: raw.reasons.map((reason, index) => ({
-      id: ids[index]!,
-      index,
-      included: INCLUDED.has(reason),
-      reason,
-    })),
-    totalTokens: raw.totalTokens,
-    totalScore: raw.totalScore,
-    shortfalls: raw.shortfalls,
-    overBudget: raw.overBudget,
-    overrunTokens: raw.overrunTokens,
-    budgetReached: raw.budgetReached,
-    exact: raw.exact,
-  };
-  if (mode === 'require' && slicer !== 'greedy' && slicer !== 'packer') result.repaired = false;
-  return result;
-}
-
-/** {@link run} when some item has `variants`: the core's multiple-choice slice (docs/variants.md). */
-function withVariants(
-  slicer: SlicerName,
-  cols: Columns,
-  versions: VariantColumns,
-  b: { targetTokens: number; maxTokens?: number },
-  options: Record<string, unknown>,
-  mode: DependencyMode,
-): SliceResult & { exact: ExactReport | null } {
-  const { ids } = cols;
-  const g = sliceVariantsColumnar(
-    slicer,
-    { ...options, ...b, tokens: cols.tokens, scores: cols.scores, kinds: cols.kinds, kindNames: cols.kindNames },
-    linksOfColumns(cols, mode),
-    mode,
-    {},
-    versions,
-  );
-  return fromGrouped(g, ids, g.version);
-}
-
-/**
- * A grouped (or multiple-choice) answer of the core as a slicer function's result; `version`, when
- * given, becomes each decision's `variant`.
- */
-function fromGrouped(g: GroupedResult, ids: readonly string[], version: Uint32Array | undefined): SliceResult & { exact: ExactReport | null } {
-  const result: SliceResult & { exact: ExactReport | null } = {
-    selected: Array.from(g.selected, (i) => ids[i]!),
-    decisions: g.reasons.map((reason, index) => {
+    selected: Array.from(a.selected, (i) => ids[i]!),
+    decisions: a.reasons.map((reason, index) => {
       const d: SliceDecision = { id: ids[index]!, index, included: INCLUDED.has(reason), reason };
-      const why = g.groupReasons[index];
+      const why = a.groupReasons?.[index];
       if (why !== undefined) d.groupReason = why;
-      if (version !== undefined) {
-        const v = version[index]!;
+      if (a.version !== undefined) {
+        const v = a.version[index]!;
         d.variant = v === NO_VERSION || v === 0 ? null : v - 1;
       }
       return d;
     }),
-    totalTokens: g.totalTokens,
-    totalScore: g.totalScore,
-    shortfalls: g.shortfalls,
-    overBudget: g.overBudget,
-    overrunTokens: g.overrunTokens,
-    budgetReached: g.budgetReached,
-    exact: g.exact,
+    totalTokens: a.totalTokens,
+    totalScore: a.totalScore,
+    shortfalls: a.shortfalls,
+    overBudget: a.overBudget,
+    overrunTokens: a.overrunTokens,
+    budgetReached: a.budgetReached,
+    exact: a.exact,
   };
-  if (g.repaired !== undefined) result.repaired = g.repaired;
+  if (a.repaired !== undefined) result.repaired = a.repaired;
   return result;
 }
 
@@ -486,7 +432,7 @@ function coreRequest(slicer: unknown, budget: unknown, options: unknown): [Slice
 export function sliceColumns(slicer: SlicerName, columns: SliceColumns, budget: SliceBudget, options?: CoreSliceOptions): ColumnarResult {
   const [name, req] = coreRequest(slicer, budget, options);
   const cols = readingInput(() => readColumns(columns), columns);
-  return sliceColumnar(name, { ...req, ...cols } as unknown as ColumnarRequest);
+  return plainSlice(name, { ...req, ...cols } as unknown as ColumnarRequest);
 }
 
 /** `sliceColumns`' columns, checked: typed arrays of live buffers (a detached one is refused here, not by the glue). */

@@ -9,7 +9,7 @@
 import type { VariantColumns } from '../core/bridge.js';
 import { linksOf, type Links } from '../core/links.js';
 import { CtxpackError, describeValue } from '../errors.js';
-import { isRecord, MAX_COST_TOKENS } from '../validate/fields.js';
+import { duplicateIdError, isRecord, MAX_COST_TOKENS, readId } from '../validate/fields.js';
 import type { DependencyMode } from '../core/types.js';
 
 function fieldError(index: number, field: string, requirement: string, value: unknown): CtxpackError {
@@ -77,12 +77,10 @@ function columns(items: unknown): Columns {
     if (!isRecord(item)) {
       throw new CtxpackError('INVALID_FIELD', `items[${i}] must be an object, got ${describeValue(item)}`, { field: 'items', index: i });
     }
-    const { id, tokens, score, kind, group, dependencies, variants } = item;
-    if (typeof id !== 'string' || id.length === 0) throw fieldError(i, 'id', 'a non-empty string', id);
+    const { tokens, score, kind, group, dependencies, variants } = item;
+    const id = readId(item, { collection: 'items', index: i });
     const first = firstIndex.get(id);
-    if (first !== undefined) {
-      throw new CtxpackError('DUPLICATE_ID', `items[${i}].id repeats the id of items[${first}]`, { field: 'id', index: i, otherIndex: first });
-    }
+    if (first !== undefined) throw duplicateIdError('items', i, first);
     firstIndex.set(id, i);
     if (typeof tokens !== 'number' || !Number.isInteger(tokens) || tokens < 0 || tokens > MAX_COST_TOKENS) {
       throw fieldError(i, 'tokens', 'an integer from 0 to 4294967295', tokens);

@@ -10,6 +10,7 @@
 import { CtxpackError, describeValue } from '../errors.js';
 import {
   assertFragmentObject,
+  duplicateIdError,
   isCost,
   isEpochMs,
   isRecord,
@@ -204,9 +205,5 @@ export function validateCandidates(
 
 /** `DUPLICATE_ID` for candidate `index`, whose id candidate `otherIndex` already has. */
 export function duplicateError({ index, otherIndex }: { index: number; otherIndex: number }): CtxpackError {
-  return new CtxpackError('DUPLICATE_ID', `candidates[${index}].id duplicates candidates[${otherIndex}].id`, {
-    field: 'id',
-    index,
-    otherIndex,
-  });
+  return duplicateIdError('candidates', index, otherIndex);
 }

@@ -73,6 +73,15 @@ export function assertFragmentObject(value: unknown, where: Where): asserts valu
   }
 }
 
+/** `DUPLICATE_ID` for element `index` of `collection`, whose id element `otherIndex` already has. */
+export function duplicateIdError(collection: string, index: number, otherIndex: number): CtxpackError {
+  return new CtxpackError('DUPLICATE_ID', `${collection}[${index}].id duplicates ${collection}[${otherIndex}].id`, {
+    field: 'id',
+    index,
+    otherIndex,
+  });
+}
+
 /** `id`: a non-empty string. */
 export function readId(f: Unchecked, where?: Where): string {
   const id = f['id'];
