@@ -9,7 +9,7 @@
 
 import { isRecord } from '../validate/fields.js';
 import { langchainMedia, type MediaPart } from './media.js';
-import { collectText, joinText, messageError, messageRecord, readCallId, readToolCalls, unanswerableCall, withMedia, type FormatAdapter, type Turn } from './turns.js';
+import { collectText, joinText, messageError, messageRecord, readCallId, readToolCalls, unanswerableCall, withFraming, withMedia, type FormatAdapter, type Turn } from './turns.js';
 
 const TYPES: Readonly<Record<string, Turn['role']>> = { system: 'system', developer: 'system', human: 'user', ai: 'assistant', tool: 'tool' };
 
@@ -40,7 +40,7 @@ function read(message: unknown, index: number): Turn {
     otherCalls(m, index, calls, text);
   }
   if (role === 'tool') results.push(readCallId(m['tool_call_id'], index, 'tool_call_id'));
-  return withMedia({ role, calls, results, prose: role === 'user', text: joinText(text) }, media);
+  return withFraming(withMedia({ role, calls, results, prose: role === 'user', text: joinText(text) }, media), type === 'developer' ? 'developer' : role, m['name']);
 }
 
 /**

@@ -23,6 +23,7 @@ import { buildUnits, COMPACTED, compactedItems, latestUserMessage, pinnedMessage
 import { collectText, joinText, readTurn, type FormatAdapter, type Turn } from './turns.js';
 import type { MediaPart, CountPartContext, MediaRules } from './media.js';
 import { DEFAULT_TRUNCATE_SHARE, type Truncation } from './truncate.js';
+import { FRAMING, type FramingRule } from './framing.js';
 import { messageArray, structureViolations } from './validate.js';
 import type { FitMessagesOptions, FitMessagesResult, MessageDecision, MessageDecisionReason, RelevanceWeights } from './types.js';
 
@@ -41,6 +42,7 @@ const KNOWN_OPTIONS: readonly (keyof FitMessagesOptions)[] = [
   'provider',
   'countPart',
   'tools',
+  'framing',
 ];
 const PROVIDERS = ['openai', 'anthropic', 'gemini'] as const;
 /** The strategies a chat history takes: the core's, but those counting kinds (messages have no count entries). */
@@ -64,6 +66,8 @@ export interface PreparedFit<M> {
   readonly weights: Required<RelevanceWeights>;
   /** How non-text parts are counted: the provider, the model, `options.countPart`. */
   readonly mediaRules: MediaRules;
+  /** The provider's per-message framing (framing.ts); `undefined` with `framing: false`. */
+  readonly framing: FramingRule | undefined;
   /** Each stub's non-text parts (those outside its tool results), as `stubs`. */
   readonly stubMedia: readonly (readonly MediaPart[] | undefined)[];
   /** Anthropic: the `cache_control` markers of `options.system` and `options.tools`, which count against the request's limit (0 in other formats). */
@@ -112,6 +116,8 @@ export interface CountedFit<M> extends PreparedFit<M> {
   readonly systemCost: number;
   /** `options.tools`' count (0 without). */
   readonly toolsCost: number;
+  /** The request's own framing: the reply's priming and `options.system`'s framing (framing.ts; 0 with `framing: false`). */
+  readonly requestFraming: number;
   /** Per message: the part of `costs` its non-text parts take (media.ts). */
   readonly mediaCosts: Uint32Array;
   /** Per message: the descriptors of its non-text parts ('' without any), for a session's message keys. */
@@ -210,6 +216,7 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
     truncateAt: readTruncation(o, budget.effective),
     t0, options: o, list, adapter, budget, counter, model, query, slicer, weights,
     mediaRules: { provider, model, countPart },
+    framing: readBoolean(o, 'framing', true) ? FRAMING[provider] : undefined,
     fixedMarkers: adapter.name === 'anthropic' ? fixedMarkers(system) + fixedMarkers(tools) : 0,
     turns, units, pinned, broken, warnings, stubOf, stubs, stubMedia,
     texts: { messages: turns.map((t) => t.text), system: systemText, tools: toolsJson, stubs: stubTexts },
@@ -295,7 +302,7 @@ export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesRe
 
   const kept: M[] = [];
   const decisions: MessageDecision[] = new Array(n);
-  let tokensSelected = systemCost + s.toolsCost;
+  let tokensSelected = systemCost + s.toolsCost + s.requestFraming;
   for (let i = 0; i < n; i++) {
     const inc = included[i] === 1;
     const stub = inc && stubbed[i] === 1 ? s.stubOf[i]! : -1;

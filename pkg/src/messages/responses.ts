@@ -25,6 +25,7 @@ import {
   readCallId,
   readParts,
   unanswerableCall,
+  withFraming,
   withMedia,
   type FormatAdapter,
   type Turn,
@@ -115,7 +116,7 @@ function read(message: unknown, index: number): Turn {
     const turnRole = MESSAGE_ROLES[role]!;
     const text = joinText(collectText(content, [], sink));
     const prose = turnRole === 'user' && (content as string | readonly unknown[]).length > 0;
-    return withItemId(withMedia({ role: turnRole, calls: [], results: [], prose, text }, media), m, type);
+    return withItemId(withFraming(withMedia({ role: turnRole, calls: [], results: [], prose, text }, media), role, undefined), m, type);
   }
   const kind = KINDS[type]!;
   const calls: string[] = [];

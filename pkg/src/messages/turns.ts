@@ -25,6 +25,10 @@ export interface Turn {
   readonly text: string;
   /** Its non-text parts (images, PDFs, audio, files), counted from their data by the provider's rule (media.ts), never as text. */
   readonly media?: readonly MediaPart[];
+  /** The role as the API reads it, where it is not `role` (OpenAI's `developer`): counted in the message's framing (framing.ts). */
+  readonly sentRole?: string;
+  /** The message's `name` (OpenAI chat, LangChain): not in `text`, counted in its framing (framing.ts). */
+  readonly name?: string;
   /**
    * AI SDK tool approvals (`needsApproval`): per `tool-approval-request` of an assistant message,
    * `[approval id, the call it is for]`. The call is then answered by its result or by the
@@ -228,6 +232,14 @@ export function unanswerableCall(why: string): string {
 /** `turn` with `media` when there is any. */
 export function withMedia(turn: Turn, media: readonly MediaPart[]): Turn {
   return media.length === 0 ? turn : { ...turn, media };
+}
+
+/** `turn` with the role as sent (when it is not `turn.role`) and the message's `name` (a non-empty string), as its framing counts them. */
+export function withFraming(turn: Turn, sentRole: string, name: unknown): Turn {
+  const role = sentRole === turn.role ? undefined : sentRole;
+  const named = typeof name === 'string' && name.length > 0 ? name : undefined;
+  if (role === undefined && named === undefined) return turn;
+  return { ...turn, ...(role === undefined ? {} : { sentRole: role }), ...(named === undefined ? {} : { name: named }) };
 }
 
 /** Joins the text pieces of a message. */

@@ -183,6 +183,16 @@ export interface FitMessagesOptions<M = unknown> {
    * a request may carry.
    */
   tools?: readonly unknown[] | object;
+  /**
+   * Count each message's framing as its provider (`provider`) does: OpenAI's documented 3 tokens
+   * per message plus its role's tokens, 1 more plus the name's tokens for a message with a `name`,
+   * and 3 for the reply's priming (the cookbook's `num_tokens_from_messages`); `options.system` is
+   * framed as a system message. Anthropic and Gemini document none: the same figures, an
+   * approximation (docs/messages.md, "Counting"). It is part of each decision's `cost_tokens`
+   * and, for the reply, of `tokens_selected`. Default `true`; `false` counts the texts alone
+   * (`per_fragment_overhead` is charged on top either way).
+   */
+  framing?: boolean;
 }
 
 /** Options of `fitMessagesAsync`: those of `fitMessages`, with a counter that may return a Promise. */

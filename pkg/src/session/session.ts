@@ -200,7 +200,7 @@ class ChatSession implements Session {
     const tokensOf = (i: number): number => s.costs[i]! + overhead;
     const keys = s.turns.map((t, i) => messageKey(t, s.textKeys.messages[i]!, s.mediaKeys[i]!));
     const systemKey = headKey(s);
-    const baseTokens = s.budget.overheadTokens + (s.texts.system !== undefined ? s.systemCost + overhead : 0) + s.toolsCost;
+    const baseTokens = s.budget.overheadTokens + (s.texts.system !== undefined ? s.systemCost + overhead : 0) + s.toolsCost + s.requestFraming;
     const budget = s.budget.overheadTokens + s.budget.effective;
     const mismatch = this.previous === null ? undefined : stateMismatch(this.previous, s, keys);
     const prev = mismatch === undefined ? this.previous : null;
