@@ -8,7 +8,7 @@
  */
 
 import { isRecord } from '../validate/fields.js';
-import { langchainMedia, type MediaPart } from './media.js';
+import { langchainMedia, replaceMediaParts, plainTextPart, type MediaPart } from './media.js';
 import { collectText, joinText, messageError, messageRecord, readCallId, readToolCalls, unanswerableCall, withFraming, withMedia, type FormatAdapter, type Turn } from './turns.js';
 
 const TYPES: Readonly<Record<string, Turn['role']>> = { system: 'system', developer: 'system', human: 'user', ai: 'assistant', tool: 'tool' };
@@ -94,5 +94,22 @@ function replaceResults(message: unknown, replace: (text: string) => string): un
   }
 }
 
+/**
+ * A new instance of the message's own class, from its own fields (LangChain's `lc_*` bookkeeping
+ * left to the constructor), whose image, file and audio blocks are text blocks with their notes;
+ * `undefined` without any, or if the class refuses.
+ */
+function replaceMedia(message: unknown): unknown {
+  const m = message as Record<string, unknown> & { constructor: new (fields: object) => unknown };
+  const content = replaceMediaParts(m['content'], langchainMedia, plainTextPart);
+  if (content === m['content']) return undefined;
+  const fields = Object.fromEntries(Object.entries(m).filter(([key]) => !key.startsWith('lc_') && key !== 'type'));
+  try {
+    return new m.constructor({ ...fields, content });
+  } catch {
+    return undefined;
+  }
+}
+
 /** The LangChain.js adapter. */
-export const langchain: FormatAdapter = { name: 'langchain', read, results: 'tool-messages', firstFromUser: false, systemAnywhere: false, replaceResults };
+export const langchain: FormatAdapter = { name: 'langchain', read, results: 'tool-messages', firstFromUser: false, systemAnywhere: false, replaceResults, replaceMedia };

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { openaiMedia, type MediaPart } from './media.js';
+import { openaiMedia, replaceContentMedia, type MediaPart } from './media.js';
 import { collectText, joinText, messageError, messageRecord, readCallId, readToolCalls, withFraming, withMedia, type FormatAdapter, type Turn } from './turns.js';
 
 const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
@@ -49,4 +49,4 @@ function replaceResults(message: unknown, replace: (text: string) => string): un
 }
 
 /** The OpenAI chat completions adapter. */
-export const openai: FormatAdapter = { name: 'openai', read, results: 'tool-messages', firstFromUser: false, systemAnywhere: true, replaceResults };
+export const openai: FormatAdapter = { name: 'openai', read, results: 'tool-messages', firstFromUser: false, systemAnywhere: true, replaceResults, replaceMedia: (m) => replaceContentMedia(m, openaiMedia) };

@@ -38,6 +38,7 @@ const KNOWN_OPTIONS: readonly (keyof FitMessagesOptions)[] = [
   'slicer',
   'relevance',
   'stubToolResults',
+  'stubMedia',
   'truncateToolResults',
   'provider',
   'countPart',
@@ -199,11 +200,12 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   const stubOf = new Int32Array(n).fill(-1);
   const stubs: M[] = [];
   const stubMedia: (readonly MediaPart[] | undefined)[] = [];
-  if (readBoolean(o, 'stubToolResults', false)) {
+  const stubResults = readBoolean(o, 'stubToolResults', false);
+  const stubParts = readBoolean(o, 'stubMedia', false);
+  if (stubResults || stubParts) {
     for (let i = 0; i < n; i++) {
-      if (turns[i]!.results.length === 0 || pinned[i] === 1 || broken[i] !== 0) continue;
-      const note = `[tool result omitted: ${turns[i]!.text.length} characters]`;
-      const stub = adapter.replaceResults(list[i], () => note) as M | undefined;
+      if (pinned[i] === 1 || broken[i] !== 0) continue;
+      const stub = stubMessage(adapter, list[i], turns[i]!, stubResults, stubParts) as M | undefined;
       if (stub === undefined) continue;
       stubOf[i] = stubs.length;
       stubs.push(stub);
@@ -221,6 +223,22 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
     turns, units, pinned, broken, warnings, stubOf, stubs, stubMedia,
     texts: { messages: turns.map((t) => t.text), system: systemText, tools: toolsJson, stubs: stubTexts },
   };
+}
+
+/**
+ * A message's stub, its one other version (`undefined` without one): its non-text parts as notes
+ * (`stubMedia`: `[image omitted: 1568×980]`), then its tool results as a note (`stubToolResults`:
+ * `[tool result omitted: N characters]`), each only where the message has them. Depends on the
+ * message alone, so the same message gives the same stub on every turn.
+ */
+function stubMessage(adapter: FormatAdapter, message: unknown, turn: Turn, results: boolean, media: boolean): unknown {
+  let stub: unknown;
+  if (media && turn.media?.some((p) => p.kind !== 'opaque') === true) stub = adapter.replaceMedia(message);
+  if (results && turn.results.length > 0) {
+    const note = `[tool result omitted: ${turn.text.length} characters]`;
+    stub = adapter.replaceResults(stub ?? message, () => note) ?? stub;
+  }
+  return stub;
 }
 
 /**

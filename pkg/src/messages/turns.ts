@@ -89,6 +89,13 @@ export interface FormatAdapter {
    * the message cannot be copied. The caller's message is never modified.
    */
   replaceResults(message: unknown, replace: (text: string) => string): unknown;
+  /**
+   * A new message like `message` whose non-text parts (images, PDFs, audio, files) each read as a
+   * text part with their note (`[image omitted: 1568×980]`, media.ts `mediaNote`), valid where
+   * the part was: `fitMessages`' media stubs (`stubMedia`). `undefined` when nothing can be
+   * replaced. The caller's message is never modified.
+   */
+  replaceMedia(message: unknown): unknown;
 }
 
 /** The formats `fitMessages` and `validateMessages` take. */

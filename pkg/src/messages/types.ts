@@ -152,6 +152,19 @@ export interface FitMessagesOptions<M = unknown> {
    */
   stubToolResults?: boolean;
   /**
+   * Offer a stub of every message with images, PDFs, audio or files that is not kept by rule: a
+   * new message object whose non-text parts each read as a text part with a note, valid where
+   * the part was (in a user message, an Anthropic `tool_result`, an AI SDK tool result's
+   * content, a LangChain block): `[image omitted: 1568×980]` (the size from the image's header),
+   * `[PDF omitted: 12 pages]`, `[audio omitted]`, `[file omitted]`. Its text stays, so an old
+   * screenshot step goes in as its text instead of being left out whole. The strategy chooses as
+   * for `stubToolResults` (with it, one stub has both); the decision says `stubbed: true`. The
+   * stub depends on the message alone: the same bytes on every turn. A Responses computer call's
+   * screenshot is never stubbed (its output must be one). Default `false`. Not taken by
+   * `createSession`.
+   */
+  stubMedia?: boolean;
+  /**
    * Tool results too large for the budget are sent truncated instead of failing the request: the
    * head and the tail of each result's text with a marker (`[… N characters left out …]`) between,
    * the call ids kept, so the pair stays valid. Every result over `maxTokens` (default: half the

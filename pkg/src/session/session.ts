@@ -190,6 +190,9 @@ class ChatSession implements Session {
     if (options['stubToolResults'] !== undefined && options['stubToolResults'] !== false) {
       throw invalidOption('stubToolResults', 'absent or false (sessions do not stub tool results)', options['stubToolResults']);
     }
+    if (options['stubMedia'] !== undefined && options['stubMedia'] !== false) {
+      throw invalidOption('stubMedia', 'absent or false (sessions do not stub images and files)', options['stubMedia']);
+    }
     return prepareFit(history, options);
   }
 
