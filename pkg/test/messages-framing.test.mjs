@@ -75,9 +75,12 @@ test('a name is framed: 1 token more than its own tokens', () => {
   assert.equal(named.decisions[0].cost_tokens - plain.decisions[0].cost_tokens, 1 + tokens('alice_smith'));
 });
 
-test("the role is counted as sent: 'developer', not the system role it stands for", () => {
-  const dev = fit([{ role: 'developer', content: 'Be brief.' }]);
-  assert.equal(dev.decisions[0].cost_tokens, 3 + tokens('developer') + tokens('Be brief.'));
+test('every role is 1 token, as in OpenAI\'s chat encodings: a message is framed by 4', () => {
+  for (const role of ['system', 'developer', 'user', 'assistant']) {
+    assert.equal(tokens(role), 1, role);
+    assert.equal(fit([{ role, content: 'Be brief.' }]).decisions[0].cost_tokens, 4 + tokens('Be brief.'), role);
+  }
+  assert.equal(getEncoding('cl100k_base').encode('developer').length, 1);
 });
 
 test('beyond the cookbook: several text parts are counted as their texts joined by newlines, with the same framing', () => {

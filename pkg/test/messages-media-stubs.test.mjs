@@ -142,7 +142,7 @@ test('with stubToolResults too, one stub carries both notes', () => {
   assert.ok(!JSON.stringify(stub).includes(b64.slice(0, 64)));
 });
 
-test('default off; a message kept by rule is never stubbed; sessions refuse the option', () => {
+test('default off; a message kept by rule is never stubbed; invalid values are INVALID_OPTION', () => {
   const h = history('openai');
   assert.ok(fitMessages(h, options('openai')).decisions.every((d) => d.stubbed === undefined));
   const r = fitMessages(h, options('openai', { stubMedia: true }));
@@ -150,8 +150,30 @@ test('default off; a message kept by rule is never stubbed; sessions refuse the 
   assert.equal(r.decisions.at(-1).stubbed, undefined);
   assert.ok(json(r.messages.at(-1)).includes(b64.slice(0, 64)));
   assert.throws(() => fitMessages(h, options('openai', { stubMedia: 'yes' })), { code: 'INVALID_OPTION' });
-  assert.throws(() => createSession(options('openai', { stubMedia: true })).fit(h), { code: 'INVALID_OPTION' });
+  assert.throws(() => createSession(options('openai', { stubMedia: 'yes' })).fit(h), { code: 'INVALID_OPTION' });
 });
+
+for (const format of FORMATS) {
+  test(`${format}: a session with stubMedia sends a screenshot step it stubbed as the same stub while it is in the reused prefix`, () => {
+    const session = createSession(options(format, { stubMedia: true, cache: 'openai' }));
+    const full = history(format);
+    let previous;
+    let reusedStubs = 0;
+    for (let end = 1; end <= full.length; end += 2) {
+      const r = session.fit(full.slice(0, end));
+      assert.deepEqual(validateMessages(r.messages, format), [], `end ${end}`);
+      sdkCheck(format, r.messages);
+      assert.ok(r.metrics.budget_used <= r.metrics.effective_budget, `end ${end}`);
+      if (previous !== undefined) {
+        const n = r.cache.prefixMessages;
+        assert.equal(json(r.messages.slice(0, n)), json(previous.slice(0, n)), `end ${end}: the reused prefix is the previous request's bytes`);
+      }
+      reusedStubs += r.decisions.filter((d) => d.stubbed && d.reason === 'cached_prefix').length;
+      previous = r.messages;
+    }
+    assert.ok(reusedStubs > 0, 'a stub went out again as the same stub');
+  });
+}
 
 test('Responses: a computer call screenshot is never rewritten', () => {
   const items = [{ role: 'user', content: 'Book the flight.' }];

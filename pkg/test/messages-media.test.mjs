@@ -27,8 +27,8 @@ function openaiTiles(w, h, detail = 'auto') {
 }
 
 /** Anthropic: w × h / 750, for images the vision guide does not resize (long edge ≤ 1568, ≤ 1.15 MP). */
-/** A user message's framing (framing.ts: 3 + its role's tokens), part of each decision's cost_tokens. */
-const USER_FRAMING = 3 + estimateTokens('user');
+/** A message's framing (framing.ts: 3 and its role's 1 token), part of each decision's cost_tokens. */
+const USER_FRAMING = 4;
 const anthropicPixels = (w, h) => Math.ceil((w * h) / 750);
 
 /** Gemini 2.x tiles: 258 up to 384², else ⌈w/u⌉·⌈h/u⌉ tiles of 258 with u = max(256, ⌊min(w,h)/1.5⌋). */

@@ -14,7 +14,7 @@ import { shownName } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
 import { invalidOption } from '../validate/options.js';
 import { aiSdkMedia, replaceContentMedia, type MediaPart } from './media.js';
-import { collectText, joinText, messageError, messageRecord, readCallId, readParts, unanswerableCall, withMedia, type FormatAdapter, type Turn } from './turns.js';
+import { collectText, joinText, messageError, messageRecord, readCallId, readParts, replaceMessageText, unanswerableCall, withMedia, type FormatAdapter, type Turn } from './turns.js';
 
 const ROLES = ['system', 'user', 'assistant', 'tool'] as const;
 
@@ -81,6 +81,7 @@ export const aiSdk: FormatAdapter = {
   replaceResults,
   // image and file parts, and the media items of a tool result's content output, as text parts.
   replaceMedia: (m) => replaceContentMedia(m, aiSdkMedia),
+  replaceText: replaceMessageText,
 };
 
 /** The AI SDK format when the caller passes `allowSystemInMessages: true` to ai@7: system messages anywhere. */

@@ -12,7 +12,7 @@
  */
 
 import { anthropicMedia, replaceContentMedia, type MediaPart } from './media.js';
-import { collectText, joinText, messageError, messageRecord, readCallId, readParts, withMedia, type FormatAdapter, type Turn } from './turns.js';
+import { collectText, joinText, messageError, messageRecord, readCallId, readParts, replaceMessageText, withMedia, type FormatAdapter, type Turn } from './turns.js';
 
 function read(message: unknown, index: number): Turn {
   const m = messageRecord(message, index);
@@ -71,4 +71,5 @@ export const anthropic: FormatAdapter = {
   replaceResults,
   // Images and documents, in tool results too, as text blocks (their cache_control kept).
   replaceMedia: (m) => replaceContentMedia(m, anthropicMedia),
+  replaceText: replaceMessageText,
 };

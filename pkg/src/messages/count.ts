@@ -24,9 +24,9 @@ function countWith(prep: PreparedFit<unknown>): (text: string) => unknown {
 
 /**
  * The texts of a prepared fit in the one list the count cache takes (each message's, the system
- * prompt's, the tools', each stub's, then the roles and names framing counts), with where each is
- * for error messages (`messages[i]`, `options.system`, `options.tools`, `messages[i] (its stub)`,
- * `a message's role or name`) and where the fixed ones are.
+ * prompt's, the tools', each stub's, then the names framing counts), with where each is for error
+ * messages (`messages[i]`, `options.system`, `options.tools`, `messages[i] (its stub)`, `a
+ * message's name`) and where the fixed ones are.
  */
 interface TextList {
   readonly all: readonly string[];
@@ -35,7 +35,7 @@ interface TextList {
   readonly system: number;
   readonly tools: number;
   readonly firstStub: number;
-  /** The roles and names framing counts, from `all[firstFraming]` on. */
+  /** The names framing counts, from `all[firstFraming]` on. */
   readonly framing: FramingTexts;
   readonly firstFraming: number;
 }
@@ -51,7 +51,7 @@ function textList(prep: PreparedFit<unknown>): TextList {
   const firstStub = all.length;
   all.push(...t.stubs);
   const firstFraming = all.length;
-  const framing = framingTexts(prep.turns, t.system !== undefined);
+  const framing = framingTexts(prep.turns);
   if (prep.framing !== undefined) all.push(...framing.texts);
   const n = t.messages.length;
   const where = (i: number): string =>
@@ -62,7 +62,7 @@ function textList(prep: PreparedFit<unknown>): TextList {
         : i === tools
           ? 'options.tools'
           : i >= firstFraming
-            ? "a message's role or name (its framing)"
+            ? "a message's name (its framing)"
             : `messages[${prep.stubOf.indexOf(i - firstStub)}] (its stub)`;
   memo = { all, where, system, tools, firstStub, framing, firstFraming };
   listMemo.set(prep, memo);
@@ -112,10 +112,10 @@ function mediaCounts(prep: PreparedFit<unknown>): MediaCounts {
  * What is charged besides the messages' own texts, from all the texts' counts: the system prompt
  * (without its overhead), the tools, each message's framing and the request's (framing.ts).
  */
-function fixedCost(prep: PreparedFit<unknown>, all: Uint32Array): { system: number; tools: number; framing: Uint32Array; requestFraming: number } {
+function fixedCost(prep: PreparedFit<unknown>, all: Uint32Array): { system: number; tools: number; framing: Uint32Array; requestFraming: number; systemFraming: number } {
   const l = textList(prep);
-  const f = framingCosts(prep.framing, l.framing, all.subarray(l.firstFraming));
-  return { system: l.system >= 0 ? all[l.system]! : 0, tools: l.tools >= 0 ? all[l.tools]! : 0, framing: f.messages, requestFraming: f.request };
+  const f = framingCosts(prep.framing, l.framing, all.subarray(l.firstFraming), prep.texts.system !== undefined);
+  return { system: l.system >= 0 ? all[l.system]! : 0, tools: l.tools >= 0 ? all[l.tools]! : 0, framing: f.messages, requestFraming: f.request, systemFraming: f.system };
 }
 
 /**
@@ -127,7 +127,7 @@ export async function prefillFit(prep: PreparedFit<unknown>, cache: CountCache, 
   const count = countWith(prep);
   const l = textList(prep);
   await prefillAsync(l.all, cache, count, l.where, concurrency);
-  if (prep.truncateAt === undefined) return;
+  if (prep.truncateAt === undefined && !prep.truncateUser) return;
   const all = countThrough(l.all, cache, count, l.where, l.all.length, false).costs;
   const steps = truncations(truncationInput(prep, all));
   const costs = all.subarray(0, prep.list.length);
@@ -148,13 +148,13 @@ export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit
   const { costs: all, keys } = countThrough(l.all, cache, count, l.where, l.all.length, false);
   const costs = all.slice(0, n);
   const messageKeys = keys.slice(0, n);
-  const { system: systemCost, tools: toolsCost, framing, requestFraming } = fixedCost(prep, all);
+  const { system: systemCost, tools: toolsCost, framing, requestFraming, systemFraming } = fixedCost(prep, all);
   const stubCosts = all.slice(l.firstStub, l.firstFraming);
   const media = mediaCounts(prep);
   const mediaCosts = media.costs.slice();
   const mediaKeys = media.keys.slice();
   let truncated = new Map<number, Truncation<M>>();
-  if (prep.truncateAt !== undefined) {
+  if (prep.truncateAt !== undefined || prep.truncateUser) {
     const steps = truncations(truncationInput(prep, all));
     let atLeast = l.all.length;
     let step = steps.next(costs);
@@ -187,14 +187,14 @@ export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit
     throw new CtxpackError(
       'PINNED_OVER_BUDGET',
       `what must be kept (system prompt, tools, the latest user message, the last step, options.keep) takes ${pinnedTokens} tokens` +
-        `${prep.truncateAt === undefined ? '' : ' with its tool results truncated'}, ` +
+        `${truncatedWhat(prep)}, ` +
         `${pinnedTokens - prep.budget.effective} more than the effective budget ${prep.budget.effective}`,
       { field: 'budgets' },
     );
   }
   const warnings = media.warnings.length > 0 ? [...prep.warnings, ...media.warnings] : prep.warnings;
   const textKeys = { messages: messageKeys, system: l.system >= 0 ? keys[l.system] : undefined, tools: l.tools >= 0 ? keys[l.tools] : undefined };
-  return { ...prep, warnings, costs, truncated, stubCosts, systemCost, toolsCost, requestFraming, mediaCosts, mediaKeys, pinnedTokens, textKeys };
+  return { ...prep, warnings, costs, truncated, stubCosts, systemCost, toolsCost, requestFraming, systemFraming, mediaCosts, mediaKeys, pinnedTokens, textKeys };
 }
 
 /**
@@ -219,10 +219,18 @@ function truncationInput<M>(prep: PreparedFit<M>, all: Uint32Array) {
     overhead: prep.budget.perFragmentOverhead,
     effective: prep.budget.effective,
     maxTokens: prep.truncateAt,
+    userMessages: prep.truncateUser,
     read: (m: unknown, i: number) => readTurn(prep.adapter, m, i),
   };
 }
 
 /** Where a truncated text is, for counting errors. */
-const TRUNCATED_WHERE = (): string => 'a truncated tool result';
+const TRUNCATED_WHERE = (): string => 'a truncated tool result or user message';
+
+/** What PINNED_OVER_BUDGET's message says was truncated already. */
+function truncatedWhat(prep: PreparedFit<unknown>): string {
+  if (prep.truncateAt !== undefined && prep.truncateUser) return ' with its tool results and user messages truncated';
+  if (prep.truncateAt !== undefined) return ' with its tool results truncated';
+  return prep.truncateUser ? ' with its user messages truncated' : '';
+}
 

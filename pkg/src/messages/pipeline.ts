@@ -40,6 +40,7 @@ const KNOWN_OPTIONS: readonly (keyof FitMessagesOptions)[] = [
   'stubToolResults',
   'stubMedia',
   'truncateToolResults',
+  'truncateUserMessage',
   'provider',
   'countPart',
   'tools',
@@ -86,6 +87,8 @@ export interface PreparedFit<M> {
   readonly stubs: readonly M[];
   /** `truncateToolResults`: tool results over this many tokens are cut to it; `undefined`: off. */
   readonly truncateAt: number | undefined;
+  /** `truncateUserMessage`: the pinned user messages' text is cut too when what must be kept exceeds the budget. */
+  readonly truncateUser: boolean;
 }
 
 /** The texts a fit counts: each message's, the system prompt's and the tools' JSON when given, each stub's. @internal */
@@ -119,6 +122,8 @@ export interface CountedFit<M> extends PreparedFit<M> {
   readonly toolsCost: number;
   /** The request's own framing: the reply's priming and `options.system`'s framing (framing.ts; 0 with `framing: false`). */
   readonly requestFraming: number;
+  /** Of `requestFraming`, `options.system`'s: before the messages (a session's prompt head), where the reply's priming comes after them. */
+  readonly systemFraming: number;
   /** Per message: the part of `costs` its non-text parts take (media.ts). */
   readonly mediaCosts: Uint32Array;
   /** Per message: the descriptors of its non-text parts ('' without any), for a session's message keys. */
@@ -141,6 +146,8 @@ export interface ScoredFit<M> extends CountedFit<M> {
  */
 export interface FitPlan {
   forced?: Uint8Array;
+  /** Of the `forced` messages, those kept as their stub (`stubToolResults`, `stubMedia`): the previous request had the stub. */
+  forcedStub?: Uint8Array;
   eligible?: Uint8Array;
   target?: number;
   /** Messages whose `cache_control` markers the session itself placed on an earlier turn: removed, never counted. */
@@ -216,6 +223,7 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   }
   return {
     truncateAt: readTruncation(o, budget.effective),
+    truncateUser: readBoolean(o, 'truncateUserMessage', false),
     t0, options: o, list, adapter, budget, counter, model, query, slicer, weights,
     mediaRules: { provider, model, countPart },
     framing: readBoolean(o, 'framing', true) ? FRAMING[provider] : undefined,
@@ -307,6 +315,7 @@ export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesRe
     else if (forced?.[i] === 1) {
       reasons[i] = 'cached_prefix';
       included[i] = 1;
+      if (plan.forcedStub?.[i] === 1 && s.stubOf[i]! >= 0) stubbed[i] = 1;
     } else reasons[i] = 'cache_cut'; // not eligible under a session's plan; the core's reason replaces it for the eligible
   }
   const { rows, result } = chosen;
@@ -391,7 +400,7 @@ function choose<M>(s: ScoredFit<M>, plan: FitPlan, target: number): Chosen {
     if (pinned[i] === 1) keptCount++;
     else if (scored[i] === 1 && forced?.[i] === 1) {
       keptCount++;
-      forcedTokens += costs[i]! + overhead;
+      forcedTokens += (plan.forcedStub?.[i] === 1 && s.stubOf[i]! >= 0 ? s.stubCosts[s.stubOf[i]!]! : costs[i]!) + overhead;
     } else if (scored[i] === 1 && (eligible === undefined || eligible[i] === 1)) m++;
   }
   const rows = new Uint32Array(m);

@@ -25,7 +25,7 @@ import {
   readCallId,
   readParts,
   unanswerableCall,
-  withFraming,
+  replaceMessageText,
   withMedia,
   type FormatAdapter,
   type Turn,
@@ -116,7 +116,7 @@ function read(message: unknown, index: number): Turn {
     const turnRole = MESSAGE_ROLES[role]!;
     const text = joinText(collectText(content, [], sink));
     const prose = turnRole === 'user' && (content as string | readonly unknown[]).length > 0;
-    return withItemId(withFraming(withMedia({ role: turnRole, calls: [], results: [], prose, text }, media), role, undefined), m, type);
+    return withItemId(withMedia({ role: turnRole, calls: [], results: [], prose, text }, media), m, type);
   }
   const kind = KINDS[type]!;
   const calls: string[] = [];
@@ -209,4 +209,5 @@ export const openaiResponses: FormatAdapter = {
   systemOption: { accepts: (v) => typeof v === 'string' || Array.isArray(v), requirement: "a string (the request's instructions) or an array of input items" },
   replaceResults,
   replaceMedia,
+  replaceText: replaceMessageText,
 };
