@@ -27,6 +27,8 @@ function openaiTiles(w, h, detail = 'auto') {
 }
 
 /** Anthropic: w × h / 750, for images the vision guide does not resize (long edge ≤ 1568, ≤ 1.15 MP). */
+/** A message's framing (framing.ts: 3 and its role's 1 token), part of each decision's cost_tokens. */
+const USER_FRAMING = 4;
 const anthropicPixels = (w, h) => Math.ceil((w * h) / 750);
 
 /** Gemini 2.x tiles: 258 up to 384², else ⌈w/u⌉·⌈h/u⌉ tiles of 258 with u = max(256, ⌊min(w,h)/1.5⌋). */
@@ -93,7 +95,7 @@ test('images count the documented formula of the provider, in every format, imag
       const what = `${format} ${provider} ${carry} ${im.f} ${im.w}x${im.h}`;
       const expected = RULES[provider](im.w, im.h);
       assert.equal(r.decisions[i].media_tokens, expected, what);
-      assert.equal(r.decisions[i].cost_tokens, estimateTokens('look') + expected, what);
+      assert.equal(r.decisions[i].cost_tokens, estimateTokens('look') + expected + USER_FRAMING, what);
     });
     assert.deepEqual(r.warnings, [], `${format} ${provider} ${carry}`);
   }
@@ -173,19 +175,19 @@ test('PDFs count their pages at the provider; a text document counts as its text
     format: 'anthropic',
     budgets: { tokens_max: 100_000 },
   });
-  assert.equal(doc.decisions[0].cost_tokens, estimateTokens(`${text}\nReport`));
+  assert.equal(doc.decisions[0].cost_tokens, estimateTokens(`${text}\nReport`) + USER_FRAMING);
   // The AI SDK's text file, as bytes: counted as its text.
   const file = fitMessages([{ role: 'user', content: [{ type: 'file', data: new TextEncoder().encode(text), mediaType: 'text/plain' }] }], {
     format: 'ai-sdk',
     budgets: { tokens_max: 100_000 },
   });
-  assert.equal(file.decisions[0].cost_tokens, estimateTokens(text));
+  assert.equal(file.decisions[0].cost_tokens, estimateTokens(text) + USER_FRAMING);
 
   const audio = fitMessages([{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'UklGRg'.repeat(1000), format: 'wav' } }, { type: 'text', text: 'hi' }] }], {
     format: 'openai',
     budgets: { tokens_max: 100_000 },
   });
-  assert.equal(audio.decisions[0].cost_tokens, 1);
+  assert.equal(audio.decisions[0].cost_tokens, 1 + USER_FRAMING);
   assert.ok(audio.warnings.some((w) => w.startsWith('media_not_counted: 1 part(s)')));
 });
 

@@ -184,7 +184,9 @@ test('validateMessages: the rules the Responses API enforces, by index, never th
 test("options.system is the request's instructions: counted, kept, never returned", () => {
   const items = [user('hi')];
   const r = fitMessages(items, { format: F, budgets: ample, system: 'You are terse. '.repeat(20) });
-  assert.equal(r.metrics.tokens_selected, estimateTokens('You are terse. '.repeat(20)) + r.decisions[0].cost_tokens);
+  // With the request's framing: the reply's priming (3) and the instructions framed as a system message (4).
+  const framing = 3 + 4;
+  assert.equal(r.metrics.tokens_selected, estimateTokens('You are terse. '.repeat(20)) + framing + r.decisions[0].cost_tokens);
   assert.deepEqual(r.messages, items);
   assert.throws(() => fitMessages(items, { format: F, budgets: ample, system: 42 }), (e) => e.code === 'INVALID_OPTION' && e.field === 'system');
   assert.throws(() => fitMessages(items, { format: 'openai', budgets: ample, system: 'x' }), (e) => e.code === 'INVALID_OPTION' && /'openai-responses'/.test(e.message));

@@ -128,7 +128,8 @@ test('Anthropic: the system prompt is counted and the request starts with a user
     { role: 'assistant', content: 'reply' },
     { role: 'user', content: 'last' },
   ];
-  const r = fitMessages(msgs, { format: 'anthropic', system: 'x'.repeat(40), budgets: { tokens_max: 30 } });
+  // framing: false: the budget and pinned_tokens are sums of the texts' counts alone.
+  const r = fitMessages(msgs, { format: 'anthropic', system: 'x'.repeat(40), budgets: { tokens_max: 30 }, framing: false });
   assert.deepEqual(reasons(r), ['budget_exceeded', 'first_not_user', 'pinned']);
   assert.equal(r.metrics.pinned_tokens, 10 + 1);
   assert.deepEqual(validateMessages(r.messages, 'anthropic'), []);

@@ -103,8 +103,51 @@ test('a large old tool result that cannot fit goes in as a stub, with its call, 
   assert.equal(messages[3].content.length, 'staging token error line '.repeat(400).length, 'the caller\'s message is unchanged');
 });
 
-test('stubToolResults is a boolean; sessions refuse it', () => {
+test('stubToolResults is a boolean', () => {
   const messages = [{ role: 'user', content: 'hi' }];
   assert.throws(() => fitMessages(messages, { format: 'openai', budgets: { tokens_max: 10 }, stubToolResults: 'yes' }), (e) => e.code === 'INVALID_OPTION' && e.field === 'stubToolResults');
-  assert.throws(() => createSession({ format: 'openai', budgets: { tokens_max: 10 }, stubToolResults: true }).fit(messages), (e) => e.code === 'INVALID_OPTION' && e.field === 'stubToolResults');
+  assert.throws(() => createSession({ format: 'openai', budgets: { tokens_max: 10 }, stubToolResults: 'yes' }).fit(messages), (e) => e.code === 'INVALID_OPTION' && e.field === 'stubToolResults');
+});
+
+/** An agent's history after `steps` steps: a task, then per step a call and a ~700-token result. */
+function agentHistory(steps) {
+  const h = [{ role: 'system', content: 'You are a coding agent.' }, { role: 'user', content: 'Find why the staging deploy fails.' }];
+  for (let k = 0; k < steps; k++) {
+    h.push({ role: 'assistant', content: null, tool_calls: [{ id: `c${k}`, type: 'function', function: { name: 'read_file', arguments: `{"path":"src/f${k}.ts"}` } }] });
+    h.push({ role: 'tool', tool_call_id: `c${k}`, content: `// src/f${k}.ts\n${`export const value${k} = deploy(staging, ${k});\n`.repeat(120)}` });
+  }
+  return h;
+}
+
+test('a session takes stubToolResults: a message sent as its stub is sent as the same stub while in the reused prefix; the saved state remembers it', () => {
+  const options = { format: 'openai', budgets: { tokens_max: 6_000 }, cache: 'openai', stubToolResults: true };
+  const session = createSession(options);
+  let previous;
+  let stubbedInPrefix = 0;
+  let stubs = 0;
+  for (let k = 1; k <= 30; k++) {
+    const history = agentHistory(k);
+    const r = session.fit(history);
+    assert.deepEqual(validateMessages(r.messages, 'openai'), [], `turn ${k}`);
+    assert.ok(r.metrics.budget_used <= r.metrics.effective_budget, `turn ${k}`);
+    stubs += r.decisions.filter((d) => d.stubbed).length;
+    stubbedInPrefix += r.decisions.filter((d) => d.stubbed && d.reason === 'cached_prefix').length;
+    if (previous !== undefined) {
+      // What the session says it reuses is the previous request's bytes, stubs included.
+      const n = r.cache.prefixMessages;
+      assert.equal(JSON.stringify(r.messages.slice(0, n)), JSON.stringify(previous.slice(0, n)), `turn ${k}: the reused prefix`);
+    }
+    // A session continued from the saved state plans the next turn as this one would.
+    if (k === 20) {
+      const next = agentHistory(21);
+      const restored = createSession({ ...options, state: JSON.parse(JSON.stringify(session.exportState())) }).fit(next);
+      const same = createSession({ ...options, state: JSON.parse(JSON.stringify(session.exportState())) }).fit(next);
+      assert.equal(JSON.stringify(restored.messages), JSON.stringify(same.messages));
+      assert.ok(restored.cache.prefixMessages > 0 && restored.decisions.some((d) => d.stubbed && d.reason === 'cached_prefix'), 'the restored session forces the remembered stubs');
+      assert.equal(JSON.stringify(restored.messages.slice(0, restored.cache.prefixMessages)), JSON.stringify(r.messages.slice(0, restored.cache.prefixMessages)));
+    }
+    previous = r.messages;
+  }
+  assert.ok(stubs > 0, 'the session sent stubs');
+  assert.ok(stubbedInPrefix > 0, 'a stub was reused as the same stub on a later turn');
 });

@@ -285,7 +285,7 @@ test("the SDK's other items: read as the Responses API's, given back as the same
     assert.ok(out.some((m) => m.role === 'user' && m.content[0]?.text === 'Now add the tests.'));
   }
   // The shell output, over half the budget, goes in truncated: a copy in the SDK's shape, its outcome kept.
-  const { input: out } = await ctxpackInputFilter({ budgets: { tokens_max: 1_200 } })({ modelData: { input } });
+  const { input: out } = await ctxpackInputFilter({ budgets: { tokens_max: 700 } })({ modelData: { input } });
   const shell = out.find((m) => m.type === 'shell_call_output');
   assert.notEqual(shell, input[3]);
   assert.ok(shell.output[0].stdout.length < 'src test\n'.length * 400);
@@ -296,9 +296,9 @@ test("the SDK's other items: read as the Responses API's, given back as the same
 
 test('keep: a predicate over the SDK items, and a number', async () => {
   const input = MIXED();
-  const kept = await ctxpackInputFilter({ budgets: { tokens_max: 1_200 }, keep: (item) => item.type === 'hosted_tool_call' })({ modelData: { input } });
+  const kept = await ctxpackInputFilter({ budgets: { tokens_max: 700 }, keep: (item) => item.type === 'hosted_tool_call' })({ modelData: { input } });
   assert.ok(kept.input.includes(input[4]));
-  const plain = await ctxpackInputFilter({ budgets: { tokens_max: 1_200 } })({ modelData: { input: MIXED() } });
+  const plain = await ctxpackInputFilter({ budgets: { tokens_max: 700 } })({ modelData: { input: MIXED() } });
   assert.equal(plain.input.some((m) => m.type === 'hosted_tool_call'), false);
   const last = await ctxpackInputFilter({ budgets: { tokens_max: 100_000 }, keep: 2 })({ modelData: { input: MIXED() } });
   assert.equal(last.input.length, input.length);

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { modelMessageSchema } from 'ai';
 import { BaseMessage } from '@langchain/core/messages';
+import { validateMessages } from 'ctxpack';
 
 /** The AI SDK's own schema, and LangChain's pairing (AIMessage.tool_calls ids ↔ ToolMessage.tool_call_id). */
 export function sdkCheck(format, messages) {
@@ -23,6 +24,17 @@ export function sdkCheck(format, messages) {
     }
     assert.equal(open.size, 0);
   }
+}
+
+/**
+ * One request of an agent's run (`r`, a fit's result, at step `k`): valid for its format and its
+ * SDK, within budget, and the task (`isTask`) in it. The agent tests' common check.
+ */
+export function checkAgentRequest(format, r, k, isTask) {
+  assert.deepEqual(validateMessages(r.messages, format), [], `step ${k}`);
+  sdkCheck(format, r.messages);
+  assert.ok(r.metrics.budget_used <= r.metrics.effective_budget, `step ${k}: ${r.metrics.budget_used} > ${r.metrics.effective_budget}`);
+  assert.ok(r.messages.some(isTask), `step ${k}: the task is in the request`);
 }
 
 /** The output item type of each call item type the API pairs by `call_id`. */

@@ -21,7 +21,8 @@ function replayChecked(history, format, session, { system, budgetsOf } = {}) {
     // The reuse, recomputed: the leading messages equal (as JSON, without cache_control) to the previous request's.
     const sent = r.decisions.filter((d) => d.included).map((d) => d.index);
     const overhead = 0;
-    const systemTokens = system === undefined ? 0 : estimateTokens(typeof system === 'string' ? system : system.map((b) => b.text).join('\n'));
+    // The system prompt with its framing as a system message (4 tokens, framing.ts).
+    const systemTokens = system === undefined ? 0 : estimateTokens(typeof system === 'string' ? system : system.map((b) => b.text).join('\n')) + 4;
     let k = 0;
     let tokens = systemTokens;
     if (previous !== undefined) {

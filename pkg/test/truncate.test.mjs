@@ -121,3 +121,82 @@ test('with a system prompt beside the messages, the results in flight still shar
   const async = await fitMessagesAsync(messages, { ...options, countTokens: async (t) => estimateTokens(t) });
   assert.deepEqual(async.decisions, sync.decisions);
 });
+
+// ---- truncateUserMessage: a pasted user message too large for the budget ----------------------
+
+/** A task pasted with a log of `lines` lines, then the assistant's first reply pending: the task is in flight. */
+function pasted(format, text) {
+  return render({ system: 'You are a coding agent.', events: [{ kind: 'user', text }] }, format);
+}
+
+for (const format of FORMATS) {
+  test(`${format}: a pasted user message larger than the budget is PINNED_OVER_BUDGET, or truncated with truncateUserMessage`, () => {
+    const task = `Why does this fail?\n${log(4000)}`;
+    const { messages, system } = pasted(format, task);
+    const before = JSON.stringify(format === 'langchain' ? messages.map((m) => m.content) : messages);
+    const budgets = { tokens_max: 22_000 };
+    assert.throws(() => fitMessages(messages, { format, system, budgets }), { code: 'PINNED_OVER_BUDGET' });
+    const r = fitMessages(messages, { format, system, budgets, truncateUserMessage: true });
+    assert.deepEqual(validateMessages(r.messages, format), []);
+    sdkCheck(format, r.messages);
+    assert.ok(r.metrics.budget_used <= r.metrics.effective_budget);
+    assert.equal(r.messages.length, messages.length);
+    const d = r.decisions.find((x) => x.truncated);
+    assert.equal(d.reason, 'pinned');
+    assert.ok(d.truncated.from > budgets.tokens_max && d.truncated.to < d.truncated.from);
+    const sent = JSON.stringify(format === 'langchain' ? r.messages.map((m) => m.content) : r.messages);
+    assert.match(sent, /Why does this fail\?/, 'the head');
+    assert.match(sent, /line 3999: /, 'the tail');
+    assert.match(sent, /\[… \d+ characters left out …\]/);
+    assert.equal(JSON.stringify(format === 'langchain' ? messages.map((m) => m.content) : messages), before, "the caller's messages are untouched");
+  });
+}
+
+test('truncateUserMessage cuts text parts only: an image beside the text stays', () => {
+  const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+  const messages = [{ role: 'user', content: [{ type: 'text', text: log(4000) }, { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } }] }];
+  const r = fitMessages(messages, { format: 'openai', budgets: { tokens_max: 10_000 }, truncateUserMessage: true });
+  assert.equal(r.messages[0].content[1], messages[0].content[1]);
+  assert.match(r.messages[0].content[0].text, /^line 0: [^]*\[… \d+ characters left out …\][^]*line 3999: /);
+  assert.ok(r.metrics.budget_used <= r.metrics.effective_budget);
+});
+
+test('with truncateToolResults: false, truncateUserMessage still cuts the task, and the tool results stay whole', () => {
+  const { messages, system } = agent('openai', log(300));
+  const big = messages.map((m) => (m.role === 'user' ? { ...m, content: `Why?\n${log(4000)}` } : m));
+  const r = fitMessages(big, { format: 'openai', system, budgets: { tokens_max: 22_000 }, truncateToolResults: false, truncateUserMessage: true });
+  const cut = r.decisions.filter((d) => d.truncated).map((d) => big[d.index].role);
+  assert.deepEqual(cut, ['user']);
+  assert.equal(r.messages.find((m) => m.role === 'tool').content, log(300));
+});
+
+test('the pasted message shares the room with the results in flight, the largest cut first', () => {
+  const { messages, system } = agent('openai', log(3000));
+  const big = messages.map((m) => (m.role === 'user' ? { ...m, content: `Why?\n${log(500)}` } : m));
+  const r = fitMessages(big, { format: 'openai', system, budgets: { tokens_max: 8_000 }, truncateUserMessage: true });
+  assert.ok(r.metrics.budget_used <= r.metrics.effective_budget);
+  const byRole = Object.fromEntries(r.decisions.filter((d) => d.truncated).map((d) => [big[d.index].role, d.truncated]));
+  assert.ok(byRole.tool && byRole.user, 'both cut');
+  // Water-filling: both cut to about one common size.
+  assert.ok(Math.abs(byRole.tool.to - byRole.user.to) < 0.2 * byRole.tool.to, JSON.stringify(byRole));
+});
+
+test('truncateUserMessage: the same bytes on every later turn of a session, alike with an async counter; invalid values are INVALID_OPTION', async () => {
+  const { messages, system } = pasted('anthropic', `Why does this fail?\n${log(4000)}`);
+  const options = { format: 'anthropic', system, budgets: { tokens_max: 22_000 }, truncateUserMessage: true };
+  const s = createSession(options);
+  const first = s.fit(messages);
+  const again = s.fit(messages);
+  assert.equal(JSON.stringify(again.messages), JSON.stringify(first.messages));
+  const a = await fitMessagesAsync(messages, { ...options, countTokens: async (t) => estimateTokens(t) });
+  assert.equal(JSON.stringify(a.messages), JSON.stringify(first.messages));
+  assert.throws(() => fitMessages(messages, { ...options, truncateUserMessage: 'yes' }), { code: 'INVALID_OPTION' });
+});
+
+test('the system prompt alone over the budget is PINNED_OVER_BUDGET even with truncateUserMessage', () => {
+  const messages = [{ role: 'user', content: 'Hi' }];
+  assert.throws(() => fitMessages(messages, { format: 'anthropic', system: log(4000), budgets: { tokens_max: 22_000 }, truncateUserMessage: true }), {
+    code: 'PINNED_OVER_BUDGET',
+    message: /with its tool results and user messages truncated/,
+  });
+});

@@ -13,8 +13,8 @@
 import { shownName } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
 import { invalidOption } from '../validate/options.js';
-import { aiSdkMedia, type MediaPart } from './media.js';
-import { collectText, joinText, messageError, messageRecord, readCallId, readParts, unanswerableCall, withMedia, type FormatAdapter, type Turn } from './turns.js';
+import { aiSdkMedia, replaceContentMedia, type MediaPart } from './media.js';
+import { collectText, joinText, messageError, messageRecord, readCallId, readParts, replaceMessageText, unanswerableCall, withMedia, type FormatAdapter, type Turn } from './turns.js';
 
 const ROLES = ['system', 'user', 'assistant', 'tool'] as const;
 
@@ -79,6 +79,9 @@ export const aiSdk: FormatAdapter = {
     requirement: 'a string, a system message or an array of system messages',
   },
   replaceResults,
+  // image and file parts, and the media items of a tool result's content output, as text parts.
+  replaceMedia: (m) => replaceContentMedia(m, aiSdkMedia),
+  replaceText: replaceMessageText,
 };
 
 /** The AI SDK format when the caller passes `allowSystemInMessages: true` to ai@7: system messages anywhere. */

@@ -11,8 +11,8 @@
  * @module
  */
 
-import { anthropicMedia, type MediaPart } from './media.js';
-import { collectText, joinText, messageError, messageRecord, readCallId, readParts, withMedia, type FormatAdapter, type Turn } from './turns.js';
+import { anthropicMedia, replaceContentMedia, type MediaPart } from './media.js';
+import { collectText, joinText, messageError, messageRecord, readCallId, readParts, replaceMessageText, withMedia, type FormatAdapter, type Turn } from './turns.js';
 
 function read(message: unknown, index: number): Turn {
   const m = messageRecord(message, index);
@@ -77,4 +77,7 @@ export const anthropic: FormatAdapter = {
   callIdsUniqueInRequest: true,
   systemOption: { accepts: (v) => typeof v === 'string' || Array.isArray(v), requirement: 'a string or an array of text blocks' },
   replaceResults,
+  // Images and documents, in tool results too, as text blocks (their cache_control kept).
+  replaceMedia: (m) => replaceContentMedia(m, anthropicMedia),
+  replaceText: replaceMessageText,
 };

@@ -12,6 +12,7 @@ import { CtxpackError } from '../errors.js';
 import { CountCache, countThrough, prefillAsync } from '../tokens/cache.js';
 import { addCounts, countMediaPart, mediaWarnings, type MediaPart, type MediaTally } from './media.js';
 import { truncations, type Truncation } from './truncate.js';
+import { framingCosts, framingTexts, type FramingTexts } from './framing.js';
 import { readTurn } from './turns.js';
 import type { CountedFit, PreparedFit } from './pipeline.js';
 
@@ -23,8 +24,9 @@ function countWith(prep: PreparedFit<unknown>): (text: string) => unknown {
 
 /**
  * The texts of a prepared fit in the one list the count cache takes (each message's, the system
- * prompt's, the tools', each stub's), with where each is for error messages (`messages[i]`,
- * `options.system`, `options.tools`, `messages[i] (its stub)`) and where the fixed ones are.
+ * prompt's, the tools', each stub's, then the names framing counts), with where each is for error
+ * messages (`messages[i]`, `options.system`, `options.tools`, `messages[i] (its stub)`, `a
+ * message's name`) and where the fixed ones are.
  */
 interface TextList {
   readonly all: readonly string[];
@@ -33,6 +35,9 @@ interface TextList {
   readonly system: number;
   readonly tools: number;
   readonly firstStub: number;
+  /** The names framing counts, from `all[firstFraming]` on. */
+  readonly framing: FramingTexts;
+  readonly firstFraming: number;
 }
 const listMemo = new WeakMap<PreparedFit<unknown>, TextList>();
 
@@ -45,10 +50,21 @@ function textList(prep: PreparedFit<unknown>): TextList {
   const tools = t.tools === undefined ? -1 : all.push(t.tools) - 1;
   const firstStub = all.length;
   all.push(...t.stubs);
+  const firstFraming = all.length;
+  const framing = framingTexts(prep.turns);
+  if (prep.framing !== undefined) all.push(...framing.texts);
   const n = t.messages.length;
   const where = (i: number): string =>
-    i < n ? `messages[${i}]` : i === system ? 'options.system' : i === tools ? 'options.tools' : `messages[${prep.stubOf.indexOf(i - firstStub)}] (its stub)`;
-  memo = { all, where, system, tools, firstStub };
+    i < n
+      ? `messages[${i}]`
+      : i === system
+        ? 'options.system'
+        : i === tools
+          ? 'options.tools'
+          : i >= firstFraming
+            ? "a message's name (its framing)"
+            : `messages[${prep.stubOf.indexOf(i - firstStub)}] (its stub)`;
+  memo = { all, where, system, tools, firstStub, framing, firstFraming };
   listMemo.set(prep, memo);
   return memo;
 }
@@ -92,10 +108,14 @@ function mediaCounts(prep: PreparedFit<unknown>): MediaCounts {
   return memo;
 }
 
-/** What is charged besides the messages (system prompt with its overhead, tools), from all the texts' counts. */
-function fixedCost(prep: PreparedFit<unknown>, all: Uint32Array): { system: number; tools: number } {
+/**
+ * What is charged besides the messages' own texts, from all the texts' counts: the system prompt
+ * (without its overhead), the tools, each message's framing and the request's (framing.ts).
+ */
+function fixedCost(prep: PreparedFit<unknown>, all: Uint32Array): { system: number; tools: number; framing: Uint32Array; requestFraming: number; systemFraming: number } {
   const l = textList(prep);
-  return { system: l.system >= 0 ? all[l.system]! : 0, tools: l.tools >= 0 ? all[l.tools]! : 0 };
+  const f = framingCosts(prep.framing, l.framing, all.subarray(l.firstFraming), prep.texts.system !== undefined);
+  return { system: l.system >= 0 ? all[l.system]! : 0, tools: l.tools >= 0 ? all[l.tools]! : 0, framing: f.messages, requestFraming: f.request, systemFraming: f.system };
 }
 
 /**
@@ -107,7 +127,7 @@ export async function prefillFit(prep: PreparedFit<unknown>, cache: CountCache, 
   const count = countWith(prep);
   const l = textList(prep);
   await prefillAsync(l.all, cache, count, l.where, concurrency);
-  if (prep.truncateAt === undefined) return;
+  if (prep.truncateAt === undefined && !prep.truncateUser) return;
   const all = countThrough(l.all, cache, count, l.where, l.all.length, false).costs;
   const steps = truncations(truncationInput(prep, all));
   const costs = all.subarray(0, prep.list.length);
@@ -128,13 +148,13 @@ export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit
   const { costs: all, keys } = countThrough(l.all, cache, count, l.where, l.all.length, false);
   const costs = all.slice(0, n);
   const messageKeys = keys.slice(0, n);
-  const { system: systemCost, tools: toolsCost } = fixedCost(prep, all);
-  const stubCosts = all.slice(l.firstStub);
+  const { system: systemCost, tools: toolsCost, framing, requestFraming, systemFraming } = fixedCost(prep, all);
+  const stubCosts = all.slice(l.firstStub, l.firstFraming);
   const media = mediaCounts(prep);
   const mediaCosts = media.costs.slice();
   const mediaKeys = media.keys.slice();
   let truncated = new Map<number, Truncation<M>>();
-  if (prep.truncateAt !== undefined) {
+  if (prep.truncateAt !== undefined || prep.truncateUser) {
     const steps = truncations(truncationInput(prep, all));
     let atLeast = l.all.length;
     let step = steps.next(costs);
@@ -153,25 +173,28 @@ export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit
     }
   }
   cache.endCall();
-  for (let i = 0; i < n; i++) costs[i] = addCounts(costs[i]!, mediaCosts[i]!);
-  // A truncation's counts as the decision reports them: with the non-text parts, before and after.
-  for (const [i, t] of truncated) truncated.set(i, { ...t, from: addCounts(t.from, media.costs[i]!), tokens: costs[i]! });
-  for (let k = 0; k < stubCosts.length; k++) stubCosts[k] = addCounts(stubCosts[k]!, countParts(prep, prep.stubMedia[k], prep.stubOf.indexOf(k)).tokens);
+  for (let i = 0; i < n; i++) costs[i] = addCounts(addCounts(costs[i]!, mediaCosts[i]!), framing[i]!);
+  // A truncation's counts as the decision reports them: with the non-text parts and the framing, before and after.
+  for (const [i, t] of truncated) truncated.set(i, { ...t, from: addCounts(addCounts(t.from, media.costs[i]!), framing[i]!), tokens: costs[i]! });
+  for (let k = 0; k < stubCosts.length; k++) {
+    const i = prep.stubOf.indexOf(k);
+    stubCosts[k] = addCounts(addCounts(stubCosts[k]!, countParts(prep, prep.stubMedia[k], i).tokens), framing[i]!);
+  }
   const overhead = prep.budget.perFragmentOverhead;
-  let pinnedTokens = (l.system >= 0 ? systemCost + overhead : 0) + toolsCost;
+  let pinnedTokens = (l.system >= 0 ? systemCost + overhead : 0) + toolsCost + requestFraming;
   for (let i = 0; i < n; i++) if (prep.pinned[i] === 1) pinnedTokens += costs[i]! + overhead;
   if (pinnedTokens > prep.budget.effective) {
     throw new CtxpackError(
       'PINNED_OVER_BUDGET',
       `what must be kept (system prompt, tools, the latest user message, the last step, options.keep) takes ${pinnedTokens} tokens` +
-        `${prep.truncateAt === undefined ? '' : ' with its tool results truncated'}, ` +
+        `${truncatedWhat(prep)}, ` +
         `${pinnedTokens - prep.budget.effective} more than the effective budget ${prep.budget.effective}`,
       { field: 'budgets' },
     );
   }
   const warnings = media.warnings.length > 0 ? [...prep.warnings, ...media.warnings] : prep.warnings;
   const textKeys = { messages: messageKeys, system: l.system >= 0 ? keys[l.system] : undefined, tools: l.tools >= 0 ? keys[l.tools] : undefined };
-  return { ...prep, warnings, costs, truncated, stubCosts, systemCost, toolsCost, mediaCosts, mediaKeys, pinnedTokens, textKeys };
+  return { ...prep, warnings, costs, truncated, stubCosts, systemCost, toolsCost, requestFraming, systemFraming, mediaCosts, mediaKeys, pinnedTokens, textKeys };
 }
 
 /**
@@ -182,8 +205,9 @@ function truncationInput<M>(prep: PreparedFit<M>, all: Uint32Array) {
   const n = prep.list.length;
   const fixed = fixedCost(prep, all);
   const media = mediaCounts(prep);
-  let pinnedMedia = 0;
-  for (let i = 0; i < n; i++) if (prep.pinned[i] === 1) pinnedMedia += media.costs[i]!;
+  // What pinned messages take besides their text (non-text parts, framing) is fixed too.
+  let pinnedExtra = 0;
+  for (let i = 0; i < n; i++) if (prep.pinned[i] === 1) pinnedExtra += media.costs[i]! + fixed.framing[i]!;
   return {
     list: prep.list,
     adapter: prep.adapter,
@@ -191,14 +215,22 @@ function truncationInput<M>(prep: PreparedFit<M>, all: Uint32Array) {
     pinned: prep.pinned,
     broken: prep.broken,
     costs: all.subarray(0, n),
-    fixedTokens: (prep.texts.system !== undefined ? fixed.system + prep.budget.perFragmentOverhead : 0) + fixed.tools + pinnedMedia,
+    fixedTokens: (prep.texts.system !== undefined ? fixed.system + prep.budget.perFragmentOverhead : 0) + fixed.tools + fixed.requestFraming + pinnedExtra,
     overhead: prep.budget.perFragmentOverhead,
     effective: prep.budget.effective,
     maxTokens: prep.truncateAt,
+    userMessages: prep.truncateUser,
     read: (m: unknown, i: number) => readTurn(prep.adapter, m, i),
   };
 }
 
 /** Where a truncated text is, for counting errors. */
-const TRUNCATED_WHERE = (): string => 'a truncated tool result';
+const TRUNCATED_WHERE = (): string => 'a truncated tool result or user message';
+
+/** What PINNED_OVER_BUDGET's message says was truncated already. */
+function truncatedWhat(prep: PreparedFit<unknown>): string {
+  if (prep.truncateAt !== undefined && prep.truncateUser) return ' with its tool results and user messages truncated';
+  if (prep.truncateAt !== undefined) return ' with its tool results truncated';
+  return prep.truncateUser ? ' with its user messages truncated' : '';
+}
 

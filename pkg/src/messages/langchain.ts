@@ -8,8 +8,8 @@
  */
 
 import { isRecord } from '../validate/fields.js';
-import { langchainMedia, type MediaPart } from './media.js';
-import { collectText, joinText, messageError, messageRecord, readCallId, readToolCalls, unanswerableCall, withMedia, type FormatAdapter, type Turn } from './turns.js';
+import { langchainMedia, replaceMediaParts, plainTextPart, type MediaPart } from './media.js';
+import { collectText, joinText, messageError, messageRecord, readCallId, readToolCalls, replaceContentText, unanswerableCall, withMedia, withName, type FormatAdapter, type Turn } from './turns.js';
 
 const TYPES: Readonly<Record<string, Turn['role']>> = { system: 'system', developer: 'system', human: 'user', ai: 'assistant', tool: 'tool' };
 
@@ -40,7 +40,7 @@ function read(message: unknown, index: number): Turn {
     otherCalls(m, index, calls, text);
   }
   if (role === 'tool') results.push(readCallId(m['tool_call_id'], index, 'tool_call_id'));
-  return withMedia({ role, calls, results, prose: role === 'user', text: joinText(text) }, media);
+  return withName(withMedia({ role, calls, results, prose: role === 'user', text: joinText(text) }, media), m['name']);
 }
 
 /**
@@ -94,5 +94,35 @@ function replaceResults(message: unknown, replace: (text: string) => string): un
   }
 }
 
+/**
+ * A new instance of the message's own class from its own fields (LangChain's `lc_*` bookkeeping
+ * left to the constructor) with `content`; `undefined` if that class refuses.
+ */
+function withContent(message: unknown, content: unknown): unknown {
+  const m = message as Record<string, unknown> & { constructor: new (fields: object) => unknown };
+  const fields = Object.fromEntries(Object.entries(m).filter(([key]) => !key.startsWith('lc_') && key !== 'type'));
+  try {
+    return new m.constructor({ ...fields, content });
+  } catch {
+    return undefined;
+  }
+}
+
+/** A new message of its class whose image, file and audio blocks are text blocks with their notes; `undefined` without any. */
+function replaceMedia(message: unknown): unknown {
+  const content = (message as Record<string, unknown>)['content'];
+  const replaced = replaceMediaParts(content, langchainMedia, plainTextPart);
+  return replaced === content ? undefined : withContent(message, replaced);
+}
+
 /** The LangChain.js adapter. */
-export const langchain: FormatAdapter = { name: 'langchain', read, results: 'tool-messages', firstFromUser: false, systemAnywhere: false, replaceResults };
+export const langchain: FormatAdapter = {
+  name: 'langchain',
+  read,
+  results: 'tool-messages',
+  firstFromUser: false,
+  systemAnywhere: false,
+  replaceResults,
+  replaceMedia,
+  replaceText: (m, replace) => withContent(m, replaceContentText((m as Record<string, unknown>)['content'], replace)),
+};

@@ -410,3 +410,67 @@ function bytesKey(b: Uint8Array): string {
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return ((h1 >>> 0).toString(16).padStart(8, '0') + (h2 >>> 0).toString(16).padStart(8, '0'));
 }
+
+// ---- stubs (stubMedia) -------------------------------------------------------------------------
+
+/**
+ * The text a non-text part goes in as when its message is sent as a stub (`stubMedia`):
+ * `[image omitted: 1568×980]` (the stored size from the header; `[image omitted]` without bytes
+ * to read), `[PDF omitted: 12 pages]`, `[audio omitted]`, `[file omitted]`. It depends on the
+ * part alone, so the stub is the same bytes on every turn.
+ */
+export function mediaNote(m: MediaPart): string {
+  if (m.kind === 'image') {
+    const size = m.data === undefined ? undefined : imageSizeOf(m.data);
+    return size === undefined ? '[image omitted]' : `[image omitted: ${size.width}×${size.height}]`;
+  }
+  if (m.kind === 'pdf') {
+    const pages = m.data === undefined ? undefined : pdfPagesOf(m.data);
+    return pages === undefined ? '[PDF omitted]' : `[PDF omitted: ${pages} page${pages === 1 ? '' : 's'}]`;
+  }
+  return `[${m.kind} omitted]`;
+}
+
+/** A format's text part for a stub's note, in place of `part`; `undefined` where text cannot stand (the part is kept). */
+export type TextPartOf = (note: string, part: Readonly<Record<string, unknown>>) => object | undefined;
+
+/** The text part of the formats whose text parts are `{ type: 'text', text }` (Anthropic's keeps the part's `cache_control`). */
+export const plainTextPart: TextPartOf = (note, part) =>
+  part['cache_control'] === undefined ? { type: 'text', text: note } : { type: 'text', text: note, cache_control: part['cache_control'] };
+
+/**
+ * `value` with every non-text part `recognize` finds (an opaque one excepted) replaced by
+ * `textPart(its note)`: new arrays and objects along the way, the rest shared; `value` itself
+ * when nothing was replaced. Bytes are never walked.
+ */
+export function replaceMediaParts(value: unknown, recognize: Recognizer, textPart: TextPartOf, depth = 0): unknown {
+  if (depth >= 32 || typeof value !== 'object' || value === null || isBytes(value)) return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    value.forEach((v: unknown, k) => {
+      const w = replaceMediaParts(v, recognize, textPart, depth + 1);
+      if (w !== v) (out ??= value.slice())[k] = w;
+    });
+    return out ?? value;
+  }
+  if (!isRecord(value)) return value;
+  const found = recognize(value);
+  if (found !== undefined) {
+    if (found.media === undefined || found.media.kind === 'opaque') return value;
+    return textPart(mediaNote(found.media), value) ?? value;
+  }
+  let out: Record<string, unknown> | undefined;
+  for (const key of Object.keys(value)) {
+    const v = value[key];
+    const w = replaceMediaParts(v, recognize, textPart, depth + 1);
+    if (w !== v) (out ??= { ...value })[key] = w;
+  }
+  return out ?? value;
+}
+
+/** A copy of `message` whose `content` has its non-text parts as text parts ({@link replaceMediaParts}); `undefined` when it has none. */
+export function replaceContentMedia(message: unknown, recognize: Recognizer, textPart: TextPartOf = plainTextPart): Record<string, unknown> | undefined {
+  const m = message as Record<string, unknown>;
+  const content = replaceMediaParts(m['content'], recognize, textPart);
+  return content === m['content'] ? undefined : { ...m, content };
+}

@@ -6,8 +6,8 @@
  * @module
  */
 
-import { openaiMedia, type MediaPart } from './media.js';
-import { collectText, joinText, messageError, messageRecord, readCallId, readToolCalls, withMedia, type FormatAdapter, type Turn } from './turns.js';
+import { openaiMedia, replaceContentMedia, type MediaPart } from './media.js';
+import { collectText, joinText, messageError, messageRecord, readCallId, readToolCalls, replaceMessageText, withMedia, withName, type FormatAdapter, type Turn } from './turns.js';
 
 const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
 
@@ -27,7 +27,7 @@ function read(message: unknown, index: number): Turn {
   if (role === 'tool') results.push(readCallId(m['tool_call_id'], index, 'tool_call_id'));
   const turnRole = role === 'developer' || role === 'system' ? 'system' : (role as Turn['role']);
   const emptyContent = (content === undefined || content === null) && !hasOtherContent(m, role, calls);
-  const turn = withMedia({ role: turnRole, calls, results, prose: turnRole === 'user' && !emptyContent, text: joinText(text) }, media);
+  const turn = withName(withMedia({ role: turnRole, calls, results, prose: turnRole === 'user' && !emptyContent, text: joinText(text) }, media), m['name']);
   return emptyContent ? { ...turn, emptyContent: true } : turn;
 }
 
@@ -49,4 +49,7 @@ function replaceResults(message: unknown, replace: (text: string) => string): un
 }
 
 /** The OpenAI chat completions adapter. */
-export const openai: FormatAdapter = { name: 'openai', read, results: 'tool-messages', firstFromUser: false, systemAnywhere: true, replaceResults };
+export const openai: FormatAdapter = { name: 'openai', read, results: 'tool-messages', firstFromUser: false, systemAnywhere: true, replaceResults,
+  replaceMedia: (m) => replaceContentMedia(m, openaiMedia),
+  replaceText: replaceMessageText,
+};

@@ -23,6 +23,7 @@ import { buildUnits, COMPACTED, compactedItems, latestUserMessage, pinnedMessage
 import { collectText, joinText, readTurn, type FormatAdapter, type Turn } from './turns.js';
 import type { MediaPart, CountPartContext, MediaRules } from './media.js';
 import { DEFAULT_TRUNCATE_SHARE, type Truncation } from './truncate.js';
+import { FRAMING, type FramingRule } from './framing.js';
 import { messageArray, structureViolations } from './validate.js';
 import type { FitMessagesOptions, FitMessagesResult, MessageDecision, MessageDecisionReason, RelevanceWeights } from './types.js';
 
@@ -37,10 +38,13 @@ const KNOWN_OPTIONS: readonly (keyof FitMessagesOptions)[] = [
   'slicer',
   'relevance',
   'stubToolResults',
+  'stubMedia',
   'truncateToolResults',
+  'truncateUserMessage',
   'provider',
   'countPart',
   'tools',
+  'framing',
   'countCache',
 ];
 const PROVIDERS = ['openai', 'anthropic', 'gemini'] as const;
@@ -65,6 +69,8 @@ export interface PreparedFit<M> {
   readonly weights: Required<RelevanceWeights>;
   /** How non-text parts are counted: the provider, the model, `options.countPart`. */
   readonly mediaRules: MediaRules;
+  /** The provider's per-message framing (framing.ts); `undefined` with `framing: false`. */
+  readonly framing: FramingRule | undefined;
   /** Each stub's non-text parts (those outside its tool results), as `stubs`. */
   readonly stubMedia: readonly (readonly MediaPart[] | undefined)[];
   /** Anthropic: the `cache_control` markers of `options.system` and `options.tools`, which count against the request's limit (0 in other formats). */
@@ -82,6 +88,8 @@ export interface PreparedFit<M> {
   readonly stubs: readonly M[];
   /** `truncateToolResults`: tool results over this many tokens are cut to it; `undefined`: off. */
   readonly truncateAt: number | undefined;
+  /** `truncateUserMessage`: the pinned user messages' text is cut too when what must be kept exceeds the budget. */
+  readonly truncateUser: boolean;
 }
 
 /** The texts a fit counts: each message's, the system prompt's and the tools' JSON when given, each stub's. @internal */
@@ -113,6 +121,10 @@ export interface CountedFit<M> extends PreparedFit<M> {
   readonly systemCost: number;
   /** `options.tools`' count (0 without). */
   readonly toolsCost: number;
+  /** The request's own framing: the reply's priming and `options.system`'s framing (framing.ts; 0 with `framing: false`). */
+  readonly requestFraming: number;
+  /** Of `requestFraming`, `options.system`'s: before the messages (a session's prompt head), where the reply's priming comes after them. */
+  readonly systemFraming: number;
   /** Per message: the part of `costs` its non-text parts take (media.ts). */
   readonly mediaCosts: Uint32Array;
   /** Per message: the descriptors of its non-text parts ('' without any), for a session's message keys. */
@@ -135,6 +147,8 @@ export interface ScoredFit<M> extends CountedFit<M> {
  */
 export interface FitPlan {
   forced?: Uint8Array;
+  /** Of the `forced` messages, those kept as their stub (`stubToolResults`, `stubMedia`): the previous request had the stub. */
+  forcedStub?: Uint8Array;
   eligible?: Uint8Array;
   target?: number;
   /** Messages whose `cache_control` markers the session itself placed on an earlier turn: removed, never counted. */
@@ -194,11 +208,12 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   const stubOf = new Int32Array(n).fill(-1);
   const stubs: M[] = [];
   const stubMedia: (readonly MediaPart[] | undefined)[] = [];
-  if (readBoolean(o, 'stubToolResults', false)) {
+  const stubResults = readBoolean(o, 'stubToolResults', false);
+  const stubParts = readBoolean(o, 'stubMedia', false);
+  if (stubResults || stubParts) {
     for (let i = 0; i < n; i++) {
-      if (turns[i]!.results.length === 0 || pinned[i] === 1 || broken[i] !== 0) continue;
-      const note = `[tool result omitted: ${turns[i]!.text.length} characters]`;
-      const stub = adapter.replaceResults(list[i], () => note) as M | undefined;
+      if (pinned[i] === 1 || broken[i] !== 0) continue;
+      const stub = stubMessage(adapter, list[i], turns[i]!, stubResults, stubParts) as M | undefined;
       if (stub === undefined) continue;
       stubOf[i] = stubs.length;
       stubs.push(stub);
@@ -209,12 +224,30 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   }
   return {
     truncateAt: readTruncation(o, budget.effective),
+    truncateUser: readBoolean(o, 'truncateUserMessage', false),
     t0, options: o, list, adapter, budget, counter, model, query, slicer, weights,
     mediaRules: { provider, model, countPart },
+    framing: readBoolean(o, 'framing', true) ? FRAMING[provider] : undefined,
     fixedMarkers: adapter.name === 'anthropic' ? fixedMarkers(system) + fixedMarkers(tools) : 0,
     turns, units, pinned, broken, warnings, stubOf, stubs, stubMedia,
     texts: { messages: turns.map((t) => t.text), system: systemText, tools: toolsJson, stubs: stubTexts },
   };
+}
+
+/**
+ * A message's stub, its one other version (`undefined` without one): its non-text parts as notes
+ * (`stubMedia`: `[image omitted: 1568×980]`), then its tool results as a note (`stubToolResults`:
+ * `[tool result omitted: N characters]`), each only where the message has them. Depends on the
+ * message alone, so the same message gives the same stub on every turn.
+ */
+function stubMessage(adapter: FormatAdapter, message: unknown, turn: Turn, results: boolean, media: boolean): unknown {
+  let stub: unknown;
+  if (media && turn.media?.some((p) => p.kind !== 'opaque') === true) stub = adapter.replaceMedia(message);
+  if (results && turn.results.length > 0) {
+    const note = `[tool result omitted: ${turn.text.length} characters]`;
+    stub = adapter.replaceResults(stub ?? message, () => note) ?? stub;
+  }
+  return stub;
 }
 
 /**
@@ -283,6 +316,7 @@ export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesRe
     else if (forced?.[i] === 1) {
       reasons[i] = 'cached_prefix';
       included[i] = 1;
+      if (plan.forcedStub?.[i] === 1 && s.stubOf[i]! >= 0) stubbed[i] = 1;
     } else reasons[i] = 'cache_cut'; // not eligible under a session's plan; the core's reason replaces it for the eligible
   }
   const { rows, result } = chosen;
@@ -296,7 +330,7 @@ export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesRe
 
   const kept: M[] = [];
   const decisions: MessageDecision[] = new Array(n);
-  let tokensSelected = systemCost + s.toolsCost;
+  let tokensSelected = systemCost + s.toolsCost + s.requestFraming;
   for (let i = 0; i < n; i++) {
     const inc = included[i] === 1;
     const stub = inc && stubbed[i] === 1 ? s.stubOf[i]! : -1;
@@ -367,7 +401,7 @@ function choose<M>(s: ScoredFit<M>, plan: FitPlan, target: number): Chosen {
     if (pinned[i] === 1) keptCount++;
     else if (scored[i] === 1 && forced?.[i] === 1) {
       keptCount++;
-      forcedTokens += costs[i]! + overhead;
+      forcedTokens += (plan.forcedStub?.[i] === 1 && s.stubOf[i]! >= 0 ? s.stubCosts[s.stubOf[i]!]! : costs[i]!) + overhead;
     } else if (scored[i] === 1 && (eligible === undefined || eligible[i] === 1)) m++;
   }
   const rows = new Uint32Array(m);

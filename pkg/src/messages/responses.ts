@@ -16,7 +16,7 @@
  */
 
 import { isRecord } from '../validate/fields.js';
-import { responsesMedia, type MediaPart } from './media.js';
+import { replaceMediaParts, responsesMedia, type MediaPart } from './media.js';
 import {
   collectText,
   joinText,
@@ -25,6 +25,7 @@ import {
   readCallId,
   readParts,
   unanswerableCall,
+  replaceMessageText,
   withMedia,
   type FormatAdapter,
   type Turn,
@@ -184,6 +185,16 @@ function replaceResults(message: unknown, replace: (text: string) => string): un
   return { ...m, [out.field]: [{ stdout: text, stderr: '', outcome }] };
 }
 
+/**
+ * A copy of an item whose `input_image` and `input_file` parts (a message's, an output's) are
+ * `input_text` parts with their notes; a computer call's screenshot stays (its output must be
+ * one). `undefined` without any.
+ */
+function replaceMedia(message: unknown): unknown {
+  const out = replaceMediaParts(message, responsesMedia, (note, part) => (part['type'] === 'computer_screenshot' ? undefined : { type: 'input_text', text: note }));
+  return out === message ? undefined : out;
+}
+
 /** The OpenAI Responses API adapter. */
 export const openaiResponses: FormatAdapter = {
   name: 'openai-responses',
@@ -198,4 +209,6 @@ export const openaiResponses: FormatAdapter = {
   // responses.create's `instructions`: a string (or input items).
   systemOption: { accepts: (v) => typeof v === 'string' || Array.isArray(v), requirement: "a string (the request's instructions) or an array of input items" },
   replaceResults,
+  replaceMedia,
+  replaceText: replaceMessageText,
 };

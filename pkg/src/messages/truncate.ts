@@ -7,7 +7,9 @@
  * kept by rule or not: the same result, budget and counter give the same bytes on every turn, so
  * a prompt cache that holds it holds on. Then, if what must be kept (system prompt, the task, the
  * step in flight, `keep`) still exceeds the budget, the largest results among it are cut further,
- * to one common size that makes it fit (largest first: "water-filling").
+ * to one common size that makes it fit (largest first: "water-filling"). With `truncateUserMessage`,
+ * the pinned user messages someone typed (the task, a pasted log) share that second step with the
+ * results: their text parts are cut the same way.
  *
  * Counts are not proportional to characters, so each cut is counted and cut again when over its
  * target (a few rounds; then only the markers are left). The steps are a generator that yields
@@ -64,8 +66,10 @@ export interface TruncationInput<M> {
   readonly fixedTokens: number;
   readonly overhead: number;
   readonly effective: number;
-  /** Results over this many tokens are cut to it; `undefined`: truncation is off. */
+  /** Results over this many tokens are cut to it; `undefined`: tool results are not truncated. */
   readonly maxTokens: number | undefined;
+  /** `truncateUserMessage`: pinned user messages with typed text are cut in the second step too. */
+  readonly userMessages: boolean;
   /** Reads a message as its adapter does. */
   read(message: unknown, index: number): Turn;
 }
@@ -73,12 +77,16 @@ export interface TruncationInput<M> {
 /** The truncated messages by index, after both steps (see the module documentation). */
 export function* truncations<M>(t: TruncationInput<M>): Generator<string[], Map<number, Truncation<M>>, Uint32Array> {
   const out = new Map<number, Truncation<M>>();
-  if (t.maxTokens === undefined) return out;
+  if (t.maxTokens === undefined && !t.userMessages) return out;
   const n = t.list.length;
-  const cuttable = (i: number): boolean => t.turns[i]!.results.length > 0 && t.broken[i] === 0;
-  const first = new Map<number, number>();
-  for (let i = 0; i < n; i++) if (cuttable(i) && t.costs[i]! > t.maxTokens) first.set(i, t.maxTokens);
-  for (const [i, cut] of yield* cutTo(t, first)) out.set(i, cut);
+  const hasResults = (i: number): boolean => t.maxTokens !== undefined && t.turns[i]!.results.length > 0 && t.broken[i] === 0;
+  const typed = (i: number): boolean => t.userMessages && t.turns[i]!.role === 'user' && t.turns[i]!.prose && t.broken[i] === 0;
+  const cuttable = (i: number): boolean => hasResults(i) || typed(i);
+  if (t.maxTokens !== undefined) {
+    const first = new Map<number, number>();
+    for (let i = 0; i < n; i++) if (hasResults(i) && t.costs[i]! > t.maxTokens) first.set(i, t.maxTokens);
+    for (const [i, cut] of yield* cutTo(t, first)) out.set(i, cut);
+  }
 
   // What must be kept, with the first step's cuts; over the budget, its results share what is left.
   const tokensOf = (i: number): number => out.get(i)?.tokens ?? t.costs[i]!;
@@ -122,7 +130,10 @@ function* cutTo<M>(t: TruncationInput<M>, targets: ReadonlyMap<number, number>):
     if (round === ROUNDS - 1) for (const o of open) o.share = 0;
     const cuts: { i: number; message: M; text: string }[] = [];
     for (const o of open) {
-      const message = t.adapter.replaceResults(t.list[o.i], (s) => headTail(s, Math.floor(s.length * o.share))) as M | undefined;
+      const cut = (s: string): string => headTail(s, Math.floor(s.length * o.share));
+      // A message with tool results has them cut; a user message someone typed (truncateUserMessage), its text.
+      const results = t.turns[o.i]!.results.length > 0 && t.maxTokens !== undefined;
+      const message = (results ? t.adapter.replaceResults(t.list[o.i], cut) : t.adapter.replaceText(t.list[o.i], cut)) as M | undefined;
       if (message === undefined) continue; // cannot be copied: sent whole, or not at all
       cuts.push({ i: o.i, message, text: t.read(message, o.i).text });
     }

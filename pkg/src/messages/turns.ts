@@ -25,6 +25,8 @@ export interface Turn {
   readonly text: string;
   /** Its non-text parts (images, PDFs, audio, files), counted from their data by the provider's rule (media.ts), never as text. */
   readonly media?: readonly MediaPart[];
+  /** The message's `name` (OpenAI chat, LangChain): not in `text`, counted in its framing (framing.ts). */
+  readonly name?: string;
   /**
    * AI SDK tool approvals (`needsApproval`): per `tool-approval-request` of an assistant message,
    * `[approval id, the call it is for]`. The call is then answered by its result or by the
@@ -94,6 +96,19 @@ export interface FormatAdapter {
    * the message cannot be copied. The caller's message is never modified.
    */
   replaceResults(message: unknown, replace: (text: string) => string): unknown;
+  /**
+   * A new message like `message` whose non-text parts (images, PDFs, audio, files) each read as a
+   * text part with their note (`[image omitted: 1568×980]`, media.ts `mediaNote`), valid where
+   * the part was: `fitMessages`' media stubs (`stubMedia`). `undefined` when nothing can be
+   * replaced. The caller's message is never modified.
+   */
+  replaceMedia(message: unknown): unknown;
+  /**
+   * A new user message like `message` whose typed text (its content as a string, or each text
+   * part's text) reads `replace(that text)`, its other parts kept: a pasted user message
+   * truncated (`truncateUserMessage`). The caller's message is never modified.
+   */
+  replaceText(message: unknown, replace: (text: string) => string): unknown;
 }
 
 /** The formats `fitMessages` and `validateMessages` take. */
@@ -237,6 +252,30 @@ export function unanswerableCall(why: string): string {
 /** `turn` with `media` when there is any. */
 export function withMedia(turn: Turn, media: readonly MediaPart[]): Turn {
   return media.length === 0 ? turn : { ...turn, media };
+}
+
+/** `turn` with the message's `name` when it is a non-empty string, as its framing counts it. */
+export function withName(turn: Turn, name: unknown): Turn {
+  return typeof name === 'string' && name.length > 0 ? { ...turn, name } : turn;
+}
+
+/**
+ * A copy of a message whose `content` is a string or parts, with its text replaced: the string as
+ * `replace(it)`, or each text part's (`text`, `input_text`) `text` as `replace(it)`, the other
+ * parts kept (FormatAdapter `replaceText`).
+ */
+export function replaceMessageText(message: unknown, replace: (text: string) => string): Record<string, unknown> {
+  const m = message as Record<string, unknown>;
+  return { ...m, content: replaceContentText(m['content'], replace) };
+}
+
+/** {@link replaceMessageText}'s content. */
+export function replaceContentText(content: unknown, replace: (text: string) => string): unknown {
+  if (typeof content === 'string') return replace(content);
+  if (!Array.isArray(content)) return content;
+  return content.map((p: unknown) =>
+    isRecord(p) && (p['type'] === 'text' || p['type'] === 'input_text') && typeof p['text'] === 'string' ? { ...p, text: replace(p['text']) } : p,
+  );
 }
 
 /** Joins the text pieces of a message. */

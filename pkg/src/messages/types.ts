@@ -156,10 +156,24 @@ export interface FitMessagesOptions<M = unknown> {
    * never modified) whose tool results read `[tool result omitted: N characters]`, with the same
    * tool call ids, so the call and its result stay a valid pair. The strategy then chooses, per
    * message, the full result, the stub or neither (a multiple-choice knapsack; the stub's value is
-   * the message's × `sqrt(stub tokens / full tokens)`, docs/variants.md). Default `false`. Not
-   * taken by `createSession`.
+   * the message's × `sqrt(stub tokens / full tokens)`, docs/variants.md). Default `false`. A
+   * session keeps a message it sent as its stub as the stub while it stays in the reused prefix
+   * (its saved state remembers which).
    */
   stubToolResults?: boolean;
+  /**
+   * Offer a stub of every message with images, PDFs, audio or files that is not kept by rule: a
+   * new message object whose non-text parts each read as a text part with a note, valid where
+   * the part was (in a user message, an Anthropic `tool_result`, an AI SDK tool result's
+   * content, a LangChain block): `[image omitted: 1568×980]` (the size from the image's header),
+   * `[PDF omitted: 12 pages]`, `[audio omitted]`, `[file omitted]`. Its text stays, so an old
+   * screenshot step goes in as its text instead of being left out whole. The strategy chooses as
+   * for `stubToolResults` (with it, one stub has both); the decision says `stubbed: true`. The
+   * stub depends on the message alone: the same bytes on every turn. A Responses computer call's
+   * screenshot is never stubbed (its output must be one). Default `false`. Sessions take it as
+   * they take `stubToolResults`.
+   */
+  stubMedia?: boolean;
   /**
    * Tool results too large for the budget are sent truncated instead of failing the request: the
    * head and the tail of each result's text with a marker (`[… N characters left out …]`) between,
@@ -171,6 +185,15 @@ export interface FitMessagesOptions<M = unknown> {
    * Default `true`; `false` sends results whole (and fails when they cannot be).
    */
   truncateToolResults?: boolean | { maxTokens?: number };
+  /**
+   * When what must be kept still exceeds the budget with its tool results truncated (a pasted log
+   * or file as the task: the system prompt and the task alone do not fit), cut the text of the
+   * user messages kept by rule too, as tool results are cut: their head and tail with the marker
+   * `[… N characters left out …]`, sharing the room with the results (the largest first), their
+   * images and other parts kept. The decision says `truncated: { from, to }`. Default `false`:
+   * `PINNED_OVER_BUDGET`, as before. Sessions take it as `fitMessages` does.
+   */
+  truncateUserMessage?: boolean;
   /**
    * Whose rules count the messages' images and PDFs: `'openai'`, `'anthropic'` or `'gemini'`.
    * Default: `'anthropic'` for the `'anthropic'` format, else `'openai'` (the AI SDK and LangChain
@@ -192,6 +215,16 @@ export interface FitMessagesOptions<M = unknown> {
    * a request may carry.
    */
   tools?: readonly unknown[] | object;
+  /**
+   * Count each message's framing as its provider (`provider`) does: OpenAI's documented 3 tokens
+   * per message and its role's 1 token, 1 more plus the name's tokens for a message with a `name`,
+   * and 3 for the reply's priming (the cookbook's `num_tokens_from_messages`); `options.system` is
+   * framed as a system message. Anthropic and Gemini document none: the same figures, an
+   * approximation (docs/messages.md, "Counting"). It is part of each decision's `cost_tokens`
+   * and, for the reply, of `tokens_selected`. Default `true`; `false` counts the texts alone
+   * (`per_fragment_overhead` is charged on top either way).
+   */
+  framing?: boolean;
 }
 
 /** Options of `fitMessagesAsync`: those of `fitMessages`, with a counter that may return a Promise. */

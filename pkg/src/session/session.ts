@@ -187,10 +187,6 @@ class ChatSession implements Session {
       }
     }
     if (options['countTokens'] === undefined) options['countTokens'] = estimateTokens;
-    // A stub changes what was sent, which the prefix bookkeeping does not follow yet.
-    if (options['stubToolResults'] !== undefined && options['stubToolResults'] !== false) {
-      throw invalidOption('stubToolResults', 'absent or false (sessions do not stub tool results)', options['stubToolResults']);
-    }
     return prepareFit(history, options);
   }
 
@@ -200,10 +196,18 @@ class ChatSession implements Session {
     const overhead = s.budget.perFragmentOverhead;
     const tokensOf = (i: number): number => s.costs[i]! + overhead;
     const keys = s.turns.map((t, i) => messageKey(t, s.textKeys.messages[i]!, s.mediaKeys[i]!));
+    // A message as sent: whole, or as its stub (stubToolResults, stubMedia), which is another
+    // message to the prompt cache: its own key and tokens. The stub depends on the message alone.
+    const stubKeys = keys.map((k, i) => (s.stubOf[i]! >= 0 ? textKey(`${k}\u0004stub`) : ''));
+    const sentKey = (i: number, stub: boolean): string => (stub ? stubKeys[i]! : keys[i]!);
+    const sentTokens = (i: number, stub: boolean): number => (stub ? s.stubCosts[s.stubOf[i]!]! + overhead : tokensOf(i));
+    /** Whether a remembered entry's `key` is message i's (false), its stub's (true), or neither (undefined). */
+    const matchKey = (i: number, key: string): boolean | undefined => (keys[i] === key ? false : stubKeys[i] !== '' && stubKeys[i] === key ? true : undefined);
     const systemKey = headKey(s);
-    const baseTokens = s.budget.overheadTokens + (s.texts.system !== undefined ? s.systemCost + overhead : 0) + s.toolsCost;
+    // The prompt's head, before the messages (the reply's priming, which comes after them, is not in it).
+    const baseTokens = s.budget.overheadTokens + (s.texts.system !== undefined ? s.systemCost + s.systemFraming + overhead : 0) + s.toolsCost;
     const budget = s.budget.overheadTokens + s.budget.effective;
-    const mismatch = this.previous === null ? undefined : stateMismatch(this.previous, s, keys);
+    const mismatch = this.previous === null ? undefined : stateMismatch(this.previous, s, matchKey);
     const prev = mismatch === undefined ? this.previous : null;
     const stateWarnings = this.stateWarned ? [] : this.stateWarnings.map((w) => `${w.code.toLowerCase()}: ${w.message}`);
     this.stateWarned = true;
@@ -214,16 +218,20 @@ class ChatSession implements Session {
     if (this.breakpoints && prev !== null && prev.breakpoints.length > 0) {
       const own = new Set(prev.breakpoints.map(([before]) => prev.entries[before - 1]?.[1]));
       ownMarkers = new Uint8Array(n);
-      for (let i = 0; i < n; i++) if (own.has(keys[i]!)) ownMarkers[i] = 1;
+      for (let i = 0; i < n; i++) if (own.has(keys[i]!) || own.has(stubKeys[i]!)) ownMarkers[i] = 1;
     }
 
     // How much of the previous request is still in the history, unchanged.
     const sameSystem = prev !== null && prev.system === systemKey;
     let reusable = 0;
+    // The reusable messages the previous request sent as their stub: forced as the stub again.
+    const forcedStub = new Uint8Array(n);
     if (sameSystem) {
       while (reusable < prev.entries.length) {
         const [index, key] = prev.entries[reusable]!;
-        if (index >= n || keys[index] !== key) break;
+        const stub = index < n ? matchKey(index, key) : undefined;
+        if (stub === undefined) break;
+        if (stub) forcedStub[index] = 1;
         reusable++;
       }
     }
@@ -241,8 +249,9 @@ class ChatSession implements Session {
       let tokens = baseTokens;
       for (const d of r.decisions) {
         if (!d.included) continue;
-        if (k >= prev.entries.length || keys[d.index] !== prev.entries[k]![1]) break;
-        tokens += tokensOf(d.index);
+        const stub = d.stubbed === true;
+        if (k >= prev.entries.length || sentKey(d.index, stub) !== prev.entries[k]![1]) break;
+        tokens += sentTokens(d.index, stub);
         k++;
       }
       const reads = prev.breakpoints.filter(([before]) => before <= k).map(([, t]) => t);
@@ -259,26 +268,28 @@ class ChatSession implements Session {
         // Append: the previous request as it was, and every new message.
         const eligible = new Uint8Array(n);
         eligible.fill(1, prev.n);
-        const r = chooseFit(s, { forced, eligible, ownMarkers });
+        const r = chooseFit(s, { forced, forcedStub, eligible, ownMarkers });
         const allNew = r.decisions.every((d) => d.index < prev.n || d.included || s.broken[d.index] === 1);
         // The previous request whole (Responses: a new compaction item leaves out what it stands for: that is a cut).
         const allOld = prev.entries.every(([index]) => r.decisions[index]!.included);
         if (allNew && allOld && r.metrics.budget_used <= s.budget.effective) result = r;
       }
       if (result === undefined) {
-        result = this.cut(s, prev, sameSystem ? reusable : 0, budget, prefixOf, ownMarkers);
+        result = this.cut(s, prev, sameSystem ? reusable : 0, budget, prefixOf, ownMarkers, forcedStub);
         cut = prev !== null;
       }
     }
 
     // The report, the breakpoints, and what to remember.
-    const kept = result.decisions.filter((d) => d.included).map((d) => d.index);
+    const keptDecisions = result.decisions.filter((d) => d.included);
+    const kept = keptDecisions.map((d) => d.index);
     const prefix = prefixOf(result);
     const entries: [number, string, number][] = [];
     let tokens = baseTokens;
-    for (const i of kept) {
-      tokens += tokensOf(i);
-      entries.push([i, keys[i]!, tokens]);
+    // A stubbed message is remembered by its stub's key: the next turn forces the stub, not the whole message.
+    for (const d of keptDecisions) {
+      tokens += sentTokens(d.index, d.stubbed === true);
+      entries.push([d.index, sentKey(d.index, d.stubbed === true), tokens]);
     }
     let head = 0;
     if (prev === null || !sameSystem) {
@@ -346,6 +357,7 @@ class ChatSession implements Session {
     budget: number,
     prefixOf: (r: FitMessagesResult<M>) => { cached: number },
     ownMarkers: Uint8Array | undefined,
+    forcedStub: Uint8Array,
   ): FitMessagesResult<M> {
     const n = s.list.length;
     const overhead = s.budget.perFragmentOverhead;
@@ -355,12 +367,12 @@ class ChatSession implements Session {
       for (const j of s.units.members.get(s.units.unitOf[prev.entries[k]![0]]!)!) {
         if (s.scored[j] === 1 && forced[j] === 0) {
           forced[j] = 1;
-          headTokens += s.costs[j]! + overhead;
+          headTokens += (forcedStub[j] === 1 ? s.stubCosts[s.stubOf[j]!]! : s.costs[j]!) + overhead;
         }
       }
     }
     if (s.pinnedTokens + headTokens > s.budget.effective) forced.fill(0);
-    const full = chooseFit(s, { forced, ownMarkers });
+    const full = chooseFit(s, { forced, forcedStub, ownMarkers });
     if (full.decisions.every((d) => d.included || s.scored[d.index] === 0)) return full;
 
     // What the full fit keeps is worth its price: value is measured against its mean value per token.
@@ -376,7 +388,7 @@ class ChatSession implements Session {
     let best = full;
     let bestScore = Infinity;
     for (const share of CUT_SHARES) {
-      const plan: FitPlan = { forced, target: Math.floor(share * s.budget.effective), ownMarkers };
+      const plan: FitPlan = { forced, forcedStub, target: Math.floor(share * s.budget.effective), ownMarkers };
       const r = share === 1 ? full : chooseFit(s, plan);
       let lost = 0;
       for (const d of full.decisions) {
@@ -411,7 +423,7 @@ class ChatSession implements Session {
  * and no tool call or result without the rest of its unit (before the previous history's end,
  * where the whole unit was already there; pinned messages are kept anyway).
  */
-function stateMismatch(prev: PreviousRequest, s: ScoredFit<unknown>, keys: readonly string[]): string | undefined {
+function stateMismatch(prev: PreviousRequest, s: ScoredFit<unknown>, matchKey: (i: number, key: string) => boolean | undefined): string | undefined {
   const n = s.list.length;
   const sent = new Uint8Array(n);
   let last = -1;
@@ -421,7 +433,7 @@ function stateMismatch(prev: PreviousRequest, s: ScoredFit<unknown>, keys: reado
     if (index < n) sent[index] = 1;
   }
   for (const [index, key] of prev.entries) {
-    if (index >= n || keys[index] !== key) break; // the history changed from here: not reused
+    if (index >= n || matchKey(index, key) === undefined) break; // the history changed from here: not reused
     for (const j of s.units.members.get(s.units.unitOf[index]!)!) {
       if (j < prev.n && sent[j] === 0 && s.pinned[j] === 0 && s.broken[j] === 0) return `messages[${index}] was sent without messages[${j}] of its tool-call unit`;
     }
