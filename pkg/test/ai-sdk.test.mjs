@@ -8,19 +8,16 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { generateText, jsonSchema, modelMessageSchema, stepCountIs, streamText, tool, ToolLoopAgent, wrapLanguageModel } from 'ai';
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test';
-import { CtxpackError, createSession, estimateTokens, fitMessages, validateMessages } from 'ctxpack';
+import { CtxpackError, createSession, fitMessages, validateMessages } from 'ctxpack';
 import { ctxpackMiddleware, ctxpackPrepareStep, isAnthropicModel } from 'ctxpack/ai-sdk';
+import { BUDGET, INSTRUCTIONS, prefixShare as sharedPrefix, READ_FILE, STEPS, TASK } from './adapter-agents.mjs';
 
-const STEPS = 64;
-const BUDGET = 22_000;
-const INSTRUCTIONS = 'You are a coding agent. Read the files you need, one at a time, then fix the bug.';
-const TASK = 'Fix the login bug: sessions expire after one minute.';
 const FORMAT = { name: 'ai-sdk', allowSystemInMessages: true };
 const tools = {
-  read_file: tool({
-    description: 'Reads a file of the repository.',
+  [READ_FILE.name]: tool({
+    description: READ_FILE.description,
     inputSchema: jsonSchema({ type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }),
-    execute: async ({ path }) => `// ${path}\n${'export const line = "session token expiry";\n'.repeat(40)}`,
+    execute: async ({ path }) => READ_FILE.read(path),
   }),
 };
 
@@ -53,28 +50,8 @@ const withoutMarks = (m) => {
   const po = { ...others, ...(Object.keys(left).length > 0 ? { anthropic: left } : {}) };
   return Object.keys(po).length > 0 ? { ...rest, providerOptions: po } : rest;
 };
-const tokens = (m) => estimateTokens(JSON.stringify(withoutMarks(m)));
-
-/** The share of the prompts' tokens that repeats the previous prompt's leading messages (what a prompt cache can read). */
-function prefixShare(prompts) {
-  let reused = 0;
-  let total = 0;
-  for (let k = 0; k < prompts.length; k++) {
-    const p = prompts[k].map(withoutMarks);
-    total += p.reduce((s, m) => s + tokens(m), 0);
-    if (k === 0) continue;
-    const q = prompts[k - 1].map(withoutMarks);
-    for (let i = 0; i < Math.min(p.length, q.length); i++) {
-      try {
-        assert.deepEqual(p[i], q[i]);
-      } catch {
-        break;
-      }
-      reused += tokens(p[i]);
-    }
-  }
-  return reused / total;
-}
+/** The prefix share of the prompts, the breakpoints ctxpack wrote aside. */
+const prefixShare = (prompts) => sharedPrefix(prompts, withoutMarks);
 
 /**
  * The checks of every prompt the model got: valid, the task and the step in flight in it,

@@ -20,18 +20,15 @@ import o200k from 'js-tiktoken/ranks/o200k_base';
 import { z } from 'zod';
 import { CtxpackError, createSession, estimateTokens, fitMessages, validateMessages } from 'ctxpack';
 import { ctxpackLangChainMiddleware } from 'ctxpack/langchain';
+import { BUDGET, INSTRUCTIONS as SYSTEM, prefixShare, READ_FILE, STEPS, TASK } from './adapter-agents.mjs';
 import { sdkCheck } from './sdk-check.mjs';
 
-const STEPS = 64;
-const BUDGET = 22_000;
-const SYSTEM = 'You are a coding agent. Read the files you need, one at a time, then fix the bug.';
-const TASK = 'Fix the login bug: sessions expire after one minute.';
-const readFile = tool(async ({ path }) => `// ${path}\n${'export const line = "session token expiry";\n'.repeat(40)}`, {
-  name: 'read_file',
-  description: 'Reads a file of the repository.',
+const readFile = tool(async ({ path }) => READ_FILE.read(path), {
+  name: READ_FILE.name,
+  description: READ_FILE.description,
   schema: z.object({ path: z.string() }),
 });
-const COUNTED_TOOLS = [{ name: 'read_file', description: 'Reads a file of the repository.' }];
+const COUNTED_TOOLS = [{ name: READ_FILE.name, description: READ_FILE.description }];
 
 /** A chat model that calls read_file at each of `steps - 1` calls, then answers; it records what it receives. */
 class ScriptedModel extends BaseChatModel {
@@ -54,27 +51,6 @@ class ScriptedModel extends BaseChatModel {
       : new AIMessage('Fixed: the expiry is read in seconds now.');
     return { generations: [{ text: typeof message.content === 'string' ? message.content : '', message }] };
   }
-}
-
-const tokens = (m) => estimateTokens(JSON.stringify(m));
-
-/** The share of the requests' tokens that repeats the previous request's leading messages (what a prompt cache can read). */
-function prefixShare(requests) {
-  let reused = 0;
-  let total = 0;
-  for (let k = 0; k < requests.length; k++) {
-    total += requests[k].reduce((s, m) => s + tokens(m), 0);
-    if (k === 0) continue;
-    for (let i = 0; i < Math.min(requests[k].length, requests[k - 1].length); i++) {
-      try {
-        assert.deepEqual(requests[k][i], requests[k - 1][i]);
-      } catch {
-        break;
-      }
-      reused += tokens(requests[k][i]);
-    }
-  }
-  return reused / total;
 }
 
 /** The checks of every request the model got: valid, the system prompt, the task and the step in flight in it, within the budget. */

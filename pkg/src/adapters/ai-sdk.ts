@@ -10,15 +10,14 @@
  */
 
 import type { LanguageModel, LanguageModelMiddleware, ModelMessage } from 'ai';
-import { CtxpackError, readingInput, shownName } from '../errors.js';
-import { collectText, joinText } from '../messages/turns.js';
+import { readingInput } from '../errors.js';
 import { createSession, type Session } from '../session/session.js';
 import { readPricing } from '../session/pricing.js';
 import type { CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions } from '../session/types.js';
-import { textKey } from '../tokens/cache.js';
 import type { Budgets } from '../types.js';
 import { isRecord } from '../validate/fields.js';
-import { invalidOption, optionsRecord, readCount } from '../validate/options.js';
+import { invalidOption } from '../validate/options.js';
+import { type AdapterOptions, type AdapterSpec, Conversations, fitReported, readAdapterOptions, textsKey } from './sessions.js';
 
 /** Anthropic's limit of `cache_control` markers per request (system, tools and messages together). */
 const ANTHROPIC_MARKERS = 4;
@@ -28,10 +27,6 @@ const ANTHROPIC_MARKERS = 4;
  * sees anywhere is one the caller allowed.
  */
 const FORMAT = { name: 'ai-sdk', allowSystemInMessages: true } as const;
-/** Options that are the adapters' own, or that they set from the SDK's call. */
-const OWN = ['cache', 'breakpoints', 'onFit', 'maxSessions'];
-const FROM_THE_SDK = ['format', 'system', 'tools', 'state'];
-
 /** Options of `ctxpackPrepareStep` and `ctxpackMiddleware`: a session's, less what the SDK's call gives. */
 export interface AiSdkOptions extends Omit<SessionOptions, 'format' | 'system' | 'tools' | 'state' | 'cache' | 'breakpoints' | 'budgets'> {
   /** The budgets of every step: `tokens_max` the model's window or your cap (docs/getting-started.md, "Budgets"). */
@@ -54,40 +49,17 @@ export interface PrepareStepInput {
   model?: LanguageModel;
 }
 
-/** The adapters' options, read once when the helper is made. */
-interface Read {
-  session: Record<string, unknown>;
-  cache: CachePricing | undefined;
-  breakpoints: boolean;
-  onFit: ((result: SessionFitResult<unknown>) => void) | undefined;
-  maxSessions: number;
-}
-
-function readOptions(options: unknown): Read {
-  return readingInput(() => {
-    const o = optionsRecord(options);
-    const session: Record<string, unknown> = {};
-    for (const key of Object.keys(o)) {
-      if (FROM_THE_SDK.includes(key)) throw invalidOption(shownName(key), "absent (ctxpack/ai-sdk takes it from the SDK's call)", o[key]);
-      if (!OWN.includes(key)) session[key] = o[key];
-    }
-    if (o['cache'] !== undefined) readPricing(o['cache']); // refused now, not at the first step
+/** The adapters' options, read once when the helper is made: the SDK's call gives the format, system prompt and tools; `breakpoints` is theirs. */
+type Read = AdapterOptions & { breakpoints: boolean };
+const OPTIONS: AdapterSpec<{ breakpoints: boolean }> = {
+  entry: 'ctxpack/ai-sdk', from: "the SDK's call", given: ['format', 'system', 'tools', 'state'], own: ['breakpoints'],
+  read: (o) => {
     const breakpoints = o['breakpoints'] ?? true;
     if (typeof breakpoints !== 'boolean') throw invalidOption('breakpoints', 'a boolean', breakpoints);
-    const onFit = o['onFit'];
-    if (onFit !== undefined && typeof onFit !== 'function') throw invalidOption('onFit', 'a function', onFit);
-    if (o['budgets'] === undefined) throw invalidOption('budgets', 'an object with tokens_max', undefined);
-    // Every option a fit reads is refused now, not at the first step: a fit of nothing reads them all.
-    createSession({ ...session, format: FORMAT, cache: o['cache'] } as SessionOptions).fit([]);
-    return {
-      session,
-      cache: o['cache'] as CachePricing | undefined,
-      breakpoints,
-      onFit: onFit as Read['onFit'],
-      maxSessions: Math.max(1, readCount(o, 'maxSessions', 64)),
-    };
-  }, options);
-}
+    return { breakpoints };
+  },
+  check: (r) => ({ format: FORMAT, cache: r.cache }),
+};
 
 /** Whether `model` is Anthropic's: its provider (`anthropic.messages`), or an `anthropic/…` id through the AI Gateway. */
 export function isAnthropicModel(model: unknown): boolean {
@@ -115,12 +87,7 @@ class Conversation {
 
   /** Fits `history`; with Anthropic, the session's breakpoints as `providerOptions` on copies, within the markers the caller left. */
   async fit<M>(history: readonly M[], system: unknown, tools: unknown): Promise<M[]> {
-    const result = await this.session.fitAsync(history, { system, tools } as SessionTurnOptions);
-    try {
-      this.o.onFit?.(result as SessionFitResult<unknown>);
-    } catch (err) {
-      throw new CtxpackError('INVALID_OPTION', "options.onFit threw (the thrown value is this error's cause)", { field: 'onFit', cause: err });
-    }
+    const result = await fitReported(this.session, history, { system, tools } as SessionTurnOptions, this.o.onFit);
     const out = result.messages.slice();
     if (this.marks === undefined) return out;
     const room = ANTHROPIC_MARKERS - markers(system) - markers(tools) - markers(out);
@@ -165,7 +132,7 @@ function withProviderOptions<M>(message: M, anthropic: Record<string, unknown>):
  * only a fit reads.
  */
 export function ctxpackPrepareStep(options: AiSdkOptions): (step: PrepareStepInput) => Promise<{ messages: ModelMessage[] }> {
-  const o = readOptions(options);
+  const o = readAdapterOptions(options, OPTIONS);
   const runs = new WeakMap<object, { conversation: Conversation; history: ModelMessage[]; sent: ModelMessage[] }>();
   const alone = {}; // the run of a caller that passes no `steps` array
   return async (step) => {
@@ -203,19 +170,14 @@ export function ctxpackPrepareStep(options: AiSdkOptions): (step: PrepareStepInp
  * ```
  */
 export function ctxpackMiddleware(options: AiSdkOptions): LanguageModelMiddleware {
-  const o = readOptions(options);
-  const conversations = new Map<string, Conversation>(); // least recently used first
+  const o = readAdapterOptions(options, OPTIONS);
+  const conversations = new Conversations<Conversation>(o.maxSessions);
   return {
     specificationVersion: 'v4',
     transformParams: async ({ params, model }) => {
       const { prompt, conversation } = readingInput(() => {
         if (!isRecord(params) || !Array.isArray(params.prompt)) throw invalidOption('params.prompt', 'an array of messages (the language model prompt)', isRecord(params) ? params.prompt : params);
-        const key = conversationKey(params.prompt);
-        const c = conversations.get(key) ?? new Conversation(o, model);
-        conversations.delete(key);
-        conversations.set(key, c);
-        if (conversations.size > o.maxSessions) conversations.delete(conversations.keys().next().value!);
-        return { prompt: params.prompt, conversation: c };
+        return { prompt: params.prompt, conversation: conversations.get(conversationKey(params.prompt), () => new Conversation(o, model)) };
       }, params);
       const fitted = await conversation.fit(prompt, undefined, params.tools);
       return { ...params, prompt: fitted };
@@ -227,7 +189,5 @@ export function ctxpackMiddleware(options: AiSdkOptions): LanguageModelMiddlewar
 function conversationKey(prompt: readonly unknown[]): string {
   let end = 0;
   while (end < prompt.length && isRecord(prompt[end]) && (prompt[end] as Record<string, unknown>)['role'] === 'system') end++;
-  // Roles and texts (what a session counts): a task that differs only by an image shares a session, which costs cache reuse, never validity.
-  const head = prompt.slice(0, end + 1).map((m) => (isRecord(m) ? `${String(m['role'])}\u0001${joinText(collectText(m['content']))}` : ''));
-  return textKey(head.join('\u0002'));
+  return textsKey(prompt.slice(0, end + 1));
 }

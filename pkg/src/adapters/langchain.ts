@@ -12,21 +12,17 @@
 
 import type { AgentMiddleware } from 'langchain';
 import type { BaseMessage } from '@langchain/core/messages';
-import { CtxpackError, readingInput, shownName } from '../errors.js';
+import { CtxpackError, readingInput } from '../errors.js';
 import { collectText, joinText } from '../messages/turns.js';
 import { createSession, type Session } from '../session/session.js';
-import { readPricing } from '../session/pricing.js';
 import type { CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions } from '../session/types.js';
-import { textKey } from '../tokens/cache.js';
 import type { Budgets } from '../types.js';
 import { isRecord } from '../validate/fields.js';
-import { invalidOption, optionsRecord, readCount } from '../validate/options.js';
+import { invalidOption } from '../validate/options.js';
+import { type AdapterOptions, type AdapterSpec, Conversations, fitReported, readAdapterOptions, textsKey } from './sessions.js';
 
 /** `createMiddleware`'s brand (langchain's `MIDDLEWARE_BRAND`, a registered symbol): made here so that nothing of langchain is imported. */
 const MIDDLEWARE_BRAND = Symbol.for('AgentMiddleware');
-/** Options that are the adapter's own, or that it sets from the agent's call. */
-const OWN = ['tokenCounter', 'onFit', 'maxSessions', 'countTokens'];
-const FROM_THE_AGENT = ['format', 'system', 'tools', 'state', 'breakpoints'];
 
 /** LangChain's token-counter convention: `trimMessages`' `tokenCounter`, a function of messages. */
 export type MessagesTokenCounter = (messages: BaseMessage[]) => number | Promise<number>;
@@ -65,35 +61,21 @@ interface Request {
 
 type TextCounter = (text: string, model?: string) => number | PromiseLike<number>;
 
-/** The options, read once when the middleware is made. */
-interface Read {
-  session: Record<string, unknown>;
+/** The options, read once when the middleware is made: the agent's call gives the format, system prompt and tools; the counters are the middleware's. */
+interface Counter {
   counter: TextCounter | undefined;
-  onFit: ((result: SessionFitResult<BaseMessage>) => void) | undefined;
-  maxSessions: number;
   /** The class of the agent's `SystemMessage`, seen at the last call: a messages counter is given texts as such messages (nothing of LangChain is imported to make one). */
   message: { ctor: (new (fields: { content: string }) => BaseMessage) | undefined };
 }
-
-function readOptions(options: unknown): Read {
-  return readingInput(() => {
-    const o = optionsRecord(options);
-    const session: Record<string, unknown> = {};
-    for (const key of Object.keys(o)) {
-      if (FROM_THE_AGENT.includes(key)) throw invalidOption(shownName(key), "absent (ctxpack/langchain takes it from the agent's call)", o[key]);
-      if (!OWN.includes(key)) session[key] = o[key];
-    }
-    if (o['cache'] !== undefined) readPricing(o['cache']); // refused now, not at the first call
-    const onFit = o['onFit'];
-    if (onFit !== undefined && typeof onFit !== 'function') throw invalidOption('onFit', 'a function', onFit);
-    if (o['budgets'] === undefined) throw invalidOption('budgets', 'an object with tokens_max', undefined);
+type Read = AdapterOptions & Counter;
+const OPTIONS: AdapterSpec<Counter> = {
+  entry: 'ctxpack/langchain', from: "the agent's call", given: ['format', 'system', 'tools', 'state', 'breakpoints'], own: ['tokenCounter', 'countTokens'],
+  read: (o) => {
     const message: Read['message'] = { ctor: undefined };
-    const counter = readCounter(o['tokenCounter'], o['countTokens'], message);
-    // Every option a fit reads is refused now, not at the first call: a fit of nothing reads them all.
-    createSession({ ...session, format: 'langchain' } as SessionOptions).fit([]);
-    return { session, counter, onFit: onFit as Read['onFit'], maxSessions: Math.max(1, readCount(o, 'maxSessions', 64)), message };
-  }, options);
-}
+    return { counter: readCounter(o['tokenCounter'], o['countTokens'], message), message };
+  },
+  check: (r) => ({ format: 'langchain', cache: r.cache }),
+};
 
 /** ctxpack's text counter from `tokenCounter` (LangChain's) or `countTokens` (ctxpack's), checked so that no count is silently 0. */
 function readCounter(tokenCounter: unknown, countTokens: unknown, message: Read['message']): TextCounter | undefined {
@@ -144,18 +126,13 @@ class Conversation {
   readonly session: Session;
 
   constructor(private readonly o: Read) {
-    this.session = createSession({ cache: 'openai', ...o.session, format: 'langchain', ...(o.counter ? { countTokens: o.counter } : {}) } as SessionOptions);
+    this.session = createSession({ ...o.session, cache: o.cache ?? 'openai', format: 'langchain', ...(o.counter ? { countTokens: o.counter } : {}) } as SessionOptions);
   }
 
   /** Fits `system` (when it has text: the agent sends none otherwise) and `messages`; the messages to send, without `system`. */
   async fit(messages: readonly BaseMessage[], system: BaseMessage | undefined, tools: unknown): Promise<BaseMessage[]> {
     const head = system !== undefined && joinText(collectText(system.content)) !== '' ? [system] : [];
-    const result = await this.session.fitAsync([...head, ...messages], { tools } as SessionTurnOptions);
-    try {
-      this.o.onFit?.(result as SessionFitResult<BaseMessage>);
-    } catch (err) {
-      throw new CtxpackError('INVALID_OPTION', "options.onFit threw (the thrown value is this error's cause)", { field: 'onFit', cause: err });
-    }
+    const result = await fitReported(this.session, [...head, ...messages], { tools } as SessionTurnOptions, this.o.onFit);
     // The system prompt is pinned, so it leads what the session returns; the agent sends its own.
     return head.length > 0 && result.messages[0] === system ? result.messages.slice(1) : result.messages.slice();
   }
@@ -176,8 +153,8 @@ class Conversation {
  * and first message. Bad options are a `CtxpackError` (`INVALID_OPTION`, `INVALID_BUDGET`) here.
  */
 export function ctxpackLangChainMiddleware(options: LangChainOptions): AgentMiddleware {
-  const o = readOptions(options);
-  const conversations = new Map<string, Conversation>(); // least recently used first
+  const o = readAdapterOptions(options, OPTIONS);
+  const conversations = new Conversations<Conversation>(o.maxSessions);
   return {
     [MIDDLEWARE_BRAND]: true,
     name: 'ctxpack',
@@ -189,12 +166,7 @@ export function ctxpackLangChainMiddleware(options: LangChainOptions): AgentMidd
         // The agent always has a system message (an empty one without a prompt); a bare request may not.
         const sample = system ?? r.messages.find(isRecord);
         if (sample !== undefined) o.message.ctor = (sample as object).constructor as Read['message']['ctor'];
-        const key = conversationKey(r, system);
-        const c = conversations.get(key) ?? new Conversation(o);
-        conversations.delete(key);
-        conversations.set(key, c);
-        if (conversations.size > o.maxSessions) conversations.delete(conversations.keys().next().value!);
-        return { messages: r.messages, system, conversation: c };
+        return { messages: r.messages, system, conversation: conversations.get(conversationKey(r, system), () => new Conversation(o)) };
       }, request);
       const fitted = await conversation.fit(messages, system, toolsToCount((request as unknown as Request).tools));
       return handler({ ...request, messages: fitted });
@@ -212,6 +184,5 @@ function toolsToCount(tools: unknown): unknown {
 function conversationKey(r: Request, system: BaseMessage | undefined): string {
   const thread = isRecord(r.runtime) && isRecord(r.runtime.configurable) ? r.runtime.configurable['thread_id'] : undefined;
   if (typeof thread === 'string' || typeof thread === 'number') return `thread\u0001${String(thread)}`;
-  const head = [system, r.messages[0]].map((m) => (isRecord(m) ? joinText(collectText(m['content'])) : ''));
-  return `text\u0001${textKey(head.join('\u0002'))}`;
+  return `text\u0001${textsKey([system, r.messages[0]])}`;
 }
