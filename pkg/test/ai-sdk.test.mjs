@@ -1,6 +1,6 @@
 // ctxpack/ai-sdk with the real AI SDK (ai@7) and its own fake model (MockLanguageModelV4 from
 // ai/test): 64-step tool agents under generateText, streamText and ToolLoopAgent, through
-// ctxpackPrepareStep and ctxpackMiddleware. Every prompt the model receives must be valid (by
+// ctxpackPrepareStep and ctxpackLanguageModelMiddleware. Every prompt the model receives must be valid (by
 // validateMessages, and by the SDK's modelMessageSchema for the messages prepareStep returns),
 // hold the task and the step in flight, fit the budget, and reuse the previous prompt's prefix
 // at least as much as a plain session given the same histories.
@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { generateText, jsonSchema, modelMessageSchema, stepCountIs, streamText, tool, ToolLoopAgent, wrapLanguageModel } from 'ai';
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test';
 import { CtxpackError, createSession, fitMessages, validateMessages } from 'ctxpack';
-import { ctxpackMiddleware, ctxpackPrepareStep, isAnthropicModel } from 'ctxpack/ai-sdk';
+import { ctxpackLanguageModelMiddleware, ctxpackPrepareStep, isAnthropicModel } from 'ctxpack/ai-sdk';
 import { BUDGET, INSTRUCTIONS, prefixShare as sharedPrefix, READ_FILE, STEPS, TASK } from './adapter-agents.mjs';
 
 const FORMAT = { name: 'ai-sdk', allowSystemInMessages: true };
@@ -86,7 +86,7 @@ test('middleware: a 64-step tool agent under generateText gets valid prompts wit
   const { model, calls } = agentModel();
   const unfitted = [];
   const recorder = { specificationVersion: 'v4', transformParams: async ({ params }) => (unfitted.push({ prompt: params.prompt, tools: params.tools }), params) };
-  const wrapped = wrapLanguageModel({ model, middleware: [recorder, ctxpackMiddleware({ budgets: { tokens_max: BUDGET } })] });
+  const wrapped = wrapLanguageModel({ model, middleware: [recorder, ctxpackLanguageModelMiddleware({ budgets: { tokens_max: BUDGET } })] });
   const result = await generateText({ model: wrapped, tools, instructions: INSTRUCTIONS, messages: [{ role: 'user', content: TASK }], stopWhen: stepCountIs(STEPS) });
   assert.equal(result.steps.length, STEPS);
   checkPrompts(calls, { system: true });
@@ -100,12 +100,12 @@ test('middleware: a 64-step tool agent under generateText gets valid prompts wit
 
 test('middleware: streamText and ToolLoopAgent, 64 steps each, valid prompts within budget', async () => {
   const { model, calls } = agentModel({ stream: true });
-  const result = streamText({ model: wrapLanguageModel({ model, middleware: ctxpackMiddleware({ budgets: { tokens_max: BUDGET } }) }), tools, instructions: INSTRUCTIONS, prompt: TASK, stopWhen: stepCountIs(STEPS) });
+  const result = streamText({ model: wrapLanguageModel({ model, middleware: ctxpackLanguageModelMiddleware({ budgets: { tokens_max: BUDGET } }) }), tools, instructions: INSTRUCTIONS, prompt: TASK, stopWhen: stepCountIs(STEPS) });
   assert.equal((await result.steps).length, STEPS);
   checkPrompts(calls, { system: true });
 
   const agentCalls = agentModel();
-  const agent = new ToolLoopAgent({ model: wrapLanguageModel({ model: agentCalls.model, middleware: ctxpackMiddleware({ budgets: { tokens_max: BUDGET } }) }), tools, instructions: INSTRUCTIONS, stopWhen: stepCountIs(STEPS) });
+  const agent = new ToolLoopAgent({ model: wrapLanguageModel({ model: agentCalls.model, middleware: ctxpackLanguageModelMiddleware({ budgets: { tokens_max: BUDGET } }) }), tools, instructions: INSTRUCTIONS, stopWhen: stepCountIs(STEPS) });
   assert.equal((await agent.generate({ prompt: TASK })).steps.length, STEPS);
   checkPrompts(agentCalls.calls, { system: true });
 });
@@ -140,7 +140,7 @@ test('Anthropic: the session breakpoints reach the model as providerOptions.anth
     const { model, calls } = agentModel({ provider: 'anthropic.messages' });
     const options = { budgets: { tokens_max: BUDGET } };
     const args = glue === 'middleware'
-      ? { model: wrapLanguageModel({ model, middleware: ctxpackMiddleware(options) }) }
+      ? { model: wrapLanguageModel({ model, middleware: ctxpackLanguageModelMiddleware(options) }) }
       : { model, prepareStep: ctxpackPrepareStep(options) };
     await generateText({ ...args, tools, instructions: INSTRUCTIONS, prompt: TASK, stopWhen: stepCountIs(STEPS) });
     let marked = 0;
@@ -157,7 +157,7 @@ test('Anthropic: the session breakpoints reach the model as providerOptions.anth
   }
   // Not Anthropic's model: no markers.
   const { model, calls } = agentModel({ provider: 'openai.chat' });
-  await generateText({ model: wrapLanguageModel({ model, middleware: ctxpackMiddleware({ budgets: { tokens_max: BUDGET } }) }), tools, prompt: TASK, stopWhen: stepCountIs(8) });
+  await generateText({ model: wrapLanguageModel({ model, middleware: ctxpackLanguageModelMiddleware({ budgets: { tokens_max: BUDGET } }) }), tools, prompt: TASK, stopWhen: stepCountIs(8) });
   assert.ok(calls.every(({ prompt }) => prompt.every((m) => m.providerOptions?.anthropic === undefined)));
 });
 
@@ -169,7 +169,7 @@ test('middleware: a system message mid-conversation, which ai@7 allows with allo
     { role: 'system', content: 'The repository is read-only until the user says otherwise.' },
     { role: 'user', content: 'Go on.' },
   ];
-  const wrapped = wrapLanguageModel({ model, middleware: ctxpackMiddleware({ budgets: { tokens_max: BUDGET } }) });
+  const wrapped = wrapLanguageModel({ model, middleware: ctxpackLanguageModelMiddleware({ budgets: { tokens_max: BUDGET } }) });
   await generateText({ model: wrapped, tools, instructions: INSTRUCTIONS, messages, allowSystemInMessages: true, stopWhen: stepCountIs(12) });
   assert.equal(calls.length, 12);
   for (const { prompt } of calls) {
@@ -181,7 +181,7 @@ test('middleware: a system message mid-conversation, which ai@7 allows with allo
 
 test('interleaved conversations through one middleware keep a session each', async () => {
   const { model, calls } = agentModel();
-  const wrapped = wrapLanguageModel({ model, middleware: ctxpackMiddleware({ budgets: { tokens_max: 4_000 }, onFit: (r) => fits.push(r.cache) }) });
+  const wrapped = wrapLanguageModel({ model, middleware: ctxpackLanguageModelMiddleware({ budgets: { tokens_max: 4_000 }, onFit: (r) => fits.push(r.cache) }) });
   const fits = [];
   const run = (task) => generateText({ model: wrapped, tools, instructions: INSTRUCTIONS, prompt: task, stopWhen: stepCountIs(10) });
   await Promise.all([run(TASK), run('Add a test for the token refresh.')]);
@@ -201,7 +201,7 @@ test('options: bad ones are a CtxpackError naming the field, at creation', () =>
     [{ budgets: { tokens_max: 1000 }, onFit: 1 }, 'onFit'],
     [{ budgets: { tokens_max: 1000 }, colour: 'red' }, 'colour'],
   ];
-  for (const make of [ctxpackPrepareStep, ctxpackMiddleware]) {
+  for (const make of [ctxpackPrepareStep, ctxpackLanguageModelMiddleware]) {
     for (const [options, field] of bad) {
       assert.throws(() => make(options), (err) => err instanceof CtxpackError && err.code === 'INVALID_OPTION' && err.field === field, `${make.name} ${field}`);
     }
@@ -212,7 +212,7 @@ test('odd step input is a CtxpackError, never a raw exception', async () => {
   const prepareStep = ctxpackPrepareStep({ budgets: { tokens_max: 1000 } });
   await assert.rejects(prepareStep({ steps: [], messages: 'hi' }), (err) => err instanceof CtxpackError && err.field === 'step.messages');
   await assert.rejects(prepareStep({ steps: [], messages: [{ role: 'robot', content: 'x' }] }), (err) => err instanceof CtxpackError && err.code === 'INVALID_FIELD');
-  const { transformParams } = ctxpackMiddleware({ budgets: { tokens_max: 1000 } });
+  const { transformParams } = ctxpackLanguageModelMiddleware({ budgets: { tokens_max: 1000 } });
   await assert.rejects(transformParams({ type: 'generate', params: { prompt: null }, model: {} }), (err) => err instanceof CtxpackError && err.field === 'params.prompt');
   const onFit = () => {
     throw new Error('boom');

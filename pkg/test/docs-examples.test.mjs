@@ -417,13 +417,13 @@ const CHECKS = [
   },
   {
     file: 'docs/ai-sdk.md',
-    snippet: 'middleware: ctxpackMiddleware({ budgets',
+    snippet: 'middleware: ctxpackLanguageModelMiddleware({ budgets',
     check: ({ exports, seen }) => {
       assert.equal(exports.text, 'ok');
       assert.equal(seen.length, 4);
     },
   },
-  ...['ctxpackLangChainMiddleware({ budgets', 'tokenCounter: (messages)'].map((snippet) => ({
+  ...['ctxpackAgentMiddleware({ budgets', 'tokenCounter: (messages)'].map((snippet) => ({
     file: 'docs/langchain.md',
     snippet,
     check: ({ exports, seen }) => {

@@ -1,6 +1,6 @@
 // ctxpack/langchain with the real langchain@1 (createAgent, its middleware, a MemorySaver
 // checkpointer) and @langchain/core: 64-step tool agents through createAgent with
-// ctxpackLangChainMiddleware. Every request the model receives must be valid (validateMessages, and
+// ctxpackAgentMiddleware. Every request the model receives must be valid (validateMessages, and
 // LangChain's own pairing in sdk-check.mjs), hold the system prompt, the task and the step in
 // flight, fit the budget, and reuse the previous request's prefix at least as much as a plain
 // session given the same histories; the agent's state must keep every message.
@@ -19,7 +19,7 @@ import { Tiktoken } from 'js-tiktoken/lite';
 import o200k from 'js-tiktoken/ranks/o200k_base';
 import { z } from 'zod';
 import { CtxpackError, createSession, estimateTokens, fitMessages, validateMessages } from 'ctxpack';
-import { ctxpackLangChainMiddleware } from 'ctxpack/langchain';
+import { ctxpackAgentMiddleware } from 'ctxpack/langchain';
 import { BUDGET, INSTRUCTIONS as SYSTEM, prefixShare, READ_FILE, STEPS, TASK } from './adapter-agents.mjs';
 import { sdkCheck } from './sdk-check.mjs';
 
@@ -77,7 +77,7 @@ test('createAgent: a 64-step tool agent gets valid requests within budget, the s
   const unfitted = [];
   const recorder = createMiddleware({ name: 'recorder', wrapModelCall: (request, handler) => (unfitted.push([request.systemMessage, ...request.messages]), handler(request)) });
   const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM,
-    middleware: [recorder, ctxpackLangChainMiddleware({ budgets: { tokens_max: BUDGET } })] });
+    middleware: [recorder, ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET } })] });
   const result = await agent.invoke({ messages: [{ role: 'user', content: TASK }] }, { recursionLimit: 1_000 });
   checkRequests(model.calls);
   // The graph's state is never fitted: the task, a call and its result per step, the answer.
@@ -94,7 +94,7 @@ test('createAgent: a 64-step tool agent gets valid requests within budget, the s
 
 test('threads: one middleware, two conversations interleaved on checkpointers, a session each, continued by a later turn', async () => {
   const fits = [];
-  const middleware = ctxpackLangChainMiddleware({ budgets: { tokens_max: BUDGET }, onFit: (r) => fits.push(r) });
+  const middleware = ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET }, onFit: (r) => fits.push(r) });
   const calls = { a: [], b: [] };
   const agents = Object.fromEntries(['a', 'b'].map((t) => [t, createAgent({ model: new ScriptedModel(8, calls[t]), tools: [readFile], systemPrompt: SYSTEM, middleware: [middleware], checkpointer: new MemorySaver() })]));
   await Promise.all(['a', 'b'].map((t) => agents[t].invoke({ messages: [new HumanMessage(TASK)] }, { configurable: { thread_id: t }, recursionLimit: 100 })));
@@ -115,7 +115,7 @@ test('tokenCounter: LangChain\'s convention, a function of messages or a chat mo
     return messages.reduce((n, m) => n + m.text.length / 4 + 3, 0);
   };
   const model = new ScriptedModel(STEPS);
-  const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackLangChainMiddleware({ budgets: { tokens_max: BUDGET }, tokenCounter: byMessages })] });
+  const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET }, tokenCounter: byMessages })] });
   await agent.invoke({ messages: [{ role: 'user', content: TASK }] }, { recursionLimit: 1_000 });
   checkRequests(model.calls);
   assert.ok(seen.length > STEPS && seen.every((m) => m instanceof BaseMessage));
@@ -124,7 +124,7 @@ test('tokenCounter: LangChain\'s convention, a function of messages or a chat mo
   const counting = new FakeListChatModel({ responses: ['unused'] });
   counting._encoding = new Tiktoken(o200k);
   const model2 = new ScriptedModel(16);
-  const agent2 = createAgent({ model: model2, tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackLangChainMiddleware({ budgets: { tokens_max: BUDGET }, tokenCounter: counting })] });
+  const agent2 = createAgent({ model: model2, tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET }, tokenCounter: counting })] });
   await agent2.invoke({ messages: [{ role: 'user', content: TASK }] }, { recursionLimit: 1_000 });
   checkRequests(model2.calls, 16);
 });
@@ -134,7 +134,7 @@ test('a counter never counts 0 in silence: a messages counter as countTokens, Na
   const messagesCounter = (messages) => { let n = 0; for (const m of messages) n += typeof m.content === 'string' ? Math.ceil(m.content.length / 4) : 0; return n; };
   const bad = [['countTokens', messagesCounter], ['tokenCounter', () => Number.NaN], ['tokenCounter', () => '12'], ['countTokens', async () => undefined], ['tokenCounter', () => 0]];
   for (const [field, counter] of bad) {
-    const agent = createAgent({ model: new ScriptedModel(2), tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackLangChainMiddleware({ budgets: { tokens_max: BUDGET }, [field]: counter })] });
+    const agent = createAgent({ model: new ScriptedModel(2), tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET }, [field]: counter })] });
     const err = await agent.invoke({ messages: [{ role: 'user', content: TASK }] }).then(() => undefined, (e) => e);
     const cause = err instanceof CtxpackError ? err : err?.cause;
     assert.ok(cause instanceof CtxpackError, `${field}: ${err}`);
@@ -157,13 +157,13 @@ test('options: refused when the middleware is made, naming the field', () => {
     [{ budgets: { tokens_max: 1_000 }, cache: 'nope' }, 'INVALID_OPTION'],
   ];
   for (const [options, code, field] of cases) {
-    assert.throws(() => ctxpackLangChainMiddleware(options), (e) => e instanceof CtxpackError && e.code === code && (field === undefined || e.field === field), JSON.stringify(options));
+    assert.throws(() => ctxpackAgentMiddleware(options), (e) => e instanceof CtxpackError && e.code === code && (field === undefined || e.field === field), JSON.stringify(options));
   }
 });
 
 test('what must be kept exceeds the budget: the model call fails with PINNED_OVER_BUDGET, never sends an oversized request', async () => {
   const model = new ScriptedModel(2);
-  const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM.repeat(200), middleware: [ctxpackLangChainMiddleware({ budgets: { tokens_max: 500 } })] });
+  const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM.repeat(200), middleware: [ctxpackAgentMiddleware({ budgets: { tokens_max: 500 } })] });
   const err = await agent.invoke({ messages: [{ role: 'user', content: TASK }] }).then(() => undefined, (e) => e);
   // LangChain wraps what a middleware throws in its MiddlewareError; the cause is ours.
   assert.ok(err instanceof MiddlewareError);
@@ -181,7 +181,7 @@ test('LangChain\'s trimMessages and summarizationMiddleware on the same 64-step 
     messages: await trimMessages(request.messages, { maxTokens: BUDGET, strategy: 'last', tokenCounter: counter, startOn: 'human', includeSystem: true }) }) });
   const summarize = summarizationMiddleware({ model: new FakeListChatModel({ responses: ['The agent read some files of src/auth.'] }), trigger: { tokens: BUDGET }, keep: { messages: 20 } });
   const missing = {};
-  for (const [name, middleware] of [['trimMessages', trim], ['summarizationMiddleware', summarize], ['ctxpack', ctxpackLangChainMiddleware({ budgets: { tokens_max: BUDGET } })]]) {
+  for (const [name, middleware] of [['trimMessages', trim], ['summarizationMiddleware', summarize], ['ctxpack', ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET } })]]) {
     const model = new ScriptedModel();
     const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM, middleware: [middleware] });
     const { messages } = await agent.invoke({ messages: [{ role: 'user', content: TASK }] }, { recursionLimit: 1_000 });
@@ -197,7 +197,7 @@ test('LangChain\'s trimMessages and summarizationMiddleware on the same 64-step 
 });
 
 test('odd requests to wrapModelCall are a CtxpackError naming the field, and the model is not called', async () => {
-  const { wrapModelCall } = ctxpackLangChainMiddleware({ budgets: { tokens_max: 1_000 } });
+  const { wrapModelCall } = ctxpackAgentMiddleware({ budgets: { tokens_max: 1_000 } });
   let called = 0;
   const handler = () => (called++, new AIMessage('x'));
   const cases = [[null, 'INVALID_OPTION'], [{ messages: 'hi' }, 'INVALID_OPTION'], [{ messages: [42] }, 'INVALID_FIELD'], [{ messages: [{ content: TASK }] }, 'INVALID_FIELD'],
@@ -216,7 +216,7 @@ test('odd requests to wrapModelCall are a CtxpackError naming the field, and the
 test('the agent\'s system prompt and its tools\' names and descriptions are counted', async () => {
   const tokens = [];
   for (const [systemPrompt, tools] of [[undefined, []], [SYSTEM, []], [SYSTEM, [readFile]]]) {
-    const middleware = ctxpackLangChainMiddleware({ budgets: { tokens_max: BUDGET }, onFit: (r) => tokens.push(r.metrics.prompt_tokens) });
+    const middleware = ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET }, onFit: (r) => tokens.push(r.metrics.prompt_tokens) });
     await createAgent({ model: new ScriptedModel(1), tools, systemPrompt, middleware: [middleware] }).invoke({ messages: [new HumanMessage(TASK)] });
   }
   const [bare, withSystem, withTools] = tokens;

@@ -38,9 +38,9 @@ test('ESM and CommonJS export the same API from each entry and give the same pla
   assert.deepEqual(Object.keys(cjsAiSdk).sort(), Object.keys(aiSdk).sort());
   assert.deepEqual(Object.keys(cjsAgents).sort(), Object.keys(agents).sort());
   assert.equal(typeof agents.ctxpackInputFilter, 'function');
-  for (const name of ['ctxpackPrepareStep', 'ctxpackMiddleware']) assert.equal(typeof aiSdk[name], 'function', name);
+  for (const name of ['ctxpackPrepareStep', 'ctxpackLanguageModelMiddleware']) assert.equal(typeof aiSdk[name], 'function', name);
   assert.deepEqual(Object.keys(cjsLangchain).sort(), Object.keys(langchain).sort());
-  assert.equal(typeof langchain.ctxpackLangChainMiddleware, 'function');
+  assert.equal(typeof langchain.ctxpackAgentMiddleware, 'function');
   for (const name of ['fitMessages', 'fitMessagesAsync', 'createSession', 'selectFragments', 'validateMessages', 'detectMessageFormat', 'init', 'CtxpackError']) {
     assert.equal(typeof esm[name], 'function', name);
   }
@@ -68,12 +68,12 @@ test('the entries share one core and one CtxpackError: an error from a subpath i
   assert.throws(() => sl.greedySlice(bad(), { targetTokens: 1 }), (e) => e instanceof esm.CtxpackError && e.code === 'INVALID_FIELD');
   assert.throws(() => cjsSlicers.greedySlice(bad(), { targetTokens: 1 }), (e) => e instanceof cjs.CtxpackError && e.code === 'INVALID_FIELD');
   assert.throws(() => acs.calculateScore(null, { entities: [] }), (e) => e instanceof esm.CtxpackError);
-  assert.throws(() => aiSdk.ctxpackMiddleware({}), (e) => e instanceof esm.CtxpackError && e.field === 'budgets');
+  assert.throws(() => aiSdk.ctxpackLanguageModelMiddleware({}), (e) => e instanceof esm.CtxpackError && e.field === 'budgets');
   assert.throws(() => cjsAiSdk.ctxpackPrepareStep({}), (e) => e instanceof cjs.CtxpackError && e.field === 'budgets');
   assert.throws(() => agents.ctxpackInputFilter({}), (e) => e instanceof esm.CtxpackError && e.field === 'budgets');
   assert.throws(() => cjsAgents.ctxpackInputFilter({}), (e) => e instanceof cjs.CtxpackError && e.field === 'budgets');
-  assert.throws(() => langchain.ctxpackLangChainMiddleware({}), (e) => e instanceof esm.CtxpackError && e.field === 'budgets');
-  assert.throws(() => cjsLangchain.ctxpackLangChainMiddleware({}), (e) => e instanceof cjs.CtxpackError && e.field === 'budgets');
+  assert.throws(() => langchain.ctxpackAgentMiddleware({}), (e) => e instanceof esm.CtxpackError && e.field === 'budgets');
+  assert.throws(() => cjsLangchain.ctxpackAgentMiddleware({}), (e) => e instanceof cjs.CtxpackError && e.field === 'budgets');
 });
 
 // The AI SDK is an optional peer dependency of ctxpack/ai-sdk: its types only, nothing of it in

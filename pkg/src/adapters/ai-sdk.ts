@@ -27,7 +27,7 @@ const ANTHROPIC_MARKERS = 4;
  * sees anywhere is one the caller allowed.
  */
 const FORMAT = { name: 'ai-sdk', allowSystemInMessages: true } as const;
-/** Options of `ctxpackPrepareStep` and `ctxpackMiddleware`: a session's, less what the SDK's call gives. */
+/** Options of `ctxpackPrepareStep` and `ctxpackLanguageModelMiddleware`: a session's, less what the SDK's call gives. */
 export interface AiSdkOptions extends Omit<SessionOptions, 'format' | 'system' | 'tools' | 'state' | 'cache' | 'breakpoints' | 'budgets'> {
   /** The budgets of every step: `tokens_max` the model's window or your cap (docs/getting-started.md, "Budgets"). */
   budgets: Budgets;
@@ -166,10 +166,10 @@ export function ctxpackPrepareStep(options: AiSdkOptions): (step: PrepareStepInp
  * steps and later turns append to the last request.
  *
  * ```ts
- * const model = wrapLanguageModel({ model: anthropic('claude-sonnet-4-5'), middleware: ctxpackMiddleware({ budgets: { tokens_max: 200_000 } }) });
+ * const model = wrapLanguageModel({ model: anthropic('claude-sonnet-4-5'), middleware: ctxpackLanguageModelMiddleware({ budgets: { tokens_max: 200_000 } }) });
  * ```
  */
-export function ctxpackMiddleware(options: AiSdkOptions): LanguageModelMiddleware {
+export function ctxpackLanguageModelMiddleware(options: AiSdkOptions): LanguageModelMiddleware {
   const o = readAdapterOptions(options, OPTIONS);
   const conversations = new Conversations<Conversation>(o.maxSessions);
   return {

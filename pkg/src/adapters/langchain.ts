@@ -31,7 +31,7 @@ export interface TokenCountingModel {
   getNumTokens(content: string): number | Promise<number>;
 }
 
-/** Options of `ctxpackLangChainMiddleware`: a session's, less what the agent's call gives. */
+/** Options of `ctxpackAgentMiddleware`: a session's, less what the agent's call gives. */
 export interface LangChainOptions extends Omit<SessionOptions, 'format' | 'system' | 'tools' | 'state' | 'breakpoints' | 'budgets' | 'countTokens'> {
   /** The budgets of every model call: `tokens_max` the model's window or your cap (docs/getting-started.md, "Budgets"). */
   budgets: Budgets;
@@ -144,7 +144,7 @@ class Conversation {
  * prompt cache holds:
  *
  * ```ts
- * const agent = createAgent({ model, tools, systemPrompt, middleware: [ctxpackLangChainMiddleware({ budgets: { tokens_max: 128_000 } })] });
+ * const agent = createAgent({ model, tools, systemPrompt, middleware: [ctxpackAgentMiddleware({ budgets: { tokens_max: 128_000 } })] });
  * ```
  *
  * Only what the model receives is fitted: the agent's state keeps every message. The agent's
@@ -152,7 +152,7 @@ class Conversation {
  * conversation is the call's `thread_id` (`configurable.thread_id`), or else its system prompt
  * and first message. Bad options are a `CtxpackError` (`INVALID_OPTION`, `INVALID_BUDGET`) here.
  */
-export function ctxpackLangChainMiddleware(options: LangChainOptions): AgentMiddleware {
+export function ctxpackAgentMiddleware(options: LangChainOptions): AgentMiddleware {
   const o = readAdapterOptions(options, OPTIONS);
   const conversations = new Conversations<Conversation>(o.maxSessions);
   return {
