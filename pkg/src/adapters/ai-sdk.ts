@@ -1,45 +1,23 @@
 /**
  * `ctxpack/ai-sdk`: a session in the Vercel AI SDK (ai@7) in one line, as `prepareStep` or as
  * middleware for `wrapLanguageModel`. Both fit through `createSession` (format `'ai-sdk'`), so
- * selection, validity and the cut are the session's; this file only finds the conversation,
- * picks the cache profile from the model, and writes the session's breakpoints as
- * `providerOptions.anthropic.cacheControl`. The SDK is never imported at run time: its types
- * only (docs/ai-sdk.md).
+ * selection, validity and the cut are the session's; this file only finds the run or the
+ * conversation. Picking the cache profile from the model and writing the session's breakpoints
+ * as `providerOptions.anthropic.cacheControl` are prompts.ts's, shared with `ctxpack/mastra`.
+ * The SDK is never imported at run time: its types only (docs/ai-sdk.md).
  *
  * @module
  */
 
 import type { LanguageModel, LanguageModelMiddleware, ModelMessage } from 'ai';
 import { readingInput } from '../errors.js';
-import { createSession, type Session } from '../session/session.js';
-import { readPricing } from '../session/pricing.js';
-import type { CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions } from '../session/types.js';
-import type { Budgets } from '../types.js';
 import { isRecord } from '../validate/fields.js';
 import { invalidOption } from '../validate/options.js';
-import { type AdapterOptions, type AdapterSpec, Conversations, fitReported, readAdapterOptions, textsKey } from './sessions.js';
+import { PromptConversation, promptKey, promptOptions, type PromptOptions } from './prompts.js';
+import { Conversations, readAdapterOptions } from './sessions.js';
 
-/** Anthropic's limit of `cache_control` markers per request (system, tools and messages together). */
-const ANTHROPIC_MARKERS = 4;
-/**
- * The format both adapters fit: the SDK already enforced its own `allowSystemInMessages` on what
- * it passes (it refuses a misplaced system message before any step), so a system message ctxpack
- * sees anywhere is one the caller allowed.
- */
-const FORMAT = { name: 'ai-sdk', allowSystemInMessages: true } as const;
 /** Options of `ctxpackPrepareStep` and `ctxpackLanguageModelMiddleware`: a session's, less what the SDK's call gives. */
-export interface AiSdkOptions extends Omit<SessionOptions, 'format' | 'system' | 'tools' | 'state' | 'cache' | 'breakpoints' | 'budgets'> {
-  /** The budgets of every step: `tokens_max` the model's window or your cap (docs/getting-started.md, "Budgets"). */
-  budgets: Budgets;
-  /** The prompt cache the plans are made for. Default: `'anthropic'` for Anthropic's models (also through the AI Gateway), `'openai'` for the others. */
-  cache?: CachePricing;
-  /** Anthropic: write the session's breakpoints as `providerOptions.anthropic.cacheControl` (on copies). Default true. */
-  breakpoints?: boolean;
-  /** Called with each step's fit (decisions, metrics, cache figures) before the model is called. */
-  onFit?: (result: SessionFitResult<unknown>) => void;
-  /** Middleware: conversations whose sessions are kept at once (least recently used go first). Default 64. */
-  maxSessions?: number;
-}
+export type AiSdkOptions = PromptOptions;
 
 /** What `prepareStep` receives that the helper reads (the SDK passes more). */
 export interface PrepareStepInput {
@@ -49,72 +27,7 @@ export interface PrepareStepInput {
   model?: LanguageModel;
 }
 
-/** The adapters' options, read once when the helper is made: the SDK's call gives the format, system prompt and tools; `breakpoints` is theirs. */
-type Read = AdapterOptions & { breakpoints: boolean };
-const OPTIONS: AdapterSpec<{ breakpoints: boolean }> = {
-  entry: 'ctxpack/ai-sdk', from: "the SDK's call", given: ['format', 'system', 'tools', 'state'], own: ['breakpoints'],
-  read: (o) => {
-    const breakpoints = o['breakpoints'] ?? true;
-    if (typeof breakpoints !== 'boolean') throw invalidOption('breakpoints', 'a boolean', breakpoints);
-    return { breakpoints };
-  },
-  check: (r) => ({ format: FORMAT, cache: r.cache }),
-};
-
-/** Whether `model` is Anthropic's: its provider (`anthropic.messages`), or an `anthropic/…` id through the AI Gateway. */
-export function isAnthropicModel(model: unknown): boolean {
-  if (typeof model === 'string') return model.startsWith('anthropic/');
-  if (!isRecord(model)) return false;
-  const provider = typeof model['provider'] === 'string' ? model['provider'].split('.')[0] : '';
-  const id = typeof model['modelId'] === 'string' ? model['modelId'] : '';
-  return provider === 'anthropic' || (provider === 'gateway' && id.startsWith('anthropic/'));
-}
-
-/** One conversation's session and how its breakpoints are written. */
-class Conversation {
-  readonly session: Session;
-  private readonly marks: { cacheControl: { type: 'ephemeral'; ttl?: '1h' } } | undefined;
-
-  constructor(private readonly o: Read, model: unknown) {
-    const anthropic = isAnthropicModel(model);
-    const cache = o.cache ?? (anthropic ? 'anthropic' : 'openai');
-    const pricing = readPricing(cache);
-    this.session = createSession({ ...o.session, format: FORMAT, cache } as SessionOptions);
-    this.marks = anthropic && o.breakpoints && pricing.maxBreakpoints > 0
-      ? { cacheControl: pricing.ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' } }
-      : undefined;
-  }
-
-  /** Fits `history`; with Anthropic, the session's breakpoints as `providerOptions` on copies, within the markers the caller left. */
-  async fit<M>(history: readonly M[], system: unknown, tools: unknown): Promise<M[]> {
-    const result = await fitReported(this.session, history, { system, tools } as SessionTurnOptions, this.o.onFit);
-    const out = result.messages.slice();
-    if (this.marks === undefined) return out;
-    const room = ANTHROPIC_MARKERS - markers(system) - markers(tools) - markers(out);
-    // The session lists its breakpoints by position; the last ones are read by the next step.
-    const chosen = result.cache.breakpoints.slice(Math.max(0, result.cache.breakpoints.length - Math.max(0, room)));
-    for (const { index } of chosen) out[index] = withProviderOptions(out[index]!, this.marks);
-    return out;
-  }
-}
-
-/** The cache markers the caller placed in `value` (messages, parts, tools, system): `providerOptions.anthropic.cacheControl` or `cache_control`. */
-function markers(value: unknown, depth = 0): number {
-  if (depth > 4) return 0; // messages, their parts, a part's output: deeper is not a marker's place
-  if (Array.isArray(value)) return value.reduce((n: number, v) => n + markers(v, depth + 1), 0);
-  if (!isRecord(value)) return 0;
-  const po = value['providerOptions'];
-  const anthropic = isRecord(po) ? po['anthropic'] : undefined;
-  const own = (isRecord(anthropic) && (anthropic['cacheControl'] !== undefined || anthropic['cache_control'] !== undefined)) || value['cache_control'] !== undefined ? 1 : 0;
-  return own + markers(value['content'], depth + 1);
-}
-
-function withProviderOptions<M>(message: M, anthropic: Record<string, unknown>): M {
-  const m = message as Record<string, unknown>;
-  const po = isRecord(m['providerOptions']) ? m['providerOptions'] : {};
-  const mine = isRecord(po['anthropic']) ? po['anthropic'] : {};
-  return { ...m, providerOptions: { ...po, anthropic: { ...mine, ...anthropic } } } as M;
-}
+const OPTIONS = promptOptions('ctxpack/ai-sdk', "the SDK's call");
 
 /**
  * A `prepareStep` for generateText, streamText or ToolLoopAgent that fits each step's messages
@@ -133,7 +46,7 @@ function withProviderOptions<M>(message: M, anthropic: Record<string, unknown>):
  */
 export function ctxpackPrepareStep(options: AiSdkOptions): (step: PrepareStepInput) => Promise<{ messages: ModelMessage[] }> {
   const o = readAdapterOptions(options, OPTIONS);
-  const runs = new WeakMap<object, { conversation: Conversation; history: ModelMessage[]; sent: ModelMessage[] }>();
+  const runs = new WeakMap<object, { conversation: PromptConversation; history: ModelMessage[]; sent: ModelMessage[] }>();
   const alone = {}; // the run of a caller that passes no `steps` array
   return async (step) => {
     const run = readingInput(() => {
@@ -142,7 +55,7 @@ export function ctxpackPrepareStep(options: AiSdkOptions): (step: PrepareStepInp
       const key = Array.isArray(step.steps) ? step.steps : alone;
       let r = runs.get(key);
       if (r === undefined) {
-        r = { conversation: new Conversation(o, step.model), history: messages.slice(), sent: [] };
+        r = { conversation: new PromptConversation(o, step.model), history: messages.slice(), sent: [] };
         runs.set(key, r);
       } else {
         // What the SDK passes is what the last step returned, then the step's new messages.
@@ -171,23 +84,16 @@ export function ctxpackPrepareStep(options: AiSdkOptions): (step: PrepareStepInp
  */
 export function ctxpackLanguageModelMiddleware(options: AiSdkOptions): LanguageModelMiddleware {
   const o = readAdapterOptions(options, OPTIONS);
-  const conversations = new Conversations<Conversation>(o.maxSessions);
+  const conversations = new Conversations<PromptConversation>(o.maxSessions);
   return {
     specificationVersion: 'v4',
     transformParams: async ({ params, model }) => {
       const { prompt, conversation } = readingInput(() => {
         if (!isRecord(params) || !Array.isArray(params.prompt)) throw invalidOption('params.prompt', 'an array of messages (the language model prompt)', isRecord(params) ? params.prompt : params);
-        return { prompt: params.prompt, conversation: conversations.get(conversationKey(params.prompt), () => new Conversation(o, model)) };
+        return { prompt: params.prompt, conversation: conversations.get(promptKey(params.prompt), () => new PromptConversation(o, model)) };
       }, params);
       const fitted = await conversation.fit(prompt, undefined, params.tools);
       return { ...params, prompt: fitted };
     },
   };
-}
-
-/** A conversation's identity: its leading system messages and its first other message (the task), the same at every step. */
-function conversationKey(prompt: readonly unknown[]): string {
-  let end = 0;
-  while (end < prompt.length && isRecord(prompt[end]) && (prompt[end] as Record<string, unknown>)['role'] === 'system') end++;
-  return textsKey(prompt.slice(0, end + 1));
 }
