@@ -1,16 +1,15 @@
 // ctxpack/ai-sdk with the real AI SDK (ai@7) and its own fake model (MockLanguageModelV4 from
-// ai/test): 64-step tool agents under generateText, streamText and ToolLoopAgent, through
-// ctxpackPrepareStep and ctxpackLanguageModelMiddleware. Every prompt the model receives must be valid (by
-// validateMessages, and by the SDK's modelMessageSchema for the messages prepareStep returns),
-// hold the task and the step in flight, fit the budget, and reuse the previous prompt's prefix
-// at least as much as a plain session given the same histories.
+// ai/test, in adapter-agents.mjs): 64-step tool agents under generateText, streamText and
+// ToolLoopAgent, through ctxpackPrepareStep and ctxpackLanguageModelMiddleware. Every prompt the
+// model receives must be valid (by validateMessages, and by the SDK's modelMessageSchema, also for
+// the messages prepareStep returns), hold the task and the step in flight, fit the budget, and
+// reuse the previous prompt's prefix at least as much as a plain session given the same histories.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { generateText, jsonSchema, modelMessageSchema, stepCountIs, streamText, tool, ToolLoopAgent, wrapLanguageModel } from 'ai';
-import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test';
-import { CtxpackError, createSession, fitMessages, validateMessages } from 'ctxpack';
+import { CtxpackError, createSession, validateMessages } from 'ctxpack';
 import { ctxpackLanguageModelMiddleware, ctxpackPrepareStep, isAnthropicModel } from 'ctxpack/ai-sdk';
-import { BUDGET, INSTRUCTIONS, prefixShare as sharedPrefix, READ_FILE, STEPS, TASK } from './adapter-agents.mjs';
+import { agentModel, anthropicMarked, BUDGET, checkPrompts, INSTRUCTIONS, prefixShare as sharedPrefix, READ_FILE, STEPS, TASK } from './adapter-agents.mjs';
 
 const FORMAT = { name: 'ai-sdk', allowSystemInMessages: true };
 const tools = {
@@ -21,27 +20,6 @@ const tools = {
   }),
 };
 
-/** The fake model: a tool call at every step, recording each prompt (and the tools) it receives. */
-function agentModel({ provider = 'mock-provider', stream = false } = {}) {
-  const calls = [];
-  const reply = (options) => {
-    calls.push({ prompt: options.prompt, tools: options.tools });
-    return { type: 'tool-call', toolCallId: `call_${calls.length}`, toolName: 'read_file', input: JSON.stringify({ path: `src/auth/file${calls.length}.ts` }) };
-  };
-  const finish = { unified: 'tool-calls', raw: 'tool_use' };
-  const usage = { inputTokens: { total: 10 }, outputTokens: { total: 10 } };
-  const model = new MockLanguageModelV4({
-    provider,
-    modelId: 'claude-sonnet-4-5',
-    doGenerate: async (options) => ({ content: [reply(options)], finishReason: finish, usage, warnings: [] }),
-    doStream: async (options) => ({
-      stream: convertArrayToReadableStream([{ type: 'stream-start', warnings: [] }, reply(options), { type: 'finish', finishReason: finish, usage }]),
-    }),
-  });
-  return { model, calls, stream };
-}
-
-const text = (m) => (typeof m.content === 'string' ? m.content : m.content.map((p) => p.text ?? '').join(''));
 const withoutMarks = (m) => {
   if (m.providerOptions === undefined) return m;
   const { providerOptions, ...rest } = m;
@@ -52,29 +30,6 @@ const withoutMarks = (m) => {
 };
 /** The prefix share of the prompts, the breakpoints ctxpack wrote aside. */
 const prefixShare = (prompts) => sharedPrefix(prompts, withoutMarks);
-
-/**
- * The checks of every prompt the model got: valid, the task and the step in flight in it,
- * within the budget (counted again here, with the tools), and the call made last answered last.
- */
-function checkPrompts(calls, { system }) {
-  assert.equal(calls.length, STEPS);
-  for (const [k, { prompt, tools: sent }] of calls.entries()) {
-    assert.deepEqual(validateMessages(prompt, 'ai-sdk'), [], `step ${k}: an invalid prompt`);
-    if (system) assert.equal(prompt[0].role, 'system');
-    assert.ok(prompt.some((m) => m.role === 'user' && text(m) === TASK), `step ${k}: the task is missing`);
-    if (k > 0) {
-      const last = prompt.at(-1);
-      assert.equal(last.role, 'tool', `step ${k}: the step in flight is missing`);
-      assert.equal(last.content[0].toolCallId, `call_${k}`);
-      assert.ok(prompt.at(-2).content.some((p) => p.type === 'tool-call' && p.toolCallId === `call_${k}`));
-    }
-    const counted = fitMessages(prompt, { format: FORMAT, budgets: { tokens_max: 10_000_000 }, tools: sent });
-    assert.ok(counted.metrics.prompt_tokens <= BUDGET, `step ${k}: ${counted.metrics.prompt_tokens} tokens`);
-  }
-  // The run outgrew the budget: the late prompts are cut, not the whole history.
-  assert.ok(calls.at(-1).prompt.length < 2 + 2 * (STEPS - 1));
-}
 
 /** The plain session's prompts for the same histories, for the prefix comparison. */
 function plainSession(histories, options) {
@@ -89,7 +44,7 @@ test('middleware: a 64-step tool agent under generateText gets valid prompts wit
   const wrapped = wrapLanguageModel({ model, middleware: [recorder, ctxpackLanguageModelMiddleware({ budgets: { tokens_max: BUDGET } })] });
   const result = await generateText({ model: wrapped, tools, instructions: INSTRUCTIONS, messages: [{ role: 'user', content: TASK }], stopWhen: stepCountIs(STEPS) });
   assert.equal(result.steps.length, STEPS);
-  checkPrompts(calls, { system: true });
+  checkPrompts(calls);
   // Unfitted, the last prompt is the whole history: the SDK's own messages are never changed.
   assert.equal(unfitted.at(-1).prompt.length, 2 + 2 * (STEPS - 1));
   const ours = prefixShare(calls.map((c) => c.prompt));
@@ -99,15 +54,15 @@ test('middleware: a 64-step tool agent under generateText gets valid prompts wit
 });
 
 test('middleware: streamText and ToolLoopAgent, 64 steps each, valid prompts within budget', async () => {
-  const { model, calls } = agentModel({ stream: true });
+  const { model, calls } = agentModel();
   const result = streamText({ model: wrapLanguageModel({ model, middleware: ctxpackLanguageModelMiddleware({ budgets: { tokens_max: BUDGET } }) }), tools, instructions: INSTRUCTIONS, prompt: TASK, stopWhen: stepCountIs(STEPS) });
   assert.equal((await result.steps).length, STEPS);
-  checkPrompts(calls, { system: true });
+  checkPrompts(calls);
 
   const agentCalls = agentModel();
   const agent = new ToolLoopAgent({ model: wrapLanguageModel({ model: agentCalls.model, middleware: ctxpackLanguageModelMiddleware({ budgets: { tokens_max: BUDGET } }) }), tools, instructions: INSTRUCTIONS, stopWhen: stepCountIs(STEPS) });
   assert.equal((await agent.generate({ prompt: TASK })).steps.length, STEPS);
-  checkPrompts(agentCalls.calls, { system: true });
+  checkPrompts(agentCalls.calls);
 });
 
 test('prepareStep: a 64-step tool agent (generateText and streamText) gets SDK-valid messages within budget, the whole history kept by the helper', async () => {
@@ -128,7 +83,7 @@ test('prepareStep: a 64-step tool agent (generateText and streamText) gets SDK-v
       for (const [i, m] of messages.entries()) assert.ok(modelMessageSchema.safeParse(m).success, `step ${k}: messages[${i}] fails the SDK's schema`);
       assert.deepEqual(validateMessages(messages, 'ai-sdk'), []);
     }
-    checkPrompts(calls, { system: true });
+    checkPrompts(calls);
     // The session sees the whole history at every step (task, then a call and its result per step), not what the SDK carries forward.
     assert.deepEqual(seen, Array.from({ length: STEPS }, (_, k) => 1 + 2 * k));
     assert.ok(prefixShare(calls.map((c) => c.prompt.slice(1))) > 0.5);
@@ -143,16 +98,7 @@ test('Anthropic: the session breakpoints reach the model as providerOptions.anth
       ? { model: wrapLanguageModel({ model, middleware: ctxpackLanguageModelMiddleware(options) }) }
       : { model, prepareStep: ctxpackPrepareStep(options) };
     await generateText({ ...args, tools, instructions: INSTRUCTIONS, prompt: TASK, stopWhen: stepCountIs(STEPS) });
-    let marked = 0;
-    for (const { prompt } of calls) {
-      const marks = prompt.filter((m) => m.providerOptions?.anthropic?.cacheControl !== undefined);
-      assert.ok(marks.length <= 4);
-      for (const m of marks) assert.deepEqual(m.providerOptions.anthropic.cacheControl, { type: 'ephemeral' });
-      if (marks.length > 0) {
-        marked++;
-        assert.equal(prompt.at(-1).providerOptions?.anthropic?.cacheControl?.type, 'ephemeral', `${glue}: the last message carries no breakpoint`);
-      }
-    }
+    const marked = anthropicMarked(calls, glue);
     assert.ok(marked >= STEPS - 4, `${glue}: ${marked} prompts marked`);
   }
   // Not Anthropic's model: no markers.
