@@ -5,9 +5,12 @@
 // flight, fit the budget, and reuse the previous request's prefix at least as much as a plain
 // session given the same histories; the agent's state must keep every message.
 //
-// The model is a BaseChatModel of @langchain/core's, scripted: langchain's FakeToolCallingModel
-// answers with the text of every message it received joined, so its replies grow with the
-// prompt and a 64-step run cannot fit any budget; the core's fakes make no tool calls.
+// With Anthropic's model, @langchain/anthropic's real ChatAnthropic over the real Anthropic client
+// (its fetch answers locally): the session's breakpoints must reach the API as cache_control.
+//
+// The model is otherwise a BaseChatModel of @langchain/core's, scripted: langchain's
+// FakeToolCallingModel answers with the text of every message it received joined, so its replies
+// grow with the prompt and a 64-step run cannot fit any budget; the core's fakes make no tool calls.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createAgent, createMiddleware, MiddlewareError, summarizationMiddleware, tool } from 'langchain';
@@ -15,6 +18,7 @@ import { MemorySaver } from '@langchain/langgraph';
 import { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { AIMessage, BaseMessage, HumanMessage, SystemMessage, trimMessages } from '@langchain/core/messages';
 import { FakeListChatModel } from '@langchain/core/utils/testing';
+import { ChatAnthropic } from '@langchain/anthropic';
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200k from 'js-tiktoken/ranks/o200k_base';
 import { z } from 'zod';
@@ -154,6 +158,7 @@ test('options: refused when the middleware is made, naming the field', () => {
     [{ budgets: { tokens_max: 1_000 }, tokenCounter: 42 }, 'INVALID_OPTION', 'tokenCounter'],
     [{ budgets: { tokens_max: 1_000 }, tokenCounter: () => 1, countTokens: () => 1 }, 'INVALID_OPTION', 'tokenCounter'],
     [{ budgets: { tokens_max: 1_000 }, onFit: 'no' }, 'INVALID_OPTION', 'onFit'],
+    [{ budgets: { tokens_max: 1_000 }, breakpoints: 'yes' }, 'INVALID_OPTION', 'breakpoints'],
     [{ budgets: { tokens_max: 1_000 }, cache: 'nope' }, 'INVALID_OPTION'],
   ];
   for (const [options, code, field] of cases) {
@@ -222,4 +227,53 @@ test('the agent\'s system prompt and its tools\' names and descriptions are coun
   const [bare, withSystem, withTools] = tokens;
   assert.ok(withSystem >= bare + estimateTokens(SYSTEM), `${bare} → ${withSystem}`);
   assert.ok(withTools >= withSystem + estimateTokens('Reads a file of the repository.'), `${withSystem} → ${withTools}`);
+});
+
+/** @langchain/anthropic's real ChatAnthropic over the real Anthropic client, whose fetch records each request body and answers locally: read_file for 63 calls, then text. */
+function anthropicModel() {
+  const bodies = [];
+  const fetch = async (_url, init) => {
+    const body = JSON.parse(init.body);
+    bodies.push(body);
+    const k = bodies.length;
+    const content = k < STEPS ? [{ type: 'tool_use', id: `call_${k}`, name: READ_FILE.name, input: { path: `src/auth/file${k}.ts` } }] : [{ type: 'text', text: 'Fixed.' }];
+    const reply = { id: `msg_${k}`, type: 'message', role: 'assistant', model: body.model, content, stop_reason: k < STEPS ? 'tool_use' : 'end_turn', stop_sequence: null, usage: { input_tokens: 10, output_tokens: 10 } };
+    return new Response(JSON.stringify(reply), { status: 200, headers: { 'content-type': 'application/json' } });
+  };
+  return { bodies, model: new ChatAnthropic({ model: 'claude-sonnet-4-5', apiKey: 'sk-test', maxRetries: 0, clientOptions: { fetch } }) };
+}
+
+/** The cache_control markers of an Anthropic request body: on system blocks, message content blocks and the blocks inside a tool_result. */
+const cacheMarks = (blocks) => (Array.isArray(blocks) ? blocks.reduce((n, b) => n + (b.cache_control ? 1 : 0) + cacheMarks(b.content), 0) : 0);
+
+test('Anthropic (ChatAnthropic): the session breakpoints reach the API as cache_control on content blocks, at most 4, the last message marked; valid Anthropic requests', async () => {
+  const { bodies, model } = anthropicModel();
+  const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET } })] });
+  const result = await agent.invoke({ messages: [{ role: 'user', content: TASK }] }, { recursionLimit: 1_000 });
+  assert.equal(bodies.length, STEPS);
+  // The agent's state keeps every message as it was: no cache_control in it.
+  assert.equal(result.messages.length, 1 + 2 * (STEPS - 1) + 1);
+  assert.ok(result.messages.every((m) => typeof m.content === 'string' || cacheMarks(m.content) === 0));
+  let marked = 0;
+  for (const [k, body] of bodies.entries()) {
+    assert.deepEqual(validateMessages(body.messages, 'anthropic'), [], `request ${k}: invalid`);
+    const system = typeof body.system === 'string' ? body.system : body.system.map((b) => b.text).join('');
+    assert.equal(system, SYSTEM);
+    const marks = cacheMarks(body.messages) + (Array.isArray(body.system) ? cacheMarks(body.system) : 0);
+    assert.ok(marks <= 4, `request ${k}: ${marks} markers`);
+    if (marks > 0) {
+      marked++;
+      const last = body.messages.at(-1).content.at(-1);
+      assert.ok(last.cache_control !== undefined || cacheMarks(last.content) > 0, `request ${k}: the last message carries no breakpoint`);
+    }
+  }
+  assert.ok(marked >= STEPS - 4, `${marked} requests marked`);
+  // Another model: no markers, the 'openai' profile.
+  const plain = new ScriptedModel(8);
+  await createAgent({ model: plain, tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET } })] }).invoke({ messages: [{ role: 'user', content: TASK }] });
+  assert.ok(plain.calls.every((request) => request.every((m) => typeof m.content === 'string' || cacheMarks(m.content) === 0)));
+  // breakpoints: false, none.
+  const off = anthropicModel();
+  await createAgent({ model: off.model, tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET }, breakpoints: false })] }).invoke({ messages: [{ role: 'user', content: TASK }] }, { recursionLimit: 1_000 });
+  assert.ok(off.bodies.every((b) => cacheMarks(b.messages) === 0));
 });

@@ -19,7 +19,7 @@ import type { CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions
 import type { Budgets } from '../types.js';
 import { isRecord } from '../validate/fields.js';
 import { invalidOption } from '../validate/options.js';
-import { type AdapterOptions, type AdapterSpec, Conversations, fitReported, readAdapterOptions, textsKey } from './sessions.js';
+import { type AdapterOptions, type AdapterSpec, anthropicBreakpoints, cacheControl, type CacheControl, Conversations, fitReported, readAdapterOptions, readBreakpoints, textsKey } from './sessions.js';
 
 /** `createMiddleware`'s brand (langchain's `MIDDLEWARE_BRAND`, a registered symbol): made here so that nothing of langchain is imported. */
 const MIDDLEWARE_BRAND = Symbol.for('AgentMiddleware');
@@ -43,8 +43,10 @@ export interface LangChainOptions extends Omit<SessionOptions, 'format' | 'syste
   tokenCounter?: MessagesTokenCounter | TokenCountingModel;
   /** ctxpack's counter, of a text: `(text) => number` (may return a Promise). Not with `tokenCounter`. Default `estimateTokens`. */
   countTokens?: SessionOptions['countTokens'];
-  /** The prompt cache the plans are made for. Default `'openai'`: a stable prefix, which every provider's cache reads. */
+  /** The prompt cache the plans are made for. Default `'anthropic'` for Anthropic's chat models (`ChatAnthropic`), else `'openai'`: a stable prefix, which every provider's cache reads. */
   cache?: CachePricing;
+  /** Anthropic: write the session's breakpoints as `cache_control` on the last content block of those messages (on copies). Default true. */
+  breakpoints?: boolean;
   /** Called with each model call's fit (decisions, metrics, cache figures) before the model is called. */
   onFit?: (result: SessionFitResult<BaseMessage>) => void;
   /** Conversations (threads) whose sessions are kept at once (least recently used go first). Default 64. */
@@ -54,6 +56,7 @@ export interface LangChainOptions extends Omit<SessionOptions, 'format' | 'syste
 /** What `wrapModelCall` receives that the middleware reads (langchain's `ModelRequest` has more). */
 interface Request {
   messages: BaseMessage[];
+  model?: unknown;
   systemMessage?: BaseMessage;
   tools?: readonly unknown[];
   runtime?: { configurable?: Record<string, unknown> };
@@ -63,16 +66,17 @@ type TextCounter = (text: string, model?: string) => number | PromiseLike<number
 
 /** The options, read once when the middleware is made: the agent's call gives the format, system prompt and tools; the counters are the middleware's. */
 interface Counter {
+  breakpoints: boolean;
   counter: TextCounter | undefined;
   /** The class of the agent's `SystemMessage`, seen at the last call: a messages counter is given texts as such messages (nothing of LangChain is imported to make one). */
   message: { ctor: (new (fields: { content: string }) => BaseMessage) | undefined };
 }
 type Read = AdapterOptions & Counter;
 const OPTIONS: AdapterSpec<Counter> = {
-  entry: 'ctxpack/langchain', from: "the agent's call", given: ['format', 'system', 'tools', 'state', 'breakpoints'], own: ['tokenCounter', 'countTokens'],
+  entry: 'ctxpack/langchain', from: "the agent's call", given: ['format', 'system', 'tools', 'state'], own: ['tokenCounter', 'countTokens', 'breakpoints'],
   read: (o) => {
     const message: Read['message'] = { ctor: undefined };
-    return { counter: readCounter(o['tokenCounter'], o['countTokens'], message), message };
+    return { breakpoints: readBreakpoints(o), counter: readCounter(o['tokenCounter'], o['countTokens'], message), message };
   },
   check: (r) => ({ format: 'langchain', cache: r.cache }),
 };
@@ -121,21 +125,66 @@ function checked(field: string, count: TextCounter): TextCounter {
   };
 }
 
-/** One conversation's session. */
+/** One conversation's session, and with Anthropic's models how its breakpoints are written. */
 class Conversation {
   readonly session: Session;
+  private readonly mark: CacheControl | undefined;
 
-  constructor(private readonly o: Read) {
-    this.session = createSession({ ...o.session, cache: o.cache ?? 'openai', format: 'langchain', ...(o.counter ? { countTokens: o.counter } : {}) } as SessionOptions);
+  constructor(private readonly o: Read, model: unknown) {
+    const anthropic = isAnthropicChatModel(model);
+    const cache = o.cache ?? (anthropic ? 'anthropic' : 'openai');
+    this.session = createSession({ ...o.session, cache, format: 'langchain', ...(o.counter ? { countTokens: o.counter } : {}) } as SessionOptions);
+    this.mark = anthropic && o.breakpoints ? cacheControl(cache) : undefined;
   }
 
-  /** Fits `system` (when it has text: the agent sends none otherwise) and `messages`; the messages to send, without `system`. */
-  async fit(messages: readonly BaseMessage[], system: BaseMessage | undefined, tools: unknown): Promise<BaseMessage[]> {
+  /**
+   * Fits `system` (when it has text: the agent sends none otherwise) and `messages`: the messages
+   * to send, without `system`, and the system message to send (`system`, or its marked copy).
+   */
+  async fit(messages: readonly BaseMessage[], system: BaseMessage | undefined, tools: unknown): Promise<{ messages: BaseMessage[]; system: BaseMessage | undefined }> {
     const head = system !== undefined && joinText(collectText(system.content)) !== '' ? [system] : [];
     const result = await fitReported(this.session, [...head, ...messages], { tools } as SessionTurnOptions, this.o.onFit);
-    // The system prompt is pinned, so it leads what the session returns; the agent sends its own.
-    return head.length > 0 && result.messages[0] === system ? result.messages.slice(1) : result.messages.slice();
+    const out = result.messages.slice();
+    if (this.mark !== undefined) {
+      for (const { index } of anthropicBreakpoints(result.cache.breakpoints, out)) out[index] = withCacheControl(out[index]!, this.mark);
+    }
+    // The system prompt is pinned, so it leads what the session returns; the agent sends it beside the messages.
+    return head.length > 0 && result.messages[0] === system ? { messages: out.slice(1), system: out[0] } : { messages: out, system };
   }
+}
+
+/** Whether `model` is Anthropic's chat model (`@langchain/anthropic`'s `ChatAnthropic`: its `_llmType()` is `'anthropic'`). */
+function isAnthropicChatModel(model: unknown): boolean {
+  if (!isRecord(model) || typeof model['_llmType'] !== 'function') return false;
+  try {
+    return (model as { _llmType(): unknown })._llmType() === 'anthropic';
+  } catch {
+    return false; // a model whose _llmType throws is not taken for Anthropic's: no markers, never an invalid request
+  }
+}
+
+/**
+ * A copy of `message` (its class and fields) whose last text block carries `cache_control`, as
+ * `@langchain/anthropic` passes it on: a string content becomes one text block. A message without
+ * text (an AI message of tool calls only) is left as it is: one marker fewer, never a wrong one.
+ */
+function withCacheControl(message: BaseMessage, mark: CacheControl): BaseMessage {
+  const content: unknown = message.content;
+  let blocks: unknown[];
+  if (typeof content === 'string') {
+    if (content === '') return message;
+    blocks = [{ type: 'text', text: content, cache_control: mark }];
+  } else if (Array.isArray(content)) {
+    let last = content.length - 1;
+    while (last >= 0 && !(isRecord(content[last]) && content[last]['type'] === 'text' && typeof content[last]['text'] === 'string' && content[last]['text'] !== '')) last--;
+    if (last < 0) return message;
+    blocks = content.slice();
+    blocks[last] = { ...(content[last] as object), cache_control: mark };
+  } else return message;
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(message) as object) as BaseMessage, message, { content: blocks });
+  const kwargs = (message as unknown as { lc_kwargs?: unknown }).lc_kwargs;
+  if (isRecord(kwargs)) (copy as unknown as { lc_kwargs: unknown }).lc_kwargs = { ...kwargs, content: blocks };
+  return copy;
 }
 
 /**
@@ -166,10 +215,10 @@ export function ctxpackAgentMiddleware(options: LangChainOptions): AgentMiddlewa
         // The agent always has a system message (an empty one without a prompt); a bare request may not.
         const sample = system ?? r.messages.find(isRecord);
         if (sample !== undefined) o.message.ctor = (sample as object).constructor as Read['message']['ctor'];
-        return { messages: r.messages, system, conversation: conversations.get(conversationKey(r, system), () => new Conversation(o)) };
+        return { messages: r.messages, system, conversation: conversations.get(conversationKey(r, system), () => new Conversation(o, r.model)) };
       }, request);
       const fitted = await conversation.fit(messages, system, toolsToCount((request as unknown as Request).tools));
-      return handler({ ...request, messages: fitted });
+      return handler({ ...request, messages: fitted.messages, ...(fitted.system !== system ? { systemMessage: fitted.system } : {}) } as typeof request);
     },
   } as AgentMiddleware;
 }

@@ -10,15 +10,11 @@
  */
 
 import { createSession, type Session } from '../session/session.js';
-import { readPricing } from '../session/pricing.js';
 import type { CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions } from '../session/types.js';
 import type { Budgets } from '../types.js';
 import { isRecord } from '../validate/fields.js';
-import { invalidOption } from '../validate/options.js';
-import { type AdapterOptions, type AdapterSpec, fitReported, textsKey } from './sessions.js';
+import { type AdapterOptions, type AdapterSpec, anthropicBreakpoints, cacheControl, type CacheControl, fitReported, readBreakpoints, textsKey } from './sessions.js';
 
-/** Anthropic's limit of `cache_control` markers per request (system, tools and messages together). */
-const ANTHROPIC_MARKERS = 4;
 /**
  * The format the adapters fit: the AI SDK already enforced its own `allowSystemInMessages` on
  * what it passes (it refuses a misplaced system message before any step), and Mastra builds its
@@ -47,11 +43,7 @@ type Read = AdapterOptions & { breakpoints: boolean };
 export function promptOptions(entry: string, from: string): AdapterSpec<{ breakpoints: boolean }> {
   return {
     entry, from, given: ['format', 'system', 'tools', 'state'], own: ['breakpoints'],
-    read: (o) => {
-      const breakpoints = o['breakpoints'] ?? true;
-      if (typeof breakpoints !== 'boolean') throw invalidOption('breakpoints', 'a boolean', breakpoints);
-      return { breakpoints };
-    },
+    read: (o) => ({ breakpoints: readBreakpoints(o) }),
     check: (r) => ({ format: FORMAT, cache: r.cache }),
   };
 }
@@ -68,16 +60,14 @@ export function isAnthropicModel(model: unknown): boolean {
 /** One conversation of AI SDK prompts: its session, and how its breakpoints are written. */
 export class PromptConversation {
   readonly session: Session;
-  private readonly marks: { cacheControl: { type: 'ephemeral'; ttl?: '1h' } } | undefined;
+  private readonly marks: { cacheControl: CacheControl } | undefined;
 
   constructor(private readonly o: Read, model: unknown) {
     const anthropic = isAnthropicModel(model);
     const cache = o.cache ?? (anthropic ? 'anthropic' : 'openai');
-    const pricing = readPricing(cache);
     this.session = createSession({ ...o.session, format: FORMAT, cache } as SessionOptions);
-    this.marks = anthropic && o.breakpoints && pricing.maxBreakpoints > 0
-      ? { cacheControl: pricing.ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' } }
-      : undefined;
+    const mark = anthropic && o.breakpoints ? cacheControl(cache) : undefined;
+    this.marks = mark === undefined ? undefined : { cacheControl: mark };
   }
 
   /** Fits `history`; with Anthropic, the session's breakpoints as `providerOptions` on copies, within the markers the caller left. */
@@ -85,23 +75,9 @@ export class PromptConversation {
     const result = await fitReported(this.session, history, { system, tools } as SessionTurnOptions, this.o.onFit);
     const out = result.messages.slice();
     if (this.marks === undefined) return out;
-    const room = ANTHROPIC_MARKERS - markers(system) - markers(tools) - markers(out);
-    // The session lists its breakpoints by position; the last ones are read by the next step.
-    const chosen = result.cache.breakpoints.slice(Math.max(0, result.cache.breakpoints.length - Math.max(0, room)));
-    for (const { index } of chosen) out[index] = withProviderOptions(out[index]!, this.marks);
+    for (const { index } of anthropicBreakpoints(result.cache.breakpoints, system, tools, out)) out[index] = withProviderOptions(out[index]!, this.marks);
     return out;
   }
-}
-
-/** The cache markers the caller placed in `value` (messages, parts, tools, system): `providerOptions.anthropic.cacheControl` or `cache_control`. */
-function markers(value: unknown, depth = 0): number {
-  if (depth > 4) return 0; // messages, their parts, a part's output: deeper is not a marker's place
-  if (Array.isArray(value)) return value.reduce((n: number, v) => n + markers(v, depth + 1), 0);
-  if (!isRecord(value)) return 0;
-  const po = value['providerOptions'];
-  const anthropic = isRecord(po) ? po['anthropic'] : undefined;
-  const own = (isRecord(anthropic) && (anthropic['cacheControl'] !== undefined || anthropic['cache_control'] !== undefined)) || value['cache_control'] !== undefined ? 1 : 0;
-  return own + markers(value['content'], depth + 1);
 }
 
 function withProviderOptions<M>(message: M, anthropic: Record<string, unknown>): M {

@@ -13,7 +13,7 @@ import { CtxpackError, readingInput, shownName } from '../errors.js';
 import { collectText, joinText } from '../messages/turns.js';
 import { createSession, type Session } from '../session/session.js';
 import { readPricing } from '../session/pricing.js';
-import type { CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions } from '../session/types.js';
+import type { CacheBreakpoint, CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions } from '../session/types.js';
 import { textKey } from '../tokens/cache.js';
 import { isRecord, type Unchecked } from '../validate/fields.js';
 import { invalidOption, optionsRecord, readCount } from '../validate/options.js';
@@ -108,4 +108,41 @@ export function textsKey(messages: readonly unknown[]): string {
   // Texts (what a session counts): a task that differs only by an image shares a session, which costs cache reuse, never validity.
   const texts = messages.map((m) => (isRecord(m) ? `${String(m['role'])}\u0001${joinText(collectText(m['content']))}` : ''));
   return textKey(texts.join('\u0002'));
+}
+
+/** `breakpoints`: whether an adapter writes the session's breakpoints as Anthropic's cache markers. Default true. */
+export function readBreakpoints(o: Unchecked): boolean {
+  const breakpoints = o['breakpoints'] ?? true;
+  if (typeof breakpoints !== 'boolean') throw invalidOption('breakpoints', 'a boolean', breakpoints);
+  return breakpoints;
+}
+
+/** Anthropic's limit of `cache_control` markers per request (system, tools and messages together). */
+const ANTHROPIC_MARKERS = 4;
+
+/** Anthropic's `cache_control` for a cache profile. */
+export type CacheControl = { type: 'ephemeral'; ttl?: '1h' };
+
+/** The `cache_control` an adapter writes for the cache profile `cache`; undefined when the profile places no breakpoints. */
+export function cacheControl(cache: CachePricing): CacheControl | undefined {
+  const pricing = readPricing(cache);
+  if (pricing.maxBreakpoints === 0) return undefined;
+  return pricing.ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
+}
+
+/** The session's breakpoints an adapter marks: the last ones (the next request reads them), as many as Anthropic's 4 markers less those the caller placed in `placed` (system, tools, messages). */
+export function anthropicBreakpoints(breakpoints: readonly CacheBreakpoint[], ...placed: unknown[]): readonly CacheBreakpoint[] {
+  const room = Math.max(0, ANTHROPIC_MARKERS - placed.reduce((n: number, p) => n + markers(p), 0));
+  return breakpoints.slice(Math.max(0, breakpoints.length - room));
+}
+
+/** The cache markers the caller placed in `value` (messages, parts, tools, system): `providerOptions.anthropic.cacheControl` or `cache_control`. */
+function markers(value: unknown, depth = 0): number {
+  if (depth > 4) return 0; // messages, their parts, a part's output: deeper is not a marker's place
+  if (Array.isArray(value)) return value.reduce((n: number, v) => n + markers(v, depth + 1), 0);
+  if (!isRecord(value)) return 0;
+  const po = value['providerOptions'];
+  const anthropic = isRecord(po) ? po['anthropic'] : undefined;
+  const own = (isRecord(anthropic) && (anthropic['cacheControl'] !== undefined || anthropic['cache_control'] !== undefined)) || value['cache_control'] !== undefined ? 1 : 0;
+  return own + markers(value['content'], depth + 1);
 }
