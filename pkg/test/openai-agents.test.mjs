@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { Agent, OpenAIResponsesModel, Runner, run, setTracingDisabled, tool, Usage } from '@openai/agents';
 import OpenAI from 'openai';
 import { z } from 'zod';
-import { CtxpackError, createSession, fitMessages, validateMessages } from 'ctxpack';
+import { CtxpackError, createSession, estimateTokens, fitMessages, validateMessages } from 'ctxpack';
 import { ctxpackInputFilter, responsesView } from 'ctxpack/openai-agents';
 import { BUDGET, INSTRUCTIONS, prefixShare, READ_FILE, STEPS, TASK } from './adapter-agents.mjs';
 import { sdkCheck } from './sdk-check.mjs';
@@ -293,4 +293,15 @@ test('two runs of the same task with one filter share a session: still valid, wi
     await run(agentWith(model), TASK, { maxTurns: 100, callModelInputFilter: filter });
     checkWire(bodies.map((b) => b.input));
   }
+});
+
+test("the agent's tools are counted: a function tool's name, description and JSON schema", async () => {
+  const tokens = [];
+  for (const tools of [[], [readFile]]) {
+    const { model } = fakeModel();
+    const agent = new Agent({ name: 'coder', instructions: INSTRUCTIONS, model, tools });
+    await run(agent, TASK, { maxTurns: 1, callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: BUDGET }, onFit: (r) => tokens.push(r.metrics.prompt_tokens) }) }).catch(() => undefined);
+  }
+  const [bare, withTool] = [tokens[0], tokens.at(-1)];
+  assert.ok(withTool >= bare + estimateTokens(`${READ_FILE.description} {"type":"object","properties":{"path":{"type":"string"}}}`), `${bare} → ${withTool}`);
 });

@@ -14,7 +14,7 @@
 import type { AgentInputItem, CallModelInputFilter, CallModelInputFilterArgs, ModelInputData } from '@openai/agents';
 import { readingInput } from '../errors.js';
 import { createSession, type Session } from '../session/session.js';
-import type { CachePricing, SessionFitResult, SessionOptions } from '../session/types.js';
+import type { CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions } from '../session/types.js';
 import { textKey } from '../tokens/cache.js';
 import type { Budgets } from '../types.js';
 import { isRecord } from '../validate/fields.js';
@@ -171,10 +171,10 @@ class Conversation {
     this.session = createSession({ ...o.session, keep, format: FORMAT, cache: o.cache ?? CACHE } as SessionOptions);
   }
 
-  async fit(items: readonly AgentInputItem[], instructions: string | undefined): Promise<AgentInputItem[]> {
+  async fit(items: readonly AgentInputItem[], instructions: string | undefined, tools: unknown): Promise<AgentInputItem[]> {
     this.items = items;
     const views = readingInput(() => items.map(responsesView), items);
-    const result = await fitReported(this.session, views, instructions === undefined ? {} : { system: instructions }, this.o.onFit);
+    const result = await fitReported(this.session, views, { ...(instructions === undefined ? {} : { system: instructions }), ...(tools === undefined ? {} : { tools }) } as SessionTurnOptions, this.o.onFit);
     // The result is the kept views in input order, each the view itself or its truncated copy.
     const kept = result.decisions.filter((d) => d.included).map((d) => d.index).sort((a, b) => a - b);
     return result.messages.map((fitted, k) => {
@@ -214,15 +214,24 @@ export function ctxpackInputFilter(options: OpenAIAgentsOptions): CallModelInput
   const o = readAdapterOptions(options, OPTIONS);
   const conversations = new Conversations<Conversation>(o.maxSessions);
   return async (args: CallModelInputFilterArgs<any>): Promise<ModelInputData> => {
-    const { input, instructions, conversation } = readingInput(() => {
+    const { input, instructions, tools, conversation } = readingInput(() => {
       const data = isRecord(args) ? args.modelData : undefined;
       if (!isRecord(data) || !Array.isArray(data.input)) throw invalidOption('modelData.input', "an array of items (callModelInputFilter's argument from the Agents SDK)", isRecord(data) ? data.input : data);
       const ins = data.instructions;
       if (ins !== undefined && typeof ins !== 'string') throw invalidOption('modelData.instructions', 'a string or undefined', ins);
       const conversation = conversations.get(conversationKey(data.input), () => new Conversation(o));
-      return { input: data.input as AgentInputItem[], instructions: ins as string | undefined, conversation };
+      return { input: data.input as AgentInputItem[], instructions: ins as string | undefined, tools: toolsToCount(isRecord(args) ? args.agent : undefined), conversation };
     }, args);
-    const fitted = await conversation.fit(input, instructions);
+    const fitted = await conversation.fit(input, instructions, tools);
     return instructions === undefined ? { input: fitted } : { input: fitted, instructions };
   };
+}
+
+/** The agent's tools as the Responses API receives them, to be counted: a function tool's name, description and JSON schema; another tool's type and name. */
+function toolsToCount(agent: unknown): unknown {
+  const tools = isRecord(agent) ? agent['tools'] : undefined;
+  if (!Array.isArray(tools) || tools.length === 0) return undefined;
+  return tools.map((t) => (!isRecord(t) ? {} : t['type'] === 'function'
+    ? { type: 'function', name: t['name'], description: t['description'], parameters: t['parameters'] }
+    : { type: t['type'], name: t['name'] }));
 }
