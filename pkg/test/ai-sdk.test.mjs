@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { generateText, jsonSchema, modelMessageSchema, stepCountIs, streamText, tool, ToolLoopAgent, wrapLanguageModel } from 'ai';
-import { CtxpackError, createSession, validateMessages } from 'ctxpack';
+import { CtxpackError, createSession, estimateTokens, validateMessages } from 'ctxpack';
 import { ctxpackLanguageModelMiddleware, ctxpackPrepareStep, isAnthropicModel } from 'ctxpack/ai-sdk';
 import { agentModel, anthropicMarked, BUDGET, checkPrompts, INSTRUCTIONS, prefixShare as sharedPrefix, READ_FILE, STEPS, TASK } from './adapter-agents.mjs';
 
@@ -172,4 +172,17 @@ test('isAnthropicModel: the provider, or an anthropic/ id through the AI Gateway
   assert.equal(isAnthropicModel('anthropic/claude-sonnet-4.5'), true);
   assert.equal(isAnthropicModel({ provider: 'openai.chat', modelId: 'gpt-4o' }), false);
   assert.equal(isAnthropicModel(undefined), false);
+});
+
+test('prepareStep: the tools, which the SDK does not pass it, are counted when given as its tools option; the middleware takes them from the call', async () => {
+  const tokens = [];
+  for (const options of [{}, { tools }]) {
+    const { model } = agentModel();
+    const prepareStep = ctxpackPrepareStep({ budgets: { tokens_max: BUDGET }, onFit: (r) => tokens.push(r.metrics.prompt_tokens), ...options });
+    await generateText({ model, tools, instructions: INSTRUCTIONS, prompt: TASK, stopWhen: stepCountIs(1), prepareStep });
+  }
+  const [bare, withTools] = tokens;
+  assert.ok(withTools >= bare + estimateTokens(`${READ_FILE.description} {"type":"object","properties":{"path":{"type":"string"}}}`), `${bare} → ${withTools}`);
+  assert.throws(() => ctxpackPrepareStep({ budgets: { tokens_max: 1_000 }, tools: [tools.read_file] }), (e) => e instanceof CtxpackError && e.code === 'INVALID_OPTION' && e.field === 'tools');
+  assert.throws(() => ctxpackLanguageModelMiddleware({ budgets: { tokens_max: 1_000 }, tools }), (e) => e instanceof CtxpackError && e.code === 'INVALID_OPTION' && e.field === 'tools');
 });

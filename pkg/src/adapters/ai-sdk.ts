@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { LanguageModel, LanguageModelMiddleware, ModelMessage } from 'ai';
+import type { LanguageModel, LanguageModelMiddleware, ModelMessage, ToolSet } from 'ai';
 import { readingInput } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
 import { invalidOption } from '../validate/options.js';
@@ -28,6 +28,7 @@ export interface PrepareStepInput {
 }
 
 const OPTIONS = promptOptions('ctxpack/ai-sdk', "the SDK's call");
+const STEP_OPTIONS = promptOptions('ctxpack/ai-sdk', "the SDK's call", true);
 
 /**
  * A `prepareStep` for generateText, streamText or ToolLoopAgent that fits each step's messages
@@ -36,16 +37,18 @@ const OPTIONS = promptOptions('ctxpack/ai-sdk', "the SDK's call");
  *
  * ```ts
  * const result = await generateText({ model, tools, instructions, messages, stopWhen,
- *   prepareStep: ctxpackPrepareStep({ budgets: { tokens_max: 22_000 } }) });
+ *   prepareStep: ctxpackPrepareStep({ budgets: { tokens_max: 22_000 }, tools }) });
  * ```
+ *
+ * The SDK does not pass `prepareStep` the tools: give them as `tools` to have them counted.
  *
  * The SDK carries the messages a step returns into the next step; the helper keeps the whole
  * history itself, so a message left out at one step may come back at a later one. Bad options
  * are a `CtxpackError` (`INVALID_OPTION`, `INVALID_BUDGET`) here, or at the first step for those
  * only a fit reads.
  */
-export function ctxpackPrepareStep(options: AiSdkOptions): (step: PrepareStepInput) => Promise<{ messages: ModelMessage[] }> {
-  const o = readAdapterOptions(options, OPTIONS);
+export function ctxpackPrepareStep(options: AiSdkOptions & { /** The call's tools, which the SDK does not pass prepareStep: their names, descriptions and JSON schemas are counted. */ tools?: ToolSet }): (step: PrepareStepInput) => Promise<{ messages: ModelMessage[] }> {
+  const o = readAdapterOptions(options, STEP_OPTIONS);
   const runs = new WeakMap<object, { conversation: PromptConversation; history: ModelMessage[]; sent: ModelMessage[] }>();
   const alone = {}; // the run of a caller that passes no `steps` array
   return async (step) => {
@@ -65,7 +68,7 @@ export function ctxpackPrepareStep(options: AiSdkOptions): (step: PrepareStepInp
       }
       return r;
     }, step);
-    run.sent = await run.conversation.fit(run.history, step.instructions, undefined);
+    run.sent = await run.conversation.fit(run.history, step.instructions, o.tools);
     return { messages: run.sent };
   };
 }

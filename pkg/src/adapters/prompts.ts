@@ -13,6 +13,7 @@ import { createSession, type Session } from '../session/session.js';
 import type { CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions } from '../session/types.js';
 import type { Budgets } from '../types.js';
 import { isRecord } from '../validate/fields.js';
+import { invalidOption } from '../validate/options.js';
 import { type AdapterOptions, type AdapterSpec, anthropicBreakpoints, cacheControl, type CacheControl, fitReported, readBreakpoints, textsKey } from './sessions.js';
 
 /**
@@ -37,15 +38,29 @@ export interface PromptOptions extends Omit<SessionOptions, 'format' | 'system' 
 }
 
 /** The options of an adapter that fits the AI SDK's prompts, read once when it is made. */
-type Read = AdapterOptions & { breakpoints: boolean };
+type Read = AdapterOptions & { breakpoints: boolean; tools: unknown };
 
-/** How an adapter that fits the AI SDK's prompts reads its options: the framework's call gives the format, system prompt and tools; `breakpoints` is the adapter's. */
-export function promptOptions(entry: string, from: string): AdapterSpec<{ breakpoints: boolean }> {
+/**
+ * How an adapter that fits the AI SDK's prompts reads its options: the framework's call gives the
+ * format and system prompt, and the tools unless `withTools` (prepareStep is not given them: the
+ * caller's `tools`, the SDK's `ToolSet`, are counted instead); `breakpoints` is the adapter's.
+ */
+export function promptOptions(entry: string, from: string, withTools = false): AdapterSpec<{ breakpoints: boolean; tools: unknown }> {
   return {
-    entry, from, given: ['format', 'system', 'tools', 'state'], own: ['breakpoints'],
-    read: (o) => ({ breakpoints: readBreakpoints(o) }),
+    entry, from, given: withTools ? ['format', 'system', 'state'] : ['format', 'system', 'tools', 'state'], own: ['breakpoints', 'tools'],
+    read: (o) => ({ breakpoints: readBreakpoints(o), tools: readToolSet(o['tools']) }),
     check: (r) => ({ format: FORMAT, cache: r.cache }),
   };
+}
+
+/** An AI SDK `ToolSet` (`{ name: tool }`) as the model receives it, to be counted: each tool's name, description and JSON schema (a `jsonSchema()` schema's; a zod schema is not JSON, its name and description only). */
+function readToolSet(tools: unknown): unknown {
+  if (tools === undefined) return undefined;
+  if (!isRecord(tools) || Array.isArray(tools)) throw invalidOption('tools', "the AI SDK's tools, an object of name: tool", tools);
+  return Object.entries(tools).map(([name, t]) => {
+    const schema = isRecord(t) && isRecord(t['inputSchema']) ? t['inputSchema']['jsonSchema'] : undefined;
+    return { type: 'function', name, description: isRecord(t) ? t['description'] : undefined, ...(isRecord(schema) ? { inputSchema: schema } : {}) };
+  });
 }
 
 /** Whether `model` is Anthropic's: its provider (`anthropic.messages`), or an `anthropic/…` id through the AI Gateway. */
