@@ -115,8 +115,8 @@ const loader = (name) => ({
 // CommonJS): dist/internal.cjs holds every module, each .cjs entry picks its names from it.
 // `ai-sdk` imports only types from `ai` (an optional peer dependency): nothing of the SDK is bundled.
 // `openai-agents` likewise from `@openai/agents`.
-// `langchain` likewise imports only types from `langchain` and `@langchain/core`.
-const ENTRIES = { index: 'src/index.ts', slicers: 'src/slicers.ts', acs: 'src/acs.ts', 'ai-sdk': 'src/ai-sdk.ts', 'openai-agents': 'src/openai-agents.ts', langchain: 'src/langchain.ts' };
+// `langchain` likewise imports only types from `langchain` and `@langchain/core`; `mastra` from `@mastra/core`.
+const ENTRIES = { index: 'src/index.ts', slicers: 'src/slicers.ts', acs: 'src/acs.ts', 'ai-sdk': 'src/ai-sdk.ts', 'openai-agents': 'src/openai-agents.ts', langchain: 'src/langchain.ts', mastra: 'src/mastra.ts' };
 
 const common = {
   bundle: true,

@@ -1,10 +1,11 @@
 /**
  * `ctxpack/ai-sdk`: ctxpack in the Vercel AI SDK (ai@7) in one line: `ctxpackPrepareStep` for
- * generateText, streamText and ToolLoopAgent, or `ctxpackMiddleware` for `wrapLanguageModel`
- * (docs/ai-sdk.md). The SDK is an optional peer dependency: types only, never bundled.
+ * generateText, streamText and ToolLoopAgent, or `ctxpackLanguageModelMiddleware` for
+ * `wrapLanguageModel` (docs/ai-sdk.md). The SDK is an optional peer dependency: types only, never bundled.
  *
  * @module
  */
 
-export { ctxpackMiddleware, ctxpackPrepareStep, isAnthropicModel } from './adapters/ai-sdk.js';
+export { ctxpackLanguageModelMiddleware, ctxpackPrepareStep } from './adapters/ai-sdk.js';
+export { isAnthropicModel } from './adapters/prompts.js';
 export type { AiSdkOptions, PrepareStepInput } from './adapters/ai-sdk.js';

@@ -1,10 +1,10 @@
 /**
  * `ctxpack/langchain`: ctxpack in a LangChain agent (langchain@1 `createAgent`) in one line:
- * `ctxpackLangChainMiddleware({ budgets })` in its `middleware` (docs/langchain.md). `langchain` and
+ * `ctxpackAgentMiddleware({ budgets })` in its `middleware` (docs/langchain.md). `langchain` and
  * `@langchain/core` are optional peer dependencies: types only, never bundled.
  *
  * @module
  */
 
-export { ctxpackLangChainMiddleware } from './adapters/langchain.js';
+export { ctxpackAgentMiddleware } from './adapters/langchain.js';
 export type { LangChainOptions, MessagesTokenCounter, TokenCountingModel } from './adapters/langchain.js';

@@ -1,50 +1,25 @@
 // ctxpack/ai-sdk with the real AI SDK (ai@7) and its own fake model (MockLanguageModelV4 from
-// ai/test): 64-step tool agents under generateText, streamText and ToolLoopAgent, through
-// ctxpackPrepareStep and ctxpackMiddleware. Every prompt the model receives must be valid (by
-// validateMessages, and by the SDK's modelMessageSchema for the messages prepareStep returns),
-// hold the task and the step in flight, fit the budget, and reuse the previous prompt's prefix
-// at least as much as a plain session given the same histories.
+// ai/test, in adapter-agents.mjs): 64-step tool agents under generateText, streamText and
+// ToolLoopAgent, through ctxpackPrepareStep and ctxpackLanguageModelMiddleware. Every prompt the
+// model receives must be valid (by validateMessages, and by the SDK's modelMessageSchema, also for
+// the messages prepareStep returns), hold the task and the step in flight, fit the budget, and
+// reuse the previous prompt's prefix at least as much as a plain session given the same histories.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { generateText, jsonSchema, modelMessageSchema, stepCountIs, streamText, tool, ToolLoopAgent, wrapLanguageModel } from 'ai';
-import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test';
-import { CtxpackError, createSession, estimateTokens, fitMessages, validateMessages } from 'ctxpack';
-import { ctxpackMiddleware, ctxpackPrepareStep, isAnthropicModel } from 'ctxpack/ai-sdk';
+import { CtxpackError, createSession, estimateTokens, validateMessages } from 'ctxpack';
+import { ctxpackLanguageModelMiddleware, ctxpackPrepareStep, isAnthropicModel } from 'ctxpack/ai-sdk';
+import { agentModel, anthropicMarked, BUDGET, checkPrompts, INSTRUCTIONS, prefixShare as sharedPrefix, READ_FILE, STEPS, TASK } from './adapter-agents.mjs';
 
-const STEPS = 64;
-const BUDGET = 22_000;
-const INSTRUCTIONS = 'You are a coding agent. Read the files you need, one at a time, then fix the bug.';
-const TASK = 'Fix the login bug: sessions expire after one minute.';
 const FORMAT = { name: 'ai-sdk', allowSystemInMessages: true };
 const tools = {
-  read_file: tool({
-    description: 'Reads a file of the repository.',
+  [READ_FILE.name]: tool({
+    description: READ_FILE.description,
     inputSchema: jsonSchema({ type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }),
-    execute: async ({ path }) => `// ${path}\n${'export const line = "session token expiry";\n'.repeat(40)}`,
+    execute: async ({ path }) => READ_FILE.read(path),
   }),
 };
 
-/** The fake model: a tool call at every step, recording each prompt (and the tools) it receives. */
-function agentModel({ provider = 'mock-provider', stream = false } = {}) {
-  const calls = [];
-  const reply = (options) => {
-    calls.push({ prompt: options.prompt, tools: options.tools });
-    return { type: 'tool-call', toolCallId: `call_${calls.length}`, toolName: 'read_file', input: JSON.stringify({ path: `src/auth/file${calls.length}.ts` }) };
-  };
-  const finish = { unified: 'tool-calls', raw: 'tool_use' };
-  const usage = { inputTokens: { total: 10 }, outputTokens: { total: 10 } };
-  const model = new MockLanguageModelV4({
-    provider,
-    modelId: 'claude-sonnet-4-5',
-    doGenerate: async (options) => ({ content: [reply(options)], finishReason: finish, usage, warnings: [] }),
-    doStream: async (options) => ({
-      stream: convertArrayToReadableStream([{ type: 'stream-start', warnings: [] }, reply(options), { type: 'finish', finishReason: finish, usage }]),
-    }),
-  });
-  return { model, calls, stream };
-}
-
-const text = (m) => (typeof m.content === 'string' ? m.content : m.content.map((p) => p.text ?? '').join(''));
 const withoutMarks = (m) => {
   if (m.providerOptions === undefined) return m;
   const { providerOptions, ...rest } = m;
@@ -53,51 +28,8 @@ const withoutMarks = (m) => {
   const po = { ...others, ...(Object.keys(left).length > 0 ? { anthropic: left } : {}) };
   return Object.keys(po).length > 0 ? { ...rest, providerOptions: po } : rest;
 };
-const tokens = (m) => estimateTokens(JSON.stringify(withoutMarks(m)));
-
-/** The share of the prompts' tokens that repeats the previous prompt's leading messages (what a prompt cache can read). */
-function prefixShare(prompts) {
-  let reused = 0;
-  let total = 0;
-  for (let k = 0; k < prompts.length; k++) {
-    const p = prompts[k].map(withoutMarks);
-    total += p.reduce((s, m) => s + tokens(m), 0);
-    if (k === 0) continue;
-    const q = prompts[k - 1].map(withoutMarks);
-    for (let i = 0; i < Math.min(p.length, q.length); i++) {
-      try {
-        assert.deepEqual(p[i], q[i]);
-      } catch {
-        break;
-      }
-      reused += tokens(p[i]);
-    }
-  }
-  return reused / total;
-}
-
-/**
- * The checks of every prompt the model got: valid, the task and the step in flight in it,
- * within the budget (counted again here, with the tools), and the call made last answered last.
- */
-function checkPrompts(calls, { system }) {
-  assert.equal(calls.length, STEPS);
-  for (const [k, { prompt, tools: sent }] of calls.entries()) {
-    assert.deepEqual(validateMessages(prompt, 'ai-sdk'), [], `step ${k}: an invalid prompt`);
-    if (system) assert.equal(prompt[0].role, 'system');
-    assert.ok(prompt.some((m) => m.role === 'user' && text(m) === TASK), `step ${k}: the task is missing`);
-    if (k > 0) {
-      const last = prompt.at(-1);
-      assert.equal(last.role, 'tool', `step ${k}: the step in flight is missing`);
-      assert.equal(last.content[0].toolCallId, `call_${k}`);
-      assert.ok(prompt.at(-2).content.some((p) => p.type === 'tool-call' && p.toolCallId === `call_${k}`));
-    }
-    const counted = fitMessages(prompt, { format: FORMAT, budgets: { tokens_max: 10_000_000 }, tools: sent });
-    assert.ok(counted.metrics.prompt_tokens <= BUDGET, `step ${k}: ${counted.metrics.prompt_tokens} tokens`);
-  }
-  // The run outgrew the budget: the late prompts are cut, not the whole history.
-  assert.ok(calls.at(-1).prompt.length < 2 + 2 * (STEPS - 1));
-}
+/** The prefix share of the prompts, the breakpoints ctxpack wrote aside. */
+const prefixShare = (prompts) => sharedPrefix(prompts, withoutMarks);
 
 /** The plain session's prompts for the same histories, for the prefix comparison. */
 function plainSession(histories, options) {
@@ -109,10 +41,10 @@ test('middleware: a 64-step tool agent under generateText gets valid prompts wit
   const { model, calls } = agentModel();
   const unfitted = [];
   const recorder = { specificationVersion: 'v4', transformParams: async ({ params }) => (unfitted.push({ prompt: params.prompt, tools: params.tools }), params) };
-  const wrapped = wrapLanguageModel({ model, middleware: [recorder, ctxpackMiddleware({ budgets: { tokens_max: BUDGET } })] });
+  const wrapped = wrapLanguageModel({ model, middleware: [recorder, ctxpackLanguageModelMiddleware({ budgets: { tokens_max: BUDGET } })] });
   const result = await generateText({ model: wrapped, tools, instructions: INSTRUCTIONS, messages: [{ role: 'user', content: TASK }], stopWhen: stepCountIs(STEPS) });
   assert.equal(result.steps.length, STEPS);
-  checkPrompts(calls, { system: true });
+  checkPrompts(calls);
   // Unfitted, the last prompt is the whole history: the SDK's own messages are never changed.
   assert.equal(unfitted.at(-1).prompt.length, 2 + 2 * (STEPS - 1));
   const ours = prefixShare(calls.map((c) => c.prompt));
@@ -122,15 +54,15 @@ test('middleware: a 64-step tool agent under generateText gets valid prompts wit
 });
 
 test('middleware: streamText and ToolLoopAgent, 64 steps each, valid prompts within budget', async () => {
-  const { model, calls } = agentModel({ stream: true });
-  const result = streamText({ model: wrapLanguageModel({ model, middleware: ctxpackMiddleware({ budgets: { tokens_max: BUDGET } }) }), tools, instructions: INSTRUCTIONS, prompt: TASK, stopWhen: stepCountIs(STEPS) });
+  const { model, calls } = agentModel();
+  const result = streamText({ model: wrapLanguageModel({ model, middleware: ctxpackLanguageModelMiddleware({ budgets: { tokens_max: BUDGET } }) }), tools, instructions: INSTRUCTIONS, prompt: TASK, stopWhen: stepCountIs(STEPS) });
   assert.equal((await result.steps).length, STEPS);
-  checkPrompts(calls, { system: true });
+  checkPrompts(calls);
 
   const agentCalls = agentModel();
-  const agent = new ToolLoopAgent({ model: wrapLanguageModel({ model: agentCalls.model, middleware: ctxpackMiddleware({ budgets: { tokens_max: BUDGET } }) }), tools, instructions: INSTRUCTIONS, stopWhen: stepCountIs(STEPS) });
+  const agent = new ToolLoopAgent({ model: wrapLanguageModel({ model: agentCalls.model, middleware: ctxpackLanguageModelMiddleware({ budgets: { tokens_max: BUDGET } }) }), tools, instructions: INSTRUCTIONS, stopWhen: stepCountIs(STEPS) });
   assert.equal((await agent.generate({ prompt: TASK })).steps.length, STEPS);
-  checkPrompts(agentCalls.calls, { system: true });
+  checkPrompts(agentCalls.calls);
 });
 
 test('prepareStep: a 64-step tool agent (generateText and streamText) gets SDK-valid messages within budget, the whole history kept by the helper', async () => {
@@ -151,7 +83,7 @@ test('prepareStep: a 64-step tool agent (generateText and streamText) gets SDK-v
       for (const [i, m] of messages.entries()) assert.ok(modelMessageSchema.safeParse(m).success, `step ${k}: messages[${i}] fails the SDK's schema`);
       assert.deepEqual(validateMessages(messages, 'ai-sdk'), []);
     }
-    checkPrompts(calls, { system: true });
+    checkPrompts(calls);
     // The session sees the whole history at every step (task, then a call and its result per step), not what the SDK carries forward.
     assert.deepEqual(seen, Array.from({ length: STEPS }, (_, k) => 1 + 2 * k));
     assert.ok(prefixShare(calls.map((c) => c.prompt.slice(1))) > 0.5);
@@ -163,24 +95,15 @@ test('Anthropic: the session breakpoints reach the model as providerOptions.anth
     const { model, calls } = agentModel({ provider: 'anthropic.messages' });
     const options = { budgets: { tokens_max: BUDGET } };
     const args = glue === 'middleware'
-      ? { model: wrapLanguageModel({ model, middleware: ctxpackMiddleware(options) }) }
+      ? { model: wrapLanguageModel({ model, middleware: ctxpackLanguageModelMiddleware(options) }) }
       : { model, prepareStep: ctxpackPrepareStep(options) };
     await generateText({ ...args, tools, instructions: INSTRUCTIONS, prompt: TASK, stopWhen: stepCountIs(STEPS) });
-    let marked = 0;
-    for (const { prompt } of calls) {
-      const marks = prompt.filter((m) => m.providerOptions?.anthropic?.cacheControl !== undefined);
-      assert.ok(marks.length <= 4);
-      for (const m of marks) assert.deepEqual(m.providerOptions.anthropic.cacheControl, { type: 'ephemeral' });
-      if (marks.length > 0) {
-        marked++;
-        assert.equal(prompt.at(-1).providerOptions?.anthropic?.cacheControl?.type, 'ephemeral', `${glue}: the last message carries no breakpoint`);
-      }
-    }
+    const marked = anthropicMarked(calls, glue);
     assert.ok(marked >= STEPS - 4, `${glue}: ${marked} prompts marked`);
   }
   // Not Anthropic's model: no markers.
   const { model, calls } = agentModel({ provider: 'openai.chat' });
-  await generateText({ model: wrapLanguageModel({ model, middleware: ctxpackMiddleware({ budgets: { tokens_max: BUDGET } }) }), tools, prompt: TASK, stopWhen: stepCountIs(8) });
+  await generateText({ model: wrapLanguageModel({ model, middleware: ctxpackLanguageModelMiddleware({ budgets: { tokens_max: BUDGET } }) }), tools, prompt: TASK, stopWhen: stepCountIs(8) });
   assert.ok(calls.every(({ prompt }) => prompt.every((m) => m.providerOptions?.anthropic === undefined)));
 });
 
@@ -192,7 +115,7 @@ test('middleware: a system message mid-conversation, which ai@7 allows with allo
     { role: 'system', content: 'The repository is read-only until the user says otherwise.' },
     { role: 'user', content: 'Go on.' },
   ];
-  const wrapped = wrapLanguageModel({ model, middleware: ctxpackMiddleware({ budgets: { tokens_max: BUDGET } }) });
+  const wrapped = wrapLanguageModel({ model, middleware: ctxpackLanguageModelMiddleware({ budgets: { tokens_max: BUDGET } }) });
   await generateText({ model: wrapped, tools, instructions: INSTRUCTIONS, messages, allowSystemInMessages: true, stopWhen: stepCountIs(12) });
   assert.equal(calls.length, 12);
   for (const { prompt } of calls) {
@@ -204,7 +127,7 @@ test('middleware: a system message mid-conversation, which ai@7 allows with allo
 
 test('interleaved conversations through one middleware keep a session each', async () => {
   const { model, calls } = agentModel();
-  const wrapped = wrapLanguageModel({ model, middleware: ctxpackMiddleware({ budgets: { tokens_max: 4_000 }, onFit: (r) => fits.push(r.cache) }) });
+  const wrapped = wrapLanguageModel({ model, middleware: ctxpackLanguageModelMiddleware({ budgets: { tokens_max: 4_000 }, onFit: (r) => fits.push(r.cache) }) });
   const fits = [];
   const run = (task) => generateText({ model: wrapped, tools, instructions: INSTRUCTIONS, prompt: task, stopWhen: stepCountIs(10) });
   await Promise.all([run(TASK), run('Add a test for the token refresh.')]);
@@ -224,7 +147,7 @@ test('options: bad ones are a CtxpackError naming the field, at creation', () =>
     [{ budgets: { tokens_max: 1000 }, onFit: 1 }, 'onFit'],
     [{ budgets: { tokens_max: 1000 }, colour: 'red' }, 'colour'],
   ];
-  for (const make of [ctxpackPrepareStep, ctxpackMiddleware]) {
+  for (const make of [ctxpackPrepareStep, ctxpackLanguageModelMiddleware]) {
     for (const [options, field] of bad) {
       assert.throws(() => make(options), (err) => err instanceof CtxpackError && err.code === 'INVALID_OPTION' && err.field === field, `${make.name} ${field}`);
     }
@@ -235,7 +158,7 @@ test('odd step input is a CtxpackError, never a raw exception', async () => {
   const prepareStep = ctxpackPrepareStep({ budgets: { tokens_max: 1000 } });
   await assert.rejects(prepareStep({ steps: [], messages: 'hi' }), (err) => err instanceof CtxpackError && err.field === 'step.messages');
   await assert.rejects(prepareStep({ steps: [], messages: [{ role: 'robot', content: 'x' }] }), (err) => err instanceof CtxpackError && err.code === 'INVALID_FIELD');
-  const { transformParams } = ctxpackMiddleware({ budgets: { tokens_max: 1000 } });
+  const { transformParams } = ctxpackLanguageModelMiddleware({ budgets: { tokens_max: 1000 } });
   await assert.rejects(transformParams({ type: 'generate', params: { prompt: null }, model: {} }), (err) => err instanceof CtxpackError && err.field === 'params.prompt');
   const onFit = () => {
     throw new Error('boom');
@@ -249,4 +172,17 @@ test('isAnthropicModel: the provider, or an anthropic/ id through the AI Gateway
   assert.equal(isAnthropicModel('anthropic/claude-sonnet-4.5'), true);
   assert.equal(isAnthropicModel({ provider: 'openai.chat', modelId: 'gpt-4o' }), false);
   assert.equal(isAnthropicModel(undefined), false);
+});
+
+test('prepareStep: the tools, which the SDK does not pass it, are counted when given as its tools option; the middleware takes them from the call', async () => {
+  const tokens = [];
+  for (const options of [{}, { tools }]) {
+    const { model } = agentModel();
+    const prepareStep = ctxpackPrepareStep({ budgets: { tokens_max: BUDGET }, onFit: (r) => tokens.push(r.metrics.prompt_tokens), ...options });
+    await generateText({ model, tools, instructions: INSTRUCTIONS, prompt: TASK, stopWhen: stepCountIs(1), prepareStep });
+  }
+  const [bare, withTools] = tokens;
+  assert.ok(withTools >= bare + estimateTokens(`${READ_FILE.description} {"type":"object","properties":{"path":{"type":"string"}}}`), `${bare} → ${withTools}`);
+  assert.throws(() => ctxpackPrepareStep({ budgets: { tokens_max: 1_000 }, tools: [tools.read_file] }), (e) => e instanceof CtxpackError && e.code === 'INVALID_OPTION' && e.field === 'tools');
+  assert.throws(() => ctxpackLanguageModelMiddleware({ budgets: { tokens_max: 1_000 }, tools }), (e) => e instanceof CtxpackError && e.code === 'INVALID_OPTION' && e.field === 'tools');
 });

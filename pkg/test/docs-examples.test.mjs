@@ -35,6 +35,7 @@ import { OpenAIResponsesModel, setTracingDisabled, tool as agentsTool } from '@o
 import OpenAI from 'openai';
 import { z } from 'zod';
 import * as ctxpackLangchain from 'ctxpack/langchain';
+import * as ctxpackMastra from 'ctxpack/mastra';
 import { BaseChatModel } from '@langchain/core/language_models/chat_models';
 
 const { ERROR_CODES, validateMessages } = ctxpack;
@@ -211,7 +212,7 @@ function standIns(format) {
       system: SYSTEM,
       task: TASK,
       // The AI SDK takes its tools as an object of tools; the other clients an array of definitions.
-      tools: format === 'ai-sdk' ? { read_logs: tool({ inputSchema: jsonSchema({ type: 'object', properties: {} }), execute: async () => 'log line '.repeat(800) }) }
+      tools: format === 'ai-sdk' || format === 'mastra' ? { read_logs: tool({ inputSchema: jsonSchema({ type: 'object', properties: {} }), execute: async () => 'log line '.repeat(800) }) }
         : format === 'openai-agents' ? [agentsTool({ name: 'read_logs', description: 'Reads the logs.', parameters: z.object({}), execute: async () => 'log line '.repeat(800) })]
         : [],
       runTool: async () => 'log line '.repeat(800),
@@ -281,8 +282,8 @@ async function moduleSource(block) {
 /** Runs a block (or `code` in its place) with fresh stand-ins; its exports, recorded values and what the fakes saw. */
 async function runBlock(block, code = block.code) {
   // The AI SDK's blocks: a format named, the ai-sdk format with its options, or ctxpack/ai-sdk.
-  const format = /format: '([\w-]+)'/.exec(code)?.[1] ?? (/'ctxpack\/ai-sdk'|name: 'ai-sdk'/.test(code) ? 'ai-sdk' : /'ctxpack\/openai-agents'/.test(code) ? 'openai-agents' : /'ctxpack\/langchain'/.test(code) ? 'langchain' : 'openai');
-  const { seen, globals } = standIns(HISTORIES[format] || format === 'openai-agents' ? format : 'openai');
+  const format = /format: '([\w-]+)'/.exec(code)?.[1] ?? (/'ctxpack\/ai-sdk'|name: 'ai-sdk'/.test(code) ? 'ai-sdk' : /'ctxpack\/openai-agents'/.test(code) ? 'openai-agents' : /'ctxpack\/langchain'/.test(code) ? 'langchain' : /'ctxpack\/mastra'/.test(code) ? 'mastra' : 'openai');
+  const { seen, globals } = standIns(HISTORIES[format] || format === 'openai-agents' || format === 'mastra' ? format : 'openai');
   const values = [];
   const saved = new Map();
   const put = (name, value) => {
@@ -417,13 +418,21 @@ const CHECKS = [
   },
   {
     file: 'docs/ai-sdk.md',
-    snippet: 'middleware: ctxpackMiddleware({ budgets',
+    snippet: 'middleware: ctxpackLanguageModelMiddleware({ budgets',
     check: ({ exports, seen }) => {
       assert.equal(exports.text, 'ok');
       assert.equal(seen.length, 4);
     },
   },
-  ...['ctxpackLangChainMiddleware({ budgets', 'tokenCounter: (messages)'].map((snippet) => ({
+  {
+    file: 'docs/mastra.md',
+    snippet: 'inputProcessors: [ctxpackInputProcessor({ budgets',
+    check: ({ exports, seen }) => {
+      assert.equal(exports.result.text, 'ok'); // three tool calls, then the answer
+      assert.equal(seen.length, 4);
+    },
+  },
+  ...['ctxpackAgentMiddleware({ budgets', 'tokenCounter: (messages)'].map((snippet) => ({
     file: 'docs/langchain.md',
     snippet,
     check: ({ exports, seen }) => {
@@ -636,12 +645,12 @@ test('docs/errors.md names every error code', () => {
 test("the README's table names only functions the package exports, each from the entry the row names", () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const table = /## Which function when\n([^]*?)\n\n/.exec(readme)[1];
-  const entries = { ctxpack, 'ctxpack/slicers': ctxpackSlicers, 'ctxpack/acs': ctxpackAcs, 'ctxpack/ai-sdk': ctxpackAiSdk, 'ctxpack/openai-agents': ctxpackAgents, 'ctxpack/langchain': ctxpackLangchain };
+  const entries = { ctxpack, 'ctxpack/slicers': ctxpackSlicers, 'ctxpack/acs': ctxpackAcs, 'ctxpack/ai-sdk': ctxpackAiSdk, 'ctxpack/openai-agents': ctxpackAgents, 'ctxpack/langchain': ctxpackLangchain, 'ctxpack/mastra': ctxpackMastra };
   for (const row of table.split('\n').slice(2)) {
     const from = /from `(ctxpack\/[\w-]+)`/.exec(row)?.[1] ?? 'ctxpack';
     for (const [, name] of row.split('|')[2].matchAll(/`([a-z]\w+)\(?/g)) {
-      // Not the package's: its own words, the AI SDK's (prepareStep, wrapLanguageModel), the Agents SDK's (callModelInputFilter).
-      if (['npx', 'ctxpack', 'session', 'fitAsync', 'openai', 'anthropic', 'langchain', 'prepareStep', 'wrapLanguageModel', 'callModelInputFilter'].includes(name) || name.startsWith('ai')) continue;
+      // Not the package's: its own words, the AI SDK's (prepareStep, wrapLanguageModel), the Agents SDK's (callModelInputFilter), Mastra's (inputProcessors).
+      if (['npx', 'ctxpack', 'session', 'fitAsync', 'openai', 'anthropic', 'langchain', 'prepareStep', 'wrapLanguageModel', 'callModelInputFilter', 'inputProcessors'].includes(name) || name.startsWith('ai')) continue;
       assert.equal(typeof entries[from][name], 'function', `README: ${name} is not a function ${from} exports`);
     }
   }

@@ -1,56 +1,36 @@
 // ctxpack/langchain with the real langchain@1 (createAgent, its middleware, a MemorySaver
 // checkpointer) and @langchain/core: 64-step tool agents through createAgent with
-// ctxpackLangChainMiddleware. Every request the model receives must be valid (validateMessages, and
+// ctxpackAgentMiddleware. Every request the model receives must be valid (validateMessages, and
 // LangChain's own pairing in sdk-check.mjs), hold the system prompt, the task and the step in
 // flight, fit the budget, and reuse the previous request's prefix at least as much as a plain
 // session given the same histories; the agent's state must keep every message.
 //
-// The model is a BaseChatModel of @langchain/core's, scripted (scripted-models.mjs).
+// With Anthropic's model, @langchain/anthropic's real ChatAnthropic over the real Anthropic client
+// (its fetch answers locally): the session's breakpoints must reach the API as cache_control.
+//
+// The model is otherwise a BaseChatModel of @langchain/core's, scripted (scripted-models.mjs).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createAgent, createMiddleware, MiddlewareError, tool } from 'langchain';
 import { MemorySaver } from '@langchain/langgraph';
 import { AIMessage, BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { FakeListChatModel } from '@langchain/core/utils/testing';
+import { ChatAnthropic } from '@langchain/anthropic';
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200k from 'js-tiktoken/ranks/o200k_base';
 import { z } from 'zod';
 import { CtxpackError, createSession, estimateTokens, fitMessages, validateMessages } from 'ctxpack';
-import { ctxpackLangChainMiddleware } from 'ctxpack/langchain';
+import { ctxpackAgentMiddleware } from 'ctxpack/langchain';
+import { BUDGET, INSTRUCTIONS as SYSTEM, prefixShare, READ_FILE, STEPS, TASK } from './adapter-agents.mjs';
 import { sdkCheck } from './sdk-check.mjs';
 import { ScriptedChatModel as ScriptedModel } from './scripted-models.mjs';
 
-const STEPS = 64;
-const BUDGET = 22_000;
-const SYSTEM = 'You are a coding agent. Read the files you need, one at a time, then fix the bug.';
-const TASK = 'Fix the login bug: sessions expire after one minute.';
-const readFile = tool(async ({ path }) => `// ${path}\n${'export const line = "session token expiry";\n'.repeat(40)}`, {
-  name: 'read_file',
-  description: 'Reads a file of the repository.',
+const readFile = tool(async ({ path }) => READ_FILE.read(path), {
+  name: READ_FILE.name,
+  description: READ_FILE.description,
   schema: z.object({ path: z.string() }),
 });
-const COUNTED_TOOLS = [{ name: 'read_file', description: 'Reads a file of the repository.' }];
-
-const tokens = (m) => estimateTokens(JSON.stringify(m));
-
-/** The share of the requests' tokens that repeats the previous request's leading messages (what a prompt cache can read). */
-function prefixShare(requests) {
-  let reused = 0;
-  let total = 0;
-  for (let k = 0; k < requests.length; k++) {
-    total += requests[k].reduce((s, m) => s + tokens(m), 0);
-    if (k === 0) continue;
-    for (let i = 0; i < Math.min(requests[k].length, requests[k - 1].length); i++) {
-      try {
-        assert.deepEqual(requests[k][i], requests[k - 1][i]);
-      } catch {
-        break;
-      }
-      reused += tokens(requests[k][i]);
-    }
-  }
-  return reused / total;
-}
+const COUNTED_TOOLS = [{ name: READ_FILE.name, description: READ_FILE.description }];
 
 /** The checks of every request the model got: valid, the system prompt, the task and the step in flight in it, within the budget. */
 function checkRequests(calls, steps = STEPS) {
@@ -76,7 +56,7 @@ test('createAgent: a 64-step tool agent gets valid requests within budget, the s
   const unfitted = [];
   const recorder = createMiddleware({ name: 'recorder', wrapModelCall: (request, handler) => (unfitted.push([request.systemMessage, ...request.messages]), handler(request)) });
   const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM,
-    middleware: [recorder, ctxpackLangChainMiddleware({ budgets: { tokens_max: BUDGET } })] });
+    middleware: [recorder, ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET } })] });
   const result = await agent.invoke({ messages: [{ role: 'user', content: TASK }] }, { recursionLimit: 1_000 });
   checkRequests(model.calls);
   // The graph's state is never fitted: the task, a call and its result per step, the answer.
@@ -93,7 +73,7 @@ test('createAgent: a 64-step tool agent gets valid requests within budget, the s
 
 test('threads: one middleware, two conversations interleaved on checkpointers, a session each, continued by a later turn', async () => {
   const fits = [];
-  const middleware = ctxpackLangChainMiddleware({ budgets: { tokens_max: BUDGET }, onFit: (r) => fits.push(r) });
+  const middleware = ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET }, onFit: (r) => fits.push(r) });
   const calls = { a: [], b: [] };
   const agents = Object.fromEntries(['a', 'b'].map((t) => [t, createAgent({ model: new ScriptedModel(8, calls[t]), tools: [readFile], systemPrompt: SYSTEM, middleware: [middleware], checkpointer: new MemorySaver() })]));
   await Promise.all(['a', 'b'].map((t) => agents[t].invoke({ messages: [new HumanMessage(TASK)] }, { configurable: { thread_id: t }, recursionLimit: 100 })));
@@ -114,7 +94,7 @@ test('tokenCounter: LangChain\'s convention, a function of messages or a chat mo
     return messages.reduce((n, m) => n + m.text.length / 4 + 3, 0);
   };
   const model = new ScriptedModel(STEPS);
-  const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackLangChainMiddleware({ budgets: { tokens_max: BUDGET }, tokenCounter: byMessages })] });
+  const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET }, tokenCounter: byMessages })] });
   await agent.invoke({ messages: [{ role: 'user', content: TASK }] }, { recursionLimit: 1_000 });
   checkRequests(model.calls);
   assert.ok(seen.length > STEPS && seen.every((m) => m instanceof BaseMessage));
@@ -123,7 +103,7 @@ test('tokenCounter: LangChain\'s convention, a function of messages or a chat mo
   const counting = new FakeListChatModel({ responses: ['unused'] });
   counting._encoding = new Tiktoken(o200k);
   const model2 = new ScriptedModel(16);
-  const agent2 = createAgent({ model: model2, tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackLangChainMiddleware({ budgets: { tokens_max: BUDGET }, tokenCounter: counting })] });
+  const agent2 = createAgent({ model: model2, tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET }, tokenCounter: counting })] });
   await agent2.invoke({ messages: [{ role: 'user', content: TASK }] }, { recursionLimit: 1_000 });
   checkRequests(model2.calls, 16);
 });
@@ -133,7 +113,7 @@ test('a counter never counts 0 in silence: a messages counter as countTokens, Na
   const messagesCounter = (messages) => { let n = 0; for (const m of messages) n += typeof m.content === 'string' ? Math.ceil(m.content.length / 4) : 0; return n; };
   const bad = [['countTokens', messagesCounter], ['tokenCounter', () => Number.NaN], ['tokenCounter', () => '12'], ['countTokens', async () => undefined], ['tokenCounter', () => 0]];
   for (const [field, counter] of bad) {
-    const agent = createAgent({ model: new ScriptedModel(2), tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackLangChainMiddleware({ budgets: { tokens_max: BUDGET }, [field]: counter })] });
+    const agent = createAgent({ model: new ScriptedModel(2), tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET }, [field]: counter })] });
     const err = await agent.invoke({ messages: [{ role: 'user', content: TASK }] }).then(() => undefined, (e) => e);
     const cause = err instanceof CtxpackError ? err : err?.cause;
     assert.ok(cause instanceof CtxpackError, `${field}: ${err}`);
@@ -153,16 +133,17 @@ test('options: refused when the middleware is made, naming the field', () => {
     [{ budgets: { tokens_max: 1_000 }, tokenCounter: 42 }, 'INVALID_OPTION', 'tokenCounter'],
     [{ budgets: { tokens_max: 1_000 }, tokenCounter: () => 1, countTokens: () => 1 }, 'INVALID_OPTION', 'tokenCounter'],
     [{ budgets: { tokens_max: 1_000 }, onFit: 'no' }, 'INVALID_OPTION', 'onFit'],
+    [{ budgets: { tokens_max: 1_000 }, breakpoints: 'yes' }, 'INVALID_OPTION', 'breakpoints'],
     [{ budgets: { tokens_max: 1_000 }, cache: 'nope' }, 'INVALID_OPTION'],
   ];
   for (const [options, code, field] of cases) {
-    assert.throws(() => ctxpackLangChainMiddleware(options), (e) => e instanceof CtxpackError && e.code === code && (field === undefined || e.field === field), JSON.stringify(options));
+    assert.throws(() => ctxpackAgentMiddleware(options), (e) => e instanceof CtxpackError && e.code === code && (field === undefined || e.field === field), JSON.stringify(options));
   }
 });
 
 test('what must be kept exceeds the budget: the model call fails with PINNED_OVER_BUDGET, never sends an oversized request', async () => {
   const model = new ScriptedModel(2);
-  const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM.repeat(200), middleware: [ctxpackLangChainMiddleware({ budgets: { tokens_max: 500 } })] });
+  const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM.repeat(200), middleware: [ctxpackAgentMiddleware({ budgets: { tokens_max: 500 } })] });
   const err = await agent.invoke({ messages: [{ role: 'user', content: TASK }] }).then(() => undefined, (e) => e);
   // LangChain wraps what a middleware throws in its MiddlewareError; the cause is ours.
   assert.ok(err instanceof MiddlewareError);
@@ -172,7 +153,7 @@ test('what must be kept exceeds the budget: the model call fails with PINNED_OVE
 });
 
 test('odd requests to wrapModelCall are a CtxpackError naming the field, and the model is not called', async () => {
-  const { wrapModelCall } = ctxpackLangChainMiddleware({ budgets: { tokens_max: 1_000 } });
+  const { wrapModelCall } = ctxpackAgentMiddleware({ budgets: { tokens_max: 1_000 } });
   let called = 0;
   const handler = () => (called++, new AIMessage('x'));
   const cases = [[null, 'INVALID_OPTION'], [{ messages: 'hi' }, 'INVALID_OPTION'], [{ messages: [42] }, 'INVALID_FIELD'], [{ messages: [{ content: TASK }] }, 'INVALID_FIELD'],
@@ -191,10 +172,59 @@ test('odd requests to wrapModelCall are a CtxpackError naming the field, and the
 test('the agent\'s system prompt and its tools\' names and descriptions are counted', async () => {
   const tokens = [];
   for (const [systemPrompt, tools] of [[undefined, []], [SYSTEM, []], [SYSTEM, [readFile]]]) {
-    const middleware = ctxpackLangChainMiddleware({ budgets: { tokens_max: BUDGET }, onFit: (r) => tokens.push(r.metrics.prompt_tokens) });
+    const middleware = ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET }, onFit: (r) => tokens.push(r.metrics.prompt_tokens) });
     await createAgent({ model: new ScriptedModel(1), tools, systemPrompt, middleware: [middleware] }).invoke({ messages: [new HumanMessage(TASK)] });
   }
   const [bare, withSystem, withTools] = tokens;
   assert.ok(withSystem >= bare + estimateTokens(SYSTEM), `${bare} → ${withSystem}`);
   assert.ok(withTools >= withSystem + estimateTokens('Reads a file of the repository.'), `${withSystem} → ${withTools}`);
+});
+
+/** @langchain/anthropic's real ChatAnthropic over the real Anthropic client, whose fetch records each request body and answers locally: read_file for 63 calls, then text. */
+function anthropicModel() {
+  const bodies = [];
+  const fetch = async (_url, init) => {
+    const body = JSON.parse(init.body);
+    bodies.push(body);
+    const k = bodies.length;
+    const content = k < STEPS ? [{ type: 'tool_use', id: `call_${k}`, name: READ_FILE.name, input: { path: `src/auth/file${k}.ts` } }] : [{ type: 'text', text: 'Fixed.' }];
+    const reply = { id: `msg_${k}`, type: 'message', role: 'assistant', model: body.model, content, stop_reason: k < STEPS ? 'tool_use' : 'end_turn', stop_sequence: null, usage: { input_tokens: 10, output_tokens: 10 } };
+    return new Response(JSON.stringify(reply), { status: 200, headers: { 'content-type': 'application/json' } });
+  };
+  return { bodies, model: new ChatAnthropic({ model: 'claude-sonnet-4-5', apiKey: 'sk-test', maxRetries: 0, clientOptions: { fetch } }) };
+}
+
+/** The cache_control markers of an Anthropic request body: on system blocks, message content blocks and the blocks inside a tool_result. */
+const cacheMarks = (blocks) => (Array.isArray(blocks) ? blocks.reduce((n, b) => n + (b.cache_control ? 1 : 0) + cacheMarks(b.content), 0) : 0);
+
+test('Anthropic (ChatAnthropic): the session breakpoints reach the API as cache_control on content blocks, at most 4, the last message marked; valid Anthropic requests', async () => {
+  const { bodies, model } = anthropicModel();
+  const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET } })] });
+  const result = await agent.invoke({ messages: [{ role: 'user', content: TASK }] }, { recursionLimit: 1_000 });
+  assert.equal(bodies.length, STEPS);
+  // The agent's state keeps every message as it was: no cache_control in it.
+  assert.equal(result.messages.length, 1 + 2 * (STEPS - 1) + 1);
+  assert.ok(result.messages.every((m) => typeof m.content === 'string' || cacheMarks(m.content) === 0));
+  let marked = 0;
+  for (const [k, body] of bodies.entries()) {
+    assert.deepEqual(validateMessages(body.messages, 'anthropic'), [], `request ${k}: invalid`);
+    const system = typeof body.system === 'string' ? body.system : body.system.map((b) => b.text).join('');
+    assert.equal(system, SYSTEM);
+    const marks = cacheMarks(body.messages) + (Array.isArray(body.system) ? cacheMarks(body.system) : 0);
+    assert.ok(marks <= 4, `request ${k}: ${marks} markers`);
+    if (marks > 0) {
+      marked++;
+      const last = body.messages.at(-1).content.at(-1);
+      assert.ok(last.cache_control !== undefined || cacheMarks(last.content) > 0, `request ${k}: the last message carries no breakpoint`);
+    }
+  }
+  assert.ok(marked >= STEPS - 4, `${marked} requests marked`);
+  // Another model: no markers, the 'openai' profile.
+  const plain = new ScriptedModel(8);
+  await createAgent({ model: plain, tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET } })] }).invoke({ messages: [{ role: 'user', content: TASK }] });
+  assert.ok(plain.calls.every((request) => request.every((m) => typeof m.content === 'string' || cacheMarks(m.content) === 0)));
+  // breakpoints: false, none.
+  const off = anthropicModel();
+  await createAgent({ model: off.model, tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET }, breakpoints: false })] }).invoke({ messages: [{ role: 'user', content: TASK }] }, { recursionLimit: 1_000 });
+  assert.ok(off.bodies.every((b) => cacheMarks(b.messages) === 0));
 });

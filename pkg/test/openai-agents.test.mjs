@@ -13,19 +13,16 @@ import OpenAI from 'openai';
 import { z } from 'zod';
 import { CtxpackError, createSession, estimateTokens, fitMessages, validateMessages } from 'ctxpack';
 import { ctxpackInputFilter, responsesView } from 'ctxpack/openai-agents';
+import { BUDGET, INSTRUCTIONS, prefixShare, READ_FILE, STEPS, TASK } from './adapter-agents.mjs';
 import { sdkCheck } from './sdk-check.mjs';
 
 setTracingDisabled(true);
 
-const STEPS = 64;
-const BUDGET = 22_000;
-const INSTRUCTIONS = 'You are a coding agent. Read the files you need, one at a time, then fix the bug.';
-const TASK = 'Fix the login bug: sessions expire after one minute.';
 const readFile = tool({
-  name: 'read_file',
-  description: 'Reads a file of the repository.',
+  name: READ_FILE.name,
+  description: READ_FILE.description,
   parameters: z.object({ path: z.string() }),
-  execute: async ({ path }) => `// ${path}\n${'export const line = "session token expiry";\n'.repeat(40)}`,
+  execute: async ({ path }) => READ_FILE.read(path),
 });
 const agentWith = (model) => new Agent({ name: 'coder', instructions: INSTRUCTIONS, model, tools: [readFile] });
 
@@ -76,21 +73,6 @@ function wireModel() {
   return { bodies, model: new OpenAIResponsesModel(client, 'gpt-5') };
 }
 
-const tokens = (m) => estimateTokens(JSON.stringify(m));
-/** The share of the requests' tokens that repeats the previous request's leading items (what a prompt cache can read). */
-function prefixShare(requests) {
-  let reused = 0;
-  let total = 0;
-  for (let k = 0; k < requests.length; k++) {
-    total += requests[k].reduce((s, m) => s + tokens(m), 0);
-    if (k === 0) continue;
-    for (let i = 0; i < Math.min(requests[k].length, requests[k - 1].length); i++) {
-      if (JSON.stringify(requests[k][i]) !== JSON.stringify(requests[k - 1][i])) break;
-      reused += tokens(requests[k][i]);
-    }
-  }
-  return reused / total;
-}
 /** A plain session's requests for the same histories (Responses API items), for the prefix comparison. */
 function plainSession(histories) {
   const session = createSession({ format: 'openai-responses', budgets: { tokens_max: BUDGET }, cache: 'openai' });
@@ -311,4 +293,15 @@ test('two runs of the same task with one filter share a session: still valid, wi
     await run(agentWith(model), TASK, { maxTurns: 100, callModelInputFilter: filter });
     checkWire(bodies.map((b) => b.input));
   }
+});
+
+test("the agent's tools are counted: a function tool's name, description and JSON schema", async () => {
+  const tokens = [];
+  for (const tools of [[], [readFile]]) {
+    const { model } = fakeModel();
+    const agent = new Agent({ name: 'coder', instructions: INSTRUCTIONS, model, tools });
+    await run(agent, TASK, { maxTurns: 1, callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: BUDGET }, onFit: (r) => tokens.push(r.metrics.prompt_tokens) }) }).catch(() => undefined);
+  }
+  const [bare, withTool] = [tokens[0], tokens.at(-1)];
+  assert.ok(withTool >= bare + estimateTokens(`${READ_FILE.description} {"type":"object","properties":{"path":{"type":"string"}}}`), `${bare} → ${withTool}`);
 });

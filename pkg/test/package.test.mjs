@@ -14,6 +14,7 @@ import * as acs from 'ctxpack/acs';
 import * as aiSdk from 'ctxpack/ai-sdk';
 import * as agents from 'ctxpack/openai-agents';
 import * as langchain from 'ctxpack/langchain';
+import * as mastra from 'ctxpack/mastra';
 
 const require = createRequire(import.meta.url);
 const cjs = require('ctxpack');
@@ -22,6 +23,7 @@ const cjsAcs = require('ctxpack/acs');
 const cjsAiSdk = require('ctxpack/ai-sdk');
 const cjsAgents = require('ctxpack/openai-agents');
 const cjsLangchain = require('ctxpack/langchain');
+const cjsMastra = require('ctxpack/mastra');
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
 const items = [
@@ -38,9 +40,11 @@ test('ESM and CommonJS export the same API from each entry and give the same pla
   assert.deepEqual(Object.keys(cjsAiSdk).sort(), Object.keys(aiSdk).sort());
   assert.deepEqual(Object.keys(cjsAgents).sort(), Object.keys(agents).sort());
   assert.equal(typeof agents.ctxpackInputFilter, 'function');
-  for (const name of ['ctxpackPrepareStep', 'ctxpackMiddleware']) assert.equal(typeof aiSdk[name], 'function', name);
+  for (const name of ['ctxpackPrepareStep', 'ctxpackLanguageModelMiddleware']) assert.equal(typeof aiSdk[name], 'function', name);
   assert.deepEqual(Object.keys(cjsLangchain).sort(), Object.keys(langchain).sort());
-  assert.equal(typeof langchain.ctxpackLangChainMiddleware, 'function');
+  assert.equal(typeof langchain.ctxpackAgentMiddleware, 'function');
+  assert.deepEqual(Object.keys(cjsMastra).sort(), Object.keys(mastra).sort());
+  assert.equal(typeof mastra.ctxpackInputProcessor, 'function');
   for (const name of ['fitMessages', 'fitMessagesAsync', 'createSession', 'selectFragments', 'validateMessages', 'detectMessageFormat', 'init', 'CtxpackError']) {
     assert.equal(typeof esm[name], 'function', name);
   }
@@ -55,7 +59,7 @@ test('ctxpack exports the front doors only (at most 30 values); the building blo
   assert.ok(values.length <= 30, `${values.length} values: ${values.join(' ')}`);
   for (const name of ['greedySlice', 'sliceColumns', 'calculateScore', 'generateKVPolicy', 'PLANNER_SLICERS']) assert.equal(name in esm, false, name);
   const seen = new Map();
-  for (const [entry, ns] of [['ctxpack', esm], ['ctxpack/slicers', sl], ['ctxpack/acs', acs], ['ctxpack/ai-sdk', aiSdk], ['ctxpack/openai-agents', agents], ['ctxpack/langchain', langchain]]) {
+  for (const [entry, ns] of [['ctxpack', esm], ['ctxpack/slicers', sl], ['ctxpack/acs', acs], ['ctxpack/ai-sdk', aiSdk], ['ctxpack/openai-agents', agents], ['ctxpack/langchain', langchain], ['ctxpack/mastra', mastra]]) {
     for (const name of Object.keys(ns)) {
       assert.equal(seen.get(name), undefined, `${name} is exported by ${seen.get(name)} and ${entry}`);
       seen.set(name, entry);
@@ -68,58 +72,40 @@ test('the entries share one core and one CtxpackError: an error from a subpath i
   assert.throws(() => sl.greedySlice(bad(), { targetTokens: 1 }), (e) => e instanceof esm.CtxpackError && e.code === 'INVALID_FIELD');
   assert.throws(() => cjsSlicers.greedySlice(bad(), { targetTokens: 1 }), (e) => e instanceof cjs.CtxpackError && e.code === 'INVALID_FIELD');
   assert.throws(() => acs.calculateScore(null, { entities: [] }), (e) => e instanceof esm.CtxpackError);
-  assert.throws(() => aiSdk.ctxpackMiddleware({}), (e) => e instanceof esm.CtxpackError && e.field === 'budgets');
+  assert.throws(() => aiSdk.ctxpackLanguageModelMiddleware({}), (e) => e instanceof esm.CtxpackError && e.field === 'budgets');
   assert.throws(() => cjsAiSdk.ctxpackPrepareStep({}), (e) => e instanceof cjs.CtxpackError && e.field === 'budgets');
   assert.throws(() => agents.ctxpackInputFilter({}), (e) => e instanceof esm.CtxpackError && e.field === 'budgets');
   assert.throws(() => cjsAgents.ctxpackInputFilter({}), (e) => e instanceof cjs.CtxpackError && e.field === 'budgets');
-  assert.throws(() => langchain.ctxpackLangChainMiddleware({}), (e) => e instanceof esm.CtxpackError && e.field === 'budgets');
-  assert.throws(() => cjsLangchain.ctxpackLangChainMiddleware({}), (e) => e instanceof cjs.CtxpackError && e.field === 'budgets');
+  assert.throws(() => langchain.ctxpackAgentMiddleware({}), (e) => e instanceof esm.CtxpackError && e.field === 'budgets');
+  assert.throws(() => cjsLangchain.ctxpackAgentMiddleware({}), (e) => e instanceof cjs.CtxpackError && e.field === 'budgets');
+  assert.throws(() => mastra.ctxpackInputProcessor({}), (e) => e instanceof esm.CtxpackError && e.field === 'budgets');
+  assert.throws(() => cjsMastra.ctxpackInputProcessor({}), (e) => e instanceof cjs.CtxpackError && e.field === 'budgets');
 });
 
-// The AI SDK is an optional peer dependency of ctxpack/ai-sdk: its types only, nothing of it in
-// any bundle (no import of it, none of its code), so ctxpack runs where it is not installed.
-test('nothing of the AI SDK is bundled: no import of ai or @ai-sdk/* in dist, none of its code', () => {
-  const dist = new URL('../dist/', import.meta.url);
-  const bundles = readdirSync(dist).filter((f) => f.endsWith('.js') || f.endsWith('.cjs'));
-  assert.ok(bundles.includes('node-ai-sdk.js') && bundles.includes('ai-sdk.cjs'));
-  for (const f of bundles) {
-    const code = readFileSync(new URL(f, dist), 'utf8');
-    assert.doesNotMatch(code, /(from|import|require)\s*\(?\s*["'](ai|@ai-sdk\/[^"']*)["']/, f);
-    assert.doesNotMatch(code, /MockLanguageModel|convertToLanguageModelPrompt|standardizePrompt/, f);
-  }
-  assert.equal(pkg.peerDependenciesMeta.ai.optional, true);
-  assert.equal(pkg.dependencies?.ai, undefined);
-});
-
-// Likewise the OpenAI Agents SDK for ctxpack/openai-agents.
-test('nothing of the OpenAI Agents SDK is bundled: no import of @openai/agents* in dist, none of its code', () => {
-  const dist = new URL('../dist/', import.meta.url);
-  const bundles = readdirSync(dist).filter((f) => f.endsWith('.js') || f.endsWith('.cjs'));
-  assert.ok(bundles.includes('node-openai-agents.js') && bundles.includes('openai-agents.cjs'));
-  for (const f of bundles) {
-    const code = readFileSync(new URL(f, dist), 'utf8');
-    assert.doesNotMatch(code, /(from|import|require)\s*\(?\s*["']@openai\/agents[^"']*["']/, f);
-    assert.doesNotMatch(code, /applyCallModelInputFilter|OpenAIResponsesModel|getInputItems/, f);
-  }
-  assert.equal(pkg.peerDependenciesMeta['@openai/agents'].optional, true);
-  assert.equal(pkg.dependencies?.['@openai/agents'], undefined);
-});
-
-// langchain and @langchain/core are optional peer dependencies of ctxpack/langchain, likewise.
-test('nothing of LangChain is bundled: no import of langchain or @langchain/* in dist, none of its code', () => {
-  const dist = new URL('../dist/', import.meta.url);
-  const bundles = readdirSync(dist).filter((f) => f.endsWith('.js') || f.endsWith('.cjs'));
-  assert.ok(bundles.includes('node-langchain.js') && bundles.includes('langchain.cjs'));
-  for (const f of bundles) {
-    const code = readFileSync(new URL(f, dist), 'utf8');
-    assert.doesNotMatch(code, /(from|import|require)\s*\(?\s*["'](langchain|@langchain\/[^"']*)(\/[^"']*)?["']/, f);
-    assert.doesNotMatch(code, /createMiddleware|FakeToolCallingModel|BaseChatModel|class \w*Message\b/, f);
-  }
-  for (const name of ['langchain', '@langchain/core']) {
-    assert.equal(pkg.peerDependenciesMeta[name].optional, true, name);
-    assert.equal(pkg.dependencies?.[name], undefined, name);
-  }
-});
+// Each framework is an optional peer dependency of its adapter's entry: its types only, nothing of
+// it in any bundle (no import of it, none of its code), so ctxpack runs where it is not installed.
+const FRAMEWORKS = [
+  { name: 'the AI SDK', entry: 'ai-sdk', peers: ['ai'], imports: /(from|import|require)\s*\(?\s*["'](ai|@ai-sdk\/[^"']*)["']/, code: /MockLanguageModel|convertToLanguageModelPrompt|standardizePrompt/ },
+  { name: 'the OpenAI Agents SDK', entry: 'openai-agents', peers: ['@openai/agents'], imports: /(from|import|require)\s*\(?\s*["']@openai\/agents[^"']*["']/, code: /applyCallModelInputFilter|OpenAIResponsesModel|getInputItems/ },
+  { name: 'LangChain', entry: 'langchain', peers: ['langchain', '@langchain/core'], imports: /(from|import|require)\s*\(?\s*["'](langchain|@langchain\/[^"']*)(\/[^"']*)?["']/, code: /createMiddleware|FakeToolCallingModel|BaseChatModel|class \w*Message\b/ },
+  { name: 'Mastra', entry: 'mastra', peers: ['@mastra/core'], imports: /(from|import|require)\s*\(?\s*["']@mastra\/[^"']*["']/, code: /runProcessLLMRequest|TokenLimiterProcessor|class MessageList\b/ },
+];
+for (const { name, entry, peers, imports, code: theirs } of FRAMEWORKS) {
+  test(`nothing of ${name} is bundled: no import of ${peers.join(' or ')} in dist, none of its code`, () => {
+    const dist = new URL('../dist/', import.meta.url);
+    const bundles = readdirSync(dist).filter((f) => f.endsWith('.js') || f.endsWith('.cjs'));
+    assert.ok(bundles.includes(`node-${entry}.js`) && bundles.includes(`${entry}.cjs`));
+    for (const f of bundles) {
+      const code = readFileSync(new URL(f, dist), 'utf8');
+      assert.doesNotMatch(code, imports, f);
+      assert.doesNotMatch(code, theirs, f);
+    }
+    for (const peer of peers) {
+      assert.equal(pkg.peerDependenciesMeta[peer].optional, true, peer);
+      assert.equal(pkg.dependencies?.[peer], undefined, peer);
+    }
+  });
+}
 
 test('package.json carries the runtime conditions, exports the .wasm and declares no side effects', () => {
   const root = pkg.exports['.'];
@@ -131,7 +117,7 @@ test('package.json carries the runtime conditions, exports the .wasm and declare
 });
 
 test('require() has CommonJS declarations of its own (dist/cjs/*.d.cts), import() the ES ones', () => {
-  const entries = { '.': 'index', './slicers': 'slicers', './acs': 'acs', './ai-sdk': 'ai-sdk', './openai-agents': 'openai-agents', './langchain': 'langchain', './tokenizers/js-tiktoken': 'tokenizers/js-tiktoken', './tokenizers/gpt-tokenizer': 'tokenizers/gpt-tokenizer' };
+  const entries = { '.': 'index', './slicers': 'slicers', './acs': 'acs', './ai-sdk': 'ai-sdk', './openai-agents': 'openai-agents', './langchain': 'langchain', './mastra': 'mastra', './tokenizers/js-tiktoken': 'tokenizers/js-tiktoken', './tokenizers/gpt-tokenizer': 'tokenizers/gpt-tokenizer' };
   for (const [subpath, name] of Object.entries(entries)) {
     const types = pkg.exports[subpath].types;
     assert.deepEqual(types, { require: `./dist/cjs/${name}.d.cts`, default: `./dist/${name}.d.ts` }, subpath);

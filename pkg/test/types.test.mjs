@@ -33,10 +33,10 @@ test('CommonJS and ES TypeScript consumers under node16 get declarations of thei
   t.after(() => installed.cleanup());
   const { app } = installed;
   // The optional peers, for the adapters' declarations: linked from pkg/node_modules.
-  for (const dep of ['js-tiktoken', 'gpt-tokenizer', 'ai', '@openai', 'langchain', '@langchain', 'zod', 'langsmith']) {
+  for (const dep of ['js-tiktoken', 'gpt-tokenizer', 'ai', '@openai', 'langchain', '@langchain', '@mastra', 'zod', 'langsmith']) {
     symlinkSync(join(pkgRoot, 'node_modules', dep), join(app, 'node_modules', dep), 'dir');
   }
-  for (const f of ['cjs-consumer.cts', 'esm-consumer.mts', 'ai-sdk-consumer.cts', 'ai-sdk-consumer.mts', 'openai-agents-consumer.cts', 'openai-agents-consumer.mts', 'langchain-consumer.cts', 'langchain-consumer.mts']) copyFileSync(fileURLToPath(new URL(`./fixtures/${f}`, import.meta.url)), join(app, f));
+  for (const f of ['cjs-consumer.cts', 'esm-consumer.mts', 'ai-sdk-consumer.cts', 'ai-sdk-consumer.mts', 'openai-agents-consumer.cts', 'openai-agents-consumer.mts', 'langchain-consumer.cts', 'langchain-consumer.mts', 'mastra-consumer.cts', 'mastra-consumer.mts']) copyFileSync(fileURLToPath(new URL(`./fixtures/${f}`, import.meta.url)), join(app, f));
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   const compile = (files = ['cjs-consumer.cts', 'esm-consumer.mts'], extra = []) => {
     const args = [tsc, '--noEmit', '--strict', '--exactOptionalPropertyTypes', '--target', 'es2022', '--module', 'node16', '--moduleResolution', 'node16', ...extra];
@@ -74,6 +74,12 @@ test('CommonJS and ES TypeScript consumers under node16 get declarations of thei
   const lcFiles = lc.out.split('\n').map((l) => l.trim().replaceAll('\\', '/'));
   for (const f of ['dist/cjs/langchain.d.cts', 'dist/langchain.d.ts']) assert.ok(lcFiles.some((l) => l.endsWith(`/node_modules/ctxpack/${f}`)), `${f} was not used`);
 
+  // ctxpack/mastra with @mastra/core installed, likewise.
+  const ma = compile(['mastra-consumer.cts', 'mastra-consumer.mts'], ['--skipLibCheck']);
+  assert.ok(ma.ok, `tsc reported errors:\n${ma.out}`);
+  const maFiles = ma.out.split('\n').map((l) => l.trim().replaceAll('\\', '/'));
+  for (const f of ['dist/cjs/mastra.d.cts', 'dist/mastra.d.ts']) assert.ok(maFiles.some((l) => l.endsWith(`/node_modules/ctxpack/${f}`)), `${f} was not used`);
+
   // The control: the same project with one declaration file for both conditions fails as it used to.
   const manifestPath = join(app, 'node_modules', 'ctxpack', 'package.json');
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
@@ -102,7 +108,7 @@ test('arethetypeswrong finds no problem in the packed package (node10, node16 fr
     assert.fail(`attw reported problems:\n${err.stdout}${err.stderr}`);
   }
   const { analysis, problems } = JSON.parse(out);
-  assert.deepEqual(Object.keys(analysis.entrypoints).sort(), ['.', './acs', './ai-sdk', './langchain', './openai-agents', './package.json', './slicers', './tokenizers/gpt-tokenizer', './tokenizers/js-tiktoken']);
+  assert.deepEqual(Object.keys(analysis.entrypoints).sort(), ['.', './acs', './ai-sdk', './langchain', './mastra', './openai-agents', './package.json', './slicers', './tokenizers/gpt-tokenizer', './tokenizers/js-tiktoken']);
   const beyondNode10 = Object.values(problems).flat().filter((p) => p.resolutionKind !== 'node10');
   assert.deepEqual(beyondNode10, []);
   const root = analysis.entrypoints['.'].resolutions;

@@ -1,50 +1,23 @@
 /**
  * `ctxpack/ai-sdk`: a session in the Vercel AI SDK (ai@7) in one line, as `prepareStep` or as
  * middleware for `wrapLanguageModel`. Both fit through `createSession` (format `'ai-sdk'`), so
- * selection, validity and the cut are the session's; this file only finds the conversation,
- * picks the cache profile from the model, and writes the session's breakpoints as
- * `providerOptions.anthropic.cacheControl`. The SDK is never imported at run time: its types
- * only (docs/ai-sdk.md).
+ * selection, validity and the cut are the session's; this file only finds the run or the
+ * conversation. Picking the cache profile from the model and writing the session's breakpoints
+ * as `providerOptions.anthropic.cacheControl` are prompts.ts's, shared with `ctxpack/mastra`.
+ * The SDK is never imported at run time: its types only (docs/ai-sdk.md).
  *
  * @module
  */
 
-import type { LanguageModel, LanguageModelMiddleware, ModelMessage } from 'ai';
-import { CtxpackError, readingInput, shownName } from '../errors.js';
-import { collectText, joinText } from '../messages/turns.js';
-import { createSession, type Session } from '../session/session.js';
-import { readPricing } from '../session/pricing.js';
-import type { CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions } from '../session/types.js';
-import { textKey } from '../tokens/cache.js';
-import type { Budgets } from '../types.js';
+import type { LanguageModel, LanguageModelMiddleware, ModelMessage, ToolSet } from 'ai';
+import { readingInput } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
-import { invalidOption, optionsRecord, readCount } from '../validate/options.js';
+import { invalidOption } from '../validate/options.js';
+import { PromptConversation, promptKey, promptOptions, type PromptOptions } from './prompts.js';
+import { Conversations, readAdapterOptions } from './sessions.js';
 
-/** Anthropic's limit of `cache_control` markers per request (system, tools and messages together). */
-const ANTHROPIC_MARKERS = 4;
-/**
- * The format both adapters fit: the SDK already enforced its own `allowSystemInMessages` on what
- * it passes (it refuses a misplaced system message before any step), so a system message ctxpack
- * sees anywhere is one the caller allowed.
- */
-const FORMAT = { name: 'ai-sdk', allowSystemInMessages: true } as const;
-/** Options that are the adapters' own, or that they set from the SDK's call. */
-const OWN = ['cache', 'breakpoints', 'onFit', 'maxSessions'];
-const FROM_THE_SDK = ['format', 'system', 'tools', 'state'];
-
-/** Options of `ctxpackPrepareStep` and `ctxpackMiddleware`: a session's, less what the SDK's call gives. */
-export interface AiSdkOptions extends Omit<SessionOptions, 'format' | 'system' | 'tools' | 'state' | 'cache' | 'breakpoints' | 'budgets'> {
-  /** The budgets of every step: `tokens_max` the model's window or your cap (docs/getting-started.md, "Budgets"). */
-  budgets: Budgets;
-  /** The prompt cache the plans are made for. Default: `'anthropic'` for Anthropic's models (also through the AI Gateway), `'openai'` for the others. */
-  cache?: CachePricing;
-  /** Anthropic: write the session's breakpoints as `providerOptions.anthropic.cacheControl` (on copies). Default true. */
-  breakpoints?: boolean;
-  /** Called with each step's fit (decisions, metrics, cache figures) before the model is called. */
-  onFit?: (result: SessionFitResult<unknown>) => void;
-  /** Middleware: conversations whose sessions are kept at once (least recently used go first). Default 64. */
-  maxSessions?: number;
-}
+/** Options of `ctxpackPrepareStep` and `ctxpackLanguageModelMiddleware`: a session's, less what the SDK's call gives. */
+export type AiSdkOptions = PromptOptions;
 
 /** What `prepareStep` receives that the helper reads (the SDK passes more). */
 export interface PrepareStepInput {
@@ -54,100 +27,8 @@ export interface PrepareStepInput {
   model?: LanguageModel;
 }
 
-/** The adapters' options, read once when the helper is made. */
-interface Read {
-  session: Record<string, unknown>;
-  cache: CachePricing | undefined;
-  breakpoints: boolean;
-  onFit: ((result: SessionFitResult<unknown>) => void) | undefined;
-  maxSessions: number;
-}
-
-function readOptions(options: unknown): Read {
-  return readingInput(() => {
-    const o = optionsRecord(options);
-    const session: Record<string, unknown> = {};
-    for (const key of Object.keys(o)) {
-      if (FROM_THE_SDK.includes(key)) throw invalidOption(shownName(key), "absent (ctxpack/ai-sdk takes it from the SDK's call)", o[key]);
-      if (!OWN.includes(key)) session[key] = o[key];
-    }
-    if (o['cache'] !== undefined) readPricing(o['cache']); // refused now, not at the first step
-    const breakpoints = o['breakpoints'] ?? true;
-    if (typeof breakpoints !== 'boolean') throw invalidOption('breakpoints', 'a boolean', breakpoints);
-    const onFit = o['onFit'];
-    if (onFit !== undefined && typeof onFit !== 'function') throw invalidOption('onFit', 'a function', onFit);
-    if (o['budgets'] === undefined) throw invalidOption('budgets', 'an object with tokens_max', undefined);
-    // Every option a fit reads is refused now, not at the first step: a fit of nothing reads them all.
-    createSession({ ...session, format: FORMAT, cache: o['cache'] } as SessionOptions).fit([]);
-    return {
-      session,
-      cache: o['cache'] as CachePricing | undefined,
-      breakpoints,
-      onFit: onFit as Read['onFit'],
-      maxSessions: Math.max(1, readCount(o, 'maxSessions', 64)),
-    };
-  }, options);
-}
-
-/** Whether `model` is Anthropic's: its provider (`anthropic.messages`), or an `anthropic/…` id through the AI Gateway. */
-export function isAnthropicModel(model: unknown): boolean {
-  if (typeof model === 'string') return model.startsWith('anthropic/');
-  if (!isRecord(model)) return false;
-  const provider = typeof model['provider'] === 'string' ? model['provider'].split('.')[0] : '';
-  const id = typeof model['modelId'] === 'string' ? model['modelId'] : '';
-  return provider === 'anthropic' || (provider === 'gateway' && id.startsWith('anthropic/'));
-}
-
-/** One conversation's session and how its breakpoints are written. */
-class Conversation {
-  readonly session: Session;
-  private readonly marks: { cacheControl: { type: 'ephemeral'; ttl?: '1h' } } | undefined;
-
-  constructor(private readonly o: Read, model: unknown) {
-    const anthropic = isAnthropicModel(model);
-    const cache = o.cache ?? (anthropic ? 'anthropic' : 'openai');
-    const pricing = readPricing(cache);
-    this.session = createSession({ ...o.session, format: FORMAT, cache } as SessionOptions);
-    this.marks = anthropic && o.breakpoints && pricing.maxBreakpoints > 0
-      ? { cacheControl: pricing.ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' } }
-      : undefined;
-  }
-
-  /** Fits `history`; with Anthropic, the session's breakpoints as `providerOptions` on copies, within the markers the caller left. */
-  async fit<M>(history: readonly M[], system: unknown, tools: unknown): Promise<M[]> {
-    const result = await this.session.fitAsync(history, { system, tools } as SessionTurnOptions);
-    try {
-      this.o.onFit?.(result as SessionFitResult<unknown>);
-    } catch (err) {
-      throw new CtxpackError('INVALID_OPTION', "options.onFit threw (the thrown value is this error's cause)", { field: 'onFit', cause: err });
-    }
-    const out = result.messages.slice();
-    if (this.marks === undefined) return out;
-    const room = ANTHROPIC_MARKERS - markers(system) - markers(tools) - markers(out);
-    // The session lists its breakpoints by position; the last ones are read by the next step.
-    const chosen = result.cache.breakpoints.slice(Math.max(0, result.cache.breakpoints.length - Math.max(0, room)));
-    for (const { index } of chosen) out[index] = withProviderOptions(out[index]!, this.marks);
-    return out;
-  }
-}
-
-/** The cache markers the caller placed in `value` (messages, parts, tools, system): `providerOptions.anthropic.cacheControl` or `cache_control`. */
-function markers(value: unknown, depth = 0): number {
-  if (depth > 4) return 0; // messages, their parts, a part's output: deeper is not a marker's place
-  if (Array.isArray(value)) return value.reduce((n: number, v) => n + markers(v, depth + 1), 0);
-  if (!isRecord(value)) return 0;
-  const po = value['providerOptions'];
-  const anthropic = isRecord(po) ? po['anthropic'] : undefined;
-  const own = (isRecord(anthropic) && (anthropic['cacheControl'] !== undefined || anthropic['cache_control'] !== undefined)) || value['cache_control'] !== undefined ? 1 : 0;
-  return own + markers(value['content'], depth + 1);
-}
-
-function withProviderOptions<M>(message: M, anthropic: Record<string, unknown>): M {
-  const m = message as Record<string, unknown>;
-  const po = isRecord(m['providerOptions']) ? m['providerOptions'] : {};
-  const mine = isRecord(po['anthropic']) ? po['anthropic'] : {};
-  return { ...m, providerOptions: { ...po, anthropic: { ...mine, ...anthropic } } } as M;
-}
+const OPTIONS = promptOptions('ctxpack/ai-sdk', "the SDK's call");
+const STEP_OPTIONS = promptOptions('ctxpack/ai-sdk', "the SDK's call", true);
 
 /**
  * A `prepareStep` for generateText, streamText or ToolLoopAgent that fits each step's messages
@@ -156,17 +37,19 @@ function withProviderOptions<M>(message: M, anthropic: Record<string, unknown>):
  *
  * ```ts
  * const result = await generateText({ model, tools, instructions, messages, stopWhen,
- *   prepareStep: ctxpackPrepareStep({ budgets: { tokens_max: 22_000 } }) });
+ *   prepareStep: ctxpackPrepareStep({ budgets: { tokens_max: 22_000 }, tools }) });
  * ```
+ *
+ * The SDK does not pass `prepareStep` the tools: give them as `tools` to have them counted.
  *
  * The SDK carries the messages a step returns into the next step; the helper keeps the whole
  * history itself, so a message left out at one step may come back at a later one. Bad options
  * are a `CtxpackError` (`INVALID_OPTION`, `INVALID_BUDGET`) here, or at the first step for those
  * only a fit reads.
  */
-export function ctxpackPrepareStep(options: AiSdkOptions): (step: PrepareStepInput) => Promise<{ messages: ModelMessage[] }> {
-  const o = readOptions(options);
-  const runs = new WeakMap<object, { conversation: Conversation; history: ModelMessage[]; sent: ModelMessage[] }>();
+export function ctxpackPrepareStep(options: AiSdkOptions & { /** The call's tools, which the SDK does not pass prepareStep: their names, descriptions and JSON schemas are counted. */ tools?: ToolSet }): (step: PrepareStepInput) => Promise<{ messages: ModelMessage[] }> {
+  const o = readAdapterOptions(options, STEP_OPTIONS);
+  const runs = new WeakMap<object, { conversation: PromptConversation; history: ModelMessage[]; sent: ModelMessage[] }>();
   const alone = {}; // the run of a caller that passes no `steps` array
   return async (step) => {
     const run = readingInput(() => {
@@ -175,7 +58,7 @@ export function ctxpackPrepareStep(options: AiSdkOptions): (step: PrepareStepInp
       const key = Array.isArray(step.steps) ? step.steps : alone;
       let r = runs.get(key);
       if (r === undefined) {
-        r = { conversation: new Conversation(o, step.model), history: messages.slice(), sent: [] };
+        r = { conversation: new PromptConversation(o, step.model), history: messages.slice(), sent: [] };
         runs.set(key, r);
       } else {
         // What the SDK passes is what the last step returned, then the step's new messages.
@@ -185,7 +68,7 @@ export function ctxpackPrepareStep(options: AiSdkOptions): (step: PrepareStepInp
       }
       return r;
     }, step);
-    run.sent = await run.conversation.fit(run.history, step.instructions, undefined);
+    run.sent = await run.conversation.fit(run.history, step.instructions, o.tools);
     return { messages: run.sent };
   };
 }
@@ -199,35 +82,21 @@ export function ctxpackPrepareStep(options: AiSdkOptions): (step: PrepareStepInp
  * steps and later turns append to the last request.
  *
  * ```ts
- * const model = wrapLanguageModel({ model: anthropic('claude-sonnet-4-5'), middleware: ctxpackMiddleware({ budgets: { tokens_max: 200_000 } }) });
+ * const model = wrapLanguageModel({ model: anthropic('claude-sonnet-4-5'), middleware: ctxpackLanguageModelMiddleware({ budgets: { tokens_max: 200_000 } }) });
  * ```
  */
-export function ctxpackMiddleware(options: AiSdkOptions): LanguageModelMiddleware {
-  const o = readOptions(options);
-  const conversations = new Map<string, Conversation>(); // least recently used first
+export function ctxpackLanguageModelMiddleware(options: AiSdkOptions): LanguageModelMiddleware {
+  const o = readAdapterOptions(options, OPTIONS);
+  const conversations = new Conversations<PromptConversation>(o.maxSessions);
   return {
     specificationVersion: 'v4',
     transformParams: async ({ params, model }) => {
       const { prompt, conversation } = readingInput(() => {
         if (!isRecord(params) || !Array.isArray(params.prompt)) throw invalidOption('params.prompt', 'an array of messages (the language model prompt)', isRecord(params) ? params.prompt : params);
-        const key = conversationKey(params.prompt);
-        const c = conversations.get(key) ?? new Conversation(o, model);
-        conversations.delete(key);
-        conversations.set(key, c);
-        if (conversations.size > o.maxSessions) conversations.delete(conversations.keys().next().value!);
-        return { prompt: params.prompt, conversation: c };
+        return { prompt: params.prompt, conversation: conversations.get(promptKey(params.prompt), () => new PromptConversation(o, model)) };
       }, params);
       const fitted = await conversation.fit(prompt, undefined, params.tools);
       return { ...params, prompt: fitted };
     },
   };
-}
-
-/** A conversation's identity: its leading system messages and its first other message (the task), the same at every step. */
-function conversationKey(prompt: readonly unknown[]): string {
-  let end = 0;
-  while (end < prompt.length && isRecord(prompt[end]) && (prompt[end] as Record<string, unknown>)['role'] === 'system') end++;
-  // Roles and texts (what a session counts): a task that differs only by an image shares a session, which costs cache reuse, never validity.
-  const head = prompt.slice(0, end + 1).map((m) => (isRecord(m) ? `${String(m['role'])}\u0001${joinText(collectText(m['content']))}` : ''));
-  return textKey(head.join('\u0002'));
 }

@@ -12,21 +12,17 @@
 
 import type { AgentMiddleware } from 'langchain';
 import type { BaseMessage } from '@langchain/core/messages';
-import { CtxpackError, readingInput, shownName } from '../errors.js';
+import { CtxpackError, readingInput } from '../errors.js';
 import { collectText, joinText } from '../messages/turns.js';
 import { createSession, type Session } from '../session/session.js';
-import { readPricing } from '../session/pricing.js';
 import type { CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions } from '../session/types.js';
-import { textKey } from '../tokens/cache.js';
 import type { Budgets } from '../types.js';
 import { isRecord } from '../validate/fields.js';
-import { invalidOption, optionsRecord, readCount } from '../validate/options.js';
+import { invalidOption } from '../validate/options.js';
+import { type AdapterOptions, type AdapterSpec, anthropicBreakpoints, cacheControl, type CacheControl, Conversations, fitReported, readAdapterOptions, readBreakpoints, textsKey } from './sessions.js';
 
 /** `createMiddleware`'s brand (langchain's `MIDDLEWARE_BRAND`, a registered symbol): made here so that nothing of langchain is imported. */
 const MIDDLEWARE_BRAND = Symbol.for('AgentMiddleware');
-/** Options that are the adapter's own, or that it sets from the agent's call. */
-const OWN = ['tokenCounter', 'onFit', 'maxSessions', 'countTokens'];
-const FROM_THE_AGENT = ['format', 'system', 'tools', 'state', 'breakpoints'];
 
 /** LangChain's token-counter convention: `trimMessages`' `tokenCounter`, a function of messages. */
 export type MessagesTokenCounter = (messages: BaseMessage[]) => number | Promise<number>;
@@ -35,7 +31,7 @@ export interface TokenCountingModel {
   getNumTokens(content: string): number | Promise<number>;
 }
 
-/** Options of `ctxpackLangChainMiddleware`: a session's, less what the agent's call gives. */
+/** Options of `ctxpackAgentMiddleware`: a session's, less what the agent's call gives. */
 export interface LangChainOptions extends Omit<SessionOptions, 'format' | 'system' | 'tools' | 'state' | 'breakpoints' | 'budgets' | 'countTokens'> {
   /** The budgets of every model call: `tokens_max` the model's window or your cap (docs/getting-started.md, "Budgets"). */
   budgets: Budgets;
@@ -47,8 +43,10 @@ export interface LangChainOptions extends Omit<SessionOptions, 'format' | 'syste
   tokenCounter?: MessagesTokenCounter | TokenCountingModel;
   /** ctxpack's counter, of a text: `(text) => number` (may return a Promise). Not with `tokenCounter`. Default `estimateTokens`. */
   countTokens?: SessionOptions['countTokens'];
-  /** The prompt cache the plans are made for. Default `'openai'`: a stable prefix, which every provider's cache reads. */
+  /** The prompt cache the plans are made for. Default `'anthropic'` for Anthropic's chat models (`ChatAnthropic`), else `'openai'`: a stable prefix, which every provider's cache reads. */
   cache?: CachePricing;
+  /** Anthropic: write the session's breakpoints as `cache_control` on the last content block of those messages (on copies). Default true. */
+  breakpoints?: boolean;
   /** Called with each model call's fit (decisions, metrics, cache figures) before the model is called. */
   onFit?: (result: SessionFitResult<BaseMessage>) => void;
   /** Conversations (threads) whose sessions are kept at once (least recently used go first). Default 64. */
@@ -58,6 +56,7 @@ export interface LangChainOptions extends Omit<SessionOptions, 'format' | 'syste
 /** What `wrapModelCall` receives that the middleware reads (langchain's `ModelRequest` has more). */
 interface Request {
   messages: BaseMessage[];
+  model?: unknown;
   systemMessage?: BaseMessage;
   tools?: readonly unknown[];
   runtime?: { configurable?: Record<string, unknown> };
@@ -65,35 +64,22 @@ interface Request {
 
 type TextCounter = (text: string, model?: string) => number | PromiseLike<number>;
 
-/** The options, read once when the middleware is made. */
-interface Read {
-  session: Record<string, unknown>;
+/** The options, read once when the middleware is made: the agent's call gives the format, system prompt and tools; the counters are the middleware's. */
+interface Counter {
+  breakpoints: boolean;
   counter: TextCounter | undefined;
-  onFit: ((result: SessionFitResult<BaseMessage>) => void) | undefined;
-  maxSessions: number;
   /** The class of the agent's `SystemMessage`, seen at the last call: a messages counter is given texts as such messages (nothing of LangChain is imported to make one). */
   message: { ctor: (new (fields: { content: string }) => BaseMessage) | undefined };
 }
-
-function readOptions(options: unknown): Read {
-  return readingInput(() => {
-    const o = optionsRecord(options);
-    const session: Record<string, unknown> = {};
-    for (const key of Object.keys(o)) {
-      if (FROM_THE_AGENT.includes(key)) throw invalidOption(shownName(key), "absent (ctxpack/langchain takes it from the agent's call)", o[key]);
-      if (!OWN.includes(key)) session[key] = o[key];
-    }
-    if (o['cache'] !== undefined) readPricing(o['cache']); // refused now, not at the first call
-    const onFit = o['onFit'];
-    if (onFit !== undefined && typeof onFit !== 'function') throw invalidOption('onFit', 'a function', onFit);
-    if (o['budgets'] === undefined) throw invalidOption('budgets', 'an object with tokens_max', undefined);
+type Read = AdapterOptions & Counter;
+const OPTIONS: AdapterSpec<Counter> = {
+  entry: 'ctxpack/langchain', from: "the agent's call", given: ['format', 'system', 'tools', 'state'], own: ['tokenCounter', 'countTokens', 'breakpoints'],
+  read: (o) => {
     const message: Read['message'] = { ctor: undefined };
-    const counter = readCounter(o['tokenCounter'], o['countTokens'], message);
-    // Every option a fit reads is refused now, not at the first call: a fit of nothing reads them all.
-    createSession({ ...session, format: 'langchain' } as SessionOptions).fit([]);
-    return { session, counter, onFit: onFit as Read['onFit'], maxSessions: Math.max(1, readCount(o, 'maxSessions', 64)), message };
-  }, options);
-}
+    return { breakpoints: readBreakpoints(o), counter: readCounter(o['tokenCounter'], o['countTokens'], message), message };
+  },
+  check: (r) => ({ format: 'langchain', cache: r.cache }),
+};
 
 /** ctxpack's text counter from `tokenCounter` (LangChain's) or `countTokens` (ctxpack's), checked so that no count is silently 0. */
 function readCounter(tokenCounter: unknown, countTokens: unknown, message: Read['message']): TextCounter | undefined {
@@ -139,26 +125,66 @@ function checked(field: string, count: TextCounter): TextCounter {
   };
 }
 
-/** One conversation's session. */
+/** One conversation's session, and with Anthropic's models how its breakpoints are written. */
 class Conversation {
   readonly session: Session;
+  private readonly mark: CacheControl | undefined;
 
-  constructor(private readonly o: Read) {
-    this.session = createSession({ cache: 'openai', ...o.session, format: 'langchain', ...(o.counter ? { countTokens: o.counter } : {}) } as SessionOptions);
+  constructor(private readonly o: Read, model: unknown) {
+    const anthropic = isAnthropicChatModel(model);
+    const cache = o.cache ?? (anthropic ? 'anthropic' : 'openai');
+    this.session = createSession({ ...o.session, cache, format: 'langchain', ...(o.counter ? { countTokens: o.counter } : {}) } as SessionOptions);
+    this.mark = anthropic && o.breakpoints ? cacheControl(cache) : undefined;
   }
 
-  /** Fits `system` (when it has text: the agent sends none otherwise) and `messages`; the messages to send, without `system`. */
-  async fit(messages: readonly BaseMessage[], system: BaseMessage | undefined, tools: unknown): Promise<BaseMessage[]> {
+  /**
+   * Fits `system` (when it has text: the agent sends none otherwise) and `messages`: the messages
+   * to send, without `system`, and the system message to send (`system`, or its marked copy).
+   */
+  async fit(messages: readonly BaseMessage[], system: BaseMessage | undefined, tools: unknown): Promise<{ messages: BaseMessage[]; system: BaseMessage | undefined }> {
     const head = system !== undefined && joinText(collectText(system.content)) !== '' ? [system] : [];
-    const result = await this.session.fitAsync([...head, ...messages], { tools } as SessionTurnOptions);
-    try {
-      this.o.onFit?.(result as SessionFitResult<BaseMessage>);
-    } catch (err) {
-      throw new CtxpackError('INVALID_OPTION', "options.onFit threw (the thrown value is this error's cause)", { field: 'onFit', cause: err });
+    const result = await fitReported(this.session, [...head, ...messages], { tools } as SessionTurnOptions, this.o.onFit);
+    const out = result.messages.slice();
+    if (this.mark !== undefined) {
+      for (const { index } of anthropicBreakpoints(result.cache.breakpoints, out)) out[index] = withCacheControl(out[index]!, this.mark);
     }
-    // The system prompt is pinned, so it leads what the session returns; the agent sends its own.
-    return head.length > 0 && result.messages[0] === system ? result.messages.slice(1) : result.messages.slice();
+    // The system prompt is pinned, so it leads what the session returns; the agent sends it beside the messages.
+    return head.length > 0 && result.messages[0] === system ? { messages: out.slice(1), system: out[0] } : { messages: out, system };
   }
+}
+
+/** Whether `model` is Anthropic's chat model (`@langchain/anthropic`'s `ChatAnthropic`: its `_llmType()` is `'anthropic'`). */
+function isAnthropicChatModel(model: unknown): boolean {
+  if (!isRecord(model) || typeof model['_llmType'] !== 'function') return false;
+  try {
+    return (model as { _llmType(): unknown })._llmType() === 'anthropic';
+  } catch {
+    return false; // a model whose _llmType throws is not taken for Anthropic's: no markers, never an invalid request
+  }
+}
+
+/**
+ * A copy of `message` (its class and fields) whose last text block carries `cache_control`, as
+ * `@langchain/anthropic` passes it on: a string content becomes one text block. A message without
+ * text (an AI message of tool calls only) is left as it is: one marker fewer, never a wrong one.
+ */
+function withCacheControl(message: BaseMessage, mark: CacheControl): BaseMessage {
+  const content: unknown = message.content;
+  let blocks: unknown[];
+  if (typeof content === 'string') {
+    if (content === '') return message;
+    blocks = [{ type: 'text', text: content, cache_control: mark }];
+  } else if (Array.isArray(content)) {
+    let last = content.length - 1;
+    while (last >= 0 && !(isRecord(content[last]) && content[last]['type'] === 'text' && typeof content[last]['text'] === 'string' && content[last]['text'] !== '')) last--;
+    if (last < 0) return message;
+    blocks = content.slice();
+    blocks[last] = { ...(content[last] as object), cache_control: mark };
+  } else return message;
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(message) as object) as BaseMessage, message, { content: blocks });
+  const kwargs = (message as unknown as { lc_kwargs?: unknown }).lc_kwargs;
+  if (isRecord(kwargs)) (copy as unknown as { lc_kwargs: unknown }).lc_kwargs = { ...kwargs, content: blocks };
+  return copy;
 }
 
 /**
@@ -167,7 +193,7 @@ class Conversation {
  * prompt cache holds:
  *
  * ```ts
- * const agent = createAgent({ model, tools, systemPrompt, middleware: [ctxpackLangChainMiddleware({ budgets: { tokens_max: 128_000 } })] });
+ * const agent = createAgent({ model, tools, systemPrompt, middleware: [ctxpackAgentMiddleware({ budgets: { tokens_max: 128_000 } })] });
  * ```
  *
  * Only what the model receives is fitted: the agent's state keeps every message. The agent's
@@ -175,9 +201,9 @@ class Conversation {
  * conversation is the call's `thread_id` (`configurable.thread_id`), or else its system prompt
  * and first message. Bad options are a `CtxpackError` (`INVALID_OPTION`, `INVALID_BUDGET`) here.
  */
-export function ctxpackLangChainMiddleware(options: LangChainOptions): AgentMiddleware {
-  const o = readOptions(options);
-  const conversations = new Map<string, Conversation>(); // least recently used first
+export function ctxpackAgentMiddleware(options: LangChainOptions): AgentMiddleware {
+  const o = readAdapterOptions(options, OPTIONS);
+  const conversations = new Conversations<Conversation>(o.maxSessions);
   return {
     [MIDDLEWARE_BRAND]: true,
     name: 'ctxpack',
@@ -189,15 +215,10 @@ export function ctxpackLangChainMiddleware(options: LangChainOptions): AgentMidd
         // The agent always has a system message (an empty one without a prompt); a bare request may not.
         const sample = system ?? r.messages.find(isRecord);
         if (sample !== undefined) o.message.ctor = (sample as object).constructor as Read['message']['ctor'];
-        const key = conversationKey(r, system);
-        const c = conversations.get(key) ?? new Conversation(o);
-        conversations.delete(key);
-        conversations.set(key, c);
-        if (conversations.size > o.maxSessions) conversations.delete(conversations.keys().next().value!);
-        return { messages: r.messages, system, conversation: c };
+        return { messages: r.messages, system, conversation: conversations.get(conversationKey(r, system), () => new Conversation(o, r.model)) };
       }, request);
       const fitted = await conversation.fit(messages, system, toolsToCount((request as unknown as Request).tools));
-      return handler({ ...request, messages: fitted });
+      return handler({ ...request, messages: fitted.messages, ...(fitted.system !== system ? { systemMessage: fitted.system } : {}) } as typeof request);
     },
   } as AgentMiddleware;
 }
@@ -212,6 +233,5 @@ function toolsToCount(tools: unknown): unknown {
 function conversationKey(r: Request, system: BaseMessage | undefined): string {
   const thread = isRecord(r.runtime) && isRecord(r.runtime.configurable) ? r.runtime.configurable['thread_id'] : undefined;
   if (typeof thread === 'string' || typeof thread === 'number') return `thread\u0001${String(thread)}`;
-  const head = [system, r.messages[0]].map((m) => (isRecord(m) ? joinText(collectText(m['content'])) : ''));
-  return `text\u0001${textKey(head.join('\u0002'))}`;
+  return `text\u0001${textsKey([system, r.messages[0]])}`;
 }

@@ -12,19 +12,18 @@
  */
 
 import type { AgentInputItem, CallModelInputFilter, CallModelInputFilterArgs, ModelInputData } from '@openai/agents';
-import { CtxpackError, readingInput, shownName } from '../errors.js';
+import { readingInput } from '../errors.js';
 import { createSession, type Session } from '../session/session.js';
-import { readPricing } from '../session/pricing.js';
-import type { CachePricing, SessionFitResult, SessionOptions } from '../session/types.js';
+import type { CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions } from '../session/types.js';
 import { textKey } from '../tokens/cache.js';
 import type { Budgets } from '../types.js';
 import { isRecord } from '../validate/fields.js';
-import { invalidOption, optionsRecord, readCount } from '../validate/options.js';
+import { invalidOption } from '../validate/options.js';
+import { type AdapterOptions, type AdapterSpec, Conversations, fitReported, readAdapterOptions } from './sessions.js';
 
 const FORMAT = 'openai-responses';
-/** Options that are the filter's own, or that it sets from the SDK's call. */
-const OWN = ['cache', 'onFit', 'maxSessions', 'keep'];
-const FROM_THE_SDK = ['format', 'system', 'tools', 'state'];
+/** The cache by default: OpenAI's automatic caching of a stable prefix. */
+const CACHE = 'openai';
 
 /** Options of `ctxpackInputFilter`: a session's, less what the SDK's call gives. */
 export interface OpenAIAgentsOptions extends Omit<SessionOptions, 'format' | 'system' | 'tools' | 'state' | 'cache' | 'budgets' | 'keep'> {
@@ -40,34 +39,18 @@ export interface OpenAIAgentsOptions extends Omit<SessionOptions, 'format' | 'sy
   maxSessions?: number;
 }
 
-interface Read {
-  session: Record<string, unknown>;
-  cache: CachePricing;
-  keep: OpenAIAgentsOptions['keep'];
-  onFit: ((result: SessionFitResult<unknown>) => void) | undefined;
-  maxSessions: number;
-}
-
-function readOptions(options: unknown): Read {
-  return readingInput(() => {
-    const o = optionsRecord(options);
-    const session: Record<string, unknown> = {};
-    for (const key of Object.keys(o)) {
-      if (FROM_THE_SDK.includes(key)) throw invalidOption(shownName(key), "absent (ctxpack/openai-agents takes it from the SDK's call)", o[key]);
-      if (!OWN.includes(key)) session[key] = o[key];
-    }
-    const cache = (o['cache'] ?? 'openai') as CachePricing;
-    readPricing(cache); // refused now, not at the first call
-    const onFit = o['onFit'];
-    if (onFit !== undefined && typeof onFit !== 'function') throw invalidOption('onFit', 'a function', onFit);
-    if (o['budgets'] === undefined) throw invalidOption('budgets', 'an object with tokens_max', undefined);
+/** The options, read once when the filter is made: the SDK's call gives the format, instructions and tools; `keep` is the filter's (over the SDK's items). */
+type Keep = { keep: OpenAIAgentsOptions['keep'] };
+type Read = AdapterOptions & Keep;
+const OPTIONS: AdapterSpec<Keep> = {
+  entry: 'ctxpack/openai-agents', from: "the SDK's call", given: ['format', 'system', 'tools', 'state'], own: ['keep'],
+  read: (o) => {
     const keep = o['keep'];
     if (keep !== undefined && typeof keep !== 'function' && typeof keep !== 'number') throw invalidOption('keep', 'a number or a function', keep);
-    // Every option a fit reads is refused now, not at the first call: a fit of nothing reads them all.
-    createSession({ ...session, keep, format: FORMAT, cache } as SessionOptions).fit([]);
-    return { session, cache, keep: keep as Read['keep'], onFit: onFit as Read['onFit'], maxSessions: Math.max(1, readCount(o, 'maxSessions', 64)) };
-  }, options);
-}
+    return { keep: keep as Keep['keep'] };
+  },
+  check: (r) => ({ keep: r.keep, format: FORMAT, cache: r.cache ?? CACHE }),
+};
 
 // ---- The SDK's items as Responses API items (what ctxpack reads; never sent) ----
 
@@ -185,18 +168,13 @@ class Conversation {
 
   constructor(private readonly o: Read) {
     const keep = typeof o.keep === 'function' ? (_view: unknown, i: number) => (o.keep as (item: AgentInputItem, index: number) => boolean)(this.items[i]!, i) : o.keep;
-    this.session = createSession({ ...o.session, keep, format: FORMAT, cache: o.cache } as SessionOptions);
+    this.session = createSession({ ...o.session, keep, format: FORMAT, cache: o.cache ?? CACHE } as SessionOptions);
   }
 
-  async fit(items: readonly AgentInputItem[], instructions: string | undefined): Promise<AgentInputItem[]> {
+  async fit(items: readonly AgentInputItem[], instructions: string | undefined, tools: unknown): Promise<AgentInputItem[]> {
     this.items = items;
     const views = readingInput(() => items.map(responsesView), items);
-    const result = await this.session.fitAsync(views, instructions === undefined ? {} : { system: instructions });
-    try {
-      this.o.onFit?.(result as SessionFitResult<unknown>);
-    } catch (err) {
-      throw new CtxpackError('INVALID_OPTION', "options.onFit threw (the thrown value is this error's cause)", { field: 'onFit', cause: err });
-    }
+    const result = await fitReported(this.session, views, { ...(instructions === undefined ? {} : { system: instructions }), ...(tools === undefined ? {} : { tools }) } as SessionTurnOptions, this.o.onFit);
     // The result is the kept views in input order, each the view itself or its truncated copy.
     const kept = result.decisions.filter((d) => d.included).map((d) => d.index).sort((a, b) => a - b);
     return result.messages.map((fitted, k) => {
@@ -233,22 +211,27 @@ function conversationKey(items: readonly unknown[]): string {
  * error rather than send a request the API refuses.
  */
 export function ctxpackInputFilter(options: OpenAIAgentsOptions): CallModelInputFilter<any> {
-  const o = readOptions(options);
-  const conversations = new Map<string, Conversation>(); // least recently used first
+  const o = readAdapterOptions(options, OPTIONS);
+  const conversations = new Conversations<Conversation>(o.maxSessions);
   return async (args: CallModelInputFilterArgs<any>): Promise<ModelInputData> => {
-    const { input, instructions, conversation } = readingInput(() => {
+    const { input, instructions, tools, conversation } = readingInput(() => {
       const data = isRecord(args) ? args.modelData : undefined;
       if (!isRecord(data) || !Array.isArray(data.input)) throw invalidOption('modelData.input', "an array of items (callModelInputFilter's argument from the Agents SDK)", isRecord(data) ? data.input : data);
       const ins = data.instructions;
       if (ins !== undefined && typeof ins !== 'string') throw invalidOption('modelData.instructions', 'a string or undefined', ins);
-      const key = conversationKey(data.input);
-      const c = conversations.get(key) ?? new Conversation(o);
-      conversations.delete(key);
-      conversations.set(key, c);
-      if (conversations.size > o.maxSessions) conversations.delete(conversations.keys().next().value!);
-      return { input: data.input as AgentInputItem[], instructions: ins as string | undefined, conversation: c };
+      const conversation = conversations.get(conversationKey(data.input), () => new Conversation(o));
+      return { input: data.input as AgentInputItem[], instructions: ins as string | undefined, tools: toolsToCount(isRecord(args) ? args.agent : undefined), conversation };
     }, args);
-    const fitted = await conversation.fit(input, instructions);
+    const fitted = await conversation.fit(input, instructions, tools);
     return instructions === undefined ? { input: fitted } : { input: fitted, instructions };
   };
+}
+
+/** The agent's tools as the Responses API receives them, to be counted: a function tool's name, description and JSON schema; another tool's type and name. */
+function toolsToCount(agent: unknown): unknown {
+  const tools = isRecord(agent) ? agent['tools'] : undefined;
+  if (!Array.isArray(tools) || tools.length === 0) return undefined;
+  return tools.map((t) => (!isRecord(t) ? {} : t['type'] === 'function'
+    ? { type: 'function', name: t['name'], description: t['description'], parameters: t['parameters'] }
+    : { type: t['type'], name: t['name'] }));
 }

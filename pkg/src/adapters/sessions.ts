@@ -1,0 +1,148 @@
+/**
+ * What the framework adapters share: reading their options (their own keys kept apart, the keys
+ * the framework's call supplies refused, `cache`, `onFit` and `maxSessions` checked, every option
+ * a fit reads refused at construction), reporting each fit to `onFit`, and a session per
+ * conversation, the least recently used forgotten first. Each adapter only translates its
+ * framework's call and names its conversations.
+ *
+ * @internal
+ * @module
+ */
+
+import { CtxpackError, readingInput, shownName } from '../errors.js';
+import { collectText, joinText } from '../messages/turns.js';
+import { createSession, type Session } from '../session/session.js';
+import { readPricing } from '../session/pricing.js';
+import type { CacheBreakpoint, CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions } from '../session/types.js';
+import { textKey } from '../tokens/cache.js';
+import { isRecord, type Unchecked } from '../validate/fields.js';
+import { invalidOption, optionsRecord, readCount } from '../validate/options.js';
+
+/** `onFit` as every adapter takes it. */
+export type OnFit = (result: SessionFitResult<any>) => void;
+
+/** What every adapter reads of its options. */
+export interface AdapterOptions {
+  /** The options passed on to each conversation's session: all but the adapter's own. */
+  readonly session: Readonly<Record<string, unknown>>;
+  /** `cache` as given (checked); undefined when absent, for the adapter's default. */
+  readonly cache: CachePricing | undefined;
+  readonly onFit: OnFit | undefined;
+  /** Conversations whose sessions are kept at once. Default 64. */
+  readonly maxSessions: number;
+}
+
+/** How one adapter reads its options. */
+export interface AdapterSpec<E> {
+  /** The entry, named in errors: `'ctxpack/ai-sdk'`. */
+  readonly entry: string;
+  /** What supplies the refused keys, named in errors: `"the SDK's call"`. */
+  readonly from: string;
+  /** Session options the framework's call supplies: refused. */
+  readonly given: readonly string[];
+  /** The adapter's own keys besides `cache`, `onFit` and `maxSessions`: read by `read`, never passed to a session. */
+  readonly own: readonly string[];
+  /** Reads (and checks) the adapter's own keys. */
+  readonly read?: (o: Unchecked) => E;
+  /** The session options of the check fit beside `session` (the format, the adapter's own): every option a fit reads is refused at construction. */
+  readonly check: (read: AdapterOptions & E) => { format: SessionOptions['format'] } & Record<string, unknown>;
+}
+
+const COMMON = ['cache', 'onFit', 'maxSessions'];
+
+/** Reads an adapter's options once, when the adapter is made: a `CtxpackError` (`INVALID_OPTION`, `INVALID_BUDGET`) for a bad one. */
+export function readAdapterOptions<E extends object = Record<never, never>>(options: unknown, spec: AdapterSpec<E>): AdapterOptions & E {
+  return readingInput(() => {
+    const o = optionsRecord(options);
+    const session: Record<string, unknown> = {};
+    for (const key of Object.keys(o)) {
+      if (spec.given.includes(key)) throw invalidOption(shownName(key), `absent (${spec.entry} takes it from ${spec.from})`, o[key]);
+      if (!COMMON.includes(key) && !spec.own.includes(key)) session[key] = o[key];
+    }
+    if (o['cache'] !== undefined) readPricing(o['cache']); // refused now, not at the first call
+    const onFit = o['onFit'];
+    if (onFit !== undefined && typeof onFit !== 'function') throw invalidOption('onFit', 'a function', onFit);
+    if (o['budgets'] === undefined) throw invalidOption('budgets', 'an object with tokens_max', undefined);
+    const common: AdapterOptions = {
+      session,
+      cache: o['cache'] as CachePricing | undefined,
+      onFit: onFit as OnFit | undefined,
+      maxSessions: Math.max(1, readCount(o, 'maxSessions', 64)),
+    };
+    const read = { ...common, ...(spec.read?.(o) ?? ({} as E)) };
+    // Every option a fit reads is refused now, not at the first call: a fit of nothing reads them all.
+    createSession({ ...session, ...spec.check(read) } as SessionOptions).fit([]);
+    return read;
+  }, options);
+}
+
+/** Fits `history` through `session` and hands the result to `onFit`; what `onFit` throws is a `CtxpackError` (`INVALID_OPTION`, field `onFit`) with it as the cause. */
+export async function fitReported<M>(session: Session, history: readonly M[], turn: SessionTurnOptions, onFit: OnFit | undefined): Promise<SessionFitResult<M>> {
+  const result = await session.fitAsync(history, turn);
+  try {
+    onFit?.(result);
+  } catch (err) {
+    throw new CtxpackError('INVALID_OPTION', "options.onFit threw (the thrown value is this error's cause)", { field: 'onFit', cause: err });
+  }
+  return result;
+}
+
+/** An adapter's conversations by key, at most `max` of them: the least recently used is forgotten first. */
+export class Conversations<C> {
+  private readonly byKey = new Map<string, C>(); // least recently used first
+
+  constructor(private readonly max: number) {}
+
+  /** The conversation of `key`, made by `make` when there is none; it becomes the most recently used. */
+  get(key: string, make: () => C): C {
+    const c = this.byKey.get(key) ?? make();
+    this.byKey.delete(key);
+    this.byKey.set(key, c);
+    if (this.byKey.size > this.max) this.byKey.delete(this.byKey.keys().next().value!);
+    return c;
+  }
+}
+
+/** A conversation's key from messages that are the same at every step (its system prompt, its task): their roles and texts, hashed. */
+export function textsKey(messages: readonly unknown[]): string {
+  // Texts (what a session counts): a task that differs only by an image shares a session, which costs cache reuse, never validity.
+  const texts = messages.map((m) => (isRecord(m) ? `${String(m['role'])}\u0001${joinText(collectText(m['content']))}` : ''));
+  return textKey(texts.join('\u0002'));
+}
+
+/** `breakpoints`: whether an adapter writes the session's breakpoints as Anthropic's cache markers. Default true. */
+export function readBreakpoints(o: Unchecked): boolean {
+  const breakpoints = o['breakpoints'] ?? true;
+  if (typeof breakpoints !== 'boolean') throw invalidOption('breakpoints', 'a boolean', breakpoints);
+  return breakpoints;
+}
+
+/** Anthropic's limit of `cache_control` markers per request (system, tools and messages together). */
+const ANTHROPIC_MARKERS = 4;
+
+/** Anthropic's `cache_control` for a cache profile. */
+export type CacheControl = { type: 'ephemeral'; ttl?: '1h' };
+
+/** The `cache_control` an adapter writes for the cache profile `cache`; undefined when the profile places no breakpoints. */
+export function cacheControl(cache: CachePricing): CacheControl | undefined {
+  const pricing = readPricing(cache);
+  if (pricing.maxBreakpoints === 0) return undefined;
+  return pricing.ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
+}
+
+/** The session's breakpoints an adapter marks: the last ones (the next request reads them), as many as Anthropic's 4 markers less those the caller placed in `placed` (system, tools, messages). */
+export function anthropicBreakpoints(breakpoints: readonly CacheBreakpoint[], ...placed: unknown[]): readonly CacheBreakpoint[] {
+  const room = Math.max(0, ANTHROPIC_MARKERS - placed.reduce((n: number, p) => n + markers(p), 0));
+  return breakpoints.slice(Math.max(0, breakpoints.length - room));
+}
+
+/** The cache markers the caller placed in `value` (messages, parts, tools, system): `providerOptions.anthropic.cacheControl` or `cache_control`. */
+function markers(value: unknown, depth = 0): number {
+  if (depth > 4) return 0; // messages, their parts, a part's output: deeper is not a marker's place
+  if (Array.isArray(value)) return value.reduce((n: number, v) => n + markers(v, depth + 1), 0);
+  if (!isRecord(value)) return 0;
+  const po = value['providerOptions'];
+  const anthropic = isRecord(po) ? po['anthropic'] : undefined;
+  const own = (isRecord(anthropic) && (anthropic['cacheControl'] !== undefined || anthropic['cache_control'] !== undefined)) || value['cache_control'] !== undefined ? 1 : 0;
+  return own + markers(value['content'], depth + 1);
+}
