@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { generateText, jsonSchema, pruneMessages, stepCountIs, tool, wrapLanguageModel } from 'ai';
-import { ctxpackMiddleware, ctxpackPrepareStep } from 'ctxpack/ai-sdk';
+import { ctxpackLanguageModelMiddleware, ctxpackPrepareStep } from 'ctxpack/ai-sdk';
 import { BUDGET, checkTable, countText, fileText, measure, STEPS, SYSTEM, TASK, TOOL } from './builtins.mjs';
 import { scriptedLanguageModel } from './scripted-models.mjs';
 
@@ -33,7 +33,7 @@ const ROWS = [
   ["`pruneMessages` in `prepareStep` when `JSON.stringify(messages).length / 4 > 22_000` (`reasoning: 'all', toolCalls: 'before-last-3-messages', emptyMessages: 'remove'`)", (model) => ({ model, prepareStep: pruneOverThreshold })],
   ["`pruneMessages` in `prepareStep` at every step (`reasoning: 'before-last-message', toolCalls: 'before-last-2-messages', emptyMessages: 'remove'`)", (model) => ({ model, prepareStep: pruneEveryStep })],
   ["`ctxpackPrepareStep({ budgets: { tokens_max: 22_000 }, countTokens: forEncoding('o200k_base') })`", (model) => ({ model, prepareStep: ctxpackPrepareStep({ budgets: { tokens_max: BUDGET }, countTokens: countText }) })],
-  ["`wrapLanguageModel({ model, middleware: ctxpackMiddleware({ budgets: { tokens_max: 22_000 }, countTokens: forEncoding('o200k_base') }) })`", (model) => ({ model: wrapLanguageModel({ model, middleware: ctxpackMiddleware({ budgets: { tokens_max: BUDGET }, countTokens: countText }) }) })],
+  ["`wrapLanguageModel({ model, middleware: ctxpackLanguageModelMiddleware({ budgets: { tokens_max: 22_000 }, countTokens: forEncoding('o200k_base') }) })`", (model) => ({ model: wrapLanguageModel({ model, middleware: ctxpackLanguageModelMiddleware({ budgets: { tokens_max: BUDGET }, countTokens: countText }) }) })],
 ];
 
 test("the AI SDK's pruneMessages beside ctxpack's prepareStep and middleware on one 64-step agent: docs/ai-sdk.md's table", async () => {

@@ -8,7 +8,7 @@ import { createAgent, createMiddleware, summarizationMiddleware, tool } from 'la
 import { HumanMessage, trimMessages } from '@langchain/core/messages';
 import { FakeListChatModel } from '@langchain/core/utils/testing';
 import { z } from 'zod';
-import { ctxpackLangChainMiddleware } from 'ctxpack/langchain';
+import { ctxpackAgentMiddleware } from 'ctxpack/langchain';
 import { BUDGET, checkTable, countText, fileText, measure, STEPS, SYSTEM, TASK, TOOL } from './builtins.mjs';
 import { ScriptedChatModel } from './scripted-models.mjs';
 
@@ -38,7 +38,7 @@ function rows() {
   return [
     ["`trimMessages` in `wrapModelCall` (`maxTokens: 22_000, strategy: 'last', tokenCounter, startOn: 'human', includeSystem: true`)", trim, () => 0],
     ['`summarizationMiddleware` (`trigger: { tokens: 22_000 }, keep: { messages: 20 }, tokenCounter`)', summarizationMiddleware({ model: summarizer, trigger: { tokens: BUDGET }, keep: { messages: 20 }, tokenCounter: counter }), () => summarizer.calls],
-    ['`ctxpackLangChainMiddleware({ budgets: { tokens_max: 22_000 }, tokenCounter })`', ctxpackLangChainMiddleware({ budgets: { tokens_max: BUDGET }, tokenCounter: counter }), () => 0],
+    ['`ctxpackAgentMiddleware({ budgets: { tokens_max: 22_000 }, tokenCounter })`', ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET }, tokenCounter: counter }), () => 0],
   ];
 }
 

@@ -1,15 +1,15 @@
-// docs/mastra-builtins.md, "Beside Mastra's own": the same 64-step tool agent through a Mastra
+// docs/mastra.md, "Beside Mastra's own": the same 64-step tool agent through a Mastra
 // Agent (@mastra/core 1.71, the AI SDK's MockLanguageModelV4 as its model) with Mastra's own input
 // processors for a long history, as its docs show them; each prompt the model received measured
-// by builtins.mjs, the page's table checked against the run. ctxpack's row (its Mastra input
-// processor) is one more entry of ROWS.
+// by builtins.mjs, the page's table checked against the run, ctxpack's input processor beside them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Agent } from '@mastra/core/agent';
 import { TokenLimiter, ToolCallFilter } from '@mastra/core/processors';
 import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
-import { ANSWER, BUDGET, checkTable, fileText, measure, STEPS, SYSTEM, TASK, TOOL } from './builtins.mjs';
+import { ctxpackInputProcessor } from 'ctxpack/mastra';
+import { ANSWER, BUDGET, checkTable, countText, fileText, measure, STEPS, SYSTEM, TASK, TOOL } from './builtins.mjs';
 import { scriptedLanguageModel } from './scripted-models.mjs';
 
 const readFile = createTool({ id: TOOL.name, description: TOOL.description, inputSchema: z.object({ path: z.string() }), execute: async ({ path }) => fileText(path) });
@@ -20,9 +20,10 @@ const readFile = createTool({ id: TOOL.name, description: TOOL.description, inpu
 const ROWS = [
   ['`inputProcessors: [new TokenLimiter(22_000)]`', () => [new TokenLimiter(BUDGET)]],
   ['`inputProcessors: [new ToolCallFilter({ filterAfterToolSteps: 2 }), new TokenLimiter(22_000)]`', () => [new ToolCallFilter({ filterAfterToolSteps: 2 }), new TokenLimiter(BUDGET)]],
+  ["`inputProcessors: [ctxpackInputProcessor({ budgets: { tokens_max: 22_000 }, countTokens: forEncoding('o200k_base') })]`", () => [ctxpackInputProcessor({ budgets: { tokens_max: BUDGET }, countTokens: countText })]],
 ];
 
-test("Mastra's TokenLimiter and ToolCallFilter on one 64-step agent: docs/mastra-builtins.md's table", async () => {
+test("Mastra's TokenLimiter and ToolCallFilter beside ctxpack's input processor on one 64-step agent: docs/mastra.md's table", async () => {
   const measured = [];
   for (const [label, inputProcessors] of ROWS) {
     const { model, prompts } = scriptedLanguageModel();
@@ -32,5 +33,5 @@ test("Mastra's TokenLimiter and ToolCallFilter on one 64-step agent: docs/mastra
     assert.equal(prompts.length, STEPS, label);
     measured.push([label, measure(prompts, { format: 'ai-sdk' })]);
   }
-  checkTable('docs/mastra-builtins.md', "Beside Mastra's own", measured);
+  checkTable('docs/mastra.md', "Beside Mastra's own", measured);
 });
