@@ -137,6 +137,7 @@ test-bench: build
 	node bench/bench.mjs --smoke
 	node bench/sessions.mjs --smoke
 	node bench/compare.mjs --before pkg --smoke
+	node bench/cold.mjs --smoke
 
 # The evaluation bounded to its generated conversations and recorded sessions (no download): fails
 # when evidence recall drops below eval/baseline.json by more than its tolerance.
@@ -174,13 +175,15 @@ serve: build www-deps
 	node www/serve.mjs
 
 # The full side-by-side benchmark; rewrites bench/RESULTS.md (sessions.mjs adds its section, then
-# serde-fragments.mjs the object path's two readers: getters, serde-wasm-bindgen). Then the sizes
-# and their budgets: bench/SIZES.md.
+# serde-fragments.mjs the object path's two readers: getters, serde-wasm-bindgen, then cold.mjs
+# the cold start, beside an earlier build when COLD_BEFORE names its package directory). Then the
+# sizes and their budgets: bench/SIZES.md.
 bench: build bench-serde
 	cargo bench --bench native
 	node bench/bench.mjs --write bench/RESULTS.md
 	node bench/sessions.mjs --write bench/RESULTS.md
 	node bench/serde-fragments.mjs --write bench/RESULTS.md
+	node bench/cold.mjs $(if $(COLD_BEFORE),--before $(COLD_BEFORE)) --write bench/RESULTS.md
 	node bench/sizes.mjs --write bench/SIZES.md
 
 # This build against an earlier one (BEFORE, a git revision, default HEAD~1), side by side in one

@@ -8,20 +8,18 @@
 
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
+
+import { entrySize, wasmSize } from './size-of.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const pkg = join(root, 'pkg');
-const { buildSync } = createRequire(join(pkg, 'package.json'))('esbuild');
 
 /** Budgets in bytes: about 15 % over the sizes measured when they were set (the .wasm's: the project's 80 KB target, plus rounding). */
 const BUDGET = { tarball: 420_000, wasmGzip: 82_000, entryGzip: 31_000, tokenizerGzip: 1_500 };
 
 const KB = (n) => `${(n / 1000).toFixed(1)} KB`;
-const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
 
 // The tarball, as npm packs it.
 const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], { cwd: pkg, encoding: 'utf8' }));
@@ -39,22 +37,10 @@ const walk = (subpath, node, conditions) => {
 for (const [subpath, node] of Object.entries(manifest.exports)) walk(subpath, node, []);
 
 const rows = targets.map(({ subpath, conditions, file }) => {
-  const result = buildSync({
-    entryPoints: [join(pkg, file)],
-    bundle: true,
-    minify: true,
-    write: false,
-    format: file.endsWith('.cjs') ? 'cjs' : 'esm',
-    platform: file.includes('node') ? 'node' : 'neutral',
-    external: ['*.wasm', '*.wasm?module', 'node:*', 'ctxpack', 'js-tiktoken', 'js-tiktoken/*', 'gpt-tokenizer', 'gpt-tokenizer/*'],
-    logLevel: 'error',
-  });
-  const bytes = result.outputFiles[0].contents;
   const budget = subpath.startsWith('./tokenizers/') ? BUDGET.tokenizerGzip : BUDGET.entryGzip;
-  return { subpath, conditions, file, min: bytes.length, gzip: gz(bytes), budget };
+  return { subpath, conditions, file, ...entrySize(pkg, file), budget };
 });
-const wasm = readFileSync(join(pkg, 'wasm/ctxpack_bg.wasm'));
-const wasmGzip = gz(wasm);
+const { raw: wasmRaw, gzip: wasmGzip } = wasmSize(pkg);
 
 const over = [];
 if (packed.size > BUDGET.tarball) over.push(`tarball ${KB(packed.size)} > ${KB(BUDGET.tarball)}`);
@@ -67,7 +53,7 @@ const lines = [
   'Written by `node bench/sizes.mjs --write bench/SIZES.md` (part of `make bench`); budgets in the script, which fails when one is exceeded.',
   '',
   `- packed tarball (\`npm pack\`): **${KB(packed.size)}** (budget ${KB(BUDGET.tarball)}); unpacked ${KB(packed.unpackedSize)} in ${packed.entryCount} files`,
-  `- \`wasm/ctxpack_bg.wasm\`: ${KB(wasm.length)} raw, **${KB(wasmGzip)}** gzipped (budget ${KB(BUDGET.wasmGzip)}), shared by every entry below`,
+  `- \`wasm/ctxpack_bg.wasm\`: ${KB(wasmRaw)} raw, **${KB(wasmGzip)}** gzipped (budget ${KB(BUDGET.wasmGzip)}), shared by every entry below`,
   '',
   'Each entry bundled by esbuild, minified, gzipped; the .wasm, `node:*` and the tokenizer peers external:',
   '',
