@@ -13,7 +13,6 @@
 //   node bench/cold.mjs [--before <dir>] [--write bench/RESULTS.md] [--smoke]
 //     <dir>: an earlier build's package directory (its dist/ and wasm/); without it this build
 //     alone. `--smoke`: 2 processes per build and way (make test-bench).
-//   node bench/cold.mjs --child '<json>'   # one process (spawned below)
 
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -38,32 +37,30 @@ const MESSAGES = [
   { role: 'user', content: 'And of Germany?' },
 ];
 
-/** CPU time of the whole process (every thread: V8 compiles on background threads), in ms. */
-const cpu = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
-
-async function child({ dir, later }) {
-  const c0 = cpu();
-  const t0 = performance.now();
-  const { fitMessages } = await import(pathToFileURL(join(dir, 'dist/node.js')).href);
-  const t1 = performance.now();
-  const c1 = cpu();
-  let [t2, c2] = [t1, c1];
-  if (later) {
-    await new Promise((r) => setTimeout(r, 20));
-    [t2, c2] = [performance.now(), cpu()];
-  }
-  const result = fitMessages(MESSAGES, { format: 'openai', budgets: { tokens_max: 1_000 } });
-  const t3 = performance.now();
-  const c3 = cpu();
-  const kept = result.decisions.filter((d) => d.included).map((d) => d.index).join(',');
-  process.stdout.write(JSON.stringify({ importMs: t1 - t0, callMs: t3 - t2, cpuMs: c1 - c0 + (c3 - c2), kept }));
-}
+/**
+ * One cold start: the program a fresh process runs (`node --input-type=module -e`), importing
+ * nothing before the package, so that the import pays for whatever it loads. It prints the import's
+ * and the first call's elapsed times, the process's CPU time over both (every thread: V8 compiles
+ * on background threads; the wait left out) and what the call kept.
+ */
+const childProgram = (dir, later) => `
+const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const c0 = cpu();
+const t0 = performance.now();
+const { fitMessages } = await import(${JSON.stringify(pathToFileURL(join(dir, 'dist/node.js')).href)});
+const t1 = performance.now();
+const c1 = cpu();
+let [t2, c2] = [t1, c1];
+${later ? 'await new Promise((r) => setTimeout(r, 20));\n[t2, c2] = [performance.now(), cpu()];' : ''}
+const result = fitMessages(${JSON.stringify(MESSAGES)}, { format: 'openai', budgets: { tokens_max: 1000 } });
+const t3 = performance.now();
+const c3 = cpu();
+const kept = result.decisions.filter((d) => d.included).map((d) => d.index).join(',');
+process.stdout.write(JSON.stringify({ importMs: t1 - t0, callMs: t3 - t2, cpuMs: c1 - c0 + (c3 - c2), kept }));
+`;
 
 function run(dir, later) {
-  const r = spawnSync(process.execPath, [here, '--child', JSON.stringify({ dir, later })], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', childProgram(dir, later)], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`cold start of ${dir}: exit ${r.status}\n${r.stderr}`);
   return JSON.parse(r.stdout);
 }
@@ -132,6 +129,4 @@ Targets (issue 30): import + first call at most ${TARGET_MS} ms: ${ms(mine.total
   if (failures.length > 0) throw new Error(failures.join('\n'));
 }
 
-const args = process.argv.slice(2);
-if (args[0] === '--child') await child(JSON.parse(args[1]));
-else await main(args);
+await main(process.argv.slice(2));
