@@ -77,6 +77,7 @@ async function main(args) {
   if (at('--before') !== undefined) builds.push({ name: 'before', dir: resolve(at('--before')) });
   builds.push({ name: 'this build', dir: join(root, 'pkg') });
   const failures = [];
+  const loadBefore = os.loadavg()[0];
   for (const b of builds) {
     b.wasm = wasmSize(b.dir);
     b.entry = entrySize(b.dir, './dist/node.js');
@@ -104,9 +105,11 @@ async function main(args) {
     };
   });
   const mine = rows[rows.length - 1];
+  // The machine's load: elapsed times on a shared machine mean little when it exceeds its cores.
+  const load = `load average ${loadBefore.toFixed(1)} before the run, ${os.loadavg()[0].toFixed(1)} after, on ${os.cpus().length} cores`;
   const section = `${SECTION}
 
-Produced by \`node bench/cold.mjs${builds.length > 1 ? ' --before <dir>' : ''}\` (part of \`make bench\`), on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}.${smoke ? ' **Smoke run**: the figures mean nothing.' : ''} A fresh Node process per figure: \`await import('ctxpack')\`, then the first \`fitMessages\` of 4 messages (OpenAI format), timed inside the process (Node's own start-up not included); medians of ${runs} processes per build and way, the builds alternating.${builds.length > 1 ? ` *before*: \`${builds[0].dir.startsWith(root) ? builds[0].dir.slice(root.length + 1) : builds[0].dir}\`.` : ''} *At once*: the call right after the import. *Later*: the call 20 ms after the import (the event loop turned, as when a request reaches a function loaded earlier; the wait is not counted). *CPU*: the process's CPU time over the import and the call, every thread (V8 compiles on background threads), the wait left out: on a busy machine it moves less than the elapsed times. Sizes: the .wasm, and \`ctxpack\` as Node's \`import\` resolves it (\`dist/node.js\`) bundled and minified, each gzipped at level 9 (bench/sizes.mjs).
+Produced by \`node bench/cold.mjs${builds.length > 1 ? ' --before <dir>' : ''}\` (part of \`make bench\`), on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version} (${load}).${smoke ? ' **Smoke run**: the figures mean nothing.' : ''} A fresh Node process per figure: \`await import('ctxpack')\`, then the first \`fitMessages\` of 4 messages (OpenAI format), timed inside the process (Node's own start-up not included); medians of ${runs} processes per build and way, the builds alternating.${builds.length > 1 ? ` *before*: \`${builds[0].dir.startsWith(root) ? builds[0].dir.slice(root.length + 1) : builds[0].dir}\`.` : ''} *At once*: the call right after the import. *Later*: the call 20 ms after the import (the event loop turned, as when a request reaches a function loaded earlier; the wait is not counted). *CPU*: the process's CPU time over the import and the call, every thread (V8 compiles on background threads), the wait left out: on a busy machine it moves less than the elapsed times. Sizes: the .wasm, and \`ctxpack\` as Node's \`import\` resolves it (\`dist/node.js\`) bundled and minified, each gzipped at level 9 (bench/sizes.mjs).
 
 | build | import (ms) | first call, at once (ms) | import + first call, at once (ms) | CPU, at once (ms) | first call, later (ms) | import + first call, later (ms) | CPU, later (ms) | .wasm gzipped | JS entry gzipped | sum |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
