@@ -15,12 +15,12 @@
 //     alone. `--smoke`: 2 processes per build and way (make test-bench).
 
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { entrySize, wasmSize } from './size-of.mjs';
+import { writeSection } from './write-section.mjs';
 
 const here = fileURLToPath(import.meta.url);
 const root = dirname(dirname(here));
@@ -120,13 +120,7 @@ Targets (issue 30): import + first call at most ${TARGET_MS} ms: ${ms(mine.total
   process.stdout.write(`\n${section}`);
   const out = at('--write');
   if (out !== undefined) {
-    const file = join(root, out);
-    const current = readFileSync(file, 'utf8');
-    const start = current.indexOf(SECTION);
-    const next = start < 0 ? -1 : current.indexOf('\n## ', start + SECTION.length);
-    const head = start < 0 ? `${current.trimEnd()}\n\n` : current.slice(0, start);
-    const tail = next < 0 ? '' : current.slice(next + 1);
-    writeFileSync(file, `${head}${section}${tail ? `\n${tail}` : ''}`);
+    writeSection(join(root, out), SECTION, section);
     process.stderr.write(`wrote ${out}\n`);
   }
   if (failures.length > 0) throw new Error(failures.join('\n'));
