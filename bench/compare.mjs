@@ -20,7 +20,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { rng } from '../pkg/test/rng.mjs';
-import { writeSection } from './write-section.mjs';
+import { putSection } from './write-section.mjs';
 
 const here = fileURLToPath(import.meta.url);
 const root = dirname(dirname(here));
@@ -196,13 +196,7 @@ Produced by \`make bench-compare\` (\`node bench/compare.mjs --before <dir>\`)${
 |---|---:|---:|---:|---:|---|
 ${rows.map((r) => `| ${r.name} | ${r.n.toLocaleString('en-US')} | ${ms(r.before)} | ${ms(r.after)} | ${(r.after / r.before).toFixed(2)} | ${r.same ? 'yes' : '**no**'} |`).join('\n')}
 `;
-  process.stdout.write(`\n${section}`);
-  const out = at('--write');
-  if (out !== undefined) {
-    writeSection(join(root, out), SECTION, section);
-    process.stderr.write(`wrote ${out}\n`);
-  }
-  if (failures.length > 0) throw new Error(failures.join('\n'));
+  putSection(section, SECTION, at('--write'), failures);
 }
 
 const args = process.argv.slice(2);
