@@ -19,7 +19,10 @@ WASM_RAW := target/$(WASM_TARGET)/release/ctxpack_core.wasm
 WASM_OUT := pkg/wasm/ctxpack_bg.wasm
 NODE_BIN := pkg/node_modules/.bin
 WASM_OPT = $(NODE_BIN)/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-  --enable-mutable-globals --enable-reference-types --enable-multivalue
+  --enable-mutable-globals --enable-reference-types
+# Every export returns one value at most (results through memory): V8 compiles no wrapper per
+# export signature when the module is compiled, most of the cold start otherwise (the script says why).
+SINGLE_RESULTS := node pkg/scripts/wasm-single-results.mjs
 # The object path's fragments read through serde-wasm-bindgen, for `make bench` only.
 BENCH_SERDE := target/bench-serde
 
@@ -76,11 +79,14 @@ wasm: $(WASM_OUT)
 # at build time.
 $(WASM_OUT): wasm-toolchain node-deps Cargo.toml Cargo.lock $(shell find src -name '*.rs')
 	cargo build --target $(WASM_TARGET) --release --lib
-	wasm-bindgen --target web --omit-default-module-path --out-dir pkg/wasm --out-name ctxpack $(WASM_RAW)
+	cp $(WASM_RAW) $(WASM_OUT).raw && $(SINGLE_RESULTS) mark $(WASM_OUT).raw
+	wasm-bindgen --target web --omit-default-module-path --out-dir pkg/wasm --out-name ctxpack $(WASM_OUT).raw
+	rm $(WASM_OUT).raw
 	@! grep -n 'new URL(\|import\.meta' pkg/wasm/ctxpack.js || { echo 'the glue still has a default .wasm URL'; exit 1; }
 	@# The bench-only reader (feature serde-fragments) stays out of the shipped .wasm.
 	@! grep -n 'sliceObjectsSerde' pkg/wasm/ctxpack.js || { echo 'the shipped glue exports the bench-only sliceObjectsSerde'; exit 1; }
 	$(WASM_OPT) $(WASM_OUT) -o $(WASM_OUT).opt && mv $(WASM_OUT).opt $(WASM_OUT)
+	$(SINGLE_RESULTS) check $(WASM_OUT)
 
 build: wasm node-deps
 	cd pkg && node scripts/build.mjs
@@ -131,6 +137,7 @@ test-bench: build
 	node bench/bench.mjs --smoke
 	node bench/sessions.mjs --smoke
 	node bench/compare.mjs --before pkg --smoke
+	node bench/cold.mjs --smoke
 
 # The evaluation bounded to its generated conversations and recorded sessions (no download): fails
 # when evidence recall drops below eval/baseline.json by more than its tolerance.
@@ -168,13 +175,15 @@ serve: build www-deps
 	node www/serve.mjs
 
 # The full side-by-side benchmark; rewrites bench/RESULTS.md (sessions.mjs adds its section, then
-# serde-fragments.mjs the object path's two readers: getters, serde-wasm-bindgen). Then the sizes
-# and their budgets: bench/SIZES.md.
+# serde-fragments.mjs the object path's two readers: getters, serde-wasm-bindgen, then cold.mjs
+# the cold start, beside an earlier build when COLD_BEFORE names its package directory). Then the
+# sizes and their budgets: bench/SIZES.md.
 bench: build bench-serde
 	cargo bench --bench native
 	node bench/bench.mjs --write bench/RESULTS.md
 	node bench/sessions.mjs --write bench/RESULTS.md
 	node bench/serde-fragments.mjs --write bench/RESULTS.md
+	node bench/cold.mjs $(if $(COLD_BEFORE),--before $(COLD_BEFORE)) --write bench/RESULTS.md
 	node bench/sizes.mjs --write bench/SIZES.md
 
 # This build against an earlier one (BEFORE, a git revision, default HEAD~1), side by side in one
@@ -190,8 +199,8 @@ bench-compare: build
 
 bench-serde: wasm-toolchain node-deps
 	cargo build --target $(WASM_TARGET) --release --lib --features serde-fragments --target-dir $(BENCH_SERDE)
-	wasm-bindgen --target web --omit-default-module-path --out-dir $(BENCH_SERDE)/pkg --out-name ctxpack \
-	  $(BENCH_SERDE)/$(WASM_TARGET)/release/ctxpack_core.wasm
+	cp $(BENCH_SERDE)/$(WASM_TARGET)/release/ctxpack_core.wasm $(BENCH_SERDE)/raw.wasm && $(SINGLE_RESULTS) mark $(BENCH_SERDE)/raw.wasm
+	wasm-bindgen --target web --omit-default-module-path --out-dir $(BENCH_SERDE)/pkg --out-name ctxpack $(BENCH_SERDE)/raw.wasm
 	$(WASM_OPT) $(BENCH_SERDE)/pkg/ctxpack_bg.wasm -o $(BENCH_SERDE)/pkg/ctxpack_bg.wasm.opt \
 	  && mv $(BENCH_SERDE)/pkg/ctxpack_bg.wasm.opt $(BENCH_SERDE)/pkg/ctxpack_bg.wasm
 

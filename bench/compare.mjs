@@ -15,12 +15,13 @@
 
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { rng } from '../pkg/test/rng.mjs';
+import { putSection } from './write-section.mjs';
 
 const here = fileURLToPath(import.meta.url);
 const root = dirname(dirname(here));
@@ -252,19 +253,7 @@ Produced by \`make bench-compare\` (\`node bench/compare.mjs --before <dir>\`)${
 |---|---:|---:|---:|---:|---|
 ${rows.map((r) => `| ${r.name} | ${r.n.toLocaleString('en-US')} | ${ms(r.before)} | ${ms(r.after)} | ${(r.after / r.before).toFixed(2)} | ${r.same ? 'yes' : '**no**'} |`).join('\n')}
 `;
-  process.stdout.write(`\n${section}`);
-  const out = at('--write');
-  if (out !== undefined) {
-    const file = join(root, out);
-    const current = readFileSync(file, 'utf8');
-    const start = current.indexOf(SECTION);
-    const next = start < 0 ? -1 : current.indexOf('\n## ', start + SECTION.length);
-    const head = start < 0 ? `${current.trimEnd()}\n\n` : current.slice(0, start);
-    const tail = next < 0 ? '' : current.slice(next + 1);
-    writeFileSync(file, `${head}${section}${tail ? `\n${tail}` : ''}`);
-    process.stderr.write(`wrote ${out}\n`);
-  }
-  if (failures.length > 0) throw new Error(failures.join('\n'));
+  putSection(section, SECTION, at('--write'), failures);
 }
 
 const args = process.argv.slice(2);

@@ -2,26 +2,30 @@
 // `make bench`, sizes: the packed tarball (what `npm install ctxpack` downloads) and, for every
 // JavaScript file package.json `exports` points at, what it adds to a user's bundle: esbuild,
 // minified, gzipped (level 9), with the .wasm and the optional tokenizer peers left external (the
-// .wasm is counted once, on its own line). Fails when a size is over its budget below.
+// .wasm is counted on its own line, and beside each entry that loads it: the entry plus the .wasm
+// is what a cold start downloads and compiles). Fails when a size is over its budget below.
 //
 //   node bench/sizes.mjs [--write bench/SIZES.md]
 
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
+
+import { entrySize, wasmSize } from './size-of.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const pkg = join(root, 'pkg');
-const { buildSync } = createRequire(join(pkg, 'package.json'))('esbuild');
 
-/** Budgets in bytes: about 15 % over the sizes measured when they were set (the .wasm's: the project's 80 KB target, plus rounding). */
-const BUDGET = { tarball: 420_000, wasmGzip: 82_000, entryGzip: 31_000, tokenizerGzip: 1_500 };
+/**
+ * Budgets in bytes, gzipped but the tarball's. An entry that loads the core: itself plus the .wasm
+ * at most 150 KB (issue 30's figure for the main entry, held for every entry). The tokenizer
+ * adapters load nothing of the core (they import `ctxpack` by name): about 15 % over their size
+ * when it was set, as the tarball's.
+ */
+const BUDGET = { tarball: 420_000, entryWithWasmGzip: 150_000, tokenizerGzip: 1_500 };
 
 const KB = (n) => `${(n / 1000).toFixed(1)} KB`;
-const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
 
 // The tarball, as npm packs it.
 const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], { cwd: pkg, encoding: 'utf8' }));
@@ -39,27 +43,20 @@ const walk = (subpath, node, conditions) => {
 for (const [subpath, node] of Object.entries(manifest.exports)) walk(subpath, node, []);
 
 const rows = targets.map(({ subpath, conditions, file }) => {
-  const result = buildSync({
-    entryPoints: [join(pkg, file)],
-    bundle: true,
-    minify: true,
-    write: false,
-    format: file.endsWith('.cjs') ? 'cjs' : 'esm',
-    platform: file.includes('node') ? 'node' : 'neutral',
-    external: ['*.wasm', '*.wasm?module', 'node:*', 'ctxpack', 'js-tiktoken', 'js-tiktoken/*', 'gpt-tokenizer', 'gpt-tokenizer/*'],
-    logLevel: 'error',
-  });
-  const bytes = result.outputFiles[0].contents;
-  const budget = subpath.startsWith('./tokenizers/') ? BUDGET.tokenizerGzip : BUDGET.entryGzip;
-  return { subpath, conditions, file, min: bytes.length, gzip: gz(bytes), budget };
+  const core = !subpath.startsWith('./tokenizers/');
+  return { subpath, conditions, file, ...entrySize(pkg, file), core };
 });
-const wasm = readFileSync(join(pkg, 'wasm/ctxpack_bg.wasm'));
-const wasmGzip = gz(wasm);
+const { raw: wasmRaw, gzip: wasmGzip } = wasmSize(pkg);
+for (const r of rows) {
+  r.counted = r.core ? r.gzip + wasmGzip : r.gzip;
+  r.budget = r.core ? BUDGET.entryWithWasmGzip : BUDGET.tokenizerGzip;
+}
 
 const over = [];
 if (packed.size > BUDGET.tarball) over.push(`tarball ${KB(packed.size)} > ${KB(BUDGET.tarball)}`);
-if (wasmGzip > BUDGET.wasmGzip) over.push(`.wasm ${KB(wasmGzip)} gz > ${KB(BUDGET.wasmGzip)}`);
-for (const r of rows) if (r.gzip > r.budget) over.push(`${r.subpath} (${r.conditions}) ${KB(r.gzip)} gz > ${KB(r.budget)}`);
+for (const r of rows) {
+  if (r.counted > r.budget) over.push(`${r.subpath} (${r.conditions}) ${KB(r.counted)} gz${r.core ? ' with the .wasm' : ''} > ${KB(r.budget)}`);
+}
 
 const lines = [
   '# Sizes',
@@ -67,13 +64,13 @@ const lines = [
   'Written by `node bench/sizes.mjs --write bench/SIZES.md` (part of `make bench`); budgets in the script, which fails when one is exceeded.',
   '',
   `- packed tarball (\`npm pack\`): **${KB(packed.size)}** (budget ${KB(BUDGET.tarball)}); unpacked ${KB(packed.unpackedSize)} in ${packed.entryCount} files`,
-  `- \`wasm/ctxpack_bg.wasm\`: ${KB(wasm.length)} raw, **${KB(wasmGzip)}** gzipped (budget ${KB(BUDGET.wasmGzip)}), shared by every entry below`,
+  `- \`wasm/ctxpack_bg.wasm\`: ${KB(wasmRaw)} raw, **${KB(wasmGzip)}** gzipped, shared by every entry below but the tokenizer adapters`,
   '',
-  'Each entry bundled by esbuild, minified, gzipped; the .wasm, `node:*` and the tokenizer peers external:',
+  `Each entry bundled by esbuild, minified, gzipped; the .wasm, \`node:*\` and the tokenizer peers external. Budget: an entry that loads the core, with the .wasm, at most ${KB(BUDGET.entryWithWasmGzip)} (issue 30); a tokenizer adapter alone, ${KB(BUDGET.tokenizerGzip)}:`,
   '',
-  '| export | conditions | file | minified | gzipped | budget |',
-  '|---|---|---|---:|---:|---:|',
-  ...rows.map((r) => `| \`${r.subpath}\` | ${r.conditions} | \`${r.file}\` | ${KB(r.min)} | ${KB(r.gzip)} | ${KB(r.budget)} |`),
+  '| export | conditions | file | minified | gzipped | with the .wasm | budget |',
+  '|---|---|---|---:|---:|---:|---:|',
+  ...rows.map((r) => `| \`${r.subpath}\` | ${r.conditions} | \`${r.file}\` | ${KB(r.min)} | ${KB(r.gzip)} | ${r.core ? `**${KB(r.counted)}**` : '—'} | ${KB(r.budget)} |`),
   '',
 ];
 const text = lines.join('\n');

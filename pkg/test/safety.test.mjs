@@ -26,7 +26,7 @@ test('no bundle uses eval, the Function constructor or a network module', () => 
   // these Node modules and no other, together.
   for (const files of [bundles.filter((f) => f.startsWith('node') && f.endsWith('.js')), bundles.filter((f) => f.endsWith('.cjs'))]) {
     assert.ok(files.length >= 3, files.join());
-    const imports = files.flatMap((file) => [...readFileSync(join(dist, file), 'utf8').matchAll(/(?:from\s+|require\()\s*['"](node:[\w/]+)['"]/g)].map((m) => m[1]));
+    const imports = files.flatMap((file) => [...readFileSync(join(dist, file), 'utf8').matchAll(/(?:from\s*|require\()\s*['"](node:[\w/]+)['"]/g)].map((m) => m[1]));
     assert.deepEqual([...new Set(imports)].sort(), ['node:fs', 'node:module', 'node:path', 'node:url'], files.join());
   }
 });

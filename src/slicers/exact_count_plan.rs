@@ -98,7 +98,7 @@ impl Plan {
         }
         // The lightest way to meet every requirement, over all candidates.
         let mut required_buckets: i64 = 0;
-        for (e, pool) in pools.iter_mut().enumerate() {
+        for (e, pool) in pools.iter().enumerate() {
             required_buckets =
                 required_buckets.saturating_add(lightest(pool, input.entries[e].require_count));
         }
@@ -111,11 +111,11 @@ impl Plan {
             let require = entry.require_count.min(rows.len());
             all_met &= require == entry.require_count;
             if require > 0 {
-                let mut sizes: Vec<i64> = rows
+                let sizes: Vec<i64> = rows
                     .iter()
                     .map(|r| i64::try_from(r.w).unwrap_or(i64::MAX))
                     .collect();
-                hard_buckets = hard_buckets.saturating_add(lightest(&mut sizes, require));
+                hard_buckets = hard_buckets.saturating_add(lightest(&sizes, require));
             }
             if rows.len() > entry.cap_count {
                 rows = drop_dominated(rows, entry.cap_count, &mut dominated);
@@ -310,7 +310,10 @@ pub(super) struct Solved {
 /// pushing its input index on `dropped`. Keeps the input order of the rest.
 fn drop_dominated(rows: Vec<Row>, cap: usize, dropped: &mut Vec<usize>) -> Vec<Row> {
     let mut order: Vec<usize> = (0..rows.len()).collect();
-    order.sort_unstable_by(|&a, &b| {
+    // The shared index sort (a total order: ties by input index, so the
+    // same order as any sort): `sort_unstable_by` here compiled 17 KB of
+    // wasm of its own.
+    crate::sort::sort_indexes_by(&mut order, |a, b| {
         rows[a]
             .w
             .cmp(&rows[b].w)
@@ -351,13 +354,19 @@ pub(super) const fn buckets(tokens: i64, bucket: i64) -> i64 {
 
 /// The sum of the `count` smallest sizes (all of them when fewer),
 /// saturating.
-fn lightest(sizes: &mut [i64], count: usize) -> i64 {
+fn lightest(sizes: &[i64], count: usize) -> i64 {
     let count = count.min(sizes.len());
     if count == 0 {
         return 0;
     }
-    sizes.select_nth_unstable(count - 1);
-    sizes[..count].iter().fold(0, |a, &w| a.saturating_add(w))
+    // Through the shared index sort rather than `select_nth_unstable`
+    // (about 5 KB of wasm of its own): the sum of the `count` smallest does
+    // not depend on how ties are ordered.
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    crate::sort::sort_indexes_by(&mut order, |a, b| sizes[a].cmp(&sizes[b]));
+    order[..count]
+        .iter()
+        .fold(0, |a, &i| a.saturating_add(sizes[i]))
 }
 
 /// The most rows whose buckets fit `capacity` together (the lightest ones).

@@ -1,19 +1,22 @@
 /**
- * Node through `require()`: the CommonJS bundle reads the .wasm from beside its own file; from a
- * bundle, through the package's own resolution (see node-find.ts).
+ * Node through `require()`: the CommonJS bundle reads the .wasm from beside its own file (from a
+ * bundle, through the package's own resolution; see node-find.ts) and starts compiling it as the
+ * package is required, in the background (see compileEarly).
  * @internal
  * @module
  */
 
-import { readWasmBytes } from './node-find.js';
+import { compileEarly, readWasmBytes } from './node-find.js';
 
 declare const __filename: string | undefined;
 
-export function loadWasmSync(): BufferSource {
-  return readWasmBytes(typeof __filename === 'string' ? __filename : undefined);
+const early = compileEarly(() => readWasmBytes(typeof __filename === 'string' ? __filename : undefined));
+
+export function loadWasmSync(): WebAssembly.Module | BufferSource {
+  return early();
 }
 
-export function defaultWasmInput(): BufferSource {
+export function defaultWasmInput(): WebAssembly.Module | BufferSource {
   return loadWasmSync();
 }
 

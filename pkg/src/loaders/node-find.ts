@@ -106,3 +106,34 @@ export function readWasmBytes(moduleFile: string | undefined): BufferSource {
     { cause: readError ?? lastError },
   );
 }
+
+/**
+ * Starts compiling the .wasm as the package is imported, without blocking the import: the bytes
+ * are read now and `WebAssembly.compile` compiles them on V8's background threads. Returns what
+ * `loadWasmSync` gives: the compiled module once it is ready, else the bytes (the first call then
+ * compiles them itself, synchronously, as it always did). Nothing is thrown here: when the file
+ * cannot be read now, the first call reads again and its {@link CtxpackError} says why.
+ *
+ * Not in Deno: reading there needs a permission, and asking for it belongs to the first call, not
+ * to the import.
+ */
+export function compileEarly(read: () => BufferSource): () => WebAssembly.Module | BufferSource {
+  let bytes: BufferSource | undefined;
+  let compiled: WebAssembly.Module | undefined;
+  if (!('Deno' in globalThis)) {
+    try {
+      const source = read();
+      bytes = source;
+      WebAssembly.compile(source).then(
+        (module) => {
+          compiled = module;
+          bytes = undefined;
+        },
+        () => undefined, // the synchronous compile of the first call reports it
+      );
+    } catch {
+      // Not found, not readable, or no WebAssembly (node --jitless): the first call says which.
+    }
+  }
+  return () => compiled ?? bytes ?? read();
+}

@@ -1,19 +1,22 @@
 /**
- * Node (ESM, and Deno through the `node` condition): reads the .wasm next to the package
- * synchronously on first use, so no `init()` is needed; from a bundle, through the package's own
- * resolution (see node-find.ts).
+ * Node (ESM, and Deno through the `node` condition): reads the .wasm next to the package (from a
+ * bundle, through the package's own resolution; see node-find.ts) and starts compiling it as the
+ * package is imported, in the background; the first call uses the compiled module, or compiles
+ * the bytes itself if it comes first. No `init()` is needed.
  * @internal
  * @module
  */
 
-import { filePathOf, readWasmBytes } from './node-find.js';
+import { compileEarly, filePathOf, readWasmBytes } from './node-find.js';
 
-export function loadWasmSync(): BufferSource {
-  // An ES bundle converted to CommonJS empties `import.meta`; filePathOf gives undefined then.
-  return readWasmBytes(filePathOf(import.meta.url));
+// An ES bundle converted to CommonJS empties `import.meta`; filePathOf gives undefined then.
+const early = compileEarly(() => readWasmBytes(filePathOf(import.meta.url)));
+
+export function loadWasmSync(): WebAssembly.Module | BufferSource {
+  return early();
 }
 
-export function defaultWasmInput(): BufferSource {
+export function defaultWasmInput(): WebAssembly.Module | BufferSource {
   return loadWasmSync();
 }
 
