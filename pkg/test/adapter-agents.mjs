@@ -61,6 +61,7 @@ export function agentModel({ provider = 'mock-provider' } = {}) {
   return { model, calls };
 }
 
+/** The language model prompt the SDK gives a model or middleware: the instructions are system messages in it. */
 const FORMAT = { name: 'ai-sdk', allowSystemInMessages: true };
 /** A message's text. */
 export const text = (m) => (typeof m.content === 'string' ? m.content : m.content.map((p) => p.text ?? '').join(''));
@@ -73,7 +74,7 @@ export const text = (m) => (typeof m.content === 'string' ? m.content : m.conten
 export function checkPrompts(calls, steps = STEPS) {
   assert.equal(calls.length, steps);
   for (const [k, { prompt, tools }] of calls.entries()) {
-    assert.deepEqual(validateMessages(prompt, 'ai-sdk'), [], `step ${k}: an invalid prompt`);
+    assert.deepEqual(validateMessages(prompt, FORMAT), [], `step ${k}: an invalid prompt`);
     sdkCheck('ai-sdk', prompt);
     assert.ok(prompt[0].role === 'system' && text(prompt[0]) === INSTRUCTIONS, `step ${k}: the instructions are not first`);
     assert.ok(prompt.some((m) => m.role === 'user' && text(m) === TASK), `step ${k}: the task is missing`);

@@ -9,6 +9,9 @@ import { ctxpackLanguageModelMiddleware, ctxpackPrepareStep } from 'ctxpack/ai-s
 import { BUDGET, checkTable, countText, fileText, measure, STEPS, SYSTEM, TASK, TOOL } from './builtins.mjs';
 import { scriptedLanguageModel } from './scripted-models.mjs';
 
+/** The language model prompts the fake model receives carry the instructions as system messages. */
+const PROMPT = { name: 'ai-sdk', allowSystemInMessages: true };
+
 const tools = {
   [TOOL.name]: tool({
     description: TOOL.description,
@@ -42,7 +45,7 @@ test("the AI SDK's pruneMessages beside ctxpack's prepareStep and middleware on 
     const { model, prompts } = scriptedLanguageModel();
     const { steps } = await generateText({ ...glue(model), tools, instructions: SYSTEM, messages: [{ role: 'user', content: TASK }], stopWhen: stepCountIs(STEPS + 1) });
     assert.equal(steps.length, STEPS, label);
-    measured.push([label, measure(prompts, { format: 'ai-sdk' })]);
+    measured.push([label, measure(prompts, { format: PROMPT })]);
   }
   for (const [, m] of measured.slice(-2)) assert.deepEqual([m.valid, m.taskKept, m.withinBudget], [STEPS, STEPS, STEPS]);
   checkTable('docs/ai-sdk.md', "Beside the AI SDK's own", measured);

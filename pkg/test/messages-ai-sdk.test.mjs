@@ -136,7 +136,7 @@ test("AI SDK: options.system is counted and kept beside the messages (ai@7 refus
   assert.equal(session.fit(history).metrics.pinned_tokens, r.metrics.pinned_tokens);
 });
 
-test('OpenAI takes a system message anywhere; the AI SDK and LangChain formats keep the rule', () => {
+test('OpenAI takes a system message anywhere; the AI SDK (ai@7 by default) none among the messages', () => {
   const history = [
     { role: 'system', content: 'rules' },
     { role: 'user', content: 'hello' },
@@ -150,8 +150,8 @@ test('OpenAI takes a system message anywhere; the AI SDK and LangChain formats k
     ['pinned', 'scored', 'pinned', 'pinned'],
   );
   assert.deepEqual(
-    validateMessages(history, 'ai-sdk').map((v) => v.rule),
-    ['system_not_first'],
+    validateMessages(history, 'ai-sdk').map((v) => [v.index, v.rule]),
+    [[0, 'system_in_messages'], [2, 'system_in_messages']],
   );
 });
 
@@ -164,7 +164,7 @@ test("AI SDK with allowSystemInMessages: a system message anywhere, as ai@7 take
   ];
   const format = { name: 'ai-sdk', allowSystemInMessages: true };
   assert.deepEqual(validateMessages(history, format), []);
-  assert.deepEqual(validateMessages(history, { name: 'ai-sdk', allowSystemInMessages: false }).map((v) => v.rule), ['system_not_first']);
+  assert.deepEqual(validateMessages(history, { name: 'ai-sdk', allowSystemInMessages: false }).map((v) => v.rule), ['system_in_messages']);
   const r = fitMessages(history, { format, budgets: { tokens_max: 1000 } });
   assert.deepEqual(r.decisions.map((d) => d.reason), ['scored', 'scored', 'pinned', 'pinned']);
   // Without the option the pinned system message breaks the rule: refused, as generateText refuses it.
@@ -178,4 +178,16 @@ test("AI SDK with allowSystemInMessages: a system message anywhere, as ai@7 take
   assert.throws(() => validateMessages(history, { name: 'ai-sdk', allowSystemInMessages: 'yes' }), { code: 'INVALID_OPTION', field: 'format.allowSystemInMessages' });
   assert.throws(() => fitMessages(history, { format: { name: 'ai-sdk', strict: true }, budgets: { tokens_max: 1000 } }), { code: 'INVALID_OPTION', field: 'format.strict' });
   assert.throws(() => fitMessages(history, { format: { name: 'openai' }, budgets: { tokens_max: 1000 } }), { code: 'INVALID_OPTION', field: 'format' });
+});
+
+test('system_in_messages mirrors ai@7: generateText refuses what validateMessages reports, and takes the fit of the same history with the prompt as system', async () => {
+  const history = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hello' }];
+  assert.deepEqual(validateMessages(history, 'ai-sdk').map((v) => v.rule), ['system_in_messages']);
+  await assert.rejects(generateText({ model: mockModel().model, messages: history }), /System messages are not allowed/);
+  assert.throws(() => fitMessages(history, { format: 'ai-sdk', budgets: { tokens_max: 1000 } }), { code: 'INVALID_MESSAGES', field: 'system_in_messages' });
+  const r = fitMessages(history.slice(1), { format: 'ai-sdk', system: 'Be brief.', budgets: { tokens_max: 1000 } });
+  assert.deepEqual(validateMessages(r.messages, 'ai-sdk'), []);
+  const { model, prompts } = mockModel();
+  await generateText({ model, instructions: 'Be brief.', messages: r.messages });
+  assert.equal(prompts[0][0].role, 'system');
 });

@@ -53,14 +53,17 @@ export const FORMATS = ['openai', 'openai-responses', 'anthropic', 'ai-sdk', 'la
 export function render(history, format) {
   const out = [];
   serial = 0;
-  if (format !== 'anthropic') out.push(systemMessage(history.system, format));
+  // Anthropic takes the system prompt beside the messages, and so does ai@7 (its `instructions`:
+  // it refuses system messages among them unless allowSystemInMessages).
+  const beside = format === 'anthropic' || format === 'ai-sdk';
+  if (!beside) out.push(systemMessage(history.system, format));
   for (const e of history.events) {
     if (format === 'openai-responses' && e.kind !== 'calls') out.push(responsesMessage(e.kind, e.text));
     else if (e.kind === 'user') out.push(format === 'langchain' ? new HumanMessage(e.text) : { role: 'user', content: e.text });
     else if (e.kind === 'assistant') out.push(format === 'langchain' ? new AIMessage(e.text) : { role: 'assistant', content: e.text });
     else out.push(...renderCalls(e, format));
   }
-  return format === 'anthropic' ? { messages: out, system: history.system } : { messages: out };
+  return beside ? { messages: out, system: history.system } : { messages: out };
 }
 
 function systemMessage(text, format) {

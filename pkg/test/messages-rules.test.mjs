@@ -38,7 +38,7 @@ test('one task, many tool steps: the steps before the last compete, so a long ag
     assert.deepEqual(validateMessages(r.messages, format), [], format);
     assert.ok(r.messages.length < messages.length, `${format}: something was cut`);
     assert.ok(r.metrics.budget_used <= r.metrics.effective_budget, format);
-    const task = format === 'anthropic' ? 0 : 1;
+    const task = system !== undefined ? 0 : 1; // the system prompt beside the messages, or first among them
     const last = messages.length - 1; // the last result; its call is the message before it
     for (const i of [task, last - 1, last]) assert.equal(r.decisions[i].reason, 'pinned', `${format}: message ${i}`);
     assert.ok(r.decisions.some((d) => d.reason === 'budget_exceeded' || d.reason === 'group_excluded'), `${format}: earlier steps compete`);
@@ -193,7 +193,9 @@ test('Anthropic: a unit that would open the request is left out inside the selec
 test('validateMessages: each rule', () => {
   const rules = (m, f) => validateMessages(m, f).map((v) => v.rule);
   assert.deepEqual(rules([], 'openai'), ['no_messages']);
-  assert.deepEqual(rules([{ role: 'user', content: 'a' }, { role: 'system', content: 's' }], 'ai-sdk'), ['system_not_first']);
+  assert.deepEqual(rules([{ role: 'user', content: 'a' }, { role: 'system', content: 's' }], 'ai-sdk'), ['system_in_messages']);
+  assert.deepEqual(rules([{ role: 'system', content: 's' }, { role: 'user', content: 'a' }], 'ai-sdk'), ['system_in_messages'], 'ai@7 refuses a system message first too');
+  assert.deepEqual(rules([{ role: 'system', content: 's' }, { role: 'user', content: 'a' }, { role: 'system', content: 's' }], { name: 'ai-sdk', allowSystemInMessages: false }), ['system_in_messages', 'system_in_messages']);
   assert.deepEqual(rules([{ role: 'user', content: 'a' }, { role: 'system', content: 's' }], 'openai'), [], 'chat completions take a system message anywhere');
   assert.deepEqual(rules([{ role: 'assistant', content: 'a' }], 'anthropic'), ['first_not_user']);
   assert.deepEqual(rules([{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'q' }] }], 'anthropic'), ['orphan_tool_result']);

@@ -72,6 +72,9 @@ export const aiSdk: FormatAdapter = {
   results: 'tool-messages',
   firstFromUser: false,
   systemAnywhere: false,
+  // "System messages are not allowed in the prompt or messages fields. Use the instructions option
+  // instead." (ai@7's standardizePrompt, unless allowSystemInMessages is set).
+  noSystemMessages: true,
   // generateText's `system` (`instructions`): ai@7 refuses system messages in `messages` unless
   // told otherwise, so the system prompt goes beside them.
   systemOption: {
@@ -85,12 +88,13 @@ export const aiSdk: FormatAdapter = {
 };
 
 /** The AI SDK format when the caller passes `allowSystemInMessages: true` to ai@7: system messages anywhere. */
-const aiSdkSystemAnywhere: FormatAdapter = { ...aiSdk, systemAnywhere: true };
+const aiSdkSystemAnywhere: FormatAdapter = (({ noSystemMessages: _, ...rest }) => ({ ...rest, systemAnywhere: true }))(aiSdk);
 
 /**
  * The AI SDK format with its options, `format: { name: 'ai-sdk', allowSystemInMessages }`: the
  * option of generateText, streamText and ToolLoopAgent of the same name, which lets system
- * messages stand anywhere in `messages` (ai@7 refuses them after the first other message by default).
+ * messages stand anywhere in `messages` (ai@7 refuses every system message there by default:
+ * pass the system prompt as `options.system`, the call's `instructions`).
  */
 export function aiSdkWith(options: Readonly<Record<string, unknown>>): FormatAdapter {
   for (const key of Object.keys(options)) {

@@ -80,6 +80,8 @@ export interface FormatAdapter {
    * accepts one anywhere; LangChain and the AI SDK pass messages to providers that do not).
    */
   readonly systemAnywhere: boolean;
+  /** Whether the API refuses every system message in the messages (ai@7 without `allowSystemInMessages`): rule `system_in_messages`. */
+  readonly noSystemMessages?: true;
   /** Whether the last message may be an assistant message with empty content (Anthropic: a prefill). */
   readonly emptyLastAssistant?: boolean;
   /** Whether a tool call's id must be unique in the whole request (Anthropic), not only in its message. */

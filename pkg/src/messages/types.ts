@@ -77,7 +77,8 @@ export interface AiSdkFormat {
  * `'orphan_tool_result'`, `'duplicate_tool_call_id'`, `'empty_content'`, `'tool_result_not_first'`
  * (Anthropic), `'reasoning_without_item'` (Responses: a reasoning item with no item after it),
  * `'duplicate_item_id'` (Responses: an item with an earlier item's `id`), `'compaction_not_first'`
- * (Anthropic: a message opening with a `compaction` block after another message).
+ * (Anthropic: a message opening with a `compaction` block after another message),
+ * `'system_in_messages'` (AI SDK without `allowSystemInMessages`: any system message).
  */
 export type MessageRule =
   | 'malformed'
@@ -91,7 +92,8 @@ export type MessageRule =
   | 'tool_result_not_first'
   | 'reasoning_without_item'
   | 'duplicate_item_id'
-  | 'compaction_not_first';
+  | 'compaction_not_first'
+  | 'system_in_messages';
 
 /** One rule violation: the message at fault (0 for `no_messages`), the rule, and a message naming indexes, never text. */
 export interface MessageViolation {
@@ -241,7 +243,7 @@ export interface FitMessagesAsyncOptions<M = unknown> extends Omit<FitMessagesOp
  * `'skip_limit_reached'`, `'group_excluded'`: its tool call or result did not go in), or
  * `'invalid_structure'` (it breaks a rule of its format, `validateMessages`: an orphaned call or result, a duplicate call id, empty content…; never sent)
  * and `'first_not_user'` (Anthropic: left out so that the request starts with a user message),
- * `'compacted'` (Responses: a model item before the latest `compaction` item, which stands for it).
+ * `'compacted'` (what the latest compaction stands for: Responses, a model item before the latest `compaction` item; Anthropic, every message before the one opening with the latest `compaction` block).
  * A session (`createSession`) adds `'cached_prefix'` (kept because the previous request had it:
  * the prompt cache's prefix) and `'cache_cut'` (left out at an earlier cut, so that the prefix
  * stays what the provider has cached).

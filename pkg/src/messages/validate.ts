@@ -54,6 +54,8 @@ function violation(index: number, rule: MessageRule, message: string): MessageVi
  * - `no_messages`: the list is empty (every provider refuses an empty conversation);
  * - `system_not_first`: a system (or developer) message after a message of another role (not a
  *   rule of OpenAI's chat completions, which take one anywhere);
+ * - `system_in_messages` (AI SDK without `allowSystemInMessages`): any system message, which ai@7
+ *   refuses among the messages ("Use the instructions option instead");
  * - `first_not_user` (Anthropic): the first message is not from the user;
  * - `missing_tool_result`: a tool call without its result (OpenAI, AI SDK, LangChain: in the tool
  *   messages right after the call; Anthropic: in the very next message, from the user);
@@ -80,7 +82,9 @@ export function structureViolations(turns: readonly (Turn | undefined)[], adapte
   let other = false;
   turns.forEach((t, i) => {
     if (t === undefined) return;
-    if (t.role === 'system' && other && !adapter.systemAnywhere) out.push(violation(i, 'system_not_first', `messages[${i}] is a system message after the conversation started`));
+    if (t.role === 'system' && adapter.noSystemMessages === true) {
+      out.push(violation(i, 'system_in_messages', `messages[${i}] is a system message, which the API refuses among the messages (AI SDK: pass it as options.system, the call's instructions, or set allowSystemInMessages)`));
+    } else if (t.role === 'system' && other && !adapter.systemAnywhere) out.push(violation(i, 'system_not_first', `messages[${i}] is a system message after the conversation started`));
     if (t.role !== 'system') other = true;
     const prefill = adapter.emptyLastAssistant === true && t.role === 'assistant' && i === turns.length - 1;
     if (t.emptyContent === true && !prefill) out.push(violation(i, 'empty_content', `messages[${i}].content is empty or missing`));
