@@ -83,7 +83,7 @@ const CASES = {
   },
   // One tool result of about 100,000 tokens among a short history (issue 27: counting a huge text
   // result is no slower than before; it is truncated to the budget's share).
-  'fitMessages, one tool result of n words': {
+  'fitMessages (one tool result of n words)': {
     sizes: [100_000],
     size: (input, n) => n,
     input: async (n) => {
