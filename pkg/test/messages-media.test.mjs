@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
-import { createSession, estimateTokens, fitMessages } from 'ctxpack';
+import { createSession, estimateTokens, fitMessages, validateMessages } from 'ctxpack';
 
 /** A `w × h` image in `format`, with some texture. */
 function image(w, h, format) {
@@ -312,4 +312,22 @@ test("a session: new tools invalidate the cached prefix; a message's new image m
   assert.equal(after.cache.prefixMessages, 2, 'the prefix ends at the message whose image changed');
   const newTools = s.fit([...swapped, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'go' }], { tools: [...tools, { name: 'type', input_schema: { type: 'object' } }] });
   assert.equal(newTools.cache.prefixMessages, 0, 'the tools are part of the head: no prefix survives their change');
+});
+
+test('bytes where a JSON API wants a string (OpenAI image_url.url, Anthropic base64 data) are INVALID_FIELD naming the part; the AI SDK takes bytes', () => {
+  const png = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
+  const cases = [
+    ['openai', [{ role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: png } }] }], 'content[1]'],
+    ['openai', [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: new Uint8Array(8), format: 'wav' } }] }], 'content[0]'],
+    ['anthropic', [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }] }], 'content[0]'],
+  ];
+  for (const [format, messages, field] of cases) {
+    assert.throws(() => fitMessages(messages, { format, budgets: { tokens_max: 10_000 } }), (e) => e.code === 'INVALID_FIELD' && e.index === 0 && e.field === field, `${format} ${field}`);
+    assert.deepEqual(validateMessages(messages, format).map((v) => [v.index, v.rule]), [[0, 'malformed']]);
+  }
+  // The same image as base64 is taken; the AI SDK takes the bytes themselves.
+  const ok = [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}` } }] }];
+  assert.equal(fitMessages(ok, { format: 'openai', budgets: { tokens_max: 10_000 } }).messages.length, 1);
+  const aiSdk = [{ role: 'user', content: [{ type: 'image', image: png, mediaType: 'image/png' }] }];
+  assert.deepEqual(validateMessages(aiSdk, 'ai-sdk'), []);
 });

@@ -11,7 +11,7 @@
  * @module
  */
 
-import { anthropicMedia, replaceContentMedia, type MediaPart } from './media.js';
+import { anthropicMedia, refuseBytes, replaceContentMedia, type MediaPart } from './media.js';
 import { collectText, joinText, messageError, messageRecord, readCallId, readParts, replaceMessageText, withMedia, type FormatAdapter, type Turn } from './turns.js';
 
 function read(message: unknown, index: number): Turn {
@@ -38,6 +38,7 @@ function read(message: unknown, index: number): Turn {
   }
   const media: MediaPart[] = [];
   const text = joinText(collectText(content, [], { recognize: anthropicMedia, out: media }));
+  refuseBytes(media, content, index);
   const turn = withMedia({ role, calls, results, prose: role === 'user' && prose, text }, media);
   // Server-side compaction (compact_20260112, or a `compaction` config) answers with an assistant
   // message that opens with a `compaction` block: sent back, it must be the first block of the

@@ -14,6 +14,7 @@ import { countPdfTokens, imageSizeOf, pdfPagesOf, type MediaInput } from '../tok
 import { describeThrown } from '../tokens/counter.js';
 import { textKey } from '../tokens/cache.js';
 import { MAX_COST_TOKENS, isRecord } from '../validate/fields.js';
+import { messageError } from './turns.js';
 
 /**
  * What a non-text part is, as counted: a text file is read as text instead and never is one.
@@ -473,4 +474,19 @@ export function replaceContentMedia(message: unknown, recognize: Recognizer, tex
   const m = message as Record<string, unknown>;
   const content = replaceMediaParts(m['content'], recognize, textPart);
   return content === m['content'] ? undefined : { ...m, content };
+}
+
+/**
+ * The JSON APIs (OpenAI's chat completions, Anthropic's Messages) take a part's data as a string
+ * (a URL, a `data:` URL or base64); bytes there (a Buffer, a Uint8Array) would be serialised as
+ * `{ "type": "Buffer", "data": [...] }` or `{ "0": …}`, which the API refuses. The AI SDK and
+ * LangChain take bytes and convert them. `INVALID_FIELD` naming the part (`content[k]`, or
+ * `content` when the part is nested, e.g. in a tool result).
+ */
+export function refuseBytes(media: readonly MediaPart[], content: unknown, index: number): void {
+  for (const m of media) {
+    if (m.data === undefined || typeof m.data === 'string') continue;
+    const k = Array.isArray(content) ? content.indexOf(m.part) : -1;
+    throw messageError(index, k >= 0 ? `content[${k}]` : 'content', "a part whose data is a string (a URL, a data: URL or base64), as the API takes JSON", m.data);
+  }
 }

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { openaiMedia, replaceContentMedia, type MediaPart } from './media.js';
+import { openaiMedia, refuseBytes, replaceContentMedia, type MediaPart } from './media.js';
 import { collectText, joinText, messageError, messageRecord, readCallId, readToolCalls, replaceMessageText, withMedia, withName, type FormatAdapter, type Turn } from './turns.js';
 
 const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
@@ -21,6 +21,7 @@ function read(message: unknown, index: number): Turn {
   }
   const media: MediaPart[] = [];
   const text = collectText(content, [], { recognize: openaiMedia, out: media });
+  refuseBytes(media, content, index);
   const calls: string[] = [];
   const results: string[] = [];
   if (role === 'assistant') readToolCalls(m['tool_calls'], index, calls, text, (call) => call['function'] ?? call['custom']);
