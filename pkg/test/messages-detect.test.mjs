@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CtxpackError, detectMessageFormat, fitMessages, MESSAGE_FORMATS } from 'ctxpack';
-import { randomHistory, render } from './messages-histories.mjs';
+import { FORMATS, randomHistory, render } from './messages-histories.mjs';
 
 const hasTools = (h) => h.events.some((e) => e.kind === 'calls');
 
@@ -104,4 +104,24 @@ test('shared part types decide by their fields: OpenAI image_url and file parts,
   // An image part with neither field says nothing: the plain-text default.
   assert.equal(detectMessageFormat(withPart({ type: 'image' })), 'openai');
   assert.equal(detectMessageFormat(withPart({ type: 'image' }), { system: 'x' }), 'anthropic');
+});
+
+test('fitMessages warns when the messages have a shape only another format has, and never for a history of its own format', () => {
+  const anthropic = [
+    { role: 'user', content: 'go' },
+    { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'f', input: {} }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'log '.repeat(400) }] },
+    { role: 'assistant', content: 'ok' },
+    { role: 'user', content: 'next' },
+  ];
+  const r = fitMessages(anthropic, { format: 'openai', budgets: { tokens_max: 200 } });
+  assert.ok(r.warnings.some((w) => w.includes("only the 'anthropic' format has") && w.includes("format is 'openai'")), r.warnings.join('\n'));
+  assert.ok(!r.warnings.some((w) => w.includes('log')), 'never the text');
+  for (const format of FORMATS) {
+    for (const seed of [1, 2, 3]) {
+      const { messages, system } = render(randomHistory(seed), format);
+      const fit = fitMessages(messages, { format, budgets: { tokens_max: 100_000 }, ...(system === undefined ? {} : { system }) });
+      assert.ok(!fit.warnings.some((w) => w.includes('only the')), `${format} ${seed}: ${fit.warnings.join('\n')}`);
+    }
+  }
 });

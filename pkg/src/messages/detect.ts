@@ -111,13 +111,25 @@ export function detectMessageFormat(messages: readonly unknown[], options: { sys
   return readingInput(() => detect(messageArray(messages), options), messages, options);
 }
 
-function detect(messages: readonly unknown[], options: { system?: unknown }): MessageFormatName {
+/**
+ * The format `messages` show by a shape only it has (rules 1 to 4 of {@link detectMessageFormat}:
+ * LangChain's classes, a Responses item, an AI SDK part, an Anthropic block), or `undefined`
+ * when nothing tells (roles and plain text read alike in every format). @internal
+ */
+export function evidentFormat(messages: readonly unknown[]): MessageFormatName | undefined {
   const records = messages.filter(isRecord);
   if (records.some(isLangChain)) return 'langchain';
   if (records.some(isResponsesItem)) return 'openai-responses';
   const parts = records.flatMap(partFormats);
   if (parts.includes('ai-sdk') || records.some((m) => m['role'] === 'tool' && Array.isArray(m['content']))) return 'ai-sdk';
   if (parts.includes('anthropic')) return 'anthropic';
+  return undefined;
+}
+
+function detect(messages: readonly unknown[], options: { system?: unknown }): MessageFormatName {
+  const evident = evidentFormat(messages);
+  if (evident !== undefined) return evident;
+  const records = messages.filter(isRecord);
   if (records.some((m) => (typeof m['role'] === 'string' && OPENAI_ROLES.has(m['role'])) || m['tool_calls'] !== undefined)) return 'openai';
   return isRecord(options) && options.system !== undefined ? 'anthropic' : 'openai';
 }

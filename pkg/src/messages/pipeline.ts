@@ -23,6 +23,7 @@ import { buildUnits, COMPACTED, compactedItems, latestUserMessage, pinnedMessage
 import { collectText, joinText, readTurn, type FormatAdapter, type Turn } from './turns.js';
 import type { MediaPart, CountPartContext, MediaRules } from './media.js';
 import { DEFAULT_TRUNCATE_SHARE, type Truncation } from './truncate.js';
+import { evidentFormat } from './detect.js';
 import { FRAMING, type FramingRule } from './framing.js';
 import { messageArray, structureViolations } from './validate.js';
 import type { FitMessagesOptions, FitMessagesResult, MessageDecision, MessageDecisionReason, RelevanceWeights } from './types.js';
@@ -192,6 +193,12 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   for (let i = 0; i < n; i++) if (compacted[i] === 1) broken[i] = COMPACTED;
   const pinned = pinnedMessages(list, turns, units, keep, adapter.firstFromUser, broken);
   const warnings: string[] = [];
+  // A wrong format reads another format's tool calls and results as text: nothing is paired, and
+  // a cut can orphan a call. Said, not refused: the shapes only suggest it.
+  const evident = evidentFormat(list);
+  if (evident !== undefined && evident !== adapter.name) {
+    warnings.push(`the messages have a shape only the '${evident}' format has (detectMessageFormat), but format is '${adapter.name}': tool calls and results are paired by the '${adapter.name}' rules`);
+  }
   for (const v of violations) {
     const unit = units.members.get(units.unitOf[v.index]!)!;
     if (unit.some((j) => pinned[j] === 1)) {
