@@ -79,7 +79,7 @@ wasm: $(WASM_OUT)
 # at build time.
 $(WASM_OUT): wasm-toolchain node-deps Cargo.toml Cargo.lock $(shell find src -name '*.rs')
 	cargo build --target $(WASM_TARGET) --release --lib
-	cp $(WASM_RAW) $(WASM_OUT).raw && $(SINGLE_RESULTS) mark $(WASM_OUT).raw
+	mkdir -p pkg/wasm && cp $(WASM_RAW) $(WASM_OUT).raw && $(SINGLE_RESULTS) mark $(WASM_OUT).raw
 	wasm-bindgen --target web --omit-default-module-path --out-dir pkg/wasm --out-name ctxpack $(WASM_OUT).raw
 	rm $(WASM_OUT).raw
 	@! grep -n 'new URL(\|import\.meta' pkg/wasm/ctxpack.js || { echo 'the glue still has a default .wasm URL'; exit 1; }
