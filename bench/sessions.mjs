@@ -38,6 +38,8 @@ const before = args.includes('--before') ? args[args.indexOf('--before') + 1] : 
 const BUDGET = 24_000;
 const SEEDS = smoke ? [1] : [1, 2, 3];
 const ROUNDS = smoke ? 8 : 80;
+const MESSAGE_FRAME = 4;
+const REPLY_FRAME = 3;
 
 // ---- 1. prefix reuse ----
 
@@ -69,7 +71,10 @@ function recencyWindow(decisions, budget) {
 function replay(format, seed) {
   const { messages, system } = agentSession(seed, format, ROUNDS);
   const cache = format;
-  const base = system === undefined ? 0 : lib.estimateTokens(system);
+  // Framing, as docs/messages.md (*Framing*) documents it: a message's count includes its own; the
+  // system prompt given beside the messages is framed like a message, and each request primes the
+  // reply once, after the messages (never part of a prefix).
+  const base = system === undefined ? 0 : lib.estimateTokens(system) + MESSAGE_FRAME;
   const ends = lib.requestEnds(messages, format);
   const json = messages.map((m) => JSON.stringify(m));
   const rows = { session: [], fresh: [], window: [], bound: [] };
@@ -77,7 +82,7 @@ function replay(format, seed) {
   const session = lib.createSession({ format, system, budgets: { tokens_max: BUDGET }, cache });
   const record = (name, indexes, costs, budgetUsed) => {
     const sent = indexes.map((i) => ({ json: json[i], tokens: costs[i] }));
-    const prompt = base + sent.reduce((a, s) => a + s.tokens, 0);
+    const prompt = base + REPLY_FRAME + sent.reduce((a, s) => a + s.tokens, 0);
     if (budgetUsed !== undefined && budgetUsed !== prompt) throw new Error(`${name}: ${budgetUsed} tokens reported, ${prompt} recounted`);
     rows[name].push({ prompt, prefix: prefixTokens(previous[name], sent, base) });
     previous[name] = sent;
@@ -92,7 +97,7 @@ function replay(format, seed) {
     record('session', kept(s), costs, s.metrics.budget_used);
     const f = lib.fitMessages(now, { format, system, budgets: { tokens_max: BUDGET } });
     record('fresh', kept(f), costs, f.metrics.budget_used);
-    const windowed = recencyWindow(f.decisions, BUDGET - base);
+    const windowed = recencyWindow(f.decisions, BUDGET - base - REPLY_FRAME);
     record('window', windowed, costs);
     record('bound', now.map((_, i) => i), costs);
   }
