@@ -113,3 +113,14 @@ test('clear forgets the counts and keeps the statistics', () => {
   fitMessages(HISTORY, { format: 'openai', budgets: BUDGETS, countTokens: f, countCache });
   assert.ok(seen.length > before, 'counted again after clear');
 });
+
+test('a new counter function at every call finds nothing, and the cache keeps at most 8 counters, not one more per call', () => {
+  const countCache = createCountCache();
+  const o = { format: 'openai', budgets: BUDGETS, countCache };
+  fitMessages(HISTORY, { ...o, countTokens: (t) => estimateTokens(t) });
+  const one = countCache.size;
+  for (let k = 0; k < 20; k++) fitMessages(HISTORY, { ...o, countTokens: (t) => estimateTokens(t) });
+  assert.equal(countCache.hits, 0);
+  assert.equal(countCache.size, 8 * one);
+  assert.equal(countCache.misses, 21 * one, 'the statistics of dropped counters stay');
+});

@@ -33,43 +33,47 @@ export interface TokenCountCache {
 const DEFAULT_MAX_ENTRIES = 50_000;
 
 class SharedCounts implements TokenCountCache {
-  /** By counter function, then by model (`''` when none): counts made one way are never read for another. */
-  private byCounter = new WeakMap<TokenCounter, Map<string, CountCache>>();
-  /** The caches, for the statistics (a WeakMap cannot be walked). */
-  private all: CountCache[] = [];
-  private cleared = { hits: 0, misses: 0 };
+  /**
+   * One cache per counter function and model, least recently used first, at most
+   * {@link MAX_WAYS}: a caller that makes a new counter function at every call (an inline arrow)
+   * gets no hits, and must not grow the cache by one more each call either.
+   */
+  private ways: { counter: TokenCounter; model: string | undefined; cache: CountCache }[] = [];
+  /** The statistics of the caches dropped (evicted, or by `clear`). */
+  private retired = { hits: 0, misses: 0 };
 
   constructor(private readonly maxEntries: number) {}
 
   get size(): number {
-    return this.all.reduce((n, c) => n + c.size, 0);
+    return this.ways.reduce((n, w) => n + w.cache.size, 0);
   }
   get hits(): number {
-    return this.all.reduce((n, c) => n + c.hits, this.cleared.hits);
+    return this.ways.reduce((n, w) => n + w.cache.hits, this.retired.hits);
   }
   get misses(): number {
-    return this.all.reduce((n, c) => n + c.misses, this.cleared.misses);
+    return this.ways.reduce((n, w) => n + w.cache.misses, this.retired.misses);
   }
 
   clear(): void {
-    this.cleared = { hits: this.hits, misses: this.misses };
-    this.byCounter = new WeakMap();
-    this.all = [];
+    this.retired = { hits: this.hits, misses: this.misses };
+    this.ways = [];
   }
 
   /** The cache of counts made by `counter` for `model`. @internal */
   of(counter: TokenCounter, model: string | undefined): CountCache {
-    let byModel = this.byCounter.get(counter);
-    if (byModel === undefined) this.byCounter.set(counter, (byModel = new Map()));
-    let cache = byModel.get(model ?? '');
-    if (cache === undefined) {
-      cache = new CountCache(this.maxEntries);
-      byModel.set(model ?? '', cache);
-      this.all.push(cache);
+    const k = this.ways.findIndex((w) => w.counter === counter && w.model === model);
+    const way = k >= 0 ? this.ways.splice(k, 1)[0]! : { counter, model, cache: new CountCache(this.maxEntries) };
+    this.ways.push(way);
+    if (this.ways.length > MAX_WAYS) {
+      const gone = this.ways.shift()!.cache;
+      this.retired = { hits: this.retired.hits + gone.hits, misses: this.retired.misses + gone.misses };
     }
-    return cache;
+    return way.cache;
   }
 }
+
+/** Counter and model pairs a shared cache keeps counts for at once. */
+const MAX_WAYS = 8;
 
 /**
  * A cache of token counts to share across `fitMessages` and `fitMessagesAsync` calls
@@ -87,8 +91,9 @@ class SharedCounts implements TokenCountCache {
  * console.log(countCache.hits > 0); // true: the second call counted nothing again
  * ```
  *
- * Counts are kept per counter function and `model`, keyed by a 64-bit hash of the text and its
- * length: a count is never read for another counter or model. The cache holds hashes and counts,
+ * Counts are kept per counter function and `model` (at most 8 such pairs, the least recently used
+ * dropped: pass the same function at every call, not a new arrow), keyed by a 64-bit hash of the
+ * text and its length: a count is never read for another counter or model. The cache holds hashes and counts,
  * never the texts. Nothing needs freeing.
  *
  * @throws {CtxpackError} `INVALID_OPTION` when `maxEntries` is not an integer ≥ 1, or for an unknown option.
