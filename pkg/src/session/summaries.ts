@@ -35,12 +35,6 @@ export const SUMMARY_HEADING = '[Summary of earlier messages, left out to fit th
 
 /** The turns a summary is asked for ahead of the cut: when the history is this many turns' growth from the budget. */
 const AHEAD_TURNS = 2;
-/**
- * Ahead of a cut, the span is the oldest units that bring the prompt down to the share of the
- * budget the last cut left (the objective's choice), before any cut this one: a span the cut
- * would partly keep is worth less (summaryPays), one it would cut further is only narrower.
- */
-const FIRST_CUT_SHARE = 0.8;
 /** Summaries kept by span, to answer the same span again without a call. */
 const JOBS_KEPT = 16;
 
@@ -68,6 +62,8 @@ interface Job {
   why?: string;
   /** Settles (never rejects) when the job is ready or failed. */
   done: Promise<void>;
+  /** The timeout's timer: unref'd (no process waits for a summary) except while a turn waits. */
+  timer?: { ref?: () => void };
 }
 
 /** The history as planned: the span replaced by the summary. */
@@ -181,8 +177,6 @@ export class Summaries {
   private next: Job | undefined;
   private readonly warnings: string[] = [];
   private turnCount = 0;
-  /** The budget share the last cut left (FIRST_CUT_SHARE before any). */
-  private cutShare = FIRST_CUT_SHARE;
   /** Every summary asked for, by its span's signature (the latest JOBS_KEPT): never asked twice. */
   private readonly jobs = new Map<string, Job>();
   /** This turn's per-message overhead (`per_fragment_overhead`). */
@@ -201,7 +195,7 @@ export class Summaries {
     const prepA = this.prepared(base, turn);
     let r = this.host.planSync(prepA);
     let used = base;
-    if (this.next === undefined && this.cuts(r)) this.start(history, base, r, prepA, 'cut');
+    if (this.next === undefined && this.cuts(r)) this.start(history, base, r, prepA);
     const candidate = this.candidate(history, base, r);
     if (candidate !== undefined) {
       const after = this.host.snapshot();
@@ -222,9 +216,12 @@ export class Summaries {
     const prepA = this.prepared(base, turn);
     let r = await this.host.planAsync(prepA);
     let used = base;
-    if (this.next === undefined && this.cuts(r)) this.start(history, base, r, prepA, 'cut');
+    if (this.next === undefined && this.cuts(r)) this.start(history, base, r, prepA);
     // Asked to wait: the summary under way, for this cut.
-    if (this.o.wait && this.cuts(r) && this.next?.state === 'pending') await this.next.done;
+    if (this.o.wait && this.cuts(r) && this.next?.state === 'pending') {
+      this.next.timer?.ref?.();
+      await this.next.done;
+    }
     const candidate = this.candidate(history, base, r);
     if (candidate !== undefined) {
       const after = this.host.snapshot();
@@ -281,7 +278,7 @@ export class Summaries {
   }
 
   /** Per turn over the cycle a cut starts, the value the summary keeps against its price (pricing.ts `summaryPays`). */
-  private pays(job: { start: number; end: number; span: readonly SpanMessage[] }, r: SessionFitResult<unknown>, base: Rewrite<unknown>, summaryTokens: number, callCost: number, ahead = false): boolean {
+  private pays(job: { start: number; end: number; span: readonly SpanMessage[] }, r: SessionFitResult<unknown>, base: Rewrite<unknown>, summaryTokens: number, callCost: number): boolean {
     const overhead = this.overhead;
     // The mean value per token of what the plan keeps by value, and its least valued message.
     let valueTokens = 0;
@@ -306,17 +303,14 @@ export class Summaries {
       const tokens = m.cost + overhead;
       spanTokens += tokens;
       const value = ((d?.score ?? m.score) / mean) * tokens;
-      // Ahead of the cut, the span is what the cut will leave out: lost without the summary.
-      if (d?.included === true && !ahead) kept += value;
+      if (d?.included === true) kept += value;
       else lost += value;
     }
     const growth = this.host.growth() ?? Math.max(1, r.metrics.prompt_tokens / Math.max(1, this.turnCount));
     const overheadTokens = r.metrics.prompt_tokens - r.metrics.budget_used;
-    // Ahead of the cut, the summary enters at the cut: its cycle starts from the prompt the cut leaves (at most AHEAD_SHARE of the budget).
-    const promptTokens = ahead ? overheadTokens + Math.min(r.metrics.budget_used, Math.round(this.cutShare * r.metrics.effective_budget)) : r.metrics.prompt_tokens;
     const price = {
       budget: overheadTokens + r.metrics.effective_budget,
-      promptTokens,
+      promptTokens: r.metrics.prompt_tokens,
       growth,
       summaryTokens: summaryTokens + overhead,
       spanTokens,
@@ -332,44 +326,82 @@ export class Summaries {
   private finish<M>(history: readonly M[], turn: SessionTurnOptions | undefined, used: Rewrite<M>, r: SessionFitResult<M>, prepA: PreparedFit<M>): SessionFitResult<M> {
     this.turnCount++;
     void turn;
-    if (this.cuts(r)) this.cutShare = r.metrics.budget_used / Math.max(1, r.metrics.effective_budget);
-    else if (this.next === undefined && this.host.pricing.enabled) {
-      // Ahead of need: the history is within AHEAD_TURNS turns' growth of the budget.
-      const g = this.host.growth();
-      if (g !== undefined && r.metrics.budget_used + AHEAD_TURNS * g >= r.metrics.effective_budget) this.start(history, used, r, used.list === prepA.list ? prepA : this.prepared(used, turn), 'ahead');
+    const g = this.host.growth();
+    // Ahead of need: the history is within AHEAD_TURNS turns' growth of the budget.
+    if (this.next === undefined && this.host.pricing.enabled && !this.cuts(r) && g !== undefined && r.metrics.budget_used + AHEAD_TURNS * g >= r.metrics.effective_budget) {
+      this.ahead(history, used, turn, used.list === prepA.list ? prepA : this.prepared(used, turn), g);
     }
     return this.report(history, used, r);
   }
 
   /**
-   * Asks for the summary of the next span: after the task (folding the summary in use, which
-   * stands first there), whole units, none pinned, each left out by this plan (`cut`) or, ahead
-   * of the cut, the oldest until the prompt would be AHEAD_SHARE of the budget (`ahead`).
+   * The cut to come, planned now (and forgotten): this history under a budget AHEAD_TURNS turns'
+   * growth smaller, where the session cuts as it will when the history has grown by as much. What
+   * that cut leaves out is the span to ask for (the objective's own choice, by value: not simply
+   * the oldest messages).
    */
-  private start<M>(history: readonly M[], rw: Rewrite<M>, r: SessionFitResult<M>, prep: PreparedFit<M>, why: 'cut' | 'ahead'): void {
+  private ahead<M>(history: readonly M[], used: Rewrite<M>, turn: SessionTurnOptions | undefined, prep: PreparedFit<M>, growth: number): void {
+    const budgets = prep.options['budgets'];
+    if (!isRecord(budgets) || typeof budgets['tokens_max'] !== 'number') return;
+    const snapshot = this.host.snapshot();
+    try {
+      const smaller = { ...budgets, tokens_max: Math.max(1, budgets['tokens_max'] - Math.ceil(AHEAD_TURNS * growth)) };
+      const prepCut = this.prepared(used, { ...turn, budgets: smaller });
+      const cut = this.host.planSync(prepCut);
+      if (this.cuts(cut)) this.start(history, used, cut, prepCut);
+    } catch {
+      // A prediction only: a budget too small for what must be kept, a counter that must be awaited.
+    } finally {
+      this.host.restore(snapshot);
+      this.overhead = prep.budget.perFragmentOverhead;
+    }
+  }
+
+  /**
+   * Asks for the summary of the next span: whole units, none pinned, each left out by the cut
+   * `r`, from the first the cut leaves out after the task, or from the summary in use (folded
+   * into the new one).
+   */
+  private start<M>(history: readonly M[], rw: Rewrite<M>, r: SessionFitResult<M>, prep: PreparedFit<M>): void {
     const { turns, units, pinned, broken } = prep;
     const n = turns.length;
-    const first = rw.at >= 0 ? rw.at : afterTask(prep as PreparedFit<unknown>);
-    let j = rw.at >= 0 ? rw.at + 1 : first;
-    let excess = r.metrics.budget_used + AHEAD_TURNS * (this.host.growth() ?? 0) - this.cutShare * r.metrics.effective_budget;
     const overhead = prep.budget.perFragmentOverhead;
-    while (j < n) {
-      const members = units.members.get(units.unitOf[j]!)!;
-      const last = Math.max(...members);
-      // Whole units, contiguous from j, none pinned, broken or (cut) sent.
-      if (Math.min(...members) !== j || last - j + 1 !== members.length) break;
-      let ok = true;
-      let tokens = 0;
-      for (const k of members) {
-        const d = r.decisions[k]!;
-        if (pinned[k] === 1 || broken[k] !== 0 || (why === 'cut' && d.included)) ok = false;
-        tokens += d.cost_tokens + overhead;
+    /** The end of the run of whole units from `j`, contiguous, none pinned, broken or sent (j itself when there is none). */
+    const runEnd = (from: number): number => {
+      let j = from;
+      while (j < n) {
+        const members = units.members.get(units.unitOf[j]!)!;
+        const last = Math.max(...members);
+        if (Math.min(...members) !== j || last - j + 1 !== members.length) break;
+        if (members.some((k) => pinned[k] === 1 || broken[k] !== 0 || r.decisions[k]!.included)) break;
+        j = last + 1;
       }
-      if (!ok || (why === 'ahead' && excess <= 0)) break;
-      excess -= tokens;
-      j = last + 1;
+      return j;
+    };
+    let first: number;
+    let j: number;
+    if (rw.at >= 0) {
+      // The summary in use and the run after it: folded into one.
+      first = rw.at;
+      j = runEnd(rw.at + 1);
+    } else {
+      // The largest run the cut leaves out after the task (a cut by value may keep some units between).
+      first = afterTask(prep as PreparedFit<unknown>);
+      j = first;
+      let best = 0;
+      for (let k = first; k < n; ) {
+        const end = runEnd(k);
+        if (end === k) {
+          k = Math.max(...units.members.get(units.unitOf[k]!)!, k) + 1;
+          continue;
+        }
+        let tokens = 0;
+        for (let i = k; i < end; i++) tokens += r.decisions[i]!.cost_tokens + overhead;
+        if (tokens > best) [best, first, j] = [tokens, k, end];
+        k = end;
+      }
     }
-    if (j === (rw.at >= 0 ? rw.at + 1 : first)) return; // nothing new to summarise
+    if (j === (rw.at >= 0 ? rw.at + 1 : first)) return; // nothing (new) to summarise
     // The span in the original history's indexes (the summary in use stands for its own span).
     const toOrig = (k: number): number => (rw.job === undefined || k < rw.at ? k : k === rw.at ? rw.job.start : k - 1 + (rw.job.end - rw.job.start));
     const start = toOrig(first);
@@ -395,7 +427,7 @@ export class Summaries {
     const maxTokens = this.o.maxTokens ?? Math.max(64, Math.min(2000, Math.round(0.05 * r.metrics.effective_budget), Math.round(inputTokens / 10)));
     // Priced before the call: an estimated summary of maxTokens, the call's own price included.
     const callCost = this.o.inputCost * inputTokens + this.o.outputCost * maxTokens;
-    if (this.host.pricing.enabled && !this.pays({ start, end, span }, r, rw as Rewrite<unknown>, maxTokens, callCost, why === 'ahead')) return;
+    if (this.host.pricing.enabled && !this.pays({ start, end, span }, r, rw as Rewrite<unknown>, maxTokens, callCost)) return;
     const id = `summary-${signature.split(':')[0]!}`;
     const job: Job = { id, start, end, signature, span, inputTokens, state: 'pending', done: Promise.resolve() };
     this.jobs.set(signature, job);
@@ -443,6 +475,7 @@ export class Summaries {
         resolve();
       }, this.o.timeoutMs);
       (timer as { unref?: () => void }).unref?.();
+      job.timer = timer as { ref?: () => void };
       const end = (): void => {
         clearTimeout(timer);
         resolve();
@@ -535,7 +568,8 @@ export class Summaries {
       unit: m.unit,
     }));
     decisions.splice(job.start, 0, ...replaced);
-    const position = r.messages.indexOf(job.message as M);
+    let position = 0;
+    for (const d of r.decisions) if (d.included && d.index < rw.at) position++;
     const report: SessionSummaryReport = {
       id: job.id,
       replaces: { from: job.start, to: job.end },
@@ -567,6 +601,7 @@ function isThenable(v: unknown): v is PromiseLike<unknown> {
  * history's first human message (no runtime dependency on LangChain); `undefined` without one.
  */
 function userMessage(adapter: FormatAdapter, text: string, history: readonly unknown[]): unknown {
+  if (adapter.name === 'anthropic') return { role: 'user', content: [{ type: 'text', text }] }; // blocks: a cache marker adds to them, the bytes stay
   if (adapter.name !== 'langchain') return { role: 'user', content: text };
   for (let i = 0; i < history.length; i++) {
     const m = history[i];
