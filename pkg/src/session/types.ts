@@ -238,6 +238,8 @@ export interface ReplayTurn {
   predictedCachedTokens: number;
   predictedCost: number;
   cut: boolean;
+  /** With `summarize`: the summary in the request (null without one). A replay is synchronous: only a summariser that answers synchronously (a stand-in) is ready in it. */
+  summary?: { id: string; tokens: number; replaces: { from: number; to: number }; callCost: number } | null;
 }
 
 /** `summarizeReplay`: the totals of a replay. Shares are of prompt tokens, 0 over none. */
@@ -259,4 +261,7 @@ export interface ReplaySummary {
   budgetUse: number;
   /** Σ `predictedCost`, in uncached-token prices (without a cache it would be Σ `promptTokens`). */
   predictedCost: number;
+  /** With `summarize`: the summaries sent, and the cost of their calls (each once), in uncached-input prices. */
+  summaries?: number;
+  summaryCallCost?: number;
 }
