@@ -181,8 +181,6 @@ export class Summaries {
   private readonly jobs = new Map<string, Job>();
   /** This turn's per-message overhead (`per_fragment_overhead`). */
   private overhead = 0;
-  /** Calls made, and what they cost (tokens read and written, in uncached-input prices). */
-  calls = 0;
 
   constructor(summarize: unknown, options: unknown, format: unknown, private readonly host: SummaryHost) {
     this.o = readOptions(summarize, options, host.pricing);
@@ -246,9 +244,14 @@ export class Summaries {
     const job = this.next;
     if (job === undefined || job.state !== 'ready' || !this.cuts(r)) return undefined;
     // Its span must still be the history's, and it folds (starts at) the summary in use, if any.
-    if (signatureOf(this.adapter, history, job.start, job.end) !== job.signature || (base.job !== undefined && job.start !== base.job.start)) {
+    if (signatureOf(this.adapter, history, job.start, job.end) !== job.signature) {
       this.next = undefined;
       this.warnings.push(`summary_dropped: the history changed in messages[${job.start}..${job.end - 1}] before summary ${job.id} was used: cut instead`);
+      return undefined;
+    }
+    // One summary at a time: a new one must fold the one in use (start where it stands).
+    if (base.job !== undefined && job.start !== base.job.start) {
+      this.next = undefined;
       return undefined;
     }
     return job;
@@ -325,7 +328,6 @@ export class Summaries {
   /** The turn's result in the caller's indexes, and the next summary asked for when the history nears or passes the cut. */
   private finish<M>(history: readonly M[], turn: SessionTurnOptions | undefined, used: Rewrite<M>, r: SessionFitResult<M>, prepA: PreparedFit<M>): SessionFitResult<M> {
     this.turnCount++;
-    void turn;
     const g = this.host.growth();
     // Ahead of need: the history is within AHEAD_TURNS turns' growth of the budget.
     if (this.next === undefined && this.host.pricing.enabled && !this.cuts(r) && g !== undefined && r.metrics.budget_used + AHEAD_TURNS * g >= r.metrics.effective_budget) {
@@ -433,7 +435,6 @@ export class Summaries {
     this.jobs.set(signature, job);
     if (this.jobs.size > JOBS_KEPT) this.jobs.delete(this.jobs.keys().next().value!);
     this.next = job;
-    this.calls++;
     const request: SummarizeRequest<M> = { id, messages: rw.list.slice(first, j), instruction: this.o.instruction, maxTokens, format: this.adapter.name };
     job.done = this.run(job, request, history);
   }
@@ -579,11 +580,6 @@ export class Summaries {
       callCost: this.o.inputCost * job.inputTokens + this.o.outputCost * (own?.cost_tokens ?? 0),
     };
     return { ...r, decisions, warnings, metrics: { ...r.metrics, candidate_count: history.length }, summary: report };
-  }
-
-  /** The summariser's calls so far. */
-  get stats(): { calls: number; pending: boolean } {
-    return { calls: this.calls, pending: this.next?.state === 'pending' };
   }
 }
 
