@@ -61,8 +61,13 @@ export type {
   SessionOptions,
   SessionState,
   SessionStateWarning,
+  SessionSummaryReport,
   SessionTurnOptions,
+  SummarizeRequest,
+  Summarizer,
+  SummaryOptions,
 } from './session/types.js';
+export { DEFAULT_SUMMARY_INSTRUCTION } from './session/summaries.js';
 
 export { selectFragments } from './planner/select.js';
 export type {

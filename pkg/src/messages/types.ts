@@ -246,9 +246,10 @@ export interface FitMessagesAsyncOptions<M = unknown> extends Omit<FitMessagesOp
  * `'compacted'` (what the latest compaction stands for: Responses, a model item before the latest `compaction` item; Anthropic, every message before the one opening with the latest `compaction` block).
  * A session (`createSession`) adds `'cached_prefix'` (kept because the previous request had it:
  * the prompt cache's prefix) and `'cache_cut'` (left out at an earlier cut, so that the prefix
- * stays what the provider has cached).
+ * stays what the provider has cached); with `summarize`, `'summarized'` (left out, and replaced
+ * in the request by the summary `summary` names).
  */
-export type MessageDecisionReason = DecisionReason | 'pinned' | 'invalid_structure' | 'first_not_user' | 'compacted' | 'cached_prefix' | 'cache_cut';
+export type MessageDecisionReason = DecisionReason | 'pinned' | 'invalid_structure' | 'first_not_user' | 'compacted' | 'cached_prefix' | 'cache_cut' | 'summarized';
 
 /** The verdict on one message. */
 export interface MessageDecision {
@@ -270,6 +271,8 @@ export interface MessageDecision {
   stub_tokens?: number;
   /** The part of `cost_tokens` its non-text parts take (images, PDFs: counted by the provider's rule, see `FitMessagesOptions.provider`); absent when 0. */
   media_tokens?: number;
+  /** A session's `summarize`: the id of the summary that stands for the message in the request (reason `'summarized'`). */
+  summary?: string;
   /** `truncateToolResults`: the message's tool results went in truncated (a new object in `messages`), `from` its full count, `to` its count as sent (`cost_tokens`). */
   truncated?: { from: number; to: number };
 }

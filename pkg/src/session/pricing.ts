@@ -114,3 +114,46 @@ export function cutObjective(p: Pricing, budget: number, promptTokens: number, h
   const later = (m - 1) * (r * promptTokens + w * growth) + (r * growth * (m - 1) * (m - 2)) / 2;
   return (cutTurn + later) / m + lost / 2;
 }
+
+/** What `summaryPays` weighs, per docs/sessions.md ("Summaries: the price"). Tokens with their per-message overhead; values in token prices. */
+export interface SummaryPrice {
+  /** The prompt's budget B (overhead tokens + effective budget) and the prompt P of the plan without the summary. */
+  budget: number;
+  promptTokens: number;
+  /** The history's growth per turn g. */
+  growth: number;
+  /** The summary's tokens S in the request, and the span's T it replaces. */
+  summaryTokens: number;
+  spanTokens: number;
+  /** The span's value the plan without the summary leaves out, and keeps (Σ value_i / v̄ · tokens_i). */
+  lostValue: number;
+  keptValue: number;
+  /** The value per token, relative to v̄, of the least valued message that plan keeps by value: what the summary's room displaces. */
+  marginalValue: number;
+  /** The summariser's call in uncached-input prices (0 once it is spent). */
+  callCost: number;
+}
+
+/**
+ * Whether a summary pays for itself, per turn over the cycle the cut starts (m turns, as in
+ * `cutObjective`): what it keeps, against what it costs.
+ *
+ * ```text
+ * m       = max(1, ⌊(B − P) / g⌋)
+ * ρ       = sqrt(min(1, S / T))                      the share of the span's value the summary keeps (a stub's rule, docs/variants.md)
+ * gain    = [ ρ·(lost + kept) − kept − ρ_marginal·S ] / 2
+ * cost    = [ S·w + (m − 1)·S·r + call ] / m         written once at the cut, read on every later turn
+ * pays    ⇔ gain > cost
+ * ```
+ *
+ * The value is halved as `lost` is in `cutObjective` (later turns refill the room).
+ */
+export function summaryPays(p: Pricing, x: SummaryPrice): boolean {
+  const m = Math.max(1, Math.floor((x.budget - x.promptTokens) / Math.max(1, x.growth)));
+  const r = p.enabled ? p.readCost : 1;
+  const w = p.enabled ? p.writeCost : 1;
+  const rho = x.spanTokens > 0 ? Math.sqrt(Math.min(1, x.summaryTokens / x.spanTokens)) : 0;
+  const gain = (rho * (x.lostValue + x.keptValue) - x.keptValue - x.marginalValue * x.summaryTokens) / 2;
+  const cost = (x.summaryTokens * w + (m - 1) * x.summaryTokens * r + x.callCost) / m;
+  return gain > cost;
+}

@@ -61,6 +61,7 @@ export function replaySession<M>(history: readonly M[], options: SessionOptions,
       predictedCachedTokens: r.cache.predictedCachedTokens,
       predictedCost: r.metrics.predicted_cost,
       cut: r.cache.cut,
+      ...(r.summary === undefined ? {} : { summary: r.summary === null ? null : { id: r.summary.id, tokens: r.summary.tokens, replaces: r.summary.replaces, callCost: r.summary.callCost } }),
     });
   }
   return out;
@@ -92,6 +93,9 @@ export function summarizeReplay(turns: readonly ReplayTurn[]): ReplaySummary {
     if (k > 0) bound += turns[k - 1]!.historyTokens;
   });
   const share = (a: number, b: number): number => (b > 0 ? a / b : 0);
+  // With `summarize`: the summaries sent, each once, and their calls' cost.
+  const sent = new Map<string, number>();
+  for (const t of turns) if (t.summary) sent.set(t.summary.id, t.summary.callCost);
   const prefixShare = share(prefix, prompt);
   const appendOnlyShare = share(bound, history);
   return {
@@ -104,5 +108,6 @@ export function summarizeReplay(turns: readonly ReplayTurn[]): ReplaySummary {
     cachedShare: share(cached, prompt),
     budgetUse: share(use, turns.length),
     predictedCost: cost,
+    ...(turns.some((t) => t.summary !== undefined) ? { summaries: sent.size, summaryCallCost: [...sent.values()].reduce((a, b) => a + b, 0) } : {}),
   };
 }

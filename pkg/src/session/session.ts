@@ -21,10 +21,11 @@ import { placeBreakpoints } from './breakpoints.js';
 import { ANTHROPIC_MAX_MARKERS, messageMarkers } from '../messages/markers.js';
 import { cachedTokens, cutObjective, readPricing, requestCost, type Pricing } from './pricing.js';
 import { readState, readStateKey } from './state.js';
+import { Summaries, type SummaryHost } from './summaries.js';
 import type { PreviousRequest, SessionFitResult, SessionOptions, SessionState, SessionStateWarning, SessionTurnOptions } from './types.js';
 
 /** Options that are the session's own; every other one goes to fitMessages each turn. */
-const SESSION_OPTIONS = ['cache', 'breakpoints', 'counterId', 'maxCachedCounts', 'concurrency', 'state', 'stateKey'];
+const SESSION_OPTIONS = ['cache', 'breakpoints', 'counterId', 'maxCachedCounts', 'concurrency', 'state', 'stateKey', 'summarize', 'summary'];
 /** What a turn may change. */
 const TURN_OPTIONS = ['system', 'tools', 'query', 'budgets'];
 /** The stable head takes at most this share of the budget, so that recent turns keep the rest. */
@@ -86,6 +87,8 @@ class ChatSession implements Session {
   readonly stateWarnings: SessionStateWarning[] = [];
   /** Whether the first turn's warnings have said `stateWarnings` yet. */
   private stateWarned = false;
+  /** `summarize`: the summaries of what the cuts leave out (summaries.ts). */
+  private readonly summaries: Summaries | undefined;
 
   constructor(options: SessionOptions) {
     const o = optionsRecord(options);
@@ -108,6 +111,8 @@ class ChatSession implements Session {
     this.concurrency = readConcurrency(o);
     const { state, warning } = o['state'] === undefined ? { state: null } : readState(o['state'], this.keyCheck);
     if (warning !== undefined) this.stateWarnings.push(warning);
+    if (o['summarize'] === undefined && o['summary'] !== undefined) throw invalidOption('summary', 'absent without summarize', o['summary']);
+    this.summaries = o['summarize'] === undefined ? undefined : new Summaries(o['summarize'], o['summary'], o['format'], this.summaryHost());
     if (state !== null) {
       if (state.counter !== null && state.counter === this.counterId && state.model === this.model) this.counts.import(state.counts, 'state.counts');
       this.previous = state.previous;
@@ -123,6 +128,8 @@ class ChatSession implements Session {
     if (this.pending > 0) {
       throw new CtxpackError('SESSION_BUSY', `fit was called while ${this.pending} fitAsync turn(s) of this session are running: await them first, or use fitAsync`);
     }
+    const summaries = this.summaries;
+    if (summaries !== undefined) return readingInput(() => summaries.fit(history, turn), history, turn);
     return readingInput(() => {
       const hits = this.counts.hits;
       const misses = this.counts.misses;
@@ -143,8 +150,11 @@ class ChatSession implements Session {
       return Promise.reject(err);
     }
     this.pending++;
+    const summaries = this.summaries;
+    const list = prep.list;
     const run = this.queue.then(async () => {
       try {
+        if (summaries !== undefined) return await summaries.fitAsync(list, turn);
         return await this.fitPrepared(prep);
       } finally {
         this.pending--;
@@ -165,6 +175,27 @@ class ChatSession implements Session {
       this.counts.hits = prefillHits;
       return this.plan(counted, hits, misses);
     }, prep.list, prep.options);
+  }
+
+  /** What summaries.ts plans through: this session's preparing, counting and planning, and its memory of the previous request. */
+  private summaryHost(): SummaryHost {
+    return {
+      pricing: this.pricing,
+      prepare: (list, turn) => this.prepare(list, turn),
+      planSync: (prep) => {
+        const hits = this.counts.hits;
+        const misses = this.counts.misses;
+        return this.plan(countFit(prep, this.counts), hits, misses);
+      },
+      planAsync: (prep) => this.fitPrepared(prep),
+      snapshot: () => ({ previous: this.previous, growth: [...this.growth] }),
+      restore: (snapshot) => {
+        const s = snapshot as { previous: PreviousRequest | null; growth: number[] };
+        this.previous = s.previous;
+        this.growth = [...s.growth];
+      },
+      growth: () => (this.growth.length > 0 ? Math.max(1, this.growth.reduce((a, b) => a + b, 0) / this.growth.length) : undefined),
+    };
   }
 
   exportState(): SessionState {

@@ -60,6 +60,71 @@ export interface SessionOptions extends Omit<FitMessagesOptions, 'budgets' | 'co
    * (otherwise it is ignored, with a warning in `session.stateWarnings`). docs/sessions.md.
    */
   stateKey?: string | Uint8Array;
+  /**
+   * Your own model call that summarises the messages a cut leaves out (docs/sessions.md,
+   * "Summaries"): given the span's messages in your format and an instruction, it returns the
+   * summary's text (or a user message of your format), or a Promise of it. Asked ahead of the
+   * cut, at most once per span; the summary enters the request at a later cut, and only when it
+   * pays (`summary`'s prices). A throw, a rejection or the timeout: the session cuts, with a
+   * warning. Default: none (what is cut is left out).
+   */
+  summarize?: Summarizer;
+  /** How summaries are asked for and priced. */
+  summary?: SummaryOptions;
+}
+
+/** What the summariser is given. */
+export interface SummarizeRequest<M = unknown> {
+  /** The summary's id (the decisions of the messages it replaces say it). */
+  id: string;
+  /** The span, in your format: whole tool-call units; the first is the summary in use when the new one folds it in. */
+  messages: M[];
+  /** What to do (`summary.instruction`, or the default: keep facts, numbers, paths, decisions, open questions; drop chit-chat). */
+  instruction: string;
+  /** The summary's length to aim for, in tokens. */
+  maxTokens: number;
+  format: string;
+}
+
+/** A summariser: your model call (the AI SDK's `generateText`, LangChain's `invoke`, …). */
+export type Summarizer = (request: SummarizeRequest<any>) => string | object | PromiseLike<string | object>;
+
+/** `createSession({ summary })`. */
+export interface SummaryOptions {
+  /** Replaces the default instruction. */
+  instruction?: string;
+  /** The summary's length to aim for, in tokens. Default: a tenth of the span, at least 64, at most 5 % of the budget and 2000. */
+  maxTokens?: number;
+  /**
+   * `fitAsync` waits for the summary when a turn cuts (starting it then if none was asked for),
+   * so that the cut turn already has it. Default `false`: no turn waits; the summary asked for
+   * ahead enters at the next cut after it is ready. `fit` never waits.
+   */
+  wait?: boolean;
+  /** A summariser slower than this fails (the session cuts, with a warning). Default 120 000 ms. */
+  timeoutMs?: number;
+  /**
+   * The summariser's prices per input and output token, in units of the session's uncached input
+   * token (a cheaper model: below 1). Default: input 1, output 5 with Anthropic's cache, 4 otherwise.
+   */
+  inputCost?: number;
+  outputCost?: number;
+  /** Makes the summary message from its text (default: `{ role: 'user', content }`; LangChain: a message of the history's human message class). */
+  toMessage?: (text: string) => unknown;
+}
+
+/** The summary in a request (`result.summary`). */
+export interface SessionSummaryReport {
+  id: string;
+  /** The history's messages it stands for: [from, to). */
+  replaces: { from: number; to: number };
+  /** Its position in `result.messages`. */
+  index: number;
+  /** Its tokens in the request. */
+  tokens: number;
+  /** What the summariser read, in tokens, and what its call cost in uncached-input prices (input × inputCost + the summary's tokens × outputCost). */
+  callInputTokens: number;
+  callCost: number;
 }
 
 /** Why `createSession` ignored `options.state` (`session.stateWarnings`; the first turn's `warnings` say it too, as `state_key_mismatch: …`). */
@@ -115,6 +180,8 @@ export interface SessionMetrics extends FitMessagesMetrics {
 export interface SessionFitResult<M> extends FitMessagesResult<M> {
   metrics: SessionMetrics;
   cache: SessionCacheReport;
+  /** With `summarize`: the summary in this request (null without one); absent without `summarize`. */
+  summary?: SessionSummaryReport | null;
 }
 
 /**
@@ -171,6 +238,8 @@ export interface ReplayTurn {
   predictedCachedTokens: number;
   predictedCost: number;
   cut: boolean;
+  /** With `summarize`: the summary in the request (null without one). A replay is synchronous: only a summariser that answers synchronously (a stand-in) is ready in it. */
+  summary?: { id: string; tokens: number; replaces: { from: number; to: number }; callCost: number } | null;
 }
 
 /** `summarizeReplay`: the totals of a replay. Shares are of prompt tokens, 0 over none. */
@@ -192,4 +261,7 @@ export interface ReplaySummary {
   budgetUse: number;
   /** Σ `predictedCost`, in uncached-token prices (without a cache it would be Σ `promptTokens`). */
   predictedCost: number;
+  /** With `summarize`: the summaries sent, and the cost of their calls (each once), in uncached-input prices. */
+  summaries?: number;
+  summaryCallCost?: number;
 }

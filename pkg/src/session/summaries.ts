@@ -1,0 +1,620 @@
+/**
+ * Summaries of what a session cuts (`createSession({ summarize })`, docs/sessions.md,
+ * "Summaries"). The session keeps at most one summary in its requests: one user message standing
+ * where the span it replaces was (whole units after the task, never the task, a pinned message or
+ * the step in flight). The summary is asked for ahead of need, when a turn cuts or is about to,
+ * and enters the request at a later cut, where the prefix after the head is written anyway; it
+ * is then resent as the same object on every turn (part of the cached prefix) until a later cut
+ * folds it with the next span into a new one. The session plans over the history with the span
+ * replaced by the summary; this module rewrites the history, maps the plan back to the caller's
+ * indexes and runs the summariser's jobs. Whether a summary pays is pricing.ts `summaryPays`.
+ *
+ * @internal
+ * @module
+ */
+
+import { adapterOf } from '../messages/formats.js';
+import type { PreparedFit } from '../messages/pipeline.js';
+import { latestUserMessage } from '../messages/structure.js';
+import type { FormatAdapter, Turn } from '../messages/turns.js';
+import type { MessageDecision } from '../messages/types.js';
+import { textKey } from '../tokens/cache.js';
+import { isRecord } from '../validate/fields.js';
+import { invalidOption } from '../validate/options.js';
+import { summaryPays, type Pricing } from './pricing.js';
+import type { SessionFitResult, SessionSummaryReport, SessionTurnOptions, SummarizeRequest, Summarizer } from './types.js';
+
+/** What the summariser is asked by default (`summary.instruction` replaces it). */
+export const DEFAULT_SUMMARY_INSTRUCTION =
+  'Summarise the conversation below for the assistant that continues it: it will no longer see these messages. ' +
+  'Keep every fact it may need: numbers, names, identifiers, file paths, commands and their results, decisions taken and why, errors met, ' +
+  'and the questions still open. Drop greetings, chit-chat and repetition. Write plain prose or short bullet points, no preamble.';
+
+/** The heading the session puts before the summariser's text when it returns text. */
+export const SUMMARY_HEADING = '[Summary of earlier messages, left out to fit the context]\n';
+
+/** The turns a summary is asked for ahead of the cut: when the history is this many turns' growth from the budget. */
+const AHEAD_TURNS = 2;
+/** Summaries kept by span, to answer the same span again without a call. */
+const JOBS_KEPT = 16;
+
+/** Per message of a span, as the plan that made it saw it: for the decisions of later turns. */
+interface SpanMessage {
+  cost: number;
+  score: number;
+  unit: number;
+}
+
+/** One summariser call, for the original messages [start, end). */
+interface Job {
+  readonly id: string;
+  /** The original history's span [start, end) it stands for (a fold's includes the previous summary's). */
+  readonly start: number;
+  readonly end: number;
+  /** The span's content, to check on later turns that the history still has it. */
+  readonly signature: string;
+  readonly span: readonly SpanMessage[];
+  /** The tokens the summariser reads: the span as the session counts it. */
+  readonly inputTokens: number;
+  state: 'pending' | 'ready' | 'failed';
+  message?: unknown;
+  /** When it failed: why (no content). */
+  why?: string;
+  /** Settles (never rejects) when the job is ready or failed. */
+  done: Promise<void>;
+  /** The timeout's timer: unref'd (no process waits for a summary) except while a turn waits. */
+  timer?: { ref?: () => void };
+}
+
+/** The history as planned: the span replaced by the summary. */
+interface Rewrite<M> {
+  readonly list: readonly M[];
+  /** The summary's index in `list`, -1 without one. */
+  readonly at: number;
+  readonly job: Job | undefined;
+}
+
+/** What summaries.ts needs of the session (session.ts, `ChatSession`). */
+export interface SummaryHost {
+  prepare<M>(list: readonly M[], turn: SessionTurnOptions | undefined): PreparedFit<M>;
+  planSync<M>(prep: PreparedFit<M>): SessionFitResult<M>;
+  planAsync<M>(prep: PreparedFit<M>): Promise<SessionFitResult<M>>;
+  /** The session's memory of the previous request, to plan a turn twice and keep one. */
+  snapshot(): unknown;
+  restore(snapshot: unknown): void;
+  /** Tokens the history grows by per turn (undefined before the second turn). */
+  growth(): number | undefined;
+  readonly pricing: Pricing;
+}
+
+/** The options of the summaries, read. */
+interface Read {
+  readonly summarize: Summarizer;
+  readonly instruction: string;
+  readonly maxTokens: number | undefined;
+  readonly wait: boolean;
+  readonly timeoutMs: number;
+  readonly inputCost: number;
+  readonly outputCost: number;
+  readonly toMessage: ((text: string) => unknown) | undefined;
+}
+
+/**
+ * The summariser's prices per token in units of the session's uncached input token, when the
+ * caller gives none: the same model as the agent's (input 1), its output at the provider's usual
+ * ratio (Anthropic's models: output 5× input; OpenAI's: 4×, gpt-4o and gpt-4.1; without a cache: 4).
+ */
+export function defaultSummaryPrices(p: Pricing): { inputCost: number; outputCost: number } {
+  return { inputCost: 1, outputCost: p.maxBreakpoints > 0 || p.readCost === 0.1 ? 5 : 4 };
+}
+
+const SUMMARY_KEYS = ['instruction', 'maxTokens', 'wait', 'timeoutMs', 'inputCost', 'outputCost', 'toMessage'];
+
+function readOptions(summarize: unknown, value: unknown, p: Pricing): Read {
+  if (typeof summarize !== 'function') throw invalidOption('summarize', 'a function (the messages to summarise) => text or a message, or a Promise of one', summarize);
+  if (value !== undefined && !isRecord(value)) throw invalidOption('summary', 'an object', value);
+  const o = (value ?? {}) as Record<string, unknown>;
+  for (const key of Object.keys(o)) if (!SUMMARY_KEYS.includes(key)) throw invalidOption(`summary.${key}`, `absent (the fields are ${SUMMARY_KEYS.join(', ')})`, o[key]);
+  const num = (key: string, integer: boolean): number | undefined => {
+    const v = o[key];
+    if (v === undefined) return undefined;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || (integer && !Number.isSafeInteger(v))) throw invalidOption(`summary.${key}`, integer ? 'a non-negative integer' : 'a finite non-negative number', v);
+    return v;
+  };
+  const instruction = o['instruction'];
+  if (instruction !== undefined && typeof instruction !== 'string') throw invalidOption('summary.instruction', 'a string', instruction);
+  const wait = o['wait'];
+  if (wait !== undefined && typeof wait !== 'boolean') throw invalidOption('summary.wait', 'a boolean', wait);
+  const toMessage = o['toMessage'];
+  if (toMessage !== undefined && typeof toMessage !== 'function') throw invalidOption('summary.toMessage', 'a function (text) => message', toMessage);
+  const prices = defaultSummaryPrices(p);
+  return {
+    summarize: summarize as Summarizer,
+    instruction: instruction ?? DEFAULT_SUMMARY_INSTRUCTION,
+    maxTokens: num('maxTokens', true),
+    wait: wait ?? false,
+    timeoutMs: num('timeoutMs', true) ?? 120_000,
+    inputCost: num('inputCost', false) ?? prices.inputCost,
+    outputCost: num('outputCost', false) ?? prices.outputCost,
+    toMessage: toMessage as Read['toMessage'],
+  };
+}
+
+/** The content of messages [start, end) of `list`, as the session reads it (role, tool ids, text). */
+function signatureOf(adapter: FormatAdapter, list: readonly unknown[], start: number, end: number): string | undefined {
+  if (end > list.length) return undefined;
+  const parts: string[] = [];
+  for (let i = start; i < end; i++) {
+    let t: Turn;
+    try {
+      t = adapter.read(list[i], i);
+    } catch {
+      return undefined;
+    }
+    parts.push(textKey(`${t.role}\u0001${t.calls.join('\u0002')}\u0001${t.results.join('\u0002')}\u0001${t.text}`));
+  }
+  return textKey(`${start}\u0003${parts.join('\u0003')}`);
+}
+
+/** The first index after the task: leading system messages, then the first user message's unit. */
+function afterTask(prep: PreparedFit<unknown>): number {
+  const { turns, units } = prep;
+  let i = 0;
+  while (i < turns.length && turns[i]!.role === 'system') i++;
+  if (i < turns.length && turns[i]!.role === 'user' && turns[i]!.prose) {
+    for (const j of units.members.get(units.unitOf[i]!)!) i = Math.max(i, j + 1);
+  }
+  return i;
+}
+
+/** A session's summaries: the one in its requests, and the summariser's jobs. */
+export class Summaries {
+  private readonly o: Read;
+  private readonly adapter: FormatAdapter;
+  /** The summary in the requests (valid while the history has its span). */
+  private applied: Job | undefined;
+  /** The job for the next cut: pending, or ready and not yet in a request. */
+  private next: Job | undefined;
+  private readonly warnings: string[] = [];
+  private turnCount = 0;
+  /** Every summary asked for, by its span's signature (the latest JOBS_KEPT): never asked twice. */
+  private readonly jobs = new Map<string, Job>();
+  /** This turn's per-message overhead (`per_fragment_overhead`). */
+  private overhead = 0;
+
+  constructor(summarize: unknown, options: unknown, format: unknown, private readonly host: SummaryHost) {
+    this.o = readOptions(summarize, options, host.pricing);
+    this.adapter = adapterOf(format);
+  }
+
+  fit<M>(history: readonly M[], turn: SessionTurnOptions | undefined): SessionFitResult<M> {
+    const base = this.rewrite(history, this.applied);
+    const before = this.host.snapshot();
+    const prepA = this.prepared(base, turn);
+    let r = this.host.planSync(prepA);
+    let used = base;
+    if (this.next === undefined && this.cuts(r)) this.start(history, base, r, prepA);
+    const candidate = this.candidate(history, base, r);
+    if (candidate !== undefined) {
+      const after = this.host.snapshot();
+      this.host.restore(before);
+      const rw = this.rewrite(history, candidate);
+      const rb = this.host.planSync(this.prepared(rw, turn));
+      if (this.keeps(candidate, r, rb, base, rw, true)) {
+        r = rb;
+        used = rw;
+      } else this.host.restore(after);
+    }
+    return this.finish(history, turn, used, r, prepA);
+  }
+
+  async fitAsync<M>(history: readonly M[], turn: SessionTurnOptions | undefined): Promise<SessionFitResult<M>> {
+    const base = this.rewrite(history, this.applied);
+    const before = this.host.snapshot();
+    const prepA = this.prepared(base, turn);
+    let r = await this.host.planAsync(prepA);
+    let used = base;
+    if (this.next === undefined && this.cuts(r)) this.start(history, base, r, prepA);
+    // Asked to wait: the summary under way, for this cut.
+    if (this.o.wait && this.cuts(r) && this.next?.state === 'pending') {
+      this.next.timer?.ref?.();
+      await this.next.done;
+    }
+    const candidate = this.candidate(history, base, r);
+    if (candidate !== undefined) {
+      const after = this.host.snapshot();
+      this.host.restore(before);
+      const rw = this.rewrite(history, candidate);
+      const rb = await this.host.planAsync(this.prepared(rw, turn));
+      if (this.keeps(candidate, r, rb, base, rw, true)) {
+        r = rb;
+        used = rw;
+      } else this.host.restore(after);
+    }
+    return this.finish(history, turn, used, r, prepA);
+  }
+
+  /** Whether a turn cuts: the session's cut, or without a cache any message left out. */
+  private cuts(r: SessionFitResult<unknown>): boolean {
+    return this.host.pricing.enabled ? r.cache.cut || (r.cache.prefixMessages === 0 && r.decisions.some((d) => !d.included)) : r.decisions.some((d) => !d.included);
+  }
+
+  /** A ready summary to put in this turn's request: only where the prefix after the head is rewritten anyway (a cut). */
+  private candidate(history: readonly unknown[], base: Rewrite<unknown>, r: SessionFitResult<unknown>): Job | undefined {
+    const job = this.next;
+    if (job === undefined || job.state !== 'ready' || !this.cuts(r)) return undefined;
+    // Its span must still be the history's, and it folds (starts at) the summary in use, if any.
+    if (signatureOf(this.adapter, history, job.start, job.end) !== job.signature) {
+      this.next = undefined;
+      this.warnings.push(`summary_dropped: the history changed in messages[${job.start}..${job.end - 1}] before summary ${job.id} was used: cut instead`);
+      return undefined;
+    }
+    // One summary at a time: a new one must fold the one in use (start where it stands).
+    if (base.job !== undefined && job.start !== base.job.start) {
+      this.next = undefined;
+      return undefined;
+    }
+    return job;
+  }
+
+  /**
+   * Whether the plan with summary `job` (rb) is kept over the plan without (ra): the summary is
+   * valid where it stands and pays (pricing.ts `summaryPays`; the summariser's call is spent).
+   */
+  private keeps(job: Job, ra: SessionFitResult<unknown>, rb: SessionFitResult<unknown>, base: Rewrite<unknown>, rw: Rewrite<unknown>, used: boolean): boolean {
+    const d = rb.decisions[rw.at];
+    if (d === undefined || !d.included) {
+      this.warnings.push(`summary_unused: summary ${job.id} does not fit the budget: cut instead`);
+      this.next = undefined;
+      return false;
+    }
+    const pays = this.pays(job, ra, base, d.cost_tokens, 0);
+    if (!pays) {
+      this.next = undefined;
+      return false;
+    }
+    if (used) {
+      this.applied = job;
+      this.next = undefined;
+    }
+    return true;
+  }
+
+  /** Per turn over the cycle a cut starts, the value the summary keeps against its price (pricing.ts `summaryPays`). */
+  private pays(job: { start: number; end: number; span: readonly SpanMessage[] }, r: SessionFitResult<unknown>, base: Rewrite<unknown>, summaryTokens: number, callCost: number): boolean {
+    const overhead = this.overhead;
+    // The mean value per token of what the plan keeps by value, and its least valued message.
+    let valueTokens = 0;
+    let keptTokens = 0;
+    let marginal = Infinity;
+    for (const d of r.decisions) {
+      if (!d.included || d.reason === 'pinned') continue;
+      valueTokens += d.score * (d.cost_tokens + overhead);
+      keptTokens += d.cost_tokens + overhead;
+      marginal = Math.min(marginal, d.score);
+    }
+    const mean = valueTokens > 0 ? valueTokens / keptTokens : 1;
+    // The span's messages as this plan sees them (the summary in use stands for its own).
+    let spanTokens = 0;
+    let lost = 0;
+    let kept = 0;
+    const planIndex = (i: number): number => (base.job === undefined || i < base.job.start ? i : i >= base.job.end ? i - (base.job.end - base.job.start) + 1 : -1);
+    for (let i = job.start; i < job.end; i++) {
+      const at = planIndex(i);
+      const d = at >= 0 ? r.decisions[at] : undefined;
+      const m = job.span[i - job.start]!;
+      const tokens = m.cost + overhead;
+      spanTokens += tokens;
+      const value = ((d?.score ?? m.score) / mean) * tokens;
+      if (d?.included === true) kept += value;
+      else lost += value;
+    }
+    const growth = this.host.growth() ?? Math.max(1, r.metrics.prompt_tokens / Math.max(1, this.turnCount));
+    const overheadTokens = r.metrics.prompt_tokens - r.metrics.budget_used;
+    const price = {
+      budget: overheadTokens + r.metrics.effective_budget,
+      promptTokens: r.metrics.prompt_tokens,
+      growth,
+      summaryTokens: summaryTokens + overhead,
+      spanTokens,
+      lostValue: lost,
+      keptValue: kept,
+      marginalValue: Number.isFinite(marginal) ? marginal / mean : 1,
+      callCost,
+    };
+    return summaryPays(this.host.pricing, price);
+  }
+
+  /** The turn's result in the caller's indexes, and the next summary asked for when the history nears or passes the cut. */
+  private finish<M>(history: readonly M[], turn: SessionTurnOptions | undefined, used: Rewrite<M>, r: SessionFitResult<M>, prepA: PreparedFit<M>): SessionFitResult<M> {
+    this.turnCount++;
+    const g = this.host.growth();
+    // Ahead of need: the history is within AHEAD_TURNS turns' growth of the budget.
+    if (this.next === undefined && this.host.pricing.enabled && !this.cuts(r) && g !== undefined && r.metrics.budget_used + AHEAD_TURNS * g >= r.metrics.effective_budget) {
+      this.ahead(history, used, turn, used.list === prepA.list ? prepA : this.prepared(used, turn), g);
+    }
+    return this.report(history, used, r);
+  }
+
+  /**
+   * The cut to come, planned now (and forgotten): this history under a budget AHEAD_TURNS turns'
+   * growth smaller, where the session cuts as it will when the history has grown by as much. What
+   * that cut leaves out is the span to ask for (the objective's own choice, by value: not simply
+   * the oldest messages).
+   */
+  private ahead<M>(history: readonly M[], used: Rewrite<M>, turn: SessionTurnOptions | undefined, prep: PreparedFit<M>, growth: number): void {
+    const budgets = prep.options['budgets'];
+    if (!isRecord(budgets) || typeof budgets['tokens_max'] !== 'number') return;
+    const snapshot = this.host.snapshot();
+    try {
+      const smaller = { ...budgets, tokens_max: Math.max(1, budgets['tokens_max'] - Math.ceil(AHEAD_TURNS * growth)) };
+      const prepCut = this.prepared(used, { ...turn, budgets: smaller });
+      const cut = this.host.planSync(prepCut);
+      if (this.cuts(cut)) this.start(history, used, cut, prepCut);
+    } catch {
+      // A prediction only: a budget too small for what must be kept, a counter that must be awaited.
+    } finally {
+      this.host.restore(snapshot);
+      this.overhead = prep.budget.perFragmentOverhead;
+    }
+  }
+
+  /**
+   * Asks for the summary of the next span: whole units, none pinned, each left out by the cut
+   * `r`, from the first the cut leaves out after the task, or from the summary in use (folded
+   * into the new one).
+   */
+  private start<M>(history: readonly M[], rw: Rewrite<M>, r: SessionFitResult<M>, prep: PreparedFit<M>): void {
+    const { turns, units, pinned, broken } = prep;
+    const n = turns.length;
+    const overhead = prep.budget.perFragmentOverhead;
+    /** The end of the run of whole units from `j`, contiguous, none pinned, broken or sent (j itself when there is none). */
+    const runEnd = (from: number): number => {
+      let j = from;
+      while (j < n) {
+        const members = units.members.get(units.unitOf[j]!)!;
+        const last = Math.max(...members);
+        if (Math.min(...members) !== j || last - j + 1 !== members.length) break;
+        if (members.some((k) => pinned[k] === 1 || broken[k] !== 0 || r.decisions[k]!.included)) break;
+        j = last + 1;
+      }
+      return j;
+    };
+    let first: number;
+    let j: number;
+    if (rw.at >= 0) {
+      // The summary in use and the run after it: folded into one.
+      first = rw.at;
+      j = runEnd(rw.at + 1);
+    } else {
+      // The largest run the cut leaves out after the task (a cut by value may keep some units between).
+      first = afterTask(prep as PreparedFit<unknown>);
+      j = first;
+      let best = 0;
+      for (let k = first; k < n; ) {
+        const end = runEnd(k);
+        if (end === k) {
+          k = Math.max(...units.members.get(units.unitOf[k]!)!, k) + 1;
+          continue;
+        }
+        let tokens = 0;
+        for (let i = k; i < end; i++) tokens += r.decisions[i]!.cost_tokens + overhead;
+        if (tokens > best) [best, first, j] = [tokens, k, end];
+        k = end;
+      }
+    }
+    if (j === (rw.at >= 0 ? rw.at + 1 : first)) return; // nothing (new) to summarise
+    // The span in the original history's indexes (the summary in use stands for its own span).
+    const toOrig = (k: number): number => (rw.job === undefined || k < rw.at ? k : k === rw.at ? rw.job.start : k - 1 + (rw.job.end - rw.job.start));
+    const start = toOrig(first);
+    const end = toOrig(j - 1) + 1;
+    const signature = signatureOf(this.adapter, history, start, end);
+    if (signature === undefined) return;
+    const known = this.jobs.get(signature);
+    if (known !== undefined) {
+      // Asked before (a span the cut did not take then): its answer serves again, never a second call.
+      if (known.state !== 'failed' && known !== this.applied) this.next = known;
+      return;
+    }
+    const span: SpanMessage[] = [];
+    let inputTokens = 0;
+    for (let k = first; k < j; k++) {
+      if (k === rw.at) span.push(...rw.job!.span);
+      else {
+        const d = r.decisions[k]!;
+        span.push({ cost: d.cost_tokens, score: d.score, unit: toOrig(d.unit) });
+      }
+      inputTokens += r.decisions[k]!.cost_tokens + overhead;
+    }
+    const maxTokens = this.o.maxTokens ?? Math.max(64, Math.min(2000, Math.round(0.05 * r.metrics.effective_budget), Math.round(inputTokens / 10)));
+    // Priced before the call: an estimated summary of maxTokens, the call's own price included.
+    const callCost = this.o.inputCost * inputTokens + this.o.outputCost * maxTokens;
+    if (this.host.pricing.enabled && !this.pays({ start, end, span }, r, rw as Rewrite<unknown>, maxTokens, callCost)) return;
+    const id = `summary-${signature.split(':')[0]!}`;
+    const job: Job = { id, start, end, signature, span, inputTokens, state: 'pending', done: Promise.resolve() };
+    this.jobs.set(signature, job);
+    if (this.jobs.size > JOBS_KEPT) this.jobs.delete(this.jobs.keys().next().value!);
+    this.next = job;
+    const request: SummarizeRequest<M> = { id, messages: rw.list.slice(first, j), instruction: this.o.instruction, maxTokens, format: this.adapter.name };
+    job.done = this.run(job, request, history);
+  }
+
+  /**
+   * Runs the summariser once; a throw, a rejection, a bad result or the timeout fail the job (the
+   * session then cuts, with a warning). A summariser that answers synchronously (a stand-in) is
+   * ready at once.
+   */
+  private run<M>(job: Job, request: SummarizeRequest<M>, history: readonly M[]): Promise<void> {
+    const fail = (why: string): void => {
+      if (job.state !== 'pending') return;
+      job.state = 'failed';
+      job.why = why;
+      if (this.next === job) this.next = undefined;
+      this.warnings.push(`summary_failed: ${why} for messages[${job.start}..${job.end - 1}]: cut instead`);
+    };
+    const settle = (out: unknown): void => {
+      if (job.state !== 'pending') return;
+      const message = this.toMessage(out, history);
+      if (typeof message === 'string') return fail(message);
+      job.message = message;
+      job.state = 'ready';
+    };
+    let out: unknown;
+    try {
+      out = this.o.summarize(request as SummarizeRequest<unknown>);
+    } catch {
+      fail('the summariser threw');
+      return Promise.resolve();
+    }
+    if (!isThenable(out)) {
+      settle(out);
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        fail(`the summariser did not answer within ${this.o.timeoutMs} ms`);
+        resolve();
+      }, this.o.timeoutMs);
+      (timer as { unref?: () => void }).unref?.();
+      job.timer = timer as { ref?: () => void };
+      const end = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      try {
+        out.then(
+          (value) => {
+            settle(value);
+            end();
+          },
+          () => {
+            fail('the summariser rejected');
+            end();
+          },
+        );
+      } catch {
+        fail('the summariser returned a thenable that threw');
+        end();
+      }
+    });
+  }
+
+  /** The summariser's answer as a user message of the format, or why it cannot be one. */
+  private toMessage(out: unknown, history: readonly unknown[]): unknown {
+    let message: unknown;
+    if (typeof out === 'string') {
+      if (out.trim() === '') return 'the summariser returned empty text';
+      const text = SUMMARY_HEADING + out;
+      message = this.o.toMessage !== undefined ? this.o.toMessage(text) : userMessage(this.adapter, text, history);
+      if (message === undefined) return "the summariser returned text, and the format has no user message to copy (give summary.toMessage)";
+    } else message = out;
+    try {
+      const t = this.adapter.read(message, 0);
+      if (t.role !== 'user' || t.calls.length > 0 || t.results.length > 0 || t.text.trim() === '') return 'the summariser returned a message that is not a user message with text';
+    } catch {
+      return 'the summariser returned a message the format cannot read';
+    }
+    return message;
+  }
+
+  /** The history with `job`'s span replaced by its message; unchanged without one, or when the history no longer has the span. */
+  private rewrite<M>(history: readonly M[], job: Job | undefined): Rewrite<M> {
+    if (job === undefined) return { list: history, at: -1, job: undefined };
+    if (signatureOf(this.adapter, history, job.start, job.end) !== job.signature) {
+      if (job === this.applied) {
+        this.applied = undefined;
+        this.warnings.push(`summary_dropped: the history changed in messages[${job.start}..${job.end - 1}], which summary ${job.id} stands for: left out`);
+      }
+      return { list: history, at: -1, job: undefined };
+    }
+    return { list: [...history.slice(0, job.start), job.message as M, ...history.slice(job.end)], at: job.start, job };
+  }
+
+  /** Prepared with the summary kept and never the query: the pins and the query are the history's own. */
+  private prepared<M>(rw: Rewrite<M>, turn: SessionTurnOptions | undefined): PreparedFit<M> {
+    const prep = this.host.prepare(rw.list, turn);
+    this.overhead = prep.budget.perFragmentOverhead;
+    if (rw.at < 0) return prep;
+    const pinned = new Uint8Array(prep.pinned);
+    pinned[rw.at] = 1;
+    // The latest user message (pinned, and the default query) is the history's, not the summary.
+    const latest = latestUserMessage(prep.turns.map((t, i) => (i === rw.at ? undefined : t)));
+    if (latest >= 0) for (const j of prep.units.members.get(prep.units.unitOf[latest]!)!) pinned[j] = 1;
+    const query = prep.query ?? (latest >= 0 ? prep.texts.messages[latest]! : '');
+    return { ...prep, pinned, query };
+  }
+
+  /** The plan's decisions in the caller's indexes; the summary's own is the report. */
+  private report<M>(history: readonly M[], rw: Rewrite<M>, r: SessionFitResult<M>): SessionFitResult<M> {
+    const warnings = this.warnings.length > 0 ? [...r.warnings, ...this.warnings.splice(0)] : r.warnings;
+    if (rw.job === undefined) return { ...r, warnings, summary: null };
+    const job = rw.job;
+    const toOrig = (k: number): number => (k < rw.at ? k : k - 1 + (job.end - job.start));
+    const decisions: MessageDecision[] = [];
+    let own: MessageDecision | undefined;
+    for (const d of r.decisions) {
+      if (d.index === rw.at) {
+        own = d;
+        continue;
+      }
+      decisions.push({ ...d, index: toOrig(d.index), unit: d.unit === rw.at ? job.start : toOrig(d.unit) });
+    }
+    const replaced: MessageDecision[] = job.span.map((m, k) => ({
+      index: job.start + k,
+      included: false,
+      reason: 'summarized',
+      summary: job.id,
+      cost_tokens: m.cost,
+      score: m.score,
+      unit: m.unit,
+    }));
+    decisions.splice(job.start, 0, ...replaced);
+    let position = 0;
+    for (const d of r.decisions) if (d.included && d.index < rw.at) position++;
+    const report: SessionSummaryReport = {
+      id: job.id,
+      replaces: { from: job.start, to: job.end },
+      index: position,
+      tokens: own?.cost_tokens ?? 0,
+      callInputTokens: job.inputTokens,
+      callCost: this.o.inputCost * job.inputTokens + this.o.outputCost * (own?.cost_tokens ?? 0),
+    };
+    return { ...r, decisions, warnings, metrics: { ...r.metrics, candidate_count: history.length }, summary: report };
+  }
+}
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  try {
+    return (typeof v === 'object' || typeof v === 'function') && v !== null && typeof (v as { then?: unknown }).then === 'function';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A user message of the format with `text`: a plain `{ role: 'user', content }` (OpenAI, the
+ * Responses API, Anthropic, the AI SDK), or for LangChain a new message of the class of the
+ * history's first human message (no runtime dependency on LangChain); `undefined` without one.
+ */
+function userMessage(adapter: FormatAdapter, text: string, history: readonly unknown[]): unknown {
+  if (adapter.name === 'anthropic') return { role: 'user', content: [{ type: 'text', text }] }; // blocks: a cache marker adds to them, the bytes stay
+  if (adapter.name !== 'langchain') return { role: 'user', content: text };
+  for (let i = 0; i < history.length; i++) {
+    const m = history[i];
+    let t: Turn;
+    try {
+      t = adapter.read(m, i);
+    } catch {
+      continue;
+    }
+    if (t.role !== 'user' || !isRecord(m)) continue;
+    const ctor = (m as { constructor?: unknown }).constructor;
+    if (typeof ctor !== 'function' || ctor === Object) return undefined;
+    try {
+      return new (ctor as new (fields: { content: string }) => unknown)({ content: text });
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,225 @@
+// createSession({ summarize }): the span a cut leaves out becomes one summary message where it
+// was. Every request valid in every format (validateMessages and the SDKs' own checks) with the
+// summary in it, the summary resent byte-identical until the next one, a failing or slow
+// summariser never fails a turn, each span summarised once, the task and the step in flight never
+// summarised; a 64-step agent.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { BaseMessage } from '@langchain/core/messages';
+import { DEFAULT_SUMMARY_INSTRUCTION, createSession, requestEnds } from 'ctxpack';
+import { agentSession } from './agent-sessions.mjs';
+import { FORMATS } from './messages-histories.mjs';
+import { checkAgentRequest } from './sdk-check.mjs';
+import { standInSummary } from './summary-stand-in.mjs';
+
+/** A summariser's prices that make summaries pay in these histories (a small model reads and writes them). */
+const CHEAP = { inputCost: 0.05, outputCost: 0.2 };
+
+/** The JSON of a message as sent (LangChain's instances through their own toJSON), without Anthropic's cache markers (the session moves them). */
+const json = (m) => JSON.stringify(m, (k, v) => (k === 'cache_control' ? undefined : v));
+
+/** A synchronous stand-in that records what it was given. */
+function recording() {
+  const seen = [];
+  const summarize = (request) => {
+    seen.push(request);
+    return standInSummary(request.messages, request.maxTokens);
+  };
+  return { seen, summarize };
+}
+
+const isUser = (format) => (m) => (m instanceof BaseMessage ? m.getType() === 'human' : m.role === 'user');
+
+/** Replays `messages` request by request through `session.fit`; returns the results with the history each saw. */
+function replay(messages, format, session) {
+  const out = [];
+  for (const end of requestEnds(messages, format)) {
+    const now = messages.slice(0, end + 1);
+    out.push({ now, r: session.fit(now) });
+  }
+  return out;
+}
+
+for (const format of FORMATS) {
+  test(`${format}: every request valid with its summary in it, the summary byte-identical until the next, the task and the step in flight never summarised`, () => {
+    for (const seed of [3, 4]) {
+      const { messages, system } = agentSession(seed, format, 14);
+      const task = messages.find(isUser(format));
+      const { seen, summarize } = recording();
+      const session = createSession({ format, system, budgets: { tokens_max: 9000 }, cache: format === 'anthropic' ? 'anthropic' : 'openai', breakpoints: format === 'anthropic', summarize, summary: CHEAP });
+      const turns = replay(messages, format, session);
+      let withSummary = 0;
+      let previous;
+      turns.forEach(({ now, r }, k) => {
+        checkAgentRequest(format, r, k, (m) => m === task);
+        assert.equal(r.decisions.length, now.length, `step ${k}: one decision per message of the history`);
+        assert.ok(r.decisions[now.length - 1].included, `step ${k}: the step in flight is sent`);
+        const summarized = r.decisions.filter((d) => d.reason === 'summarized');
+        for (const d of summarized) {
+          assert.equal(d.included, false);
+          assert.equal(d.summary, r.summary.id);
+          assert.notEqual(now[d.index], task, `step ${k}: the task is never summarised`);
+          assert.ok(d.index < now.length - 1, `step ${k}: the step in flight is never summarised`);
+        }
+        if (r.summary) {
+          withSummary++;
+          assert.equal(summarized.length, r.summary.replaces.to - r.summary.replaces.from);
+          const sent = r.messages[r.summary.index];
+          assert.match(json(sent), /Summary of earlier messages/);
+          // Where the span was: after every message sent from before it, before every one after it.
+          const before = r.decisions.filter((d) => d.included && d.index < r.summary.replaces.from).length;
+          assert.equal(r.summary.index, before, `step ${k}: the summary stands where its span was`);
+          if (previous?.id === r.summary.id) {
+            assert.equal(json(sent), previous.json, `step ${k}: the summary is resent byte-identical`);
+            if (format !== 'anthropic') assert.equal(sent, previous.message, `step ${k}: as the same object`);
+          }
+          previous = { id: r.summary.id, json: json(sent), message: sent };
+          assert.ok(r.summary.tokens > 0 && r.summary.callCost > 0);
+        } else assert.equal(r.summary, null);
+      });
+      assert.ok(turns.some(({ r }) => r.cache.cut), `seed ${seed}: the history outgrew the budget`);
+      assert.ok(withSummary > 0, `${format} seed ${seed}: a summary was sent`);
+      // Each span was given to the summariser once.
+      const spans = seen.map((q) => q.messages.map(json).join('\u0001'));
+      assert.equal(new Set(spans).size, spans.length, 'no span summarised twice');
+      assert.ok(seen.every((q) => q.instruction === DEFAULT_SUMMARY_INSTRUCTION && q.maxTokens >= 64 && q.format === format));
+    }
+  });
+}
+
+test('the summary enters only at a cut: every turn that appends keeps the previous request as its prefix', () => {
+  const { messages } = agentSession(7, 'openai', 14);
+  const { summarize } = recording();
+  const session = createSession({ format: 'openai', budgets: { tokens_max: 9000 }, cache: 'openai', summarize, summary: CHEAP });
+  let previous;
+  for (const { r } of replay(messages, 'openai', session)) {
+    if (previous !== undefined && !r.cache.cut) {
+      assert.equal(r.summary?.id, previous.summary?.id, 'a summary changes only at a cut');
+      assert.equal(r.cache.prefixMessages, previous.messages.length, 'an append keeps the whole previous request');
+    }
+    previous = r;
+  }
+});
+
+/** A history of a task and `steps` read_file steps of about 460 tokens each, in OpenAI's format (the 64-step agent of adapter-agents.mjs). */
+function readFileAgent(steps) {
+  const history = [{ role: 'system', content: 'You are a coding agent.' }, { role: 'user', content: 'Fix the login bug: sessions expire after one minute.' }];
+  for (let step = 0; step < steps; step++) {
+    history.push({ role: 'assistant', content: null, tool_calls: [{ id: `c${step}`, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path: `src/f${step}.ts` }) } }] });
+    history.push({ role: 'tool', tool_call_id: `c${step}`, content: `// src/f${step}.ts: TTL ${step * 60} seconds\n${'export const line = "session token expiry";\n'.repeat(40)}` });
+  }
+  return history;
+}
+
+test('a 64-step agent: the summary is asked ahead of the cut, one call per compaction, folded, and the cut turn already sends it', () => {
+  const history = readFileAgent(64);
+  const { seen, summarize } = recording();
+  const session = createSession({ format: 'openai', budgets: { tokens_max: 22_000 }, cache: 'openai', summarize, summary: CHEAP });
+  const results = [];
+  for (let step = 0; step <= 64; step++) {
+    const now = history.slice(0, 2 + 2 * step);
+    const callsBefore = seen.length;
+    const r = session.fit(now);
+    checkAgentRequest('openai', r, step, (m) => m === history[1]);
+    // A summary enters at a cut: asked on an earlier turn (ahead), never on the cut turn itself.
+    if (r.summary && results.at(-1)?.summary?.id !== r.summary.id) {
+      assert.ok(r.cache.cut);
+      assert.equal(seen.length, callsBefore, `step ${step}: the summary was asked for ahead of the cut`);
+    }
+    results.push(r);
+  }
+  const cuts = results.filter((r) => r.cache.cut).length;
+  const ids = new Set(results.filter((r) => r.summary).map((r) => r.summary.id));
+  assert.ok(cuts >= 2, `cuts ${cuts}`);
+  assert.equal(ids.size, cuts, 'every cut brings its summary');
+  assert.ok(seen.length <= cuts + 1, `summariser calls ${seen.length} for ${cuts} cuts`);
+  // The second summary folds the first: its span starts with the first summary.
+  const folded = seen.find((q) => q.messages[0]?.role === 'user');
+  assert.ok(folded, 'a later summary folds the one before');
+  // Key facts of the span are in the summary sent (the stand-in keeps the lines with numbers and paths).
+  const last = results.at(-1);
+  const text = last.messages[last.summary.index].content;
+  assert.match(text, /src\/f0\.ts/);
+});
+
+test('a summariser that throws, rejects, answers badly or never answers fails no turn, and is asked once per span', async () => {
+  const history = readFileAgent(64);
+  const cases = {
+    throws: () => {
+      throw new Error('model down');
+    },
+    rejects: async () => {
+      throw new Error('rate limited');
+    },
+    empty: async () => '   ',
+    'not a user message': async () => ({ role: 'assistant', content: 'x' }),
+    'never answers': () => new Promise(() => {}),
+  };
+  for (const [name, fn] of Object.entries(cases)) {
+    let calls = 0;
+    const summarize = (q) => {
+      calls++;
+      return fn(q);
+    };
+    const session = createSession({ format: 'openai', budgets: { tokens_max: 22_000 }, cache: 'openai', summarize, summary: CHEAP });
+    const warnings = [];
+    for (let step = 0; step <= 64; step++) {
+      const r = await session.fitAsync(history.slice(0, 2 + 2 * step));
+      checkAgentRequest('openai', r, step, (m) => m === history[1]);
+      assert.equal(r.summary, null, `${name}: no summary`);
+      warnings.push(...r.warnings);
+      await new Promise((resolve) => setImmediate(resolve)); // the summariser's answer arrives between turns
+    }
+    const distinctSpans = calls;
+    assert.ok(calls >= 1, `${name}: asked`);
+    if (name !== 'never answers') assert.ok(warnings.some((w) => w.startsWith('summary_failed: ')), `${name}: warned`);
+    // Failed spans are not asked again: at most one call per cut and one ahead of it.
+    assert.ok(distinctSpans <= 8, `${name}: ${calls} calls`);
+    for (const w of warnings) assert.doesNotMatch(w, /model down|rate limited/, 'warnings carry no content of the failure');
+  }
+});
+
+test('fitAsync: the default waits for no summary; wait: true sends it on the cut turn; a timeout falls back to the cut', async () => {
+  const history = readFileAgent(64);
+  const run = async (summary, summarize) => {
+    const session = createSession({ format: 'openai', budgets: { tokens_max: 22_000 }, cache: 'openai', summarize, summary: { ...CHEAP, ...summary } });
+    const out = [];
+    for (let step = 0; step <= 64; step++) out.push(await session.fitAsync(history.slice(0, 2 + 2 * step)));
+    return out;
+  };
+  // An async summariser that answers only when released: without wait, no turn waits for it.
+  const pending = [];
+  const held = (q) => new Promise((resolve) => pending.push(() => resolve(standInSummary(q.messages, q.maxTokens))));
+  const nowait = await run({}, held);
+  assert.ok(pending.length >= 1, 'asked ahead of the cut');
+  assert.ok(nowait.every((r) => r.summary === null), 'never released: never sent, and no turn waited');
+  // With wait: true, the first cut turn awaits the summary and already sends it.
+  const waited = await run({ wait: true }, async (q) => standInSummary(q.messages, q.maxTokens));
+  const firstCut = waited.findIndex((r) => r.cache.cut);
+  assert.ok(firstCut > 0 && waited[firstCut].summary, 'the first cut sends its summary');
+  // A summariser slower than timeoutMs: the turn goes on without it, with the warning.
+  const timedOut = await run({ wait: true, timeoutMs: 1 }, () => new Promise(() => {}));
+  assert.ok(timedOut.every((r) => r.summary === null));
+  assert.ok(timedOut.some((r) => r.warnings.some((w) => /^summary_failed: the summariser did not answer within 1 ms/.test(w))));
+});
+
+test('options: summarize must be a function, summary an object of known fields; summary without summarize is refused', () => {
+  const base = { format: 'openai', budgets: { tokens_max: 1000 } };
+  assert.throws(() => createSession({ ...base, summarize: 'yes' }), { code: 'INVALID_OPTION', field: 'summarize' });
+  assert.throws(() => createSession({ ...base, summarize: () => 'x', summary: { wait: 1 } }), { code: 'INVALID_OPTION', field: 'summary.wait' });
+  assert.throws(() => createSession({ ...base, summarize: () => 'x', summary: { bogus: 1 } }), { code: 'INVALID_OPTION', field: 'summary.bogus' });
+  assert.throws(() => createSession({ ...base, summarize: () => 'x', summary: { inputCost: -1 } }), { code: 'INVALID_OPTION', field: 'summary.inputCost' });
+  assert.throws(() => createSession({ ...base, summary: {} }), { code: 'INVALID_OPTION', field: 'summary' });
+  // Without a cut nothing is asked, and the result says there is no summary.
+  const s = createSession({ ...base, summarize: () => assert.fail('not asked') });
+  assert.equal(s.fit([{ role: 'user', content: 'hi' }]).summary, null);
+});
+
+test('priced: at the default prices (the agent\'s own model), a summary that keeps little is not asked for', () => {
+  const history = readFileAgent(64);
+  const { seen, summarize } = recording();
+  // A summary as long as the span keeps all of it but saves nothing: never pays.
+  const session = createSession({ format: 'openai', budgets: { tokens_max: 22_000 }, cache: 'openai', summarize, summary: { maxTokens: 20_000 } });
+  for (let step = 0; step <= 64; step++) session.fit(history.slice(0, 2 + 2 * step));
+  assert.equal(seen.length, 0);
+});
