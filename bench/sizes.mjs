@@ -8,11 +8,11 @@
 //   node bench/sizes.mjs [--write bench/SIZES.md]
 
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { entrySize, wasmSize } from './size-of.mjs';
+import { entryComposition, entrySize, wasmCodeByModule, wasmSections, wasmSize } from './size-of.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const pkg = join(root, 'pkg');
@@ -73,10 +73,51 @@ const lines = [
   ...rows.map((r) => `| \`${r.subpath}\` | ${r.conditions} | \`${r.file}\` | ${KB(r.min)} | ${KB(r.gzip)} | ${r.core ? `**${KB(r.counted)}**` : '—'} | ${KB(r.budget)} |`),
   '',
 ];
-const text = lines.join('\n');
-process.stdout.write(text);
+
+// Where the bytes are: the .wasm by section, its code by Rust module (from the copy with names
+// `make wasm` keeps, when there is one), the main entry by source module.
+const wasmBytes = readFileSync(join(pkg, 'wasm/ctxpack_bg.wasm'));
+const sections = wasmSections(wasmBytes).filter((x) => x.raw >= 1000);
+const named = join(root, 'target/ctxpack_bg.names.wasm');
+const byModule = existsSync(named) ? wasmCodeByModule(readFileSync(named)) : [];
+const codeTotal = byModule.reduce((sum, g) => sum + g.raw, 0);
+const composition = await entryComposition(pkg, 'src/index.ts');
+const jsTotal = composition.reduce((sum, c) => sum + c.bytes, 0);
+const pct = (n, total) => `${((100 * n) / total).toFixed(1)} %`;
+lines.push(
+  '## Where the bytes are',
+  '',
+  `The .wasm by section (over 1 KB): ${sections.map((x) => `${x.name} ${KB(x.raw)} raw, ${KB(x.gzip)} gzipped`).join('; ')}.`,
+  '',
+);
+if (byModule.length > 0) {
+  lines.push(
+    `Its code by Rust module, from the function names of wasm-bindgen's output before wasm-opt (\`target/ctxpack_bg.names.wasm\`, kept by \`make wasm\`; ${KB(codeTotal)} of function bodies there, ${KB(sections.find((x) => x.name === 'code')?.raw ?? 0)} of code after wasm-opt), the modules of at least 2 KB:`,
+    '',
+    '| module | functions | bytes | share |',
+    '|---|---:|---:|---:|',
+    ...byModule.filter((g) => g.raw >= 2000).map((g) => `| \`${g.group}\` | ${g.count} | ${KB(g.raw)} | ${pct(g.raw, codeTotal)} |`),
+    '',
+  );
+}
+lines.push(
+  `The main entry (\`src/index.ts\`, bundled and minified for Node: ${KB(jsTotal)}) by source module, the 15 largest:`,
+  '',
+  '| module | bytes | share |',
+  '|---|---:|---:|',
+  ...composition.slice(0, 15).map((c) => `| \`${c.input}\` | ${KB(c.bytes)} | ${pct(c.bytes, jsTotal)} |`),
+  '',
+);
+
+// What is written by hand below the marker (the findings) is kept as it is.
+const MARKER = '<!-- Written by hand from here on; bench/sizes.mjs keeps it. -->';
 const out = process.argv.indexOf('--write');
-if (out !== -1) writeFileSync(join(process.cwd(), process.argv[out + 1]), text);
+const target = out !== -1 ? join(process.cwd(), process.argv[out + 1]) : undefined;
+const previous = target && existsSync(target) ? readFileSync(target, 'utf8') : '';
+const kept = previous.includes(MARKER) ? previous.slice(previous.indexOf(MARKER)) : `${MARKER}\n`;
+const text = `${lines.join('\n')}\n${kept}`;
+process.stdout.write(text);
+if (target) writeFileSync(target, text);
 if (over.length) {
   console.error(`over budget: ${over.join('; ')}`);
   process.exit(1);

@@ -4,7 +4,7 @@
 // by the bundles, never inlined. The tokenizer adapters (dist/tokenizers/*) are bundles of their
 // own that import their tokenizer, an optional peer dependency, and ctxpack itself (for
 // CtxpackError) by name: neither is ever bundled into them.
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -111,8 +111,7 @@ const loader = (name) => ({
 
 // The public entries: `ctxpack` (the front doors) and the subpaths of the building blocks. They
 // share one instance of the core (and one CtxpackError class), so each runtime's ESM build splits
-// them into shared chunks, and the CommonJS entries read one shared bundle (esbuild cannot split
-// CommonJS): dist/internal.cjs holds every module, each .cjs entry picks its names from it.
+// them into shared chunks, and so does the CommonJS build (below).
 // `ai-sdk` imports only types from `ai` (an optional peer dependency): nothing of the SDK is bundled.
 // `openai-agents` likewise from `@openai/agents`.
 // `langchain` likewise imports only types from `langchain` and `@langchain/core`; `mastra` from `@mastra/core`.
@@ -153,22 +152,30 @@ for (const t of targets) {
   });
 }
 
-// CommonJS: every module once, in dist/internal.cjs (an entry that re-exports all of them), then
-// one small .cjs per entry with exactly that entry's names, read from its ES build.
-const ALL = join(root, 'dist', '.all.ts');
-writeFileSync(ALL, Object.values(ENTRIES).map((src) => `export * from ${JSON.stringify(join(root, src))};`).join('\n'));
-await build({ ...common, entryPoints: [ALL], format: 'cjs', platform: 'node', outfile: join(root, 'dist', 'internal.cjs'), plugins: [loader('node-cjs')] });
-rmSync(ALL);
-for (const name of Object.keys(ENTRIES)) {
-  const esm = await import(join(root, 'dist', name === 'index' ? 'node.js' : `node-${name}.js`));
-  const names = Object.keys(esm).sort();
-  const out = name === 'index' ? 'node.cjs' : `${name}.cjs`;
-  writeFileSync(
-    join(root, 'dist', out),
-    `'use strict';\n// ctxpack${name === 'index' ? '' : `/${name}`} for require(): its names from the one shared bundle (scripts/build.mjs).\n` +
-      `const all = require('./internal.cjs');\n` +
-      names.map((n) => `exports.${n} = all.${n};`).join('\n') + '\n',
-  );
+// CommonJS: esbuild cannot split CommonJS, so the Node build is split as ES modules first (the
+// CommonJS loader, `.cjs` names, chunks `cjs-chunk-*`), then each file, entry or chunk, is turned
+// into CommonJS on its own: `import … from './cjs-chunk-x.cjs'` becomes a `require` of that chunk.
+// Every module is in exactly one file, so the entries still share one instance of the core and
+// one CtxpackError (require caches each chunk), and `require('ctxpack/slicers')` loads only the
+// chunks the slicers need, not every module of the package.
+{
+  const entryPoints = Object.fromEntries(Object.entries(ENTRIES).map(([name, src]) => [name === 'index' ? 'node' : name, join(root, src)]));
+  const split = await build({
+    ...common,
+    entryPoints,
+    format: 'esm',
+    platform: 'node',
+    splitting: true,
+    write: false,
+    outdir: join(root, 'dist'),
+    outExtension: { '.js': '.cjs' },
+    chunkNames: 'cjs-chunk-[hash]',
+    plugins: [loader('node-cjs')],
+  });
+  for (const file of split.outputFiles) {
+    const { code } = await transform(file.text, { format: 'cjs', platform: 'node', target: 'es2022', minify: true, legalComments: 'none', logLevel: 'warning' });
+    writeFileSync(file.path, `'use strict';\n${code}`);
+  }
 }
 
 // The tokenizer adapters: ESM and CommonJS, the tokenizer and ctxpack external.

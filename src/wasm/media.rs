@@ -39,7 +39,12 @@ fn whole(value: f64, max: f64, field: &str) -> Result<f64, JsValue> {
     } else {
         Err(to_js_error(&CtxpackError::InvalidOption {
             option: field.into(),
-            reason: format!("must be a whole number from 0 to {max}"),
+            // Through JS (`js_number`): `{max}` of an f64 would link Rust's float
+            // formatting into the .wasm (about 14 KB) for this one message.
+            reason: format!(
+                "must be a whole number from 0 to {}",
+                crate::error::js_number(max)
+            ),
         }))
     }
 }
