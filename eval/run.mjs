@@ -9,7 +9,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { agentCases, dialogueCases, essays, haystackCases, recordedCases } from './datasets.mjs';
 import { BUDGETS, POSITIONS, boundedCases, evaluate, recall, recallTable } from './evaluate.mjs';
-import { STRATEGIES } from './strategies.mjs';
+import { STRATEGIES, WHOLE } from './strategies.mjs';
+import { miniLMStrategies } from './embeddings.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const arg = (name, dflt) => {
@@ -26,7 +27,9 @@ if (texts === undefined) {
 }
 const t0 = performance.now();
 const cases = [...haystackCases(texts), ...agentCases(seeds), ...dialogueCases(seeds.slice(0, 20)), ...recordedCases(root)];
-const results = await evaluate(cases);
+// The MiniLM variants need Python (eval/embed.py): in the full run only, not in baseline.json.
+const ALL = [...STRATEGIES, ...(await miniLMStrategies(cases, WHOLE, pyDir))];
+const results = await evaluate(cases, { strategies: ALL });
 const bounded = recallTable(await evaluate(boundedCases(root)));
 const seconds = (performance.now() - t0) / 1000;
 
@@ -38,7 +41,7 @@ const DATASETS = [
 ];
 const KINDS = ['tool-result', 'correction', 'long-ago', 'exchange', 'paraphrase', 'multi-hop', 'rollback'];
 const pct = (x) => `${(100 * x).toFixed(1)} %`;
-const names = STRATEGIES.map((s) => s.name);
+const names = ALL.map((s) => s.name);
 const cell = (s, d, b) => results[s][d]?.[b];
 
 function describe(dataset) {
