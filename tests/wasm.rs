@@ -14,9 +14,9 @@
 //! `CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner cargo test --target wasm32-unknown-unknown --test wasm`.
 
 use ctxpack_core::wasm::{
-    bm25_from_stats_wasm, bm25_scores_wasm, bm25_stats, bm25_terms, budget_curve, decision_codes,
-    error_codes, group_units, min_budget_for, pin_closure, slice_numeric, slice_objects,
-    solve_slice,
+    bm25_doc_terms, bm25_from_stats_wasm, bm25_query_terms, bm25_scores_wasm, budget_curve,
+    decision_codes, error_codes, group_units, min_budget_for, pin_closure, slice_numeric,
+    slice_objects, solve_slice,
 };
 use ctxpack_core::{
     Budget, BudgetSimulation, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError,
@@ -3210,27 +3210,25 @@ fn bm25_from_stats_of_parts_equals_bm25_scores_bit_for_bit() {
         "nothing matches",
     ] {
         let whole = bm25_scores_wasm(docs.clone(), query, 1.2, 0.75);
-        let terms = bm25_terms(query);
+        let (_, terms) = index_stats(&docs, query);
         for split in 0..=docs.len() {
-            // Stats of two calls, concatenated as a caller keeping them would.
-            // Each call leads with the query's number of terms.
-            let first = bm25_stats(docs[..split].to_vec(), query);
-            let second = bm25_stats(docs[split..].to_vec(), query);
-            assert_eq!((first[0], second[0]), (terms, terms));
-            let mut stats = first[1..].to_vec();
-            stats.extend_from_slice(&second[1..]);
+            // Stats of two batches of texts, each read once, concatenated as
+            // the session's memo builds them.
+            let mut stats = index_stats(&docs[..split], query).0;
+            stats.extend_from_slice(&index_stats(&docs[split..], query).0);
             let parts = bm25_from_stats_wasm(&stats, terms, 1.2, 0.75).expect("whole texts");
             let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&parts), bits(&whole), "query {query:?}, split {split}");
         }
     }
-    // Sparse: the number of terms, then per text its length, its number of
-    // matches, then (term, count) pairs for the query terms it holds ("dog" 0,
-    // "rex" 1), nothing for the others.
+    // Sparse: per text its length, its number of matches, then (term, count)
+    // pairs for the query terms it holds ("dog" 0, "rex" 1), nothing for the
+    // others.
     assert_eq!(
-        bm25_stats(docs[..4].to_vec(), "dog Rex"),
-        [2, 6, 2, 0, 1, 1, 1, 3, 0, 8, 2, 0, 2, 1, 2, 0, 0]
+        index_stats(&docs[..4], "dog Rex"),
+        (vec![6, 2, 0, 1, 1, 1, 3, 0, 8, 2, 0, 2, 1, 2, 0, 0], 2)
     );
+    assert_eq!(bm25_query_terms("the Dogs, a dog"), "a\0dog\0the\0");
     // Stats that end inside a text, or name a term beyond `terms`, are refused,
     // and the module answers the next call.
     let r = refused(bm25_from_stats_wasm(&[1, 2, 3], 1, 1.2, 0.75).map(|v| JsValue::from(v.len())));
@@ -3254,6 +3252,44 @@ fn bm25_from_stats_of_parts_equals_bm25_scores_bit_for_bit() {
     );
 }
 
+/// The stats an index builds from `bm25DocTerms` and `bm25QueryTerms` (as
+/// the session's memo does in pkg/src/messages/relevance.ts), and the
+/// query's number of terms.
+fn index_stats(docs: &[String], query: &str) -> (Vec<u32>, u32) {
+    let packed = bm25_doc_terms(docs.to_vec());
+    let l = packed[0] as usize;
+    let counts = &packed[1..=l];
+    let byte_len = packed[1 + l] as usize;
+    let bytes: Vec<u8> = packed[2 + l..]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .take(byte_len)
+        .collect();
+    let words: Vec<&str> = std::str::from_utf8(&bytes)
+        .expect("UTF-8")
+        .split('\0')
+        .collect();
+    let query = bm25_query_terms(query);
+    let terms: Vec<&str> = query.split_terminator('\0').collect();
+    let (mut out, mut at, mut w) = (Vec::new(), 0, 0);
+    for _ in docs {
+        let m = counts[at + 1] as usize;
+        let mut pairs: Vec<(u32, u32)> = (0..m)
+            .filter_map(|k| {
+                let rank = terms.iter().position(|t| *t == words[w + k])?;
+                Some((u32::try_from(rank).expect("small"), counts[at + 2 + k]))
+            })
+            .collect();
+        pairs.sort_unstable();
+        out.push(if terms.is_empty() { 0 } else { counts[at] });
+        out.push(u32::try_from(pairs.len()).expect("small"));
+        out.extend(pairs.into_iter().flat_map(|(t, c)| [t, c]));
+        at += 2 + m;
+        w += m;
+    }
+    (out, u32::try_from(terms.len()).expect("small"))
+}
+
 #[wasm_bindgen_test]
 fn bm25_of_a_huge_query_keeps_only_the_matches() {
     // 30,000 distinct query terms over 2,000 texts of 8 words: the stats are
@@ -3270,15 +3306,14 @@ fn bm25_of_a_huge_query_keeps_only_the_matches() {
                 .join(" ")
         })
         .collect();
-    let stats = bm25_stats(docs.clone(), &query);
-    assert_eq!(stats[0], 30_000);
-    let stats = &stats[1..];
+    let (stats, terms) = index_stats(&docs, &query);
+    assert_eq!(terms, 30_000);
     assert!(
         stats.len() <= 2_000 * (2 + 2 * 8),
         "{} numbers",
         stats.len()
     );
-    let parts = bm25_from_stats_wasm(stats, bm25_terms(&query), 1.2, 0.75).expect("whole texts");
+    let parts = bm25_from_stats_wasm(&stats, terms, 1.2, 0.75).expect("whole texts");
     let whole = bm25_scores_wasm(docs, &query, 1.2, 0.75);
     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     assert_eq!(bits(&parts), bits(&whole));

@@ -55,6 +55,14 @@ function fail(message, code = 2) {
   process.exit(code);
 }
 
+/** A flag that takes a non-negative integer: its value, or undefined when absent; anything else is a usage error (exit 2). */
+function integerFlag(values, flag) {
+  const v = values[flag];
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) fail(`--${flag} must be a non-negative integer, got '${v}'`);
+  return Number(v);
+}
+
 // A reader that stopped reading (`ctxpack plan x.json | head -1`) is not an error.
 process.stdout.on('error', (err) => {
   if (err.code === 'EPIPE') process.exit(0);
@@ -232,12 +240,7 @@ function main(argv) {
     fail('the input must be a JSON array of fragments or an object with a "fragments" array');
   }
 
-  const integer = (flag) => {
-    const v = values[flag];
-    if (v === undefined) return undefined;
-    if (!/^\d+$/.test(v)) fail(`--${flag} must be a non-negative integer, got '${v}'`);
-    return Number(v);
-  };
+  const integer = (flag) => integerFlag(values, flag);
   const budget = integer('budget') ?? doc.budgets?.tokens_max;
   if (budget === undefined) fail('--budget N is required (or "budgets": { "tokens_max": N } in the input)');
   const gaze = values.gaze !== undefined ? { entities: values.gaze.split(',').map((s) => s.trim()).filter(Boolean) } : doc.gaze ?? { entities: [] };
@@ -293,8 +296,8 @@ function isHistory(input) {
 function historyOf(input, values, command) {
   const doc = Array.isArray(input) ? { messages: input } : input;
   if (doc === null || typeof doc !== 'object' || !Array.isArray(doc.messages)) fail(`${command}: the input must be a JSON array of messages or an object with a "messages" array`);
-  const budget = values.budget !== undefined ? Number(values.budget) : doc.budgets?.tokens_max;
-  if (budget === undefined || !Number.isSafeInteger(budget) || budget < 0) fail('--budget N (a non-negative integer) is required, or "budgets": { "tokens_max": N } in the input');
+  const budget = integerFlag(values, 'budget') ?? doc.budgets?.tokens_max;
+  if (budget === undefined) fail('--budget N is required (or "budgets": { "tokens_max": N } in the input)');
   const format = values.format ?? doc.format ?? detectMessageFormat(doc.messages, { system: doc.system });
   const options = { format, budgets: budgetsOf(doc, budget), countTokens: estimateTokens };
   if (doc.system !== undefined) options.system = doc.system;
@@ -326,7 +329,7 @@ function replay(input, values) {
   const share = (x) => pct(x, 1);
   lines.push(
     '',
-    `total: ${sum.promptTokens} prompt tokens, ${share(sum.prefixShare)} the previous request's prefix (${share(sum.ofAppendOnly)} of the append-only bound, ${share(sum.appendOnlyShare)}), ` +
+    `total: ${sum.promptTokens} prompt tokens, ${share(sum.prefixShare)} the previous request's prefix (sending the whole history every time would make it ${share(sum.appendOnlyShare)}: this is ${share(sum.ofAppendOnly)} of that), ` +
       `${share(sum.cachedShare)} predicted cached, ${share(sum.budgetUse)} of the budget used on average, cost ${sum.predictedCost.toFixed(0)} (uncached: ${sum.promptTokens})`,
   );
   process.stdout.write(`${lines.join('\n')}\n`);
@@ -389,7 +392,7 @@ function evaluate(input, values) {
 function fit(input, values) {
   const { doc, format, options } = historyOf(input, values, 'fit');
   if (values.query !== undefined) options.query = values.query;
-  if (values.keep !== undefined) options.keep = Number(values.keep);
+  if (values.keep !== undefined) options.keep = integerFlag(values, 'keep');
   if (values.slicer !== undefined) options.slicer = values.slicer;
   if (values['stub-tool-results']) options.stubToolResults = true;
   let r;

@@ -203,6 +203,46 @@ export function shownName(name: string): string {
   return `${name.slice(0, end)}…`;
 }
 
+/** A name as the near-miss check compares it: lowercase, without `_` and `-`. */
+function foldName(name: string): string {
+  return name.toLowerCase().replace(/[_-]/g, '');
+}
+
+/** Levenshtein distance of `a` and `b`, or `limit + 1` once it is sure to exceed `limit`. */
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    }
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
+/**
+ * `'; did you mean <name>?'` when `key` is a near miss of one of `known` (the same name in another
+ * case or with `_`/`-` changed, as `tokensMax` for `tokens_max`, or one or two letters off), else
+ * `''`. The first closest name wins, so the hint is deterministic.
+ * @internal
+ */
+export function didYouMean(key: string, known: readonly string[]): string {
+  const k = foldName(key);
+  const limit = k.length >= 8 ? 2 : k.length >= 4 ? 1 : 0;
+  let best: string | undefined;
+  let bestDistance = limit + 1;
+  for (const name of known) {
+    const d = editDistance(k, foldName(name), limit);
+    if (d < bestDistance) {
+      best = name;
+      bestDistance = d;
+    }
+  }
+  return best === undefined ? '' : `; did you mean ${best}?`;
+}
+
 /**
  * Describes a received value for an error message without echoing any text it contains.
  * Numbers, booleans, `null` and `undefined` are shown; strings only by length.

@@ -197,3 +197,30 @@ test('cost_tokens + per_fragment_overhead above 2^32 − 1 is an INVALID_FIELD n
     (err) => err.code === 'INVALID_FIELD' && err.index === 0,
   );
 });
+
+test('a misspelt budget is named with its near miss before tokens_max is reported missing', () => {
+  const cases = [
+    [{ tokensMax: 100 }, 'budgets.tokensMax', 'did you mean tokens_max?'],
+    [{ tokens_max: 100, outputReserve: 4 }, 'budgets.outputReserve', 'did you mean output_reserve?'],
+    [{ 'overhead-tokens': 1, tokens_max: 10 }, 'budgets.overhead-tokens', 'did you mean overhead_tokens?'],
+  ];
+  for (const [budgets, field, hint] of cases) {
+    assert.throws(() => effectiveBudget(budgets), (e) => e.code === 'INVALID_BUDGET' && e.field === field && e.message.endsWith(hint));
+  }
+  // Nothing close: no hint.
+  assert.throws(() => effectiveBudget({ tokens_max: 1, window: 2 }), (e) => e.field === 'budgets.window' && !e.message.includes('did you mean'));
+});
+
+test('fitMessages names what leaves an effective budget of 0 when the kept messages do not fit', async () => {
+  const { fitMessages } = await import('ctxpack');
+  const history = [{ role: 'user', content: 'hello there' }];
+  assert.throws(
+    () => fitMessages(history, { format: 'openai', budgets: { tokens_max: 10, output_reserve: 20 } }),
+    (e) => e.code === 'PINNED_OVER_BUDGET' && e.message.includes('effective budget 0 (tokens_max 10, output_reserve 20, overhead_tokens 0, safety_margin_percent 0 leave nothing to fill)'),
+  );
+  // A budget that is merely too small says nothing of the reserve.
+  assert.throws(
+    () => fitMessages(history, { format: 'openai', budgets: { tokens_max: 3 } }),
+    (e) => e.code === 'PINNED_OVER_BUDGET' && !e.message.includes('leave nothing'),
+  );
+});

@@ -30,7 +30,9 @@ const readFile = tool(async ({ path }) => READ_FILE.read(path), {
   description: READ_FILE.description,
   schema: z.object({ path: z.string() }),
 });
-const COUNTED_TOOLS = [{ name: READ_FILE.name, description: READ_FILE.description }];
+// The tool as the middleware counts it: with its zod schema as JSON Schema, the provider's view of it.
+const { $schema: _, ...readFileSchema } = z.toJSONSchema(readFile.schema);
+const COUNTED_TOOLS = [{ name: READ_FILE.name, description: READ_FILE.description, parameters: readFileSchema }];
 
 /** The checks of every request the model got: valid, the system prompt, the task and the step in flight in it, within the budget. */
 function checkRequests(calls, steps = STEPS) {
@@ -169,15 +171,21 @@ test('odd requests to wrapModelCall are a CtxpackError naming the field, and the
   assert.equal(called, 1);
 });
 
-test('the agent\'s system prompt and its tools\' names and descriptions are counted', async () => {
+test('the agent\'s system prompt and its tools\' names, descriptions and schemas are counted', async () => {
   const tokens = [];
-  for (const [systemPrompt, tools] of [[undefined, []], [SYSTEM, []], [SYSTEM, [readFile]]]) {
+  // A zod 4 schema counts as its JSON Schema (without `$schema`); a JSON Schema as itself.
+  const big = z.object(Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`field_number_${i}`, z.string().describe(`what field ${i} of the request holds`)])));
+  const withSchema = (schema) => tool(async () => 'x', { name: READ_FILE.name, description: READ_FILE.description, schema });
+  const { $schema: _s, ...bigJson } = z.toJSONSchema(big);
+  for (const [systemPrompt, tools] of [[undefined, []], [SYSTEM, []], [SYSTEM, [readFile]], [SYSTEM, [withSchema(big)]], [SYSTEM, [withSchema(bigJson)]]]) {
     const middleware = ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET }, onFit: (r) => tokens.push(r.metrics.prompt_tokens) });
     await createAgent({ model: new ScriptedModel(1), tools, systemPrompt, middleware: [middleware] }).invoke({ messages: [new HumanMessage(TASK)] });
   }
-  const [bare, withSystem, withTools] = tokens;
+  const [bare, withSystem, withTools, withBig, withJson] = tokens;
   assert.ok(withSystem >= bare + estimateTokens(SYSTEM), `${bare} → ${withSystem}`);
   assert.ok(withTools >= withSystem + estimateTokens('Reads a file of the repository.'), `${withSystem} → ${withTools}`);
+  assert.ok(withBig >= withTools + estimateTokens(JSON.stringify(bigJson)) / 2, `a 30-field schema is counted: ${withTools} → ${withBig}`);
+  assert.equal(withJson, withBig, 'the same schema as JSON Schema counts the same');
 });
 
 /** @langchain/anthropic's real ChatAnthropic over the real Anthropic client, whose fetch records each request body and answers locally: read_file for 63 calls, then text. */

@@ -62,3 +62,18 @@ test('ctxpack eval: the share of the evidence each strategy keeps, at budgets as
     assert.throws(() => execFileSync(process.execPath, [bin, ...args], { encoding: 'utf8', stdio: 'pipe' }), (e) => e.status === 2 && /evidence|budgets/.test(e.stderr));
   }
 });
+
+test('ctxpack fit and replay: a flag that is not an integer is a usage error (exit 2) naming the flag and what it got', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const status = (args) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+  for (const [args, message] of [
+    [['fit', sample, '--budget', '8k'], "--budget must be a non-negative integer, got '8k'"],
+    [['replay', sample, '--budget=-5'], "--budget must be a non-negative integer, got '-5'"],
+    [['fit', sample, '--budget', '4500', '--keep', 'x'], "--keep must be a non-negative integer, got 'x'"],
+  ]) {
+    const r = status(args);
+    assert.equal(r.status, 2, args.join(' '));
+    assert.equal(r.stderr, `ctxpack: ${message}\n`);
+  }
+  assert.match(status(['fit', sample]).stderr, /--budget N is required/);
+});

@@ -314,16 +314,21 @@ test("a session: new tools invalidate the cached prefix; a message's new image m
   assert.equal(newTools.cache.prefixMessages, 0, 'the tools are part of the head: no prefix survives their change');
 });
 
-test('bytes where a JSON API wants a string (OpenAI image_url.url, Anthropic base64 data) are INVALID_FIELD naming the part; the AI SDK takes bytes', () => {
+test('bytes where a JSON API wants a string (OpenAI image_url.url, Anthropic base64 data, Responses image_url and file_data) are INVALID_FIELD naming the part; the AI SDK takes bytes', () => {
   const png = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
   const cases = [
     ['openai', [{ role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: png } }] }], 'content[1]'],
     ['openai', [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: new Uint8Array(8), format: 'wav' } }] }], 'content[0]'],
     ['anthropic', [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }] }], 'content[0]'],
+    ['openai-responses', [{ role: 'user', content: [{ type: 'input_text', text: 'look' }, { type: 'input_image', image_url: png, detail: 'auto' }] }], 'content[1]'],
+    ['openai-responses', [{ type: 'message', role: 'user', content: [{ type: 'input_file', file_data: new Uint8Array(8), filename: 'a.pdf' }] }], 'content[0]'],
+    // Nested in a tool output: the part is named by the item's field.
+    ['openai-responses', [{ role: 'user', content: 'go' }, { type: 'function_call', call_id: 'c', name: 'shot', arguments: '{}' }, { type: 'function_call_output', call_id: 'c', output: [{ type: 'input_image', image_url: png }] }], 'output[0]', 2],
   ];
-  for (const [format, messages, field] of cases) {
-    assert.throws(() => fitMessages(messages, { format, budgets: { tokens_max: 10_000 } }), (e) => e.code === 'INVALID_FIELD' && e.index === 0 && e.field === field, `${format} ${field}`);
-    assert.deepEqual(validateMessages(messages, format).map((v) => [v.index, v.rule]), [[0, 'malformed']]);
+  for (const [format, messages, field, index = 0] of cases) {
+    assert.throws(() => fitMessages(messages, { format, budgets: { tokens_max: 10_000 } }), (e) => e.code === 'INVALID_FIELD' && e.index === index && e.field === field, `${format} ${field}`);
+    // (An unreadable tool output leaves its call unanswered too.)
+    assert.deepEqual(validateMessages(messages, format).map((v) => [v.index, v.rule]).filter(([, rule]) => rule !== 'missing_tool_result'), [[index, 'malformed']]);
   }
   // The same image as base64 is taken; the AI SDK takes the bytes themselves.
   const ok = [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}` } }] }];

@@ -1,6 +1,7 @@
-// BM25 relevance at scale (issue 28): a session reads BM25 through its memo (the core's
-// bm25Stats / bm25FromStats, sparse: per text only the query terms it holds), fitMessages through
-// bm25Scores; both give the same values, to the bit, turn after turn, whatever the query. A query
+// BM25 relevance at scale (issue 28): a session reads BM25 through its memo (an index of the texts
+// it has seen, each read once by the core's bm25DocTerms; stats built per query and weighed by
+// bm25FromStats), fitMessages through bm25Scores; both give the same values, to the bit, turn
+// after turn, whatever the query, and after edits and truncations. A query
 // of tens of thousands of distinct words over thousands of messages costs what its text does.
 // No assertion on time.
 import assert from 'node:assert/strict';
@@ -41,6 +42,37 @@ test('session.fit gives fitMessages\u2019 relevance values bit for bit, turn aft
         const viaMemo = s.fit(history, turnOptions);
         assert.deepEqual(valuesOf(viaMemo), valuesOf(direct), `seed ${seed}, turn ${turn}`);
       }
+    }
+  }
+});
+
+test('edits, truncations and histories replaced wholesale: the memo\u2019s values stay fitMessages\u2019 bit for bit (what is gone is dropped)', () => {
+  for (let seed = 1; seed <= 4; seed++) {
+    const r = rng(100 + seed);
+    const options = { format: 'openai', budgets: { tokens_max: r.int(80, 400) } };
+    const session = createSession({ ...options, cache: 'none' });
+    let history = [];
+    // About 15 histories of 100 fresh messages (1,500 texts, most soon gone) force the memo to drop the
+    // texts no longer in the history several times.
+    for (let turn = 0; turn < 60; turn++) {
+      const change = r.int(0, 3);
+      if (change === 0 || history.length === 0) {
+        history = Array.from({ length: 100 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: `${text(r, r.int(0, 10))} t${turn}m${i}` }));
+        history.push({ role: 'user', content: text(r, 3) });
+      } else if (change === 1) {
+        // Edit an old message.
+        const i = r.int(0, history.length - 1);
+        history = history.map((m, k) => (k === i ? { ...m, content: `${m.content} ${text(r, 2)}` } : m));
+      } else if (change === 2) {
+        // Truncate from the front, keeping a user message first.
+        let from = r.int(1, Math.max(1, history.length - 2));
+        while (from < history.length - 1 && history[from].role !== 'user') from++;
+        history = history.slice(from);
+      } else {
+        history = [...history, { role: 'assistant', content: text(r, 5) }, { role: 'user', content: text(r, r.int(1, 5)) }];
+      }
+      const direct = fitMessages(history, options);
+      assert.deepEqual(valuesOf(session.fit(history)), valuesOf(direct), `seed ${seed}, turn ${turn}`);
     }
   }
 });

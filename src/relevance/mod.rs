@@ -43,6 +43,9 @@ use std::collections::HashMap;
 
 use crate::CtxpackError;
 
+mod index;
+pub use index::{doc_terms, query_terms, DocTerms};
+
 /// BM25's two parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bm25 {

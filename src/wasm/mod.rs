@@ -72,8 +72,8 @@ pub use media::{
 };
 pub use problem::{problem_reason_codes, solve_problem};
 pub use relevance::{
-    bm25_from_stats_wasm, bm25_scores_wasm, bm25_stats, bm25_terms, cosine_relevance_wasm,
-    fuse_relevance_wasm,
+    bm25_doc_terms, bm25_from_stats_wasm, bm25_query_terms, bm25_scores_wasm,
+    cosine_relevance_wasm, fuse_relevance_wasm,
 };
 pub use simulation::{budget_curve, min_budget_for};
 pub use slice::{slice_numeric, slice_objects, solve_slice};

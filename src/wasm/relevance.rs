@@ -1,17 +1,17 @@
-//! `bm25Scores`, and the same in two parts, `bm25Stats` and
-//! `bm25FromStats`, for a caller that keeps the stats of the texts it has
-//! seen ([`crate::relevance`]). Stats cross as one `Uint32Array` in
-//! [`pack_stats`]' form: per text its length in words, its number of
-//! matches `m`, then `m` pairs (term, count), only for the query terms it
-//! holds.
+//! `bm25Scores`, and for a caller that indexes each text once (a session's
+//! memo) what the index keeps (`bm25DocTerms`, `bm25QueryTerms`) and the
+//! scores from the stats it builds (`bm25FromStats`; [`crate::relevance`]).
+//! Stats cross as one `Uint32Array` in [`pack_stats`]' form: per text its
+//! length in words, its number of matches `m`, then `m` pairs (term,
+//! count), only for the query terms it holds.
 
 use wasm_bindgen::prelude::*;
 
 use super::errors::to_js_error;
 use crate::relevance::fusion::{cosine_relevance, fuse, Fusion};
-use crate::relevance::{
-    bm25_from_stats, bm25_scores, pack_stats, unpack_stats, Bm25, QueryTerms, TextStats,
-};
+use crate::relevance::{bm25_from_stats, bm25_scores, doc_terms, query_terms, unpack_stats, Bm25};
+#[cfg(doc)]
+use crate::relevance::{pack_stats, QueryTerms};
 
 /// `k1` and `b`, each of the defaults where not finite and non-negative
 /// (`b` at most 1).
@@ -33,32 +33,10 @@ pub fn bm25_scores_wasm(docs: Vec<String>, query: &str, k1: f64, b: f64) -> Vec<
     bm25_scores(&docs, query, params(k1, b))
 }
 
-/// The number of distinct terms of `query`, which `bm25FromStats` takes.
-#[wasm_bindgen(js_name = bm25Terms)]
-#[must_use]
-pub fn bm25_terms(query: &str) -> u32 {
-    u32::try_from(QueryTerms::new(query).len()).unwrap_or(u32::MAX)
-}
-
-/// The number of distinct terms of `query` (what `bm25FromStats` takes),
-/// then the stats of `docs` for it, packed (see the module documentation):
-/// `2 + 2m` numbers a text, `m` the number of query terms it holds. The
-/// count leads so that a caller reading a new query's stats does not read
-/// the query twice (`bm25Terms`).
-#[wasm_bindgen(js_name = bm25Stats)]
-#[must_use]
-#[allow(clippy::needless_pass_by_value)] // wasm-bindgen hands over an owned Vec
-pub fn bm25_stats(docs: Vec<String>, query: &str) -> Vec<u32> {
-    let query = QueryTerms::new(query);
-    let stats: Vec<TextStats> = docs.iter().map(|d| query.stats(d)).collect();
-    let mut out = vec![u32::try_from(query.len()).unwrap_or(u32::MAX)];
-    out.extend(pack_stats(&stats));
-    out
-}
-
-/// BM25 scores from packed stats (as `bm25Stats` writes them after its
-/// leading count, from one call or several for the same query of `terms`
-/// distinct terms).
+/// BM25 scores from packed stats ([`pack_stats`]' form, as
+/// [`QueryTerms::stats`] reads them; built by a caller's index from
+/// `bm25DocTerms` and `bm25QueryTerms`) for a query of `terms` distinct
+/// terms.
 ///
 /// # Errors
 /// `INVALID_INPUT` when `stats` ends inside a text, or a text's matches are
@@ -72,6 +50,55 @@ pub fn bm25_from_stats_wasm(
 ) -> Result<Vec<f64>, JsValue> {
     let stats = unpack_stats(stats).map_err(|e| to_js_error(&e))?;
     bm25_from_stats(&stats, terms as usize, params(k1, b)).map_err(|e| to_js_error(&e))
+}
+
+/// What an index keeps of `docs` ([`crate::relevance::doc_terms`]), for a
+/// caller that reads each text once and scores it for any later query. One
+/// array: `L`, then `L` numbers (per text its length in words, its number
+/// `m` of distinct words, then their `m` counts), then the byte length `B`
+/// of the words, then the words as UTF-8, each followed by a NUL, text
+/// after text in the order of the counts, four bytes to a number (little
+/// endian, the last one padded with zeros). Words never hold a NUL: it is
+/// not alphanumeric.
+#[wasm_bindgen(js_name = bm25DocTerms)]
+#[must_use]
+#[allow(clippy::needless_pass_by_value)] // wasm-bindgen hands over an owned Vec
+pub fn bm25_doc_terms(docs: Vec<String>) -> Vec<u32> {
+    let mut counts: Vec<u32> = Vec::new();
+    let mut bytes: Vec<u8> = Vec::new();
+    for d in &docs {
+        let t = doc_terms(d);
+        counts.push(t.words);
+        counts.push(u32::try_from(t.terms.len()).unwrap_or(u32::MAX));
+        for (word, count) in t.terms {
+            counts.push(count);
+            bytes.extend_from_slice(word.as_bytes());
+            bytes.push(0);
+        }
+    }
+    let mut out = Vec::with_capacity(2 + counts.len() + bytes.len().div_ceil(4));
+    out.push(u32::try_from(counts.len()).unwrap_or(u32::MAX));
+    out.extend_from_slice(&counts);
+    out.push(u32::try_from(bytes.len()).unwrap_or(u32::MAX));
+    out.extend(bytes.chunks(4).map(|c| {
+        let mut b = [0_u8; 4];
+        b[..c.len()].copy_from_slice(c);
+        u32::from_le_bytes(b)
+    }));
+    out
+}
+
+/// The distinct terms of `query` in the order `bm25Stats` numbers them,
+/// each followed by a NUL.
+#[wasm_bindgen(js_name = bm25QueryTerms)]
+#[must_use]
+pub fn bm25_query_terms(query: &str) -> String {
+    let mut out = String::new();
+    for t in query_terms(query) {
+        out.push_str(&t);
+        out.push('\0');
+    }
+    out
 }
 
 /// The caller's relevance of each text from vectors: `query` is the

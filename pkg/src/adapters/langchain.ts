@@ -197,7 +197,7 @@ function withCacheControl(message: BaseMessage, mark: CacheControl): BaseMessage
  * ```
  *
  * Only what the model receives is fitted: the agent's state keeps every message. The agent's
- * system prompt is counted and always kept; the tools' names and descriptions are counted. A
+ * system prompt is counted and always kept; the tools' names, descriptions and schemas are counted. A
  * conversation is the call's `thread_id` (`configurable.thread_id`), or else its system prompt
  * and first message. Bad options are a `CtxpackError` (`INVALID_OPTION`, `INVALID_BUDGET`) here.
  */
@@ -223,10 +223,33 @@ export function ctxpackAgentMiddleware(options: LangChainOptions): AgentMiddlewa
   } as AgentMiddleware;
 }
 
-/** The tools as ctxpack counts them: name and description (a zod schema is not JSON; count it in `budgets.overhead_tokens`). */
+/** The tools as ctxpack counts them: name, description and the input's JSON Schema, as the provider receives them. */
 function toolsToCount(tools: unknown): unknown {
   if (!Array.isArray(tools)) return undefined;
-  return tools.map((t) => (isRecord(t) ? { name: t['name'], description: t['description'] } : {}));
+  return tools.map((t) => {
+    if (!isRecord(t)) return {};
+    const parameters = jsonSchemaOf(t['schema']);
+    return parameters === undefined ? { name: t['name'], description: t['description'] } : { name: t['name'], description: t['description'], parameters };
+  });
+}
+
+/**
+ * A tool's schema as JSON Schema: a zod 4 schema converts itself (`toJSONSchema()`, which
+ * LangChain's own conversion uses too); a plain object is JSON Schema already. A zod 3 schema has
+ * no conversion without importing zod: `undefined` (its name and description are still counted).
+ */
+function jsonSchemaOf(schema: unknown): unknown {
+  if (!isRecord(schema)) return undefined;
+  const convert = schema['toJSONSchema'];
+  if (typeof convert === 'function') {
+    try {
+      const { $schema: _, ...rest } = convert.call(schema) as Record<string, unknown>;
+      return rest;
+    } catch {
+      return undefined; // a schema zod cannot express in JSON (a transform, a custom type)
+    }
+  }
+  return '_def' in schema || '_zod' in schema ? undefined : schema;
 }
 
 /** A conversation's identity: the thread, or its system prompt and first message (the task), the same at every step. */

@@ -356,21 +356,41 @@ export function bm25Scores(docs: readonly string[], query: string, k1: number, b
   return call(() => glue.bm25Scores(docs as string[], query, k1, b));
 }
 
-/** The number of distinct terms of `query`, which {@link bm25FromStats} takes. */
-export function bm25Terms(query: string): number {
-  return call(() => glue.bm25Terms(query));
+/** A text as an index keeps it: its length in words, and each distinct word with its count. */
+export interface DocTerms {
+  readonly words: number;
+  readonly terms: readonly string[];
+  readonly counts: Uint32Array;
 }
 
-/**
- * The number of distinct terms of `query` (as {@link bm25Terms}), then the BM25 stats of `docs` for
- * it, sparse: per text its length in words, its number `m` of query terms it holds, then `m` pairs
- * (term number, count), term numbers ascending.
- */
-export function bm25Stats(docs: string[], query: string): Uint32Array {
-  return call(() => glue.bm25Stats(docs, query));
+/** Decodes the words of `bm25DocTerms`: one decoder call for the whole batch, not one per word. */
+const UTF8 = new TextDecoder();
+
+/** What an index keeps of each of `docs` (the core's `bm25DocTerms`), read once per text. */
+export function bm25DocTerms(docs: string[]): DocTerms[] {
+  const packed = call(() => glue.bm25DocTerms(docs));
+  const countsLength = packed[0]!;
+  const bytes = packed[1 + countsLength]!;
+  const words = UTF8.decode(new Uint8Array(packed.buffer, packed.byteOffset + 4 * (2 + countsLength), bytes)).split('\0');
+  const out = new Array<DocTerms>(docs.length);
+  let at = 1;
+  let w = 0;
+  for (let i = 0; i < docs.length; i++) {
+    const m = packed[at + 1]!;
+    out[i] = { words: packed[at]!, terms: words.slice(w, w + m), counts: packed.slice(at + 2, at + 2 + m) };
+    at += 2 + m;
+    w += m;
+  }
+  return out;
 }
 
-/** BM25 scores from {@link bm25Stats}' stats (after its leading count; of one call or several, concatenated; same query of `terms` terms). */
+/** The distinct terms of `query`, term number `i` at index `i` (as the core numbers them: sorted). */
+export function bm25QueryTerms(query: string): string[] {
+  const joined = call(() => glue.bm25QueryTerms(query));
+  return joined.length === 0 ? [] : joined.slice(0, -1).split('\0');
+}
+
+/** BM25 scores from stats in the core's packed form (per text: length, `m`, then `m` (term number, count) pairs, terms ascending) for a query of `terms` terms. */
 export function bm25FromStats(stats: Uint32Array, terms: number, k1: number, b: number): Float64Array {
   return call(() => glue.bm25FromStats(stats, terms, k1, b));
 }

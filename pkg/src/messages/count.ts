@@ -15,6 +15,7 @@ import { truncations, type Truncation } from './truncate.js';
 import { framingCosts, framingTexts, type FramingTexts } from './framing.js';
 import { readTurn } from './turns.js';
 import type { CountedFit, PreparedFit } from './pipeline.js';
+import { emptyBudgetReason, type CheckedBudgets } from '../validate/budgets.js';
 
 /** The counting call, with or without `options.model`. */
 function countWith(prep: PreparedFit<unknown>): (text: string) => unknown {
@@ -188,7 +189,8 @@ export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit
       'PINNED_OVER_BUDGET',
       `what must be kept (system prompt, tools, the latest user message, the last step, options.keep) takes ${pinnedTokens} tokens` +
         `${truncatedWhat(prep)}, ` +
-        `${pinnedTokens - prep.budget.effective} more than the effective budget ${prep.budget.effective}`,
+        `${pinnedTokens - prep.budget.effective} more than the effective budget ${prep.budget.effective}` +
+        emptyWhy(prep.budget),
       { field: 'budgets' },
     );
   }
@@ -226,6 +228,12 @@ function truncationInput<M>(prep: PreparedFit<M>, all: Uint32Array) {
 
 /** Where a truncated text is, for counting errors. */
 const TRUNCATED_WHERE = (): string => 'a truncated tool result or user message';
+
+/** Why the effective budget is 0, when it is and tokens_max is not: the budgets leave nothing. */
+function emptyWhy(budget: CheckedBudgets): string {
+  const why = emptyBudgetReason(budget);
+  return why === undefined ? '' : ` (${why} leave nothing to fill)`;
+}
 
 /** What PINNED_OVER_BUDGET's message says was truncated already. */
 function truncatedWhat(prep: PreparedFit<unknown>): string {

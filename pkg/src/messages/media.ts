@@ -161,11 +161,12 @@ export const responsesMedia: Recognizer = (p) => {
       return { text: p['refusal'] };
     case 'input_image':
     case 'computer_screenshot': {
-      const url = str(p['image_url']);
+      // Bytes are recognised as data so that the adapter can refuse them (the API takes JSON).
+      const url = isBytes(p['image_url']) ? p['image_url'] : str(p['image_url']);
       return file(p, url !== undefined ? located(url) : { ref: str(p['file_id']) ?? '' }, undefined, 'image', str(p['detail']));
     }
     case 'input_file': {
-      const data = str(p['file_data']);
+      const data = isBytes(p['file_data']) ? p['file_data'] : str(p['file_data']);
       const where = data !== undefined ? located(data) : { ref: str(p['file_url']) ?? str(p['file_id']) ?? '' };
       return { ...file(p, where, undefined, 'pdf'), text: p['filename'] };
     }
@@ -481,12 +482,13 @@ export function replaceContentMedia(message: unknown, recognize: Recognizer, tex
  * (a URL, a `data:` URL or base64); bytes there (a Buffer, a Uint8Array) would be serialised as
  * `{ "type": "Buffer", "data": [...] }` or `{ "0": …}`, which the API refuses. The AI SDK and
  * LangChain take bytes and convert them. `INVALID_FIELD` naming the part (`content[k]`, or
- * `content` when the part is nested, e.g. in a tool result).
+ * `content` when the part is nested, e.g. in a tool result; `field` names another holder, as a
+ * Responses output's `output`).
  */
-export function refuseBytes(media: readonly MediaPart[], content: unknown, index: number): void {
+export function refuseBytes(media: readonly MediaPart[], content: unknown, index: number, field = 'content'): void {
   for (const m of media) {
     if (m.data === undefined || typeof m.data === 'string') continue;
     const k = Array.isArray(content) ? content.indexOf(m.part) : -1;
-    throw messageError(index, k >= 0 ? `content[${k}]` : 'content', "a part whose data is a string (a URL, a data: URL or base64), as the API takes JSON", m.data);
+    throw messageError(index, k >= 0 ? `${field}[${k}]` : field, "a part whose data is a string (a URL, a data: URL or base64), as the API takes JSON", m.data);
   }
 }

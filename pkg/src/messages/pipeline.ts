@@ -29,7 +29,8 @@ import { FRAMING, type FramingRule } from './framing.js';
 import { messageArray, structureViolations } from './validate.js';
 import type { FitMessagesAsyncOptions, FitMessagesOptions, FitMessagesResult, MessageDecision, MessageDecisionReason, RelevanceWeights } from './types.js';
 
-const KNOWN_OPTIONS: readonly (keyof FitMessagesOptions | keyof FitMessagesAsyncOptions)[] = [
+/** The options `fitMessages` reads (sessions take them too; `embed` and `embedCache` only async ones). @internal */
+export const FIT_OPTIONS: readonly (keyof FitMessagesOptions | keyof FitMessagesAsyncOptions)[] = [
   'format',
   'budgets',
   'system',
@@ -167,7 +168,7 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   const t0 = monotonicMs();
   const list = messageArray(messages) as readonly M[]; // a copy: see messageArray
   const o = optionsRecord(options);
-  rejectUnknownOptions(o, [...KNOWN_OPTIONS, ...extraOptions], 'fitMessages');
+  rejectUnknownOptions(o, [...FIT_OPTIONS, ...extraOptions], 'fitMessages');
   const adapter = adapterOf(o['format']);
   const budget = readBudgets(o['budgets']);
   const counter = readFunction<TokenCounter>(o, 'countTokens') ?? estimateTokens;

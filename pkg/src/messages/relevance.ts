@@ -14,7 +14,7 @@
  */
 
 import { shownName } from '../errors.js';
-import { bm25FromStats, bm25Scores, bm25Stats, bm25Terms } from '../core/bridge.js';
+import { bm25DocTerms, bm25FromStats, bm25QueryTerms, bm25Scores, type DocTerms } from '../core/bridge.js';
 import { exp } from '../util/detmath.js';
 import { BM25_DEFAULTS } from '../ranking/relevance.js';
 import { isRecord, type Unchecked } from '../validate/fields.js';
@@ -84,64 +84,106 @@ export function relevanceValues(
   return out;
 }
 
+/** A text the memo has read: its serial, its length in words, and its distinct words (as vocabulary numbers) with their counts. */
+interface IndexedText {
+  readonly serial: number;
+  readonly words: number;
+  readonly ids: Uint32Array;
+  readonly counts: Uint32Array;
+}
+
 /**
- * What BM25 reads of each text (its length, and its count of each query term it holds; the core's
- * `bm25Stats`) kept from one call to the next while the query stays the same: a session's turn has
- * the core read only the texts it has not seen, then weigh them all (`bm25FromStats`). The scores
- * are those of `bm25Scores` on the same texts, bit for bit. Holds at most two calls' texts, and per
- * text only the query terms it holds (`2 + 2m` numbers for `m` of them): never texts × query terms.
+ * An index of the texts a session has seen, so that a turn reads only its new texts, whatever its
+ * query: the core reads each text once (`bm25DocTerms`: its length and distinct words with their
+ * counts), and an inverted index (word → the texts holding it) then gives any query's stats
+ * without reading a text again. A turn costs its new texts plus the postings of its query's
+ * words, not the whole history: a new user message is a new query, and before this index every
+ * such turn re-read every text of the history. The stats are those the core's `bm25Stats` reads
+ * from the texts, so the scores are those of `bm25Scores`, bit for bit (`bm25FromStats` weighs
+ * them). Texts no longer in the history are dropped once they outnumber the live ones; the
+ * vocabulary keeps every word seen.
  */
 export class Bm25Memo {
+  private readonly vocabulary = new Map<string, number>();
+  /** Per vocabulary number: the texts holding the word, as (serial, count) pairs. */
+  private postings: number[][] = [];
+  private texts = new Map<string, IndexedText>();
+  /** Per serial: the last call that had the text. */
+  private seen: number[] = [];
+  private nextSerial = 0;
+  private calls = 0;
   private query: string | undefined;
-  private terms = 0;
-  private last = new Map<string, Uint32Array>();
+  private queryTerms: readonly string[] = [];
 
   /** The BM25 scores of `texts` for `query` (as `bm25Scores`). */
   scores(texts: readonly string[], query: string, k1: number, b: number): Float64Array {
-    const last = query === this.query ? this.last : new Map<string, Uint32Array>();
-    const current = new Map<string, Uint32Array>();
-    const unseen: string[] = [];
-    for (const text of texts) {
-      if (last.has(text) || current.has(text)) continue;
-      current.set(text, EMPTY_STATS);
-      unseen.push(text);
-    }
-    // A new query's number of terms comes with its first stats (every text is unseen then), or
-    // alone when there is no text. Asked of the core before anything changes here: a failed call
-    // leaves the memo as it was.
-    let terms = query === this.query ? this.terms : undefined;
-    if (unseen.length > 0) {
-      const packed = bm25Stats(unseen, query);
-      terms = packed[0]!;
-      // Then per text: its length, its number of matches m, then m (term, count) pairs.
-      let at = 1;
-      for (const text of unseen) {
-        const end = at + 2 + 2 * packed[at + 1]!;
-        current.set(text, packed.subarray(at, end));
-        at = end;
-      }
-    }
-    const parts = new Array<Uint32Array>(texts.length);
-    let length = 0;
-    terms ??= bm25Terms(query);
+    // What the core is asked comes first: a failed call leaves the memo as it was.
+    // One lookup per known text (each compares the whole text): the texts are the history's.
+    const indexed = texts.map((text) => this.texts.get(text));
+    const unseen = [...new Set(texts.filter((_, i) => indexed[i] === undefined))];
+    const read = unseen.length > 0 ? bm25DocTerms(unseen) : [];
+    const terms = query === this.query ? this.queryTerms : bm25QueryTerms(query);
     this.query = query;
-    this.terms = terms;
-    texts.forEach((text, i) => {
-      const part = current.get(text) ?? last.get(text)!;
-      current.set(text, part);
-      parts[i] = part;
-      length += part.length;
+    this.queryTerms = terms;
+    for (let k = 0; k < unseen.length; k++) this.add(unseen[k]!, read[k]!);
+    const call = ++this.calls;
+    for (let i = 0; i < texts.length; i++) {
+      const t = (indexed[i] ??= this.texts.get(texts[i]!)!);
+      this.seen[t.serial] = call;
+    }
+    // The query's words, term number ascending, each with the texts of this call holding it.
+    const hits = new Map<number, number[]>();
+    terms.forEach((term, rank) => {
+      const id = this.vocabulary.get(term);
+      const list = id === undefined ? undefined : this.postings[id]!;
+      if (list === undefined) return;
+      for (let p = 0; p < list.length; p += 2) {
+        const serial = list[p]!;
+        if (this.seen[serial] !== call) continue;
+        const pairs = hits.get(serial);
+        if (pairs === undefined) hits.set(serial, [rank, list[p + 1]!]);
+        else pairs.push(rank, list[p + 1]!);
+      }
     });
+    let length = 0;
+    for (const t of indexed) length += 2 + (hits.get(t!.serial)?.length ?? 0);
     const stats = new Uint32Array(length);
     let at = 0;
-    for (const part of parts) {
-      stats.set(part, at);
-      at += part.length;
+    for (const t of indexed as IndexedText[]) {
+      const pairs = hits.get(t.serial);
+      // A query without terms reads no text (the core's stats then have length 0).
+      stats[at] = terms.length === 0 ? 0 : t.words;
+      stats[at + 1] = pairs === undefined ? 0 : pairs.length / 2;
+      if (pairs !== undefined) stats.set(pairs, at + 2);
+      at += 2 + (pairs?.length ?? 0);
     }
-    this.last = current;
-    return bm25FromStats(stats, this.terms, k1, b);
+    this.dropStale(call, indexed.length);
+    return bm25FromStats(stats, terms.length, k1, b);
+  }
+
+  private add(text: string, read: DocTerms): void {
+    const serial = this.nextSerial++;
+    const ids = new Uint32Array(read.terms.length);
+    read.terms.forEach((term, k) => {
+      let id = this.vocabulary.get(term);
+      if (id === undefined) {
+        id = this.postings.length;
+        this.vocabulary.set(term, id);
+        this.postings.push([]);
+      }
+      ids[k] = id;
+      this.postings[id]!.push(serial, read.counts[k]!);
+    });
+    this.texts.set(text, { serial, words: read.words, ids, counts: read.counts });
+  }
+
+  /** Once the texts of neither this call nor the last outnumber the live ones (and 1,024), forgets them and rebuilds the postings. */
+  private dropStale(call: number, live: number): void {
+    if (this.texts.size <= 2 * live + 1024) return;
+    const kept = new Map<string, IndexedText>();
+    for (const [text, t] of this.texts) if (this.seen[t.serial]! >= call - 1) kept.set(text, t);
+    this.postings = this.postings.map(() => []);
+    for (const t of kept.values()) t.ids.forEach((id, k) => this.postings[id]!.push(t.serial, t.counts[k]!));
+    this.texts = kept;
   }
 }
-
-/** A placeholder while a text's stats are being read. */
-const EMPTY_STATS = new Uint32Array(0);

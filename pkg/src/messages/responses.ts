@@ -16,7 +16,7 @@
  */
 
 import { isRecord } from '../validate/fields.js';
-import { replaceMediaParts, responsesMedia, type MediaPart } from './media.js';
+import { refuseBytes, replaceMediaParts, responsesMedia, type MediaPart } from './media.js';
 import {
   collectText,
   joinText,
@@ -115,6 +115,7 @@ function read(message: unknown, index: number): Turn {
     readParts(content, index, 'content', true);
     const turnRole = MESSAGE_ROLES[role]!;
     const text = joinText(collectText(content, [], sink));
+    refuseBytes(media, content, index);
     const prose = turnRole === 'user' && (content as string | readonly unknown[]).length > 0;
     return withItemId(withMedia({ role: turnRole, calls: [], results: [], prose, text }, media), m, type);
   }
@@ -130,6 +131,8 @@ function read(message: unknown, index: number): Turn {
   clientToolSearch(m, type, index, calls, results);
   const text = collectText(kind.text.map((f) => m[f]), [], sink);
   opaque(m, type, media);
+  const holder = kind.output?.field ?? 'content';
+  refuseBytes(media, m[holder], index, holder);
   let turn: Turn = withMedia({ role: kind.role, calls, results, prose: false, text: joinText(text) }, media);
   const program = programCaller(m);
   if (program !== undefined) turn = { ...turn, attachedTo: [program] };

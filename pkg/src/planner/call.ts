@@ -9,7 +9,7 @@
 import type { Scratch } from '../core/scratch.js';
 import { EntityMatcher, peekGaze, readGaze } from '../ranking/scoring.js';
 import { CallCounts } from '../tokens/counter.js';
-import { readBudgets, type CheckedBudgets } from '../validate/budgets.js';
+import { emptyBudgetReason, readBudgets, type CheckedBudgets } from '../validate/budgets.js';
 import { validateCandidates, type Candidates } from '../validate/candidates.js';
 import { isRecord } from '../validate/fields.js';
 import { checkCharges } from './charges.js';
@@ -49,12 +49,8 @@ export function readCall(candidates: unknown, gaze: unknown, budgets: unknown, o
   const counts = new CallCounts(c.given, c.contents, s.countTokens, s.model);
   checkCharges(c, s, budget);
   const warnings = settingsWarnings(s);
-  if (budget.tokensMax > 0 && budget.effective === 0) {
-    warnings.push(
-      `the effective budget is 0 (tokens_max ${budget.tokensMax}, output_reserve ${budget.outputReserve}, ` +
-        `overhead_tokens ${budget.overheadTokens}, safety_margin_percent ${budget.safetyMarginPercent}): nothing can be selected`,
-    );
-  }
+  const empty = emptyBudgetReason(budget);
+  if (empty !== undefined) warnings.push(`the effective budget is 0 (${empty}): nothing can be selected`);
   // Groups and required dependencies: checked here, before anything is counted.
   const grouping = checkGrouping(c, s);
   const packer = s.slicer === 'packer';

@@ -9,14 +9,14 @@
 import { CtxpackError, readingInput, shownName } from '../errors.js';
 import { embedFit, readConcurrency } from '../messages/fit.js';
 import { DEFAULT_MAX_VECTORS, embedNeedsAsync } from '../messages/caller.js';
-import { chooseFit, prepareFit, scoreFit, type FitPlan, type PreparedFit, type ScoredFit } from '../messages/pipeline.js';
+import { FIT_OPTIONS, chooseFit, prepareFit, scoreFit, type FitPlan, type PreparedFit, type ScoredFit } from '../messages/pipeline.js';
 import { countFit, prefillFit } from '../messages/count.js';
 import { adapterOf } from '../messages/formats.js';
 import { Bm25Memo } from '../messages/relevance.js';
 import type { Turn } from '../messages/turns.js';
 import { CountCache, textKey } from '../tokens/cache.js';
 import { estimateTokens } from '../tokens/counter.js';
-import { invalidOption, optionsRecord, readBoolean, readCount, readNonEmptyString } from '../validate/options.js';
+import { invalidOption, optionsRecord, readBoolean, readCount, readNonEmptyString, rejectUnknownOptions } from '../validate/options.js';
 import type { FitMessagesResult } from '../messages/types.js';
 import { placeBreakpoints } from './breakpoints.js';
 import { ANTHROPIC_MAX_MARKERS, messageMarkers } from '../messages/markers.js';
@@ -92,10 +92,12 @@ class ChatSession implements Session {
 
   constructor(options: SessionOptions) {
     const o = optionsRecord(options);
-    for (const key of Object.keys(o)) if (!SESSION_OPTIONS.includes(key)) this.base[key] = o[key];
     if (o['countCache'] !== undefined) throw invalidOption('countCache', 'absent (a session keeps its own counts: maxCachedCounts)', o['countCache']);
     if (o['embedCache'] !== undefined) throw invalidOption('embedCache', 'absent (a session keeps its own vectors: maxCachedVectors)', o['embedCache']);
     if (o['scores'] !== undefined) throw invalidOption('scores', 'absent here (one score per message of a history: pass it per turn, session.fit(history, { scores }))', o['scores']);
+    // Here rather than at the first fit, with the session's own names among the known ones.
+    rejectUnknownOptions(o, [...FIT_OPTIONS.filter((k) => k !== 'countCache' && k !== 'embedCache' && k !== 'scores'), ...SESSION_OPTIONS], 'createSession');
+    for (const key of Object.keys(o)) if (!SESSION_OPTIONS.includes(key)) this.base[key] = o[key];
     const format = adapterOf(o['format']).name;
     this.pricing = readPricing(o['cache']);
     this.breakpoints = readBoolean(o, 'breakpoints', false);

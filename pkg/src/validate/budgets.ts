@@ -5,7 +5,7 @@
  * @module
  */
 
-import { CtxpackError, describeValue, shownName } from '../errors.js';
+import { CtxpackError, describeValue, didYouMean, shownName } from '../errors.js';
 import { MAX_COST_TOKENS, isRecord } from './fields.js';
 import type { Budgets } from '../types.js';
 
@@ -48,12 +48,13 @@ export function readBudgets(budgets: unknown): CheckedBudgets {
       field: 'budgets',
     });
   }
-  const tokensMax = readTokens(budgets, 'tokens_max');
+  // Unknown names first: `{ tokensMax }` is a misspelt tokens_max, not a missing one.
   for (const key of Object.keys(budgets)) {
     if (!(BUDGET_FIELDS as readonly string[]).includes(key)) {
-      throw invalidBudget(shownName(key), `is not a budget (known: ${BUDGET_FIELDS.join(', ')})`);
+      throw invalidBudget(shownName(key), `is not a budget (known: ${BUDGET_FIELDS.join(', ')})${didYouMean(key, BUDGET_FIELDS)}`);
     }
   }
+  const tokensMax = readTokens(budgets, 'tokens_max');
   const outputReserve = readTokens(budgets, 'output_reserve');
   const overheadTokens = readTokens(budgets, 'overhead_tokens');
   const perFragmentOverhead = readTokens(budgets, 'per_fragment_overhead', MAX_COST_TOKENS);
@@ -70,6 +71,16 @@ export function readBudgets(budgets: unknown): CheckedBudgets {
     safetyMarginPercent,
     effective: effectiveOf(tokensMax, outputReserve, overheadTokens, safetyMarginPercent),
   };
+}
+
+/**
+ * Why `b` leaves nothing to select although `tokens_max` is not 0 (the output reserve, the overhead
+ * and the margin take it all): the four figures, for a warning or an error; `undefined` otherwise.
+ * @internal
+ */
+export function emptyBudgetReason(b: CheckedBudgets): string | undefined {
+  if (b.tokensMax === 0 || b.effective > 0) return undefined;
+  return `tokens_max ${b.tokensMax}, output_reserve ${b.outputReserve}, overhead_tokens ${b.overheadTokens}, safety_margin_percent ${b.safetyMarginPercent}`;
 }
 
 /** `m` (finite, in [0, 100)) as the exact fraction `numerator / 10^scale` of its decimal form. */

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { CtxpackError, describeValue, shownName } from '../errors.js';
+import { CtxpackError, describeValue, didYouMean, shownName } from '../errors.js';
 import { MAX_COST_TOKENS, isRecord, type Unchecked } from './fields.js';
 import type { CountEntry } from '../core/bridge.js';
 import type { ScoringWeights } from '../types.js';
@@ -54,7 +54,7 @@ export function readWeights(o: Unchecked): ScoringWeights {
   if (!isRecord(w)) throw invalidOption('weights', 'an object with optional alpha, beta, gamma', w);
   for (const key of Object.keys(w)) {
     if (key !== 'alpha' && key !== 'beta' && key !== 'gamma') {
-      throw new CtxpackError('INVALID_OPTION', `options.weights.${shownName(key)} is not a weight (known: alpha, beta, gamma)`, {
+      throw new CtxpackError('INVALID_OPTION', `options.weights.${shownName(key)} is not a weight (known: alpha, beta, gamma)${didYouMean(key, ['alpha', 'beta', 'gamma'])}`, {
         field: `weights.${shownName(key)}`,
       });
     }
@@ -121,7 +121,7 @@ export function readNonEmptyString(o: Unchecked, name: string): string | undefin
 export function rejectUnknownOptions(o: Unchecked, known: readonly string[], owner: string): void {
   for (const key of Object.keys(o)) {
     if (!known.includes(key)) {
-      throw new CtxpackError('INVALID_OPTION', `options.${shownName(key)} is not an option of ${owner} (known: ${known.join(', ') || 'none'})`, {
+      throw new CtxpackError('INVALID_OPTION', `options.${shownName(key)} is not an option of ${owner} (known: ${known.join(', ') || 'none'})${didYouMean(key, known)}`, {
         field: shownName(key),
       });
     }
