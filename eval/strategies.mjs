@@ -4,6 +4,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { embeddingRun, fakeEmbedder } from './embeddings.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { fitMessages, selectFragments } = await import(pathToFileURL(join(root, 'pkg/dist/node.js')).href);
@@ -117,7 +118,7 @@ function select(slicer) {
  * messages a strategy keeps and scores evidence in whole messages, at every message's full count;
  * a truncated result (on by default) keeps part of a message, which this measure cannot score.
  */
-const WHOLE = { format: 'openai', truncateToolResults: false };
+export const WHOLE = { format: 'openai', truncateToolResults: false };
 
 /** Every strategy by name; `group` says which table block it belongs to. */
 export const STRATEGIES = [
@@ -127,6 +128,8 @@ export const STRATEGIES = [
     group: 'ctxpack',
     run: (m, p, t) => keptBy(fitMessages(m, { ...WHOLE, budgets: { tokens_max: t }, stubToolResults: true }).decisions),
   },
+  // The embedding path with a hashed bag of words, not a model (eval/embeddings.mjs): wiring, not a figure to quote.
+  { name: 'fitMessages + fake embedder (hashed words)', group: 'ctxpack', run: embeddingRun(WHOLE, fakeEmbedder) },
   {
     name: 'BM25 alone',
     group: 'baseline',

@@ -35,6 +35,10 @@
  * - `TOKEN_COUNT_FAILED`: `options.countTokens` threw, or returned something other than an integer
  *   from 0 to 4294967295, for a fragment's `content` (`field` is `'content'`, `index` the
  *   candidate; a thrown error is kept as `cause`; the message never contains the text).
+ * - `INVALID_EMBEDDING`: `options.embed` (`fitMessagesAsync`, a session's `fitAsync`) resolved to
+ *   something other than one vector per text it was given, each an array of finite numbers of the
+ *   same length (`field` is `'embed'`, `index` the text in the array `embed` received; the message
+ *   never contains a text). A throw or rejection is not an error: a warning, and BM25 alone.
  * - `INVALID_MESSAGES`: `fitMessages` was given messages that break a rule of their format
  *   (`validateMessages`) among those it must keep (system messages, the latest user message, the
  *   last message's unit, `options.keep`): no subset of them is a valid request (`index` is the
@@ -66,6 +70,7 @@ export const ERROR_CODES = Object.freeze([
   'COUNT_REQUIREMENT_OVER_BUDGET',
   'NOT_MONOTONIC',
   'TOKEN_COUNT_FAILED',
+  'INVALID_EMBEDDING',
   'INVALID_MESSAGES',
   'PINNED_OVER_BUDGET',
   'SESSION_BUSY',

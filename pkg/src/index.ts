@@ -20,6 +20,8 @@ export type { InitInput } from './core/instance.js';
 export { CHARS_PER_TOKEN, createEstimator, estimateTokens } from './tokens/counter.js';
 export type { TokenCounter } from './tokens/counter.js';
 export { createCountCache } from './tokens/shared.js';
+export { createEmbeddingCache } from './messages/caller.js';
+export type { EmbeddingCache, EmbeddingCacheOptions } from './messages/caller.js';
 export type { CountCacheOptions, TokenCountCache } from './tokens/shared.js';
 export { effectiveBudget } from './validate/budgets.js';
 

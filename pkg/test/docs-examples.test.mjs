@@ -104,9 +104,21 @@ const HISTORIES = {
   ],
 };
 
-/** OpenAI's client: checks every request, answers with a tool call for three turns, then text (chat completions and Responses). */
+/** OpenAI's client: checks every request, answers with a tool call for three turns, then text (chat completions and Responses); embeddings are a hashed bag of words. */
 function fakeOpenAI(seen) {
   return {
+    embeddings: {
+      create: async ({ model, input }) => {
+        assert.ok(typeof model === 'string' && Array.isArray(input) && input.length > 0 && input.every((t) => typeof t === 'string' && t !== ''), 'openai.embeddings got an invalid request');
+        const vector = (t) => {
+          const v = new Array(16).fill(0);
+          for (const w of t.toLowerCase().split(/\W+/)) if (w !== '') v[[...w].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % 16, 7)] += 1;
+          return v;
+        };
+        // As the API answers: one datum per input, with its index (not necessarily in order).
+        return { data: input.map((t, index) => ({ index, embedding: vector(t) })).reverse() };
+      },
+    },
     responses: {
       create: async ({ input }) => {
         assert.deepEqual(validateMessages(input, 'openai-responses'), [], 'openai.responses got an invalid request');
@@ -319,6 +331,21 @@ async function runBlock(block, code = block.code) {
 // ---- what the comments promise ----------------------------------------------------------------
 
 const CHECKS = [
+  {
+    file: 'docs/messages.md',
+    snippet: "openai.embeddings.create({ model: 'text-embedding-3-small', input: texts })",
+    check: ({ value }) => assert.deepEqual(value('r.warnings'), []),
+  },
+  {
+    file: 'docs/messages.md',
+    snippet: 'relevance: { caller: 1 } });',
+    check: ({ value }) => assert.equal(value('fused.decisions.length === yoursAlone'), true),
+  },
+  {
+    file: 'docs/sessions.md',
+    snippet: 'return texts.map((t) => [t.length % 7',
+    check: ({ value }) => assert.equal(value('embedded.length - first'), 2),
+  },
   {
     file: 'README.md',
     snippet: "content: 'auth: session token expired\\n'.repeat(300)",

@@ -37,6 +37,8 @@
 //! assert!(scores[0] > scores[1] && scores[2] > scores[1]);
 //! ```
 
+pub mod fusion;
+
 use std::collections::HashMap;
 
 use crate::CtxpackError;

@@ -71,7 +71,10 @@ pub use media::{
     pdf_pages, pdf_tokens,
 };
 pub use problem::{problem_reason_codes, solve_problem};
-pub use relevance::{bm25_doc_terms, bm25_from_stats_wasm, bm25_query_terms, bm25_scores_wasm};
+pub use relevance::{
+    bm25_doc_terms, bm25_from_stats_wasm, bm25_query_terms, bm25_scores_wasm,
+    cosine_relevance_wasm, fuse_relevance_wasm,
+};
 pub use simulation::{budget_curve, min_budget_for};
 pub use slice::{slice_numeric, slice_objects, solve_slice};
 pub use state_key::{state_key_check, state_key_derive, state_text_key};

@@ -8,6 +8,7 @@
 use wasm_bindgen::prelude::*;
 
 use super::errors::to_js_error;
+use crate::relevance::fusion::{cosine_relevance, fuse, Fusion};
 use crate::relevance::{bm25_from_stats, bm25_scores, doc_terms, query_terms, unpack_stats, Bm25};
 #[cfg(doc)]
 use crate::relevance::{pack_stats, QueryTerms};
@@ -98,4 +99,39 @@ pub fn bm25_query_terms(query: &str) -> String {
         out.push('\0');
     }
     out
+}
+
+/// The caller's relevance of each text from vectors: `query` is the
+/// query's vector, `docs` the texts' vectors one after another (flattened,
+/// each of `query.len()` numbers). See [`cosine_relevance`].
+///
+/// # Errors
+/// `INVALID_INPUT` when the lengths do not make whole vectors or a number
+/// is not finite.
+#[wasm_bindgen(js_name = cosineRelevance)]
+pub fn cosine_relevance_wasm(query: &[f32], docs: &[f32]) -> Result<Vec<f64>, JsValue> {
+    cosine_relevance(query, docs).map_err(|e| to_js_error(&e))
+}
+
+/// BM25 scores fused with the caller's (see [`fuse`]): `competing[i]` is 1
+/// for a text that takes part; `rrf_k` above 0 fuses by reciprocal rank
+/// with that constant, 0 by the weighted sum of max-normalised scores.
+///
+/// # Errors
+/// `INVALID_INPUT` as [`fuse`].
+#[wasm_bindgen(js_name = fuseRelevance)]
+pub fn fuse_relevance_wasm(
+    lexical: &[f64],
+    caller: &[f64],
+    competing: &[u8],
+    weight: f64,
+    rrf_k: f64,
+) -> Result<Vec<f64>, JsValue> {
+    let competing: Vec<bool> = competing.iter().map(|&c| c == 1).collect();
+    let fusion = if rrf_k == 0.0 {
+        Fusion::Weighted { weight }
+    } else {
+        Fusion::Rrf { weight, k: rrf_k }
+    };
+    fuse(lexical, caller, &competing, fusion).map_err(|e| to_js_error(&e))
 }

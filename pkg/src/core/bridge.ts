@@ -395,6 +395,23 @@ export function bm25FromStats(stats: Uint32Array, terms: number, k1: number, b: 
   return call(() => glue.bm25FromStats(stats, terms, k1, b));
 }
 
+/**
+ * The caller's relevance of each text from vectors (src/relevance/fusion.rs): `max(0, cos)` of each
+ * of `docs` (the texts' vectors one after another) with `query`.
+ */
+export function cosineRelevance(query: Float32Array, docs: Float32Array): Float64Array {
+  return call(() => glue.cosineRelevance(query, docs));
+}
+
+/**
+ * BM25 scores fused with the caller's (src/relevance/fusion.rs): values in [0, 1], 0 where
+ * `competing[i]` is 0; `rrfK` 0 for the weighted sum of max-normalised scores, above 0 for
+ * reciprocal rank fusion with that constant.
+ */
+export function fuseRelevance(lexical: Float64Array, caller: Float64Array, competing: Uint8Array, weight: number, rrfK: number): Float64Array {
+  return call(() => glue.fuseRelevance(lexical, caller, competing, weight, rrfK));
+}
+
 /** The SipHash key (16 bytes) of a session's `stateKey` secret of at least 16 bytes (src/state_key.rs). */
 export function stateKeyDerive(secret: Uint8Array): Uint8Array {
   return call(() => glue.stateKeyDerive(secret));

@@ -10,7 +10,9 @@ import { callCache } from '../tokens/shared.js';
 import { invalidOption, readCount } from '../validate/options.js';
 import type { Unchecked } from '../validate/fields.js';
 import { countFit, prefillFit } from './count.js';
-import { chooseFit, prepareFit, scoreFit } from './pipeline.js';
+import { chooseFit, competing, fitQuery, prepareFit, scoreFit, type PreparedFit } from './pipeline.js';
+import { embedNeedsAsync, embedRelevance } from './caller.js';
+import { CountCache } from '../tokens/cache.js';
 import type { FitMessagesAsyncOptions, FitMessagesOptions, FitMessagesResult } from './types.js';
 
 /**
@@ -36,6 +38,7 @@ import type { FitMessagesAsyncOptions, FitMessagesOptions, FitMessagesResult } f
 export function fitMessages<M>(messages: readonly M[], options: FitMessagesOptions<M>): FitMessagesResult<M> {
   return readingInput(() => {
     const prep = prepareFit(messages, options);
+    if (prep.caller.embed !== undefined) throw embedNeedsAsync('fitMessages', 'fitMessagesAsync', prep.caller.embed);
     return chooseFit(scoreFit(countFit(prep, callCache(prep.options['countCache'], prep.counter, prep.model))));
   }, messages, options);
 }
@@ -53,7 +56,19 @@ export async function fitMessagesAsync<M>(messages: readonly M[], options: FitMe
   const prep = readingInput(() => prepareFit(messages, options, ['concurrency']), messages, options);
   const cache = readingInput(() => callCache(prep.options['countCache'], prep.counter, prep.model), prep.list, prep.options);
   await prefillFit(prep, cache, readConcurrency(prep.options));
-  return readingInput(() => chooseFit(scoreFit(countFit(prep, cache))), prep.list, prep.options);
+  const embedded = await embedFit(prep, prep.caller.embedCache === undefined ? new CountCache<Float32Array>(0) : undefined);
+  return readingInput(() => chooseFit(scoreFit(countFit(prep, cache), undefined, embedded)), prep.list, prep.options);
+}
+
+/**
+ * The caller's relevance from `options.embed` (caller.ts), through `cache` (a session's) or else
+ * `options.embedCache` (or a cache of this call alone); `undefined` without `embed`. @internal
+ */
+export async function embedFit(prep: PreparedFit<unknown>, cache: CountCache<Float32Array> | undefined): Promise<Float64Array | undefined> {
+  const { embed, embedCache } = prep.caller;
+  if (embed === undefined) return undefined;
+  const through = cache ?? new CountCache<Float32Array>(0, undefined, embedCache!.of(embed, undefined));
+  return embedRelevance(prep.texts.messages, fitQuery(prep), competing(prep), embed, through, prep.warnings);
 }
 
 /** `options.concurrency`: an integer ≥ 1. */

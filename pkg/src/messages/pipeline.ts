@@ -19,6 +19,7 @@ import { NOT_IN, problemReason, solveProblem, type ProblemResult } from '../core
 import { ANTHROPIC_MAX_MARKERS, capMarkers, fixedMarkers } from './markers.js';
 import { adapterOf } from './formats.js';
 import { readRelevance, relevanceValues, type Bm25Memo } from './relevance.js';
+import { readCaller, type CallerOptions } from './caller.js';
 import { buildUnits, COMPACTED, compactedItems, latestUserMessage, pinnedMessages, type KeepRule, type Units } from './structure.js';
 import { collectText, joinText, readTurn, type FormatAdapter, type Turn } from './turns.js';
 import type { MediaPart, CountPartContext, MediaRules } from './media.js';
@@ -26,10 +27,10 @@ import { DEFAULT_TRUNCATE_SHARE, type Truncation } from './truncate.js';
 import { evidentFormat } from './detect.js';
 import { FRAMING, type FramingRule } from './framing.js';
 import { messageArray, structureViolations } from './validate.js';
-import type { FitMessagesOptions, FitMessagesResult, MessageDecision, MessageDecisionReason, RelevanceWeights } from './types.js';
+import type { FitMessagesAsyncOptions, FitMessagesOptions, FitMessagesResult, MessageDecision, MessageDecisionReason, RelevanceWeights } from './types.js';
 
-/** The options `fitMessages` reads (sessions take them too). @internal */
-export const FIT_OPTIONS: readonly (keyof FitMessagesOptions)[] = [
+/** The options `fitMessages` reads (sessions take them too; `embed` and `embedCache` only async ones). @internal */
+export const FIT_OPTIONS: readonly (keyof FitMessagesOptions | keyof FitMessagesAsyncOptions)[] = [
   'format',
   'budgets',
   'system',
@@ -48,6 +49,9 @@ export const FIT_OPTIONS: readonly (keyof FitMessagesOptions)[] = [
   'tools',
   'framing',
   'countCache',
+  'scores',
+  'embed',
+  'embedCache',
 ];
 const PROVIDERS = ['openai', 'anthropic', 'gemini'] as const;
 /** The strategies a chat history takes: the core's, but those counting kinds (messages have no count entries). */
@@ -69,6 +73,8 @@ export interface PreparedFit<M> {
   readonly query: string | undefined;
   readonly slicer: (typeof SLICERS)[number];
   readonly weights: Required<RelevanceWeights>;
+  /** `scores`, `embed`, `embedCache` (caller.ts). */
+  readonly caller: CallerOptions;
   /** How non-text parts are counted: the provider, the model, `options.countPart`. */
   readonly mediaRules: MediaRules;
   /** The provider's per-message framing (framing.ts); `undefined` with `framing: false`. */
@@ -231,6 +237,7 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
     }
   }
   return {
+    caller: readCaller(o, n),
     truncateAt: readTruncation(o, budget.effective),
     truncateUser: readBoolean(o, 'truncateUserMessage', false),
     t0, options: o, list, adapter, budget, counter, model, query, slicer, weights,
@@ -291,15 +298,27 @@ function readTruncation(o: Unchecked, effective: number): number | undefined {
   throw invalidOption('truncateToolResults', 'true, false or { maxTokens }', v);
 }
 
-/** Step 4: relevance of the messages that compete. @internal */
-export function scoreFit<M>(c: CountedFit<M>, memo?: Bm25Memo): ScoredFit<M> {
-  const { turns, texts, pinned, broken } = c;
-  const n = turns.length;
+/** Which messages compete for the budget (1): those neither kept by rule nor left out as broken. @internal */
+export function competing(p: PreparedFit<unknown>): Uint8Array {
+  const n = p.turns.length;
   const scored = new Uint8Array(n);
-  for (let i = 0; i < n; i++) scored[i] = pinned[i] === 0 && broken[i] === 0 ? 1 : 0;
-  const latest = latestUserMessage(turns);
-  const q = c.query ?? (latest >= 0 ? texts.messages[latest]! : '');
-  const values = relevanceValues(texts.messages, q, scored, c.weights, memo);
+  for (let i = 0; i < n; i++) scored[i] = p.pinned[i] === 0 && p.broken[i] === 0 ? 1 : 0;
+  return scored;
+}
+
+/** The text relevance is measured against: `options.query`, else the latest user message's text ('' without one). @internal */
+export function fitQuery(p: PreparedFit<unknown>): string {
+  const latest = latestUserMessage(p.turns);
+  return p.query ?? (latest >= 0 ? p.texts.messages[latest]! : '');
+}
+
+/**
+ * Step 4: relevance of the messages that compete; `embedded` is the caller's relevance from
+ * `embed` (caller.ts), else `options.scores` apply when given. @internal
+ */
+export function scoreFit<M>(c: CountedFit<M>, memo?: Bm25Memo, embedded?: Float64Array): ScoredFit<M> {
+  const scored = competing(c);
+  const values = relevanceValues(c.texts.messages, fitQuery(c), scored, c.weights, memo, embedded ?? c.caller.scores);
   return { ...c, values, scored };
 }
 

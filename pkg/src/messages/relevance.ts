@@ -20,6 +20,7 @@ import { BM25_DEFAULTS } from '../ranking/relevance.js';
 import { isRecord, type Unchecked } from '../validate/fields.js';
 import { invalidOption } from '../validate/options.js';
 import type { RelevanceWeights } from './types.js';
+import { fuseCaller, readFusion } from './caller.js';
 
 /** The defaults of {@link RelevanceWeights}. */
 export const DEFAULT_RELEVANCE: Readonly<Required<RelevanceWeights>> = Object.freeze({
@@ -27,6 +28,8 @@ export const DEFAULT_RELEVANCE: Readonly<Required<RelevanceWeights>> = Object.fr
   neighbour: 0.35,
   recency: 0.05,
   recencyTurns: 40,
+  caller: 0.5,
+  fusion: 'weighted',
 });
 
 /** `options.relevance`: known keys only, each a finite non-negative number (`b` at most 1, `recencyTurns` above 0). */
@@ -38,11 +41,15 @@ export function readRelevance(o: Unchecked): Required<RelevanceWeights> {
   for (const key of Object.keys(r)) {
     if (!Object.hasOwn(DEFAULT_RELEVANCE, key)) throw invalidOption(`relevance.${shownName(key)}`, 'absent (not a relevance weight)', r[key]);
     const v = r[key];
+    if (key === 'fusion' || key === 'caller') {
+      out[key] = readFusion(key, v) as never; // caller.ts: the caller's relevance
+      continue;
+    }
     const max = key === 'b' ? 1 : Number.MAX_VALUE;
     if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > max || (key === 'recencyTurns' && v === 0)) {
       throw invalidOption(`relevance.${key}`, key === 'b' ? 'a number from 0 to 1' : 'a finite non-negative number', v);
     }
-    out[key as keyof RelevanceWeights] = v;
+    out[key as Exclude<keyof RelevanceWeights, 'fusion'>] = v;
   }
   return out;
 }
@@ -58,9 +65,11 @@ export function relevanceValues(
   scored: Uint8Array,
   w: Required<RelevanceWeights>,
   memo?: Bm25Memo,
+  caller?: Float64Array,
 ): Float64Array {
   const n = texts.length;
-  const bm25 = memo === undefined ? bm25Scores(texts, query, w.k1, w.b) : memo.scores(texts, query, w.k1, w.b);
+  let bm25 = memo === undefined ? bm25Scores(texts, query, w.k1, w.b) : memo.scores(texts, query, w.k1, w.b);
+  if (caller !== undefined) bm25 = fuseCaller(bm25, caller, scored, w); // the caller's relevance (caller.ts)
   let max = 0;
   for (let i = 0; i < n; i++) if (scored[i] === 1 && bm25[i]! > max) max = bm25[i]!;
   const norm = new Float64Array(n);

@@ -6,6 +6,7 @@
 
 import type { Budgets, DecisionReason } from '../types.js';
 import type { TokenCountCache } from '../tokens/shared.js';
+import type { EmbeddingCache } from './caller.js';
 
 /** Chat formats of `fitMessages` and `validateMessages`: `'openai-responses'` is the input items of OpenAI's Responses API. */
 export type MessageFormat = 'openai' | 'openai-responses' | 'anthropic' | 'ai-sdk' | 'langchain';
@@ -118,6 +119,17 @@ export interface RelevanceWeights {
   recency?: number;
   /** Turns over which recency falls to 1/e. Default 40. */
   recencyTurns?: number;
+  /**
+   * With `scores` or `embed`: the share of your relevance in the fused score `n`, 0 to 1 (0: BM25
+   * alone, 1: yours alone). Default 0.5.
+   */
+  caller?: number;
+  /**
+   * With `scores` or `embed`: how your relevance and BM25 are fused into `n` (docs/messages.md,
+   * "Your own relevance"): `'weighted'`, the weighted sum of the two max-normalised scores, or
+   * `'rrf'`, reciprocal rank fusion (k = 60). Default `'weighted'`.
+   */
+  fusion?: 'weighted' | 'rrf';
 }
 
 /** Options of `fitMessages`; `M` is the message type (what `keep`'s predicate receives). */
@@ -153,6 +165,13 @@ export interface FitMessagesOptions<M = unknown> {
   slicer?: 'ranked' | 'exact' | 'knapsack' | 'greedy' | 'packer';
   /** The relevance formula's weights. */
   relevance?: RelevanceWeights;
+  /**
+   * Your own relevance of each message, one finite number ≥ 0 per message (higher is more
+   * relevant; any scale: it is max-normalised), fused with BM25 by `relevance.fusion` with the
+   * share `relevance.caller` (default: half each; `relevance: { caller: 1 }` for yours alone).
+   * Scores of messages kept by rule are ignored. Not with `embed`. A session takes it per turn.
+   */
+  scores?: readonly number[] | Float64Array | Float32Array;
   /**
    * Offer a stub of every tool result that is not kept by rule: a new message object (yours are
    * never modified) whose tool results read `[tool result omitted: N characters]`, with the same
@@ -229,12 +248,27 @@ export interface FitMessagesOptions<M = unknown> {
   framing?: boolean;
 }
 
-/** Options of `fitMessagesAsync`: those of `fitMessages`, with a counter that may return a Promise. */
+/** Options of `fitMessagesAsync`: those of `fitMessages`, with a counter that may return a Promise, and an embedder. */
 export interface FitMessagesAsyncOptions<M = unknown> extends Omit<FitMessagesOptions<M>, 'countTokens'> {
   /** Counts a message's text; may return a Promise (a provider's count-tokens endpoint). Default `estimateTokens`. */
   countTokens?: (text: string, model?: string) => number | PromiseLike<number>;
   /** Counts in flight at once. Default 8. */
   concurrency?: number;
+  /**
+   * Your embedding model: one vector per text, in order (arrays or typed arrays of equal length).
+   * Called once per fit with the texts no cache holds: the query's (by default the latest user
+   * message's) and those of the messages that compete for the budget, each distinct text once,
+   * never an empty one. A message's relevance is then the cosine of its vector with the query's
+   * (negative as 0), fused with BM25 as `scores` are. A bad answer is `INVALID_EMBEDDING`; a throw
+   * or rejection is a warning (`embed_failed: …`) and the fit's relevance is BM25 alone.
+   * `fitMessages` refuses it (use this function). Not with `scores`.
+   */
+  embed?: (texts: string[]) => PromiseLike<readonly (readonly number[] | Float32Array | Float64Array)[]>;
+  /**
+   * Vectors shared with other calls (`createEmbeddingCache()`): a text embedded by an earlier call
+   * with the same `embed` function is not embedded again. Default: none. Sessions keep their own.
+   */
+  embedCache?: EmbeddingCache;
 }
 
 /**

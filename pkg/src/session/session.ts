@@ -7,7 +7,8 @@
  */
 
 import { CtxpackError, readingInput, shownName } from '../errors.js';
-import { readConcurrency } from '../messages/fit.js';
+import { embedFit, readConcurrency } from '../messages/fit.js';
+import { DEFAULT_MAX_VECTORS, embedNeedsAsync } from '../messages/caller.js';
 import { FIT_OPTIONS, chooseFit, prepareFit, scoreFit, type FitPlan, type PreparedFit, type ScoredFit } from '../messages/pipeline.js';
 import { countFit, prefillFit } from '../messages/count.js';
 import { adapterOf } from '../messages/formats.js';
@@ -25,9 +26,9 @@ import { Summaries, type SummaryHost } from './summaries.js';
 import type { PreviousRequest, SessionFitResult, SessionOptions, SessionState, SessionStateWarning, SessionTurnOptions } from './types.js';
 
 /** Options that are the session's own; every other one goes to fitMessages each turn. */
-const SESSION_OPTIONS = ['cache', 'breakpoints', 'counterId', 'maxCachedCounts', 'concurrency', 'state', 'stateKey', 'summarize', 'summary'];
+const SESSION_OPTIONS = ['cache', 'breakpoints', 'counterId', 'maxCachedCounts', 'maxCachedVectors', 'concurrency', 'state', 'stateKey', 'summarize', 'summary'];
 /** What a turn may change. */
-const TURN_OPTIONS = ['system', 'tools', 'query', 'budgets'];
+const TURN_OPTIONS = ['system', 'tools', 'query', 'budgets', 'scores'];
 /** The stable head takes at most this share of the budget, so that recent turns keep the rest. */
 export const HEAD_SHARE = 0.25;
 /** The growth per turn the cuts plan for is the mean of this many last turns. */
@@ -73,6 +74,8 @@ class ChatSession implements Session {
   private readonly counterId: string | null;
   private readonly model: string | null;
   private readonly counts: CountCache;
+  /** `embed`'s vectors by content key, across turns: a turn embeds only the texts it has not seen. */
+  private readonly vectors: CountCache<Float32Array>;
   /** What BM25 read of the texts of the last turn (same query): a turn reads only its new ones. */
   private readonly bm25 = new Bm25Memo();
   private readonly concurrency: number;
@@ -93,8 +96,10 @@ class ChatSession implements Session {
   constructor(options: SessionOptions) {
     const o = optionsRecord(options);
     if (o['countCache'] !== undefined) throw invalidOption('countCache', 'absent (a session keeps its own counts: maxCachedCounts)', o['countCache']);
+    if (o['embedCache'] !== undefined) throw invalidOption('embedCache', 'absent (a session keeps its own vectors: maxCachedVectors)', o['embedCache']);
+    if (o['scores'] !== undefined) throw invalidOption('scores', 'absent here (one score per message of a history: pass it per turn, session.fit(history, { scores }))', o['scores']);
     // Here rather than at the first fit, with the session's own names among the known ones.
-    rejectUnknownOptions(o, [...FIT_OPTIONS.filter((k) => k !== 'countCache'), ...SESSION_OPTIONS], 'createSession');
+    rejectUnknownOptions(o, [...FIT_OPTIONS.filter((k) => k !== 'countCache' && k !== 'embedCache' && k !== 'scores'), ...SESSION_OPTIONS], 'createSession');
     for (const key of Object.keys(o)) if (!SESSION_OPTIONS.includes(key)) this.base[key] = o[key];
     const format = adapterOf(o['format']).name;
     this.pricing = readPricing(o['cache']);
@@ -108,6 +113,7 @@ class ChatSession implements Session {
     const keying = readStateKey(o['stateKey']);
     this.keyCheck = keying?.check;
     this.counts = new CountCache(readCount(o, 'maxCachedCounts', 50_000), keying?.textKey);
+    this.vectors = new CountCache<Float32Array>(readCount(o, 'maxCachedVectors', DEFAULT_MAX_VECTORS), keying?.textKey);
     this.concurrency = readConcurrency(o);
     const { state, warning } = o['state'] === undefined ? { state: null } : readState(o['state'], this.keyCheck);
     if (warning !== undefined) this.stateWarnings.push(warning);
@@ -133,7 +139,9 @@ class ChatSession implements Session {
     return readingInput(() => {
       const hits = this.counts.hits;
       const misses = this.counts.misses;
-      return this.plan(countFit(this.prepare(history, turn), this.counts), hits, misses);
+      const prep = this.prepare(history, turn);
+      if (prep.caller.embed !== undefined) throw embedNeedsAsync('session.fit', 'session.fitAsync', prep.caller.embed);
+      return this.plan(countFit(prep, this.counts), hits, misses);
     }, history, turn);
   }
 
@@ -170,10 +178,11 @@ class ChatSession implements Session {
     await prefillFit(prep, this.counts, this.concurrency);
     // The hits of the prefill are this turn's; its lookups again in countFit are not.
     const prefillHits = this.counts.hits;
+    const embedded = await embedFit(prep, this.vectors);
     return readingInput(() => {
       const counted = countFit(prep, this.counts);
       this.counts.hits = prefillHits;
-      return this.plan(counted, hits, misses);
+      return this.plan(counted, hits, misses, embedded);
     }, prep.list, prep.options);
   }
 
@@ -223,8 +232,8 @@ class ChatSession implements Session {
     return prepareFit(history, options);
   }
 
-  private plan<M>(counted: ReturnType<typeof countFit<M>>, hits0: number, misses0: number): SessionFitResult<M> {
-    const s = scoreFit(counted, this.bm25);
+  private plan<M>(counted: ReturnType<typeof countFit<M>>, hits0: number, misses0: number, embedded?: Float64Array): SessionFitResult<M> {
+    const s = scoreFit(counted, this.bm25, embedded);
     const n = s.list.length;
     const overhead = s.budget.perFragmentOverhead;
     const tokensOf = (i: number): number => s.costs[i]! + overhead;

@@ -32,7 +32,7 @@ export interface CacheProfile {
 }
 
 /** Options of `createSession`: those of `fitMessages`, plus the prompt cache and the session's state. */
-export interface SessionOptions extends Omit<FitMessagesOptions, 'budgets' | 'countTokens' | 'countCache'> {
+export interface SessionOptions extends Omit<FitMessagesOptions, 'budgets' | 'countTokens' | 'countCache' | 'scores'> {
   /** The budgets; may also be given per turn. */
   budgets?: Budgets;
   /** Counts a message's text. `fit` needs a synchronous counter; `fitAsync` takes one returning a Promise too. Default `estimateTokens`. */
@@ -48,6 +48,15 @@ export interface SessionOptions extends Omit<FitMessagesOptions, 'budgets' | 'co
   counterId?: string;
   /** Token counts kept across turns at most (least recently used go first; never fewer than one history). Default 50 000. */
   maxCachedCounts?: number;
+  /**
+   * `fitAsync` only: your embedding model (see `FitMessagesAsyncOptions.embed`). The session keeps
+   * the vectors by content across turns (`maxCachedVectors`): each turn embeds only the texts it
+   * has not seen. `fit` refuses it. Vectors are not in `exportState()`: a restored session embeds
+   * its history's texts once again.
+   */
+  embed?: FitMessagesAsyncOptions['embed'];
+  /** Vectors kept across turns at most (least recently used go first; never fewer than one turn's). Default 10 000. */
+  maxCachedVectors?: number;
   /** `fitAsync`: counts in flight at once. Default 8. */
   concurrency?: number;
   /** A state `exportState()` returned, to continue a session in another process. */
@@ -145,6 +154,8 @@ export interface SessionTurnOptions {
   query?: string;
   /** This turn's budgets. */
   budgets?: Budgets;
+  /** Your relevance of each message of this turn's history (see `FitMessagesOptions.scores`). */
+  scores?: FitMessagesOptions['scores'];
 }
 
 /** A breakpoint: after `result.messages[index]`; `tokens` is the prompt up to and including it. */

@@ -33,9 +33,12 @@ export function textKey(text: string): string {
   return `${hex32(h1)}${hex32(h2)}:${text.length}`;
 }
 
-/** Counts by text key, least recently used first (a Map keeps insertion order). */
-export class CountCache {
-  private readonly entries = new Map<string, number>();
+/**
+ * Counts by text key, least recently used first (a Map keeps insertion order). `V` is what is kept
+ * per text: a count, or (messages/caller.ts) an embedding vector, through the same keys and bound.
+ */
+export class CountCache<V = number> {
+  private readonly entries = new Map<string, V>();
   /**
    * The keys of the texts of the last call, and of this one so far: a session's next turn finds
    * its history's texts here instead of hashing them again (a lookup by the string itself, which
@@ -57,7 +60,7 @@ export class CountCache {
      * a call's own cache holds what the call counted for as long as the call runs, whatever other
      * calls evict from the shared one meanwhile (fitMessagesAsync awaits between its counts).
      */
-    private readonly shared?: CountCache,
+    private readonly shared?: CountCache<V>,
   ) {}
 
   get size(): number {
@@ -65,7 +68,7 @@ export class CountCache {
   }
 
   /** The count of `key`, marked as just used; `undefined` when absent. */
-  lookup(key: string): number | undefined {
+  lookup(key: string): V | undefined {
     const n = this.entries.get(key);
     if (n === undefined) {
       const known = this.shared?.lookup(key);
@@ -79,7 +82,7 @@ export class CountCache {
   }
 
   /** Stores a count just made; evicts the least recently used beyond `max(limit, atLeast)`. */
-  store(key: string, n: number, atLeast = 0): void {
+  store(key: string, n: V, atLeast = 0): void {
     this.shared?.store(key, n);
     this.misses++;
     this.entries.delete(key);
@@ -110,7 +113,7 @@ export class CountCache {
   }
 
   /** `[key, count]` pairs, least recently used first. */
-  export(): [string, number][] {
+  export(): [string, V][] {
     return [...this.entries];
   }
 
@@ -130,7 +133,7 @@ export class CountCache {
         Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && KEY_FORMAT.test(p[0]) &&
         Number.isInteger(p[1]) && (p[1] as number) >= 0 && (p[1] as number) <= MAX_COST_TOKENS;
       if (!ok) throw new CtxpackError('INVALID_OPTION', `${field}[${i}] must be a [key, count] pair as exportState() writes it, got ${describeValue(p)}`, { field, index: i });
-      this.entries.set(p[0] as string, p[1] as number);
+      this.entries.set(p[0] as string, p[1] as V); // counts only: a session imports no vectors
     }
     for (const k of this.entries.keys()) {
       if (this.entries.size <= this.limit) break;

@@ -32,17 +32,26 @@ export interface TokenCountCache {
 
 const DEFAULT_MAX_ENTRIES = 50_000;
 
-class SharedCounts implements TokenCountCache {
+/**
+ * What a shared cache holds per text (`V`) for the function `F` that made it: counts per counter
+ * and model (`createCountCache`), or embedding vectors per embedder (`createEmbeddingCache`,
+ * messages/caller.ts). `kind` tells them apart when a caller passes one for the other.
+ * @internal
+ */
+export class SharedCache<F, V> implements TokenCountCache {
   /**
-   * One cache per counter function and model, least recently used first, at most
-   * {@link MAX_WAYS}: a caller that makes a new counter function at every call (an inline arrow)
-   * gets no hits, and must not grow the cache by one more each call either.
+   * One cache per function and model, least recently used first, at most {@link MAX_WAYS}: a
+   * caller that makes a new function at every call (an inline arrow) gets no hits, and must not
+   * grow the cache by one more each call either.
    */
-  private ways: { counter: TokenCounter; model: string | undefined; cache: CountCache }[] = [];
+  private ways: { fn: F; model: string | undefined; cache: CountCache<V> }[] = [];
   /** The statistics of the caches dropped (evicted, or by `clear`). */
   private retired = { hits: 0, misses: 0 };
 
-  constructor(private readonly maxEntries: number) {}
+  constructor(
+    readonly kind: 'counts' | 'vectors',
+    private readonly maxEntries: number,
+  ) {}
 
   get size(): number {
     return this.ways.reduce((n, w) => n + w.cache.size, 0);
@@ -59,10 +68,10 @@ class SharedCounts implements TokenCountCache {
     this.ways = [];
   }
 
-  /** The cache of counts made by `counter` for `model`. @internal */
-  of(counter: TokenCounter, model: string | undefined): CountCache {
-    const k = this.ways.findIndex((w) => w.counter === counter && w.model === model);
-    const way = k >= 0 ? this.ways.splice(k, 1)[0]! : { counter, model, cache: new CountCache(this.maxEntries) };
+  /** The cache of what `fn` made for `model`. @internal */
+  of(fn: F, model: string | undefined): CountCache<V> {
+    const k = this.ways.findIndex((w) => w.fn === fn && w.model === model);
+    const way = k >= 0 ? this.ways.splice(k, 1)[0]! : { fn, model, cache: new CountCache<V>(this.maxEntries) };
     this.ways.push(way);
     if (this.ways.length > MAX_WAYS) {
       const gone = this.ways.shift()!.cache;
@@ -99,11 +108,16 @@ const MAX_WAYS = 8;
  * @throws {CtxpackError} `INVALID_OPTION` when `maxEntries` is not an integer ≥ 1, or for an unknown option.
  */
 export function createCountCache(options?: CountCacheOptions): TokenCountCache {
+  return newSharedCache<TokenCounter, number>('counts', options, 'createCountCache', DEFAULT_MAX_ENTRIES);
+}
+
+/** A shared cache from its maker's options (`maxEntries` alone, an integer ≥ 1). @internal */
+export function newSharedCache<F, V>(kind: 'counts' | 'vectors', options: unknown, maker: string, defaultMax: number): SharedCache<F, V> {
   const o = optionsRecord(options);
-  rejectUnknownOptions(o, ['maxEntries'], 'createCountCache');
-  const maxEntries = readCount(o, 'maxEntries', DEFAULT_MAX_ENTRIES);
+  rejectUnknownOptions(o, ['maxEntries'], maker);
+  const maxEntries = readCount(o, 'maxEntries', defaultMax);
   if (maxEntries < 1) throw invalidOption('maxEntries', 'an integer of at least 1', maxEntries);
-  return new SharedCounts(maxEntries);
+  return new SharedCache<F, V>(kind, maxEntries);
 }
 
 /**
@@ -113,6 +127,6 @@ export function createCountCache(options?: CountCacheOptions): TokenCountCache {
  */
 export function callCache(shared: unknown, counter: TokenCounter, model: string | undefined): CountCache {
   if (shared === undefined) return new CountCache(0);
-  if (!(shared instanceof SharedCounts)) throw invalidOption('countCache', 'a cache made by createCountCache()', shared);
-  return new CountCache(0, undefined, shared.of(counter, model));
+  if (!(shared instanceof SharedCache) || shared.kind !== 'counts') throw invalidOption('countCache', 'a cache made by createCountCache()', shared);
+  return new CountCache(0, undefined, (shared as SharedCache<TokenCounter, number>).of(counter, model));
 }
