@@ -146,8 +146,9 @@ test-bench: build
 	node bench/compare.mjs --before pkg --smoke
 	node bench/cold.mjs --smoke
 
-# The evaluation bounded to its generated conversations and recorded sessions (no download): fails
-# when evidence recall drops below eval/baseline.json by more than its tolerance.
+# The evaluation bounded to its generated conversations, recorded sessions and a slice of the public
+# QA sets (installed from PyPI by eval-qa): fails when evidence recall drops below
+# eval/baseline.json by more than its tolerance.
 test-eval: build eval-qa
 	node --test eval/
 
