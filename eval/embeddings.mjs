@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { bagOfWords } from '../pkg/test/bag-of-words.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { createEmbeddingCache, fitMessagesAsync } = await import(pathToFileURL(join(root, 'pkg/dist/node.js')).href);
@@ -19,18 +20,9 @@ const { createEmbeddingCache, fitMessagesAsync } = await import(pathToFileURL(jo
 /** Dimensions of the fake embedder. */
 const FAKE_DIM = 64;
 
-/** A hashed bag of lowercased words, 64 dimensions: texts sharing words point the same way. Not a model. */
+/** A hashed bag of lowercased words (pkg/test/bag-of-words.mjs), 64 dimensions: texts sharing words point the same way. Not a model. */
 export async function fakeEmbedder(texts) {
-  return texts.map((t) => {
-    const v = new Array(FAKE_DIM).fill(0);
-    for (const w of t.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
-      if (w === '') continue;
-      let h = 2166136261;
-      for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 16777619);
-      v[(h >>> 0) % FAKE_DIM] += 1;
-    }
-    return v;
-  });
+  return texts.map((t) => bagOfWords(t, FAKE_DIM));
 }
 
 /** fitMessagesAsync's options of the evaluation (eval/strategies.mjs WHOLE), an embedder and its shared cache. */

@@ -6,20 +6,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CtxpackError, createCountCache, createEmbeddingCache, createSession, fitMessages, fitMessagesAsync } from 'ctxpack';
 import { agentSession } from './agent-sessions.mjs';
+import { bagOfWords as bagOfWordsIn } from './bag-of-words.mjs';
 
 const DIM = 32;
 
-/** A hashed bag of lowercased words: texts sharing words point the same way. Not a model. */
-function bagOfWords(text) {
-  const v = new Array(DIM).fill(0);
-  for (const w of text.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
-    if (w === '') continue;
-    let h = 2166136261;
-    for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 16777619);
-    v[(h >>> 0) % DIM] += 1;
-  }
-  return v;
-}
+/** A hashed bag of lowercased words (./bag-of-words.mjs), in DIM dimensions. Not a model. */
+const bagOfWords = (text) => bagOfWordsIn(text, DIM);
 
 /** An embedder that records every batch it is asked for. */
 function spy(vector = bagOfWords) {
