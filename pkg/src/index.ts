@@ -69,7 +69,7 @@ export type {
   Summarizer,
   SummaryOptions,
 } from './session/types.js';
-export { DEFAULT_SUMMARY_INSTRUCTION } from './session/summaries.js';
+export { DEFAULT_SUMMARY_INSTRUCTION } from './session/summary-options.js';
 
 export { selectFragments } from './planner/select.js';
 export type {
