@@ -223,3 +223,57 @@ test('priced: at the default prices (the agent\'s own model), a summary that kee
   for (let step = 0; step <= 64; step++) session.fit(history.slice(0, 2 + 2 * step));
   assert.equal(seen.length, 0);
 });
+
+test('priced: at the default prices (the agent\'s own model) the call is spread over the turns its summary serves: the 64-step agent gets its summaries without prices', () => {
+  // The summary's content serves every later turn (a fold carries it on), and a session that has
+  // run n turns is expected to run about n more: the call is divided by max(m, n), not by the m
+  // turns of one cycle (which made the agent's own model never pay).
+  const history = readFileAgent(64);
+  const { seen, summarize } = recording();
+  const session = createSession({ format: 'openai', budgets: { tokens_max: 22_000 }, cache: 'openai', summarize });
+  const ids = new Set();
+  for (let step = 0; step <= 64; step++) {
+    const r = session.fit(history.slice(0, 2 + 2 * step));
+    if (r.summary) ids.add(r.summary.id);
+  }
+  assert.ok(ids.size >= 1, 'a summary is sent');
+  assert.ok(seen.length <= ids.size + 1, `${seen.length} calls for ${ids.size} summaries`);
+});
+
+test('priced: a summary sent keeps more of the span than its plan leaves out of the plan without it (measured on both plans)', () => {
+  // Two sessions on the same history, one cutting only: until the first summary enters, their
+  // plans are the same (asking ahead plans nothing for the request). At that turn the summary's
+  // plan may leave out messages the other keeps in full; what it keeps of its span (ρ·value) is
+  // worth more, in the plan's own values (score / v̄ · tokens).
+  const history = readFileAgent(64);
+  const { summarize } = recording();
+  const withS = createSession({ format: 'openai', budgets: { tokens_max: 22_000 }, cache: 'openai', summarize });
+  const cutOnly = createSession({ format: 'openai', budgets: { tokens_max: 22_000 }, cache: 'openai' });
+  let checked = false;
+  for (let step = 0; step <= 64 && !checked; step++) {
+    const now = history.slice(0, 2 + 2 * step);
+    const a = cutOnly.fit(now);
+    const b = withS.fit(now);
+    if (!b.summary) {
+      assert.deepEqual(b.decisions.map((d) => d.included), a.decisions.map((d) => d.included), `step ${step}: the same plan before the first summary`);
+      continue;
+    }
+    checked = true;
+    const { from, to } = b.summary.replaces;
+    const competing = a.decisions.filter((d) => d.included && d.reason !== 'pinned');
+    const mean = competing.reduce((x, d) => x + d.score * d.cost_tokens, 0) / competing.reduce((x, d) => x + d.cost_tokens, 0);
+    const value = (d) => (d.score / mean) * d.cost_tokens;
+    let lost = 0;
+    let kept = 0;
+    let spanTokens = 0;
+    for (let i = from; i < to; i++) {
+      spanTokens += a.decisions[i].cost_tokens;
+      if (a.decisions[i].included) kept += value(a.decisions[i]);
+      else lost += value(a.decisions[i]);
+    }
+    const displaced = competing.filter((d) => (d.index < from || d.index >= to) && !b.decisions[d.index].included).reduce((x, d) => x + value(d), 0);
+    const rho = Math.sqrt(Math.min(1, b.summary.tokens / spanTokens));
+    assert.ok(rho * (lost + kept) - kept > displaced, `keeps ${(rho * (lost + kept) - kept).toFixed(1)}, displaces ${displaced.toFixed(1)}`);
+  }
+  assert.ok(checked, 'a summary was sent');
+});

@@ -122,6 +122,8 @@ export interface SummaryPrice {
   promptTokens: number;
   /** The history's growth per turn g. */
   growth: number;
+  /** The turns the session has planned so far n: as many are expected to come (the summary's content serves them all, a fold carrying it on). */
+  turns: number;
   /** The summary's tokens S in the request, and the span's T it replaces. */
   summaryTokens: number;
   spanTokens: number;
@@ -132,28 +134,40 @@ export interface SummaryPrice {
   marginalValue: number;
   /** The summariser's call in uncached-input prices (0 once it is spent). */
   callCost: number;
+  /**
+   * The plans with and without the summary, compared (when the summary is ready): the value of
+   * the messages kept in full without it and left out with it (the span aside), and the tokens it
+   * adds to the prompt. Without them, the room is estimated: the cheaper of displacing S tokens of
+   * marginal value and adding S tokens.
+   */
+  measured?: { displacedValue: number; addedTokens: number };
 }
 
 /**
- * Whether a summary pays for itself, per turn over the cycle the cut starts (m turns, as in
- * `cutObjective`): what it keeps, against what it costs.
+ * Whether a summary pays for itself, per turn: what it keeps, against the room it takes and the
+ * summariser's call.
  *
  * ```text
- * m       = max(1, ⌊(B − P) / g⌋)
+ * m       = max(1, ⌊(B − P) / g⌋)                    turns until the next cut
+ * h       = max(m, n)                                turns the summary's content serves (n: turns so far)
  * ρ       = sqrt(min(1, S / T))                      the share of the span's value the summary keeps (a stub's rule, docs/variants.md)
- * gain    = [ ρ·(lost + kept) − kept − ρ_marginal·S ] / 2
- * cost    = [ S·w + (m − 1)·S·r + call ] / m         written once at the cut, read on every later turn
- * pays    ⇔ gain > cost
+ * add(x)  = [ x·w + (m − 1)·x·r ] / m                x tokens more in the prompt: written at the cut, read on every later turn
+ * room    = min(ρ_marginal·S / 2, add(S))            before the call: the cheaper way to make S tokens of room
+ *         = displaced / 2 + add(added)               with both plans: what the summary's plan leaves out of the other's, and adds
+ * gain    = [ ρ·(lost + kept) − kept ] / 2
+ * pays    ⇔ gain > room + call / h
  * ```
  *
- * The value is halved as `lost` is in `cutObjective` (later turns refill the room).
+ * Values are halved as `lost` is in `cutObjective` (later turns refill the room).
  */
 export function summaryPays(p: Pricing, x: SummaryPrice): boolean {
   const m = Math.max(1, Math.floor((x.budget - x.promptTokens) / Math.max(1, x.growth)));
+  const h = Math.max(m, x.turns);
   const r = p.enabled ? p.readCost : 1;
   const w = p.enabled ? p.writeCost : 1;
+  const add = (tokens: number): number => (tokens * w + (m - 1) * tokens * r) / m;
   const rho = x.spanTokens > 0 ? Math.sqrt(Math.min(1, x.summaryTokens / x.spanTokens)) : 0;
-  const gain = (rho * (x.lostValue + x.keptValue) - x.keptValue - x.marginalValue * x.summaryTokens) / 2;
-  const cost = (x.summaryTokens * w + (m - 1) * x.summaryTokens * r + x.callCost) / m;
-  return gain > cost;
+  const gain = (rho * (x.lostValue + x.keptValue) - x.keptValue) / 2;
+  const room = x.measured === undefined ? Math.min((x.marginalValue * x.summaryTokens) / 2, add(x.summaryTokens)) : x.measured.displacedValue / 2 + add(x.measured.addedTokens);
+  return gain > room + x.callCost / h;
 }

@@ -210,7 +210,7 @@ export class Summaries {
       this.next = undefined;
       return false;
     }
-    const pays = this.pays(job, ra, base, d.cost_tokens, 0);
+    const pays = this.pays(job, ra, base, d.cost_tokens, 0, { r: rb, rw });
     if (!pays) {
       this.next = undefined;
       return false;
@@ -222,8 +222,19 @@ export class Summaries {
     return true;
   }
 
-  /** Per turn over the cycle a cut starts, the value the summary keeps against its price (pricing.ts `summaryPays`). */
-  private pays(job: { start: number; end: number; span: readonly SpanMessage[] }, r: SessionFitResult<unknown>, base: Rewrite<unknown>, summaryTokens: number, callCost: number): boolean {
+  /**
+   * Per turn, the value the summary keeps against its room and its call (pricing.ts
+   * `summaryPays`); with `withSummary` (the plan with the summary in it), the room is measured:
+   * what that plan leaves out of `r`'s messages kept in full, and the tokens it adds.
+   */
+  private pays(
+    job: { start: number; end: number; span: readonly SpanMessage[] },
+    r: SessionFitResult<unknown>,
+    base: Rewrite<unknown>,
+    summaryTokens: number,
+    callCost: number,
+    withSummary?: { r: SessionFitResult<unknown>; rw: Rewrite<unknown> },
+  ): boolean {
     const overhead = this.overhead;
     // The mean value per token of what the plan keeps by value, and its least valued message.
     let valueTokens = 0;
@@ -251,18 +262,35 @@ export class Summaries {
       if (d?.included === true) kept += value;
       else lost += value;
     }
+    let measured: { displacedValue: number; addedTokens: number } | undefined;
+    if (withSummary !== undefined) {
+      // The original indexes the plan with the summary keeps in full; then r's kept messages it leaves out, the span aside.
+      const rw = withSummary.rw;
+      const origOf = (rewrite: Rewrite<unknown>, k: number): number => (rewrite.job === undefined || k < rewrite.at ? k : k === rewrite.at ? -1 : k - 1 + (rewrite.job.end - rewrite.job.start));
+      const keptWith = new Set<number>();
+      for (const d of withSummary.r.decisions) if (d.included) keptWith.add(origOf(rw, d.index));
+      let displacedValue = 0;
+      for (const d of r.decisions) {
+        const o = origOf(base, d.index);
+        if (!d.included || d.reason === 'pinned' || o < 0 || (o >= job.start && o < job.end) || keptWith.has(o)) continue;
+        displacedValue += (d.score / mean) * (d.cost_tokens + overhead);
+      }
+      measured = { displacedValue, addedTokens: Math.max(0, withSummary.r.metrics.prompt_tokens - r.metrics.prompt_tokens) };
+    }
     const growth = this.host.growth() ?? Math.max(1, r.metrics.prompt_tokens / Math.max(1, this.turnCount));
     const overheadTokens = r.metrics.prompt_tokens - r.metrics.budget_used;
     const price = {
       budget: overheadTokens + r.metrics.effective_budget,
       promptTokens: r.metrics.prompt_tokens,
       growth,
+      turns: this.turnCount,
       summaryTokens: summaryTokens + overhead,
       spanTokens,
       lostValue: lost,
       keptValue: kept,
       marginalValue: Number.isFinite(marginal) ? marginal / mean : 1,
       callCost,
+      ...(measured === undefined ? {} : { measured }),
     };
     return summaryPays(this.host.pricing, price);
   }
