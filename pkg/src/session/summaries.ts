@@ -21,7 +21,7 @@ import type { FormatAdapter, Turn } from '../messages/turns.js';
 import type { MessageDecision } from '../messages/types.js';
 import { textKey } from '../tokens/cache.js';
 import { isRecord } from '../validate/fields.js';
-import { summaryPays, type Pricing } from './pricing.js';
+import { summaryLength, summaryPays, type Pricing, type SummaryPrice } from './pricing.js';
 import { readOptions, type Read } from './summary-options.js';
 import type { SessionFitResult, SessionSummaryReport, SessionTurnOptions, SummarizeRequest } from './types.js';
 
@@ -210,7 +210,7 @@ export class Summaries {
       this.next = undefined;
       return false;
     }
-    const pays = this.pays(job, ra, base, d.cost_tokens, 0, { r: rb, rw });
+    const pays = summaryPays(this.host.pricing, { ...this.priceOf(job, ra, base, { r: rb, rw }), summaryTokens: d.cost_tokens + this.overhead, callCost: 0 });
     if (!pays) {
       this.next = undefined;
       return false;
@@ -223,30 +223,29 @@ export class Summaries {
   }
 
   /**
-   * Per turn, the value the summary keeps against its room and its call (pricing.ts
-   * `summaryPays`); with `withSummary` (the plan with the summary in it), the room is measured:
+   * What pricing.ts `summaryPays` weighs of summary `job` against plan `r` but the summary's own
+   * length and call; with `withSummary` (the plan with the summary in it), the room is measured:
    * what that plan leaves out of `r`'s messages kept in full, and the tokens it adds.
    */
-  private pays(
+  private priceOf(
     job: { start: number; end: number; span: readonly SpanMessage[] },
     r: SessionFitResult<unknown>,
     base: Rewrite<unknown>,
-    summaryTokens: number,
-    callCost: number,
     withSummary?: { r: SessionFitResult<unknown>; rw: Rewrite<unknown> },
-  ): boolean {
+  ): Omit<SummaryPrice, 'summaryTokens' | 'callCost'> {
     const overhead = this.overhead;
     // The mean value per token of what the plan keeps by value, and its least valued message.
     let valueTokens = 0;
     let keptTokens = 0;
-    let marginal = Infinity;
+    const byValue: { score: number; tokens: number; index: number }[] = [];
     for (const d of r.decisions) {
       if (!d.included || d.reason === 'pinned') continue;
       valueTokens += d.score * (d.cost_tokens + overhead);
       keptTokens += d.cost_tokens + overhead;
-      marginal = Math.min(marginal, d.score);
+      byValue.push({ score: d.score, tokens: d.cost_tokens + overhead, index: d.index });
     }
     const mean = valueTokens > 0 ? valueTokens / keptTokens : 1;
+    byValue.sort((a, b) => a.score - b.score || a.index - b.index);
     // The span's messages as this plan sees them (the summary in use stands for its own).
     let spanTokens = 0;
     let lost = 0;
@@ -262,20 +261,29 @@ export class Summaries {
       if (d?.included === true) kept += value;
       else lost += value;
     }
-    let measured: { displacedValue: number; addedTokens: number } | undefined;
+    let measured: SummaryPrice['measured'];
     if (withSummary !== undefined) {
       // The original indexes the plan with the summary keeps in full; then r's kept messages it leaves out, the span aside.
       const rw = withSummary.rw;
       const origOf = (rewrite: Rewrite<unknown>, k: number): number => (rewrite.job === undefined || k < rewrite.at ? k : k === rewrite.at ? -1 : k - 1 + (rewrite.job.end - rewrite.job.start));
       const keptWith = new Set<number>();
       for (const d of withSummary.r.decisions) if (d.included) keptWith.add(origOf(rw, d.index));
+      const keptWithout = new Set<number>();
       let displacedValue = 0;
       for (const d of r.decisions) {
         const o = origOf(base, d.index);
+        if (d.included) keptWithout.add(o);
         if (!d.included || d.reason === 'pinned' || o < 0 || (o >= job.start && o < job.end) || keptWith.has(o)) continue;
         displacedValue += (d.score / mean) * (d.cost_tokens + overhead);
       }
-      measured = { displacedValue, addedTokens: Math.max(0, withSummary.r.metrics.prompt_tokens - r.metrics.prompt_tokens) };
+      // And what it keeps that r leaves out (a cut to another size), the span aside.
+      let addedValue = 0;
+      for (const d of withSummary.r.decisions) {
+        const o = origOf(rw, d.index);
+        if (!d.included || d.reason === 'pinned' || o < 0 || (o >= job.start && o < job.end) || keptWithout.has(o)) continue;
+        addedValue += (d.score / mean) * (d.cost_tokens + overhead);
+      }
+      measured = { displacedValue, addedValue, addedTokens: Math.max(0, withSummary.r.metrics.prompt_tokens - r.metrics.prompt_tokens) };
     }
     const growth = this.host.growth() ?? Math.max(1, r.metrics.prompt_tokens / Math.max(1, this.turnCount));
     const overheadTokens = r.metrics.prompt_tokens - r.metrics.budget_used;
@@ -284,15 +292,13 @@ export class Summaries {
       promptTokens: r.metrics.prompt_tokens,
       growth,
       turns: this.turnCount,
-      summaryTokens: summaryTokens + overhead,
       spanTokens,
       lostValue: lost,
       keptValue: kept,
-      marginalValue: Number.isFinite(marginal) ? marginal / mean : 1,
-      callCost,
+      keptByValue: byValue.map((m) => ({ value: m.score / mean, tokens: m.tokens })),
       ...(measured === undefined ? {} : { measured }),
     };
-    return summaryPays(this.host.pricing, price);
+    return price;
   }
 
   /** The turn's result in the caller's indexes, and the next summary asked for when the history nears or passes the cut. */
@@ -396,10 +402,12 @@ export class Summaries {
       }
       inputTokens += r.decisions[k]!.cost_tokens + overhead;
     }
-    const maxTokens = this.o.maxTokens ?? Math.max(64, Math.min(2000, Math.round(0.05 * r.metrics.effective_budget), Math.round(inputTokens / 10)));
+    // The length asked for: the one the objective prefers (pricing.ts `summaryLength`), unless the caller sets it.
+    const x = this.priceOf({ start, end, span }, r, rw as Rewrite<unknown>);
+    const maxTokens = this.o.maxTokens ?? summaryLength(this.host.pricing, x, this.o.outputCost) - overhead;
     // Priced before the call: an estimated summary of maxTokens, the call's own price included.
     const callCost = this.o.inputCost * inputTokens + this.o.outputCost * maxTokens;
-    if (this.host.pricing.enabled && !this.pays({ start, end, span }, r, rw as Rewrite<unknown>, maxTokens, callCost)) return;
+    if (this.host.pricing.enabled && !summaryPays(this.host.pricing, { ...x, summaryTokens: maxTokens + overhead, callCost })) return;
     const id = `summary-${signature.split(':')[0]!}`;
     const job: Job = { id, start, end, signature, span, inputTokens, state: 'pending', done: Promise.resolve() };
     this.jobs.set(signature, job);
@@ -507,6 +515,8 @@ export class Summaries {
     if (rw.at < 0) return prep;
     const pinned = new Uint8Array(prep.pinned);
     pinned[rw.at] = 1;
+    // The task stays with the summary that follows it (a large summary would otherwise push it out of a cut).
+    for (let i = afterTask(prep as PreparedFit<unknown>) - 1; i >= 0; i--) pinned[i] = 1;
     // The latest user message (pinned, and the default query) is the history's, not the summary.
     const latest = latestUserMessage(prep.turns.map((t, i) => (i === rw.at ? undefined : t)));
     if (latest >= 0) for (const j of prep.units.members.get(prep.units.unitOf[latest]!)!) pinned[j] = 1;
