@@ -25,7 +25,7 @@
 //   every summariser call (input × inputCost + output × outputCost), tokens by estimateTokens;
 // - cache reuse: Σ prefix tokens / Σ prompt tokens; requests over the budget (tokens as a session
 //   counts them: fitMessages' cost_tokens per message).
-// `node eval/summaries.mjs [--seeds 3]` writes eval/SUMMARIES.md (run by `make eval`).
+// `node eval/summaries.mjs [--seeds 10]` writes eval/SUMMARIES.md (run by `make eval`).
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -326,7 +326,7 @@ export function summaryTable(results) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const i = process.argv.indexOf('--seeds');
-  const seeds = Array.from({ length: i > 0 ? Number(process.argv[i + 1]) : 3 }, (_, k) => k + 1);
+  const seeds = Array.from({ length: i > 0 ? Number(process.argv[i + 1]) : 10 }, (_, k) => k + 1);
   const cases = agentCases(seeds);
   const t0 = Date.now();
   const results = await evaluateSummaries(cases);

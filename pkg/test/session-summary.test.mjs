@@ -63,7 +63,9 @@ for (const format of FORMATS) {
         }
         if (r.summary) {
           withSummary++;
-          assert.equal(summarized.length, r.summary.replaces.to - r.summary.replaces.from);
+          // Every message of its span is the summary's, or kept in full by a later cut (a candidate still).
+          for (let i = r.summary.replaces.from; i < r.summary.replaces.to; i++) assert.ok(r.decisions[i].reason === 'summarized' || r.decisions[i].included, `step ${k}: messages[${i}] ${r.decisions[i].reason}`);
+          assert.ok(summarized.length > 0);
           const sent = r.messages[r.summary.index];
           assert.match(json(sent), /Summary of earlier messages/);
           // Where the span was: after every message sent from before it, before every one after it.
@@ -276,4 +278,29 @@ test('priced: a summary sent keeps more of the span than its plan leaves out of 
     assert.ok(rho * (lost + kept) - kept > displaced, `keeps ${(rho * (lost + kept) - kept).toFixed(1)}, displaces ${displaced.toFixed(1)}`);
   }
   assert.ok(checked, 'a summary was sent');
+});
+
+test('a message of the span a summary stands for stays a candidate: a later cut keeps it in full when the query asks for it', () => {
+  // Replacing the span outright took it out of every later cut: evidence summarised away could
+  // never come back, and recall fell below cutting only (eval/SUMMARIES.md).
+  const history = readFileAgent(64);
+  const { summarize } = recording();
+  const session = createSession({ format: 'openai', budgets: { tokens_max: 22_000 }, cache: 'openai', summarize });
+  let step = 0;
+  let r;
+  for (; step <= 64; step++) {
+    r = session.fit(history.slice(0, 2 + 2 * step));
+    if (r.summary) break;
+  }
+  assert.ok(r.summary, 'a summary is sent');
+  const { from, to } = r.summary.replaces;
+  const wanted = from + 6; // the read_file unit of src/f<k>.ts inside the span
+  assert.ok(wanted + 1 < to && history[wanted].tool_calls);
+  const path = JSON.parse(history[wanted].tool_calls[0].function.arguments).path;
+  const now = [...history.slice(0, 2 + 2 * step), { role: 'assistant', content: 'Read.' }, { role: 'user', content: `Which TTL does ${path} set? Quote its header line.` }];
+  const q = session.fit(now, { budgets: { tokens_max: 15_000 } }); // a smaller budget: a cut
+  assert.ok(q.cache.cut && q.summary?.id === r.summary.id, 'the same summary, at a cut');
+  assert.ok(q.decisions[wanted].included && q.decisions[wanted + 1].included, `${path} kept in full`);
+  assert.ok(q.messages.indexOf(history[wanted + 1]) > q.summary.index, 'after the summary, in the history\'s order');
+  assert.ok(q.decisions.slice(from, to).some((d) => d.reason === 'summarized'), 'the rest of the span is the summary\'s');
 });

@@ -196,10 +196,11 @@ export function summaryPays(p: Pricing, x: SummaryPrice): boolean {
  * The summary's length (tokens, with the per-message overhead) the objective prefers before the
  * call: of 64, 128, 256, … and the largest allowed, the one with the best margin (`summaryPays`,
  * the call's output at `outputCost` per token; ties to the shorter), at most a model's reply
- * (2000), a quarter of the prompt's budget and half the span.
+ * (2000), a twentieth of the prompt's budget (a larger one displaced evidence kept in full on
+ * eval/summaries.mjs) and half the span.
  */
 export function summaryLength(p: Pricing, x: Omit<SummaryPrice, 'summaryTokens' | 'callCost'>, outputCost: number): number {
-  const upper = Math.max(64, Math.min(2000, Math.floor(x.budget / 4), Math.floor(x.spanTokens / 2)));
+  const upper = Math.max(64, Math.min(2000, Math.floor(x.budget / 20), Math.floor(x.spanTokens / 2)));
   let best = 64;
   let bestMargin = -Infinity;
   for (let s = 64; ; s = Math.min(upper, s * 2)) {

@@ -61,7 +61,10 @@ interface Job {
   timer?: { ref?: () => void };
 }
 
-/** The history as planned: the span replaced by the summary. */
+/**
+ * The history as planned: the summary inserted where its span starts, the span's messages after it
+ * still candidates (a later cut may keep one in full; left out, it is the summary's).
+ */
 interface Rewrite<M> {
   readonly list: readonly M[];
   /** The summary's index in `list`, -1 without one. */
@@ -80,6 +83,16 @@ export interface SummaryHost {
   /** Tokens the history grows by per turn (undefined before the second turn). */
   growth(): number | undefined;
   readonly pricing: Pricing;
+}
+
+/** The original index of the planned list's `k` (-1: the summary). */
+function origOf(rw: Rewrite<unknown>, k: number): number {
+  return rw.at < 0 || k < rw.at ? k : k === rw.at ? -1 : k - 1;
+}
+
+/** The planned list's index of the original message `i`. */
+function listOf(rw: Rewrite<unknown>, i: number): number {
+  return rw.at < 0 || i < rw.at ? i : i + 1;
 }
 
 /** The content of messages [start, end) of `list`, as the session reads it (role, tool ids, text). */
@@ -246,14 +259,12 @@ export class Summaries {
     }
     const mean = valueTokens > 0 ? valueTokens / keptTokens : 1;
     byValue.sort((a, b) => a.score - b.score || a.index - b.index);
-    // The span's messages as this plan sees them (the summary in use stands for its own).
+    // The span's messages as this plan sees them.
     let spanTokens = 0;
     let lost = 0;
     let kept = 0;
-    const planIndex = (i: number): number => (base.job === undefined || i < base.job.start ? i : i >= base.job.end ? i - (base.job.end - base.job.start) + 1 : -1);
     for (let i = job.start; i < job.end; i++) {
-      const at = planIndex(i);
-      const d = at >= 0 ? r.decisions[at] : undefined;
+      const d = r.decisions[listOf(base, i)];
       const m = job.span[i - job.start]!;
       const tokens = m.cost + overhead;
       spanTokens += tokens;
@@ -265,7 +276,6 @@ export class Summaries {
     if (withSummary !== undefined) {
       // The original indexes the plan with the summary keeps in full; then r's kept messages it leaves out, the span aside.
       const rw = withSummary.rw;
-      const origOf = (rewrite: Rewrite<unknown>, k: number): number => (rewrite.job === undefined || k < rewrite.at ? k : k === rewrite.at ? -1 : k - 1 + (rewrite.job.end - rewrite.job.start));
       const keptWith = new Set<number>();
       for (const d of withSummary.r.decisions) if (d.included) keptWith.add(origOf(rw, d.index));
       const keptWithout = new Set<number>();
@@ -358,10 +368,13 @@ export class Summaries {
     };
     let first: number;
     let j: number;
+    // A fold's new messages start after the summary in use and its span.
+    const spanEnd = rw.job === undefined ? -1 : listOf(rw, rw.job.end);
     if (rw.at >= 0) {
-      // The summary in use and the run after it: folded into one.
+      // The summary in use and the run after it: folded into one (its span's messages left out too).
       first = rw.at;
       j = runEnd(rw.at + 1);
+      if (j <= spanEnd) return; // a message of its span kept in full: nothing new to fold in
     } else {
       // The largest run the cut leaves out after the task (a cut by value may keep some units between).
       first = afterTask(prep as PreparedFit<unknown>);
@@ -379,11 +392,10 @@ export class Summaries {
         k = end;
       }
     }
-    if (j === (rw.at >= 0 ? rw.at + 1 : first)) return; // nothing (new) to summarise
+    if (j === first) return; // nothing to summarise
     // The span in the original history's indexes (the summary in use stands for its own span).
-    const toOrig = (k: number): number => (rw.job === undefined || k < rw.at ? k : k === rw.at ? rw.job.start : k - 1 + (rw.job.end - rw.job.start));
-    const start = toOrig(first);
-    const end = toOrig(j - 1) + 1;
+    const start = first === rw.at ? rw.job!.start : origOf(rw, first);
+    const end = origOf(rw, j - 1) + 1;
     const signature = signatureOf(this.adapter, history, start, end);
     if (signature === undefined) return;
     const known = this.jobs.get(signature);
@@ -393,15 +405,14 @@ export class Summaries {
       return;
     }
     const span: SpanMessage[] = [];
-    let inputTokens = 0;
-    for (let k = first; k < j; k++) {
-      if (k === rw.at) span.push(...rw.job!.span);
-      else {
-        const d = r.decisions[k]!;
-        span.push({ cost: d.cost_tokens, score: d.score, unit: toOrig(d.unit) });
-      }
-      inputTokens += r.decisions[k]!.cost_tokens + overhead;
+    for (let i = start; i < end; i++) {
+      const d = r.decisions[listOf(rw, i)]!;
+      span.push({ cost: d.cost_tokens, score: d.score, unit: Math.max(0, origOf(rw, d.unit)) });
     }
+    // What the summariser reads: a fold's old summary and what follows its span, else the span.
+    const read = first === rw.at ? [rw.at, ...Array.from({ length: j - spanEnd }, (_, k) => spanEnd + k)] : Array.from({ length: j - first }, (_, k) => first + k);
+    let inputTokens = 0;
+    for (const k of read) inputTokens += r.decisions[k]!.cost_tokens + overhead;
     // The length asked for: the one the objective prefers (pricing.ts `summaryLength`), unless the caller sets it.
     const x = this.priceOf({ start, end, span }, r, rw as Rewrite<unknown>);
     const maxTokens = this.o.maxTokens ?? summaryLength(this.host.pricing, x, this.o.outputCost) - overhead;
@@ -413,7 +424,7 @@ export class Summaries {
     this.jobs.set(signature, job);
     if (this.jobs.size > JOBS_KEPT) this.jobs.delete(this.jobs.keys().next().value!);
     this.next = job;
-    const request: SummarizeRequest<M> = { id, messages: rw.list.slice(first, j), instruction: this.o.instruction, maxTokens, format: this.adapter.name };
+    const request: SummarizeRequest<M> = { id, messages: read.map((k) => rw.list[k]!), instruction: this.o.instruction, maxTokens, format: this.adapter.name };
     job.done = this.run(job, request, history);
   }
 
@@ -505,7 +516,7 @@ export class Summaries {
       }
       return { list: history, at: -1, job: undefined };
     }
-    return { list: [...history.slice(0, job.start), job.message as M, ...history.slice(job.end)], at: job.start, job };
+    return { list: [...history.slice(0, job.start), job.message as M, ...history.slice(job.start)], at: job.start, job };
   }
 
   /** Prepared with the summary kept and never the query: the pins and the query are the history's own. */
@@ -529,7 +540,6 @@ export class Summaries {
     const warnings = this.warnings.length > 0 ? [...r.warnings, ...this.warnings.splice(0)] : r.warnings;
     if (rw.job === undefined) return { ...r, warnings, summary: null };
     const job = rw.job;
-    const toOrig = (k: number): number => (k < rw.at ? k : k - 1 + (job.end - job.start));
     const decisions: MessageDecision[] = [];
     let own: MessageDecision | undefined;
     for (const d of r.decisions) {
@@ -537,18 +547,12 @@ export class Summaries {
         own = d;
         continue;
       }
-      decisions.push({ ...d, index: toOrig(d.index), unit: d.unit === rw.at ? job.start : toOrig(d.unit) });
+      const index = origOf(rw as Rewrite<unknown>, d.index);
+      const unit = d.unit === rw.at ? job.start : origOf(rw as Rewrite<unknown>, d.unit);
+      // Left out of the span: the summary's (kept in full by a later cut: as planned).
+      if (!d.included && index >= job.start && index < job.end) decisions.push({ ...d, index, unit, reason: 'summarized', summary: job.id });
+      else decisions.push({ ...d, index, unit });
     }
-    const replaced: MessageDecision[] = job.span.map((m, k) => ({
-      index: job.start + k,
-      included: false,
-      reason: 'summarized',
-      summary: job.id,
-      cost_tokens: m.cost,
-      score: m.score,
-      unit: m.unit,
-    }));
-    decisions.splice(job.start, 0, ...replaced);
     let position = 0;
     for (const d of r.decisions) if (d.included && d.index < rw.at) position++;
     const report: SessionSummaryReport = {
