@@ -5,10 +5,12 @@
  * the step in flight). The summary is asked for ahead of need, when a turn cuts or is about to,
  * and enters the request at a later cut, where the prefix after the head is written anyway; it
  * is then resent as the same object on every turn (part of the cached prefix) until a later cut
- * folds it with the next span into a new one. The session plans over the history with the span
- * replaced by the summary; this module rewrites the history, maps the plan back to the caller's
- * indexes and runs the summariser's jobs. Whether a summary pays is pricing.ts `summaryPays`; the
- * options and their defaults are summary-options.ts.
+ * folds it with the next span into a new one. The session plans over the history with the
+ * summary inserted where its span starts and the span's messages after it, still candidates (a
+ * later cut keeps one in full when its value asks; left out, it is the summary's, and the task is
+ * pinned with it); this module rewrites the history, maps the plan back to the caller's indexes
+ * and runs the summariser's jobs. Whether a summary pays, and its length, are pricing.ts
+ * `summaryPays` and `summaryLength`; the options and their defaults are summary-options.ts.
  *
  * @internal
  * @module
