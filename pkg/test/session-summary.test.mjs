@@ -42,6 +42,7 @@ function replay(messages, format, session) {
 
 for (const format of FORMATS) {
   test(`${format}: every request valid with its summary in it, the summary byte-identical until the next, the task and the step in flight never summarised`, () => {
+    let sent = 0;
     for (const seed of [3, 4]) {
       const { messages, system } = agentSession(seed, format, 14);
       const task = messages.find(isUser(format));
@@ -80,12 +81,13 @@ for (const format of FORMATS) {
         } else assert.equal(r.summary, null);
       });
       assert.ok(turns.some(({ r }) => r.cache.cut), `seed ${seed}: the history outgrew the budget`);
-      assert.ok(withSummary > 0, `${format} seed ${seed}: a summary was sent`);
+      sent += withSummary; // a summary that would displace a message kept in full is not sent: not in every history
       // Each span was given to the summariser once.
       const spans = seen.map((q) => q.messages.map(json).join('\u0001'));
       assert.equal(new Set(spans).size, spans.length, 'no span summarised twice');
       assert.ok(seen.every((q) => q.instruction === DEFAULT_SUMMARY_INSTRUCTION && q.maxTokens >= 64 && q.format === format));
     }
+    assert.ok(sent > 0, `${format}: a summary was sent`);
   });
 }
 
@@ -242,11 +244,11 @@ test('priced: at the default prices (the agent\'s own model) the call is spread 
   assert.ok(seen.length <= ids.size + 1, `${seen.length} calls for ${ids.size} summaries`);
 });
 
-test('priced: a summary sent keeps more of the span than its plan leaves out of the plan without it (measured on both plans)', () => {
+test('priced: a summary sent never takes the place of a message the plan without it keeps in full (measured on both plans)', () => {
   // Two sessions on the same history, one cutting only: until the first summary enters, their
   // plans are the same (asking ahead plans nothing for the request). At that turn the summary's
-  // plan may leave out messages the other keeps in full; what it keeps of its span (ρ·value) is
-  // worth more, in the plan's own values (score / v̄ · tokens).
+  // plan keeps in full every message the other keeps (its room grows the prompt): a summary whose
+  // plan displaced one lowered evidence recall below cutting only's (eval/SUMMARIES.md).
   const history = readFileAgent(64);
   const { summarize } = recording();
   const withS = createSession({ format: 'openai', budgets: { tokens_max: 22_000 }, cache: 'openai', summarize });
@@ -262,20 +264,7 @@ test('priced: a summary sent keeps more of the span than its plan leaves out of 
     }
     checked = true;
     const { from, to } = b.summary.replaces;
-    const competing = a.decisions.filter((d) => d.included && d.reason !== 'pinned');
-    const mean = competing.reduce((x, d) => x + d.score * d.cost_tokens, 0) / competing.reduce((x, d) => x + d.cost_tokens, 0);
-    const value = (d) => (d.score / mean) * d.cost_tokens;
-    let lost = 0;
-    let kept = 0;
-    let spanTokens = 0;
-    for (let i = from; i < to; i++) {
-      spanTokens += a.decisions[i].cost_tokens;
-      if (a.decisions[i].included) kept += value(a.decisions[i]);
-      else lost += value(a.decisions[i]);
-    }
-    const displaced = competing.filter((d) => (d.index < from || d.index >= to) && !b.decisions[d.index].included).reduce((x, d) => x + value(d), 0);
-    const rho = Math.sqrt(Math.min(1, b.summary.tokens / spanTokens));
-    assert.ok(rho * (lost + kept) - kept > displaced, `keeps ${(rho * (lost + kept) - kept).toFixed(1)}, displaces ${displaced.toFixed(1)}`);
+    for (const d of a.decisions) if (d.included && (d.index < from || d.index >= to)) assert.ok(b.decisions[d.index].included, `step ${step}: messages[${d.index}] displaced`);
   }
   assert.ok(checked, 'a summary was sent');
 });
