@@ -130,6 +130,8 @@ export interface SummaryPrice {
   /** The span's value the plan without the summary leaves out, and keeps (Σ value_i / v̄ · tokens_i). */
   lostValue: number;
   keptValue: number;
+  /** The messages that plan keeps by value, least valued first: value per token relative to v̄, and tokens. What the summary's room displaces, from the first. */
+  keptByValue: readonly { readonly value: number; readonly tokens: number }[];
   /** The summariser's call in uncached-input prices (0 once it is spent). */
   callCost: number;
   /**
@@ -141,6 +143,20 @@ export interface SummaryPrice {
   measured?: { displacedValue: number; addedValue: number; addedTokens: number };
 }
 
+/** D(S): the value of the S least valued tokens the plan keeps by value (the room S tokens of summary take, displacing). */
+function displaced(x: Pick<SummaryPrice, 'keptByValue'>, tokens: number): number {
+  let left = tokens;
+  let value = 0;
+  for (const m of x.keptByValue) {
+    if (left <= 0) break;
+    const t = Math.min(left, m.tokens);
+    value += m.value * t;
+    left -= t;
+  }
+  // Beyond what the plan keeps by value, a token displaces the mean value (1).
+  return value + Math.max(0, left);
+}
+
 /** The per-turn margin of a summary of S tokens (positive: it pays); see `summaryPays`. */
 function margin(p: Pricing, x: SummaryPrice): number {
   const m = Math.max(1, Math.floor((x.budget - x.promptTokens) / Math.max(1, x.growth)));
@@ -150,7 +166,7 @@ function margin(p: Pricing, x: SummaryPrice): number {
   const add = (tokens: number): number => (tokens * w + (m - 1) * tokens * r) / m;
   const rho = x.spanTokens > 0 ? Math.sqrt(Math.min(1, x.summaryTokens / x.spanTokens)) : 0;
   const gain = (rho * (x.lostValue + x.keptValue) - x.keptValue + (x.measured?.addedValue ?? 0)) / 2;
-  const room = x.measured === undefined ? add(x.summaryTokens) : x.measured.displacedValue / 2 + add(x.measured.addedTokens);
+  const room = x.measured === undefined ? Math.min(displaced(x, x.summaryTokens) / 2, add(x.summaryTokens)) : x.measured.displacedValue / 2 + add(x.measured.addedTokens);
   return gain - room - x.callCost / h;
 }
 
@@ -163,7 +179,8 @@ function margin(p: Pricing, x: SummaryPrice): number {
  * h       = max(m, n)                                turns the summary's content serves (n: turns so far)
  * ρ       = sqrt(min(1, S / T))                      the share of the span's value the summary keeps (a stub's rule, docs/variants.md)
  * add(x)  = [ x·w + (m − 1)·x·r ] / m                x tokens more in the prompt: written at the cut, read on every later turn
- * room    = add(S)                                   before the call: the summary makes its room by growing the prompt
+ * D(x)    = the value of the x least valued tokens the plan keeps by value
+ * room    = min(D(S) / 2, add(S))                    before the call: the cheaper way to make S tokens of room
  *         = displaced / 2 + add(added)               with both plans: what the summary's plan leaves out of the other's, and adds
  * gain    = [ ρ·(lost + kept) − kept + more ] / 2     more: with both plans, what the summary's plan keeps of what the other leaves out
  * pays    ⇔ gain > room + call / h, and displaced = 0 (a summary never takes the place of a message kept in full)

@@ -249,15 +249,18 @@ export class Summaries {
     withSummary?: { r: SessionFitResult<unknown>; rw: Rewrite<unknown> },
   ): Omit<SummaryPrice, 'summaryTokens' | 'callCost'> {
     const overhead = this.overhead;
-    // The mean value per token of what the plan keeps by value.
+    // The mean value per token of what the plan keeps by value, and its least valued message.
     let valueTokens = 0;
     let keptTokens = 0;
+    const byValue: { score: number; tokens: number; index: number }[] = [];
     for (const d of r.decisions) {
       if (!d.included || d.reason === 'pinned') continue;
       valueTokens += d.score * (d.cost_tokens + overhead);
       keptTokens += d.cost_tokens + overhead;
+      byValue.push({ score: d.score, tokens: d.cost_tokens + overhead, index: d.index });
     }
     const mean = valueTokens > 0 ? valueTokens / keptTokens : 1;
+    byValue.sort((a, b) => a.score - b.score || a.index - b.index);
     // The span's messages as this plan sees them.
     let spanTokens = 0;
     let lost = 0;
@@ -304,6 +307,7 @@ export class Summaries {
       spanTokens,
       lostValue: lost,
       keptValue: kept,
+      keptByValue: byValue.map((m) => ({ value: m.score / mean, tokens: m.tokens })),
       ...(measured === undefined ? {} : { measured }),
     };
     return price;
