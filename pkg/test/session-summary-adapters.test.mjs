@@ -31,7 +31,7 @@ for (const glue of ['prepareStep', 'middleware']) {
       summary: { inputCost: 0.05, outputCost: 0.2 },
       onFit: (r) => fits.push(r),
     };
-    const args = glue === 'middleware' ? { model: wrapLanguageModel({ model, middleware: ctxpackLanguageModelMiddleware(options) }) } : { model, prepareStep: ctxpackPrepareStep(options) };
+    const args = glue === 'middleware' ? { model: wrapLanguageModel({ model, middleware: ctxpackLanguageModelMiddleware(options) }) } : { model, prepareStep: ctxpackPrepareStep({ ...options, tools }) }; // prepareStep is not given the tools: they are counted when passed
     await generateText({ ...args, tools, instructions: INSTRUCTIONS, prompt: TASK, stopWhen: stepCountIs(STEPS) });
     checkPrompts(calls);
     const withSummary = calls.filter(({ prompt }) => prompt.some((m) => m.role === 'user' && text(m).startsWith('[Summary of earlier messages')));
