@@ -70,6 +70,8 @@ export type {
   SummaryOptions,
 } from './session/types.js';
 export { DEFAULT_SUMMARY_INSTRUCTION } from './session/summary-options.js';
+export { extractiveSummarizer } from './session/extractive.js';
+export type { ExtractiveSummarizer, ExtractiveSummarizerOptions } from './session/extractive.js';
 
 export { selectFragments } from './planner/select.js';
 export type {
