@@ -31,24 +31,33 @@ export type ExtractiveSummarizer = (request: Pick<SummarizeRequest<unknown>, 'me
 const DEFAULT_MAX_TOKENS = 500;
 /** What a summary with nothing to keep says (the session refuses empty text). */
 const NOTHING = 'Nothing to keep.';
-/** A line worth keeping: a digit, a path, a name in mixed capitals (CamelCase), a decision word. */
-const KEEP = /\d|[\w.-]+\/[\w./-]+|\b[A-Z][a-z]+[A-Z]\w*|\b(decided|decision|because|error|failed|fixed|todo|open question|must|should)\b/i;
-/** The fields of a message (any format, LangChain's serialised `kwargs` included) whose strings are read, after `content`. */
-const TEXT_KEYS = ['text', 'output', 'arguments', 'input', 'args', 'result', 'tool_calls', 'function'];
+/** A line worth keeping: a digit, a path or a decision word (any case)… */
+const KEEP = /\d|[\w.-]+\/[\w./-]+|\b(decided|decision|because|error|failed|fixed|todo|open question|must|should)\b/i;
+/** …or a name in mixed capitals (CamelCase), case-sensitive: under `i` it would be any word of three letters. */
+const CAMEL = /\b[A-Z][a-z]+[A-Z]\w*/;
+/** The fields of a message (any format, LangChain's serialised `kwargs` included) whose strings are read, after `content` (`value`: the AI SDK's tool output). */
+const TEXT_KEYS = ['text', 'output', 'value', 'arguments', 'input', 'args', 'result', 'tool_calls', 'function'];
 /** Nesting read at most: a message is never deeper. */
 const MAX_DEPTH = 8;
 const OPTION_KEYS = ['maxTokens'];
 
-/** Every string in `value` (a message of any format), in order. */
-function strings(value: unknown, out: string[], depth: number): string[] {
+/** The fields that hold a tool call's arguments: every string in them is read, whatever its key. */
+const ARGUMENT_KEYS = new Set(['arguments', 'input', 'args']);
+
+/** Every string in `value` (a message of any format), in order; `all`: every string of an object, not only its text fields. */
+function strings(value: unknown, out: string[], depth: number, all = false): string[] {
   if (depth > MAX_DEPTH || value === null || value === undefined) return out;
   if (typeof value === 'string') out.push(value);
-  else if (Array.isArray(value)) for (const v of value) strings(v, out, depth + 1);
+  else if (Array.isArray(value)) for (const v of value) strings(v, out, depth + 1, all);
   else if (typeof value === 'object') {
     const o = value as Record<string, unknown>;
+    if (all) {
+      for (const v of Object.values(o)) strings(v, out, depth + 1, true);
+      return out;
+    }
     const content = o['content'] ?? (isRecord(o['kwargs']) ? o['kwargs']['content'] : undefined);
     if (content !== undefined) strings(content, out, depth + 1);
-    for (const key of TEXT_KEYS) if (key in o) strings(o[key], out, depth + 1);
+    for (const key of TEXT_KEYS) if (key in o) strings(o[key], out, depth + 1, ARGUMENT_KEYS.has(key));
   }
   return out;
 }
@@ -61,7 +70,7 @@ function summarise(messages: readonly unknown[], maxTokens: number): string {
   for (const text of strings(messages, [], -1)) {
     for (const line of text.split(/\n|(?<=[.!?])\s+/)) {
       const l = line.trim();
-      if (l === '' || seen.has(l) || !KEEP.test(l)) continue;
+      if (l === '' || seen.has(l) || !(KEEP.test(l) || CAMEL.test(l))) continue;
       if (chars + l.length > maxTokens * CHARS_PER_TOKEN) return kept.join('\n') || NOTHING;
       seen.add(l);
       kept.push(l);
