@@ -49,7 +49,7 @@ export type {
 export { createSession } from './session/session.js';
 export type { Session } from './session/session.js';
 export { defaultCacheFor } from './session/pricing.js';
-export { replaySession, requestEnds, summarizeReplay } from './session/replay.js';
+export { replaySession, replaySessionAsync, requestEnds, summarizeReplay } from './session/replay.js';
 export type {
   CacheBreakpoint,
   CachePricing,

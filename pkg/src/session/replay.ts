@@ -1,6 +1,7 @@
 /**
  * `replaySession`: a recorded conversation replayed request by request through a session, with
- * the figures of each turn. The command line's `ctxpack replay` and the benchmark use it.
+ * the figures of each turn. The command line's `ctxpack replay`, the preview page and the benchmark
+ * use it.
  *
  * @module
  */
@@ -9,6 +10,7 @@ import { CtxpackError, readingInput } from '../errors.js';
 import { adapterOf } from '../messages/formats.js';
 import { messageArray } from '../messages/validate.js';
 import { readBudgets } from '../validate/budgets.js';
+import { isRecord } from '../validate/fields.js';
 import { optionsRecord } from '../validate/options.js';
 import { createSession, isRequestEnd } from './session.js';
 import type { ReplaySummary, ReplayTurn, SessionFitResult, SessionOptions } from './types.js';
@@ -30,6 +32,10 @@ export function requestEnds(messages: readonly unknown[], format: SessionOptions
 /**
  * Replays `history` turn by turn (`requestEnds`) through one new session with `options`; `each`
  * sees every turn's result. Errors are the session's, with `index` the turn's last message.
+ *
+ * `session.fit` never waits for a summary: with `summarize`, only a summariser that answers
+ * synchronously (`extractiveSummarizer`) has its summaries in this replay. For a model's
+ * summaries, `replaySessionAsync`.
  */
 export function replaySession<M>(history: readonly M[], options: SessionOptions, each?: (result: SessionFitResult<M>, end: number) => void): ReplayTurn[] {
   const o = optionsRecord(options);
@@ -41,30 +47,72 @@ export function replaySession<M>(history: readonly M[], options: SessionOptions,
     try {
       r = session.fit(history.slice(0, end + 1));
     } catch (err) {
-      if (!(err instanceof CtxpackError) || err.index !== undefined) throw err;
-      throw new CtxpackError(err.code, `${err.message} (at the request after messages[${end}])`, { field: err.field ?? 'messages', index: end, cause: err.cause });
+      throw atTurn(err, end);
     }
     each?.(r, end);
-    // The budgets were accepted by the fit above; what every message left out would have added.
+    // The budgets were accepted by the fit above.
     overhead ??= readBudgets(o['budgets']).perFragmentOverhead;
-    let left = 0;
-    for (const d of r.decisions) if (!d.included) left += d.cost_tokens + overhead;
-    out.push({
-      turn: out.length + 1,
-      historyMessages: end + 1,
-      sentMessages: r.messages.length,
-      promptTokens: r.metrics.prompt_tokens,
-      historyTokens: r.metrics.prompt_tokens + left,
-      budgetUsed: r.metrics.budget_used,
-      effectiveBudget: r.metrics.effective_budget,
-      prefixTokens: r.cache.prefixTokens,
-      predictedCachedTokens: r.cache.predictedCachedTokens,
-      predictedCost: r.metrics.predicted_cost,
-      cut: r.cache.cut,
-      ...(r.summary === undefined ? {} : { summary: r.summary === null ? null : { id: r.summary.id, tokens: r.summary.tokens, replaces: r.summary.replaces, callCost: r.summary.callCost } }),
-    });
+    out.push(turnOf(r, end, out.length + 1, overhead));
   }
   return out;
+}
+
+/**
+ * `replaySession` through `session.fitAsync`: for async token counters, embeddings and
+ * summarisers. With `summarize`, `summary.wait` defaults to `true` here, so that a turn that cuts
+ * awaits the summary asked for it and the replay is the same whatever the summariser's latency
+ * (a live session does not wait: its summaries come a cut later, when they are ready in time).
+ * Give `summary: { wait: false }` to replay a live session's timing instead.
+ */
+export async function replaySessionAsync<M>(history: readonly M[], options: SessionOptions, each?: (result: SessionFitResult<M>, end: number) => void): Promise<ReplayTurn[]> {
+  const o = optionsRecord(options);
+  const summary = o['summary'];
+  const waiting = o['summarize'] !== undefined && (summary === undefined || (isRecord(summary) && summary['wait'] === undefined)) ? { ...o, summary: { ...(summary as object | undefined), wait: true } } : o;
+  const session = createSession(waiting as unknown as SessionOptions);
+  const out: ReplayTurn[] = [];
+  let overhead: number | undefined;
+  for (const end of requestEnds(history, o['format'] as SessionOptions['format'])) {
+    let r: SessionFitResult<M>;
+    try {
+      r = await session.fitAsync(history.slice(0, end + 1));
+    } catch (err) {
+      throw atTurn(err, end);
+    }
+    each?.(r, end);
+    // The budgets were accepted by the fit above.
+    overhead ??= readBudgets(o['budgets']).perFragmentOverhead;
+    out.push(turnOf(r, end, out.length + 1, overhead));
+  }
+  return out;
+}
+
+/** A session's error without an index, located at the request after messages[end]. */
+function atTurn(err: unknown, end: number): unknown {
+  if (!(err instanceof CtxpackError) || err.index !== undefined) return err;
+  return new CtxpackError(err.code, `${err.message} (at the request after messages[${end}])`, { field: err.field ?? 'messages', index: end, cause: err.cause });
+}
+
+/** One turn's figures from its result (`overhead`: the budgets' per-message overhead). */
+function turnOf(r: SessionFitResult<unknown>, end: number, turn: number, overhead: number): ReplayTurn {
+  // What every message left out would have added.
+  let left = 0;
+  for (const d of r.decisions) if (!d.included) left += d.cost_tokens + overhead;
+  return {
+    turn,
+    historyMessages: end + 1,
+    sentMessages: r.messages.length,
+    promptTokens: r.metrics.prompt_tokens,
+    historyTokens: r.metrics.prompt_tokens + left,
+    budgetUsed: r.metrics.budget_used,
+    effectiveBudget: r.metrics.effective_budget,
+    prefixTokens: r.cache.prefixTokens,
+    predictedCachedTokens: r.cache.predictedCachedTokens,
+    predictedCost: r.metrics.predicted_cost,
+    cut: r.cache.cut,
+    ...(r.summary === undefined
+      ? {}
+      : { summary: r.summary === null ? null : { id: r.summary.id, index: r.summary.index, tokens: r.summary.tokens, replaces: r.summary.replaces, callInputTokens: r.summary.callInputTokens, callCost: r.summary.callCost } }),
+  };
 }
 
 /**

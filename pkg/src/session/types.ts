@@ -232,7 +232,7 @@ export interface PreviousRequest {
   promptTokens: number;
 }
 
-/** One turn of `replaySession`. */
+/** One turn of `replaySession` (and `replaySessionAsync`). */
 export interface ReplayTurn {
   /** 1-based. */
   turn: number;
@@ -249,8 +249,13 @@ export interface ReplayTurn {
   predictedCachedTokens: number;
   predictedCost: number;
   cut: boolean;
-  /** With `summarize`: the summary in the request (null without one). A replay is synchronous: only a summariser that answers synchronously (a stand-in) is ready in it. */
-  summary?: { id: string; tokens: number; replaces: { from: number; to: number }; callCost: number } | null;
+  /**
+   * With `summarize`: the summary in the request (`result.summary`: its id, its place in the
+   * messages sent, its tokens, the span it replaces, what its call read and cost), null without
+   * one. `replaySession` is synchronous: only a summariser that answers synchronously
+   * (`extractiveSummarizer`) is ready in it; `replaySessionAsync` awaits the others.
+   */
+  summary?: { id: string; index: number; tokens: number; replaces: { from: number; to: number }; callInputTokens: number; callCost: number } | null;
 }
 
 /** `summarizeReplay`: the totals of a replay. Shares are of prompt tokens, 0 over none. */
