@@ -352,15 +352,10 @@ function replay(input, values) {
   const lines = [`ctxpack replay (${format}, cache ${typeof options.cache === 'string' ? options.cache : 'custom'}): ${turns.length} requests at ${options.budgets.tokens_max} tokens`, ''];
   const summaries = options.summarize !== undefined;
   lines.push(`  ${pad('turn', 4)} ${pad('history', 7)} ${pad('sent', 5)} ${pad('tokens', 7)} ${pad('prefix', 8)} ${pad('cached', 8)} ${pad('cost', 9)}  ${summaries ? `cut  ${'summary'.padEnd(24)} ${pad('tokens', 6)} ${pad('call', 6)}` : 'cut'}`);
-  const seen = new Set();
   for (const t of turns) {
     let line = `  ${pad(t.turn, 4)} ${pad(t.historyMessages, 7)} ${pad(t.sentMessages, 5)} ${pad(t.promptTokens, 7)} ${pad(pct(t.prefixTokens, t.promptTokens), 8)} ${pad(pct(t.predictedCachedTokens, t.promptTokens), 8)} ${pad(t.predictedCost.toFixed(0), 9)}  ${t.cut ? 'cut' : summaries ? '   ' : ''}`;
     // The summary in the request: its call's cost on the turn it is first sent, "resent" after.
-    if (t.summary) {
-      const first = !seen.has(t.summary.id);
-      seen.add(t.summary.id);
-      line += `  ${t.summary.id.padEnd(24)} ${pad(t.summary.tokens, 6)} ${pad(first ? t.summary.callCost.toFixed(0) : 'resent', 6)}`;
-    }
+    if (t.summary) line += `  ${t.summary.id.padEnd(24)} ${pad(t.summary.tokens, 6)} ${pad(t.summary.first ? t.summary.callCost.toFixed(0) : 'resent', 6)}`;
     lines.push(line.trimEnd());
   }
   const sum = summarizeReplay(turns);
@@ -371,9 +366,8 @@ function replay(input, values) {
       `${share(sum.cachedShare)} predicted cached, ${share(sum.budgetUse)} of the budget used on average, cost ${sum.predictedCost.toFixed(0)} (uncached: ${sum.promptTokens})`,
   );
   if (summaries) {
-    const sent = turns.filter((t) => t.summary).length;
     lines.push(
-      `summaries: ${sum.summaries} made, in ${sent} of ${turns.length} requests; their calls cost ${sum.summaryCallCost.toFixed(0)}, so the replay costs ${(sum.predictedCost + sum.summaryCallCost).toFixed(0)} with them (in uncached-input prices)`,
+      `summaries: ${sum.summaries} made, in ${sum.summarizedRequests} of ${turns.length} requests; their calls cost ${sum.summaryCallCost.toFixed(0)}, so the replay costs ${sum.costWithSummaries.toFixed(0)} with them (in uncached-input prices)`,
     );
   }
   process.stdout.write(`${lines.join('\n')}\n`);

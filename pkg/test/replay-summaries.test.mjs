@@ -23,6 +23,14 @@ test('ctxpack replay --summarize extractive: --json is replaySession with extrac
   assert.ok(sent.length >= 2, 'the sample at 2500 tokens gets a summary, resent on later turns');
   for (const t of sent) assert.ok(t.summary.tokens > 0 && t.summary.callCost > 0 && t.summary.callInputTokens > 0);
   assert.ok(turns.every((t) => t.summary !== undefined), 'null on the turns without one');
+  // `first`: the first request that carries each summary; the totals count each call once.
+  const ids = sent.map((t) => t.summary.id);
+  assert.deepEqual(sent.map((t) => t.summary.first), ids.map((id, k) => ids.indexOf(id) === k));
+  const sum = summarizeReplay(turns);
+  assert.equal(sum.summaries, new Set(ids).size);
+  assert.equal(sum.summarizedRequests, sent.length);
+  assert.equal(sum.summaryCallCost, sent.filter((t) => t.summary.first).reduce((a, t) => a + t.summary.callCost, 0));
+  assert.equal(sum.costWithSummaries, sum.predictedCost + sum.summaryCallCost);
   // --summary-cost prices the call: input × IN + the summary's tokens × OUT.
   const cheap = JSON.parse(run(['replay', sample, '--budget', '2500', '--summarize', 'extractive', '--summary-cost', '0.05,0.2', '--json']));
   assert.deepEqual(cheap, replaySession(recorded, options({ summary: { inputCost: 0.05, outputCost: 0.2 } })));

@@ -41,6 +41,7 @@ export function replaySession<M>(history: readonly M[], options: SessionOptions,
   const o = optionsRecord(options);
   const session = createSession(options);
   const out: ReplayTurn[] = [];
+  const sent = new Set<string>();
   let overhead: number | undefined;
   for (const end of requestEnds(history, o['format'] as SessionOptions['format'])) {
     let r: SessionFitResult<M>;
@@ -52,7 +53,7 @@ export function replaySession<M>(history: readonly M[], options: SessionOptions,
     each?.(r, end);
     // The budgets were accepted by the fit above.
     overhead ??= readBudgets(o['budgets']).perFragmentOverhead;
-    out.push(turnOf(r, end, out.length + 1, overhead));
+    out.push(turnOf(r, end, out.length + 1, overhead, sent));
   }
   return out;
 }
@@ -70,6 +71,7 @@ export async function replaySessionAsync<M>(history: readonly M[], options: Sess
   const waiting = o['summarize'] !== undefined && (summary === undefined || (isRecord(summary) && summary['wait'] === undefined)) ? { ...o, summary: { ...(summary as object | undefined), wait: true } } : o;
   const session = createSession(waiting as unknown as SessionOptions);
   const out: ReplayTurn[] = [];
+  const sent = new Set<string>();
   let overhead: number | undefined;
   for (const end of requestEnds(history, o['format'] as SessionOptions['format'])) {
     let r: SessionFitResult<M>;
@@ -81,7 +83,7 @@ export async function replaySessionAsync<M>(history: readonly M[], options: Sess
     each?.(r, end);
     // The budgets were accepted by the fit above.
     overhead ??= readBudgets(o['budgets']).perFragmentOverhead;
-    out.push(turnOf(r, end, out.length + 1, overhead));
+    out.push(turnOf(r, end, out.length + 1, overhead, sent));
   }
   return out;
 }
@@ -92,8 +94,11 @@ function atTurn(err: unknown, end: number): unknown {
   return new CtxpackError(err.code, `${err.message} (at the request after messages[${end}])`, { field: err.field ?? 'messages', index: end, cause: err.cause });
 }
 
-/** One turn's figures from its result (`overhead`: the budgets' per-message overhead). */
-function turnOf(r: SessionFitResult<unknown>, end: number, turn: number, overhead: number): ReplayTurn {
+/** One turn's figures from its result (`overhead`: the budgets' per-message overhead; `sent`: the summaries in the requests before). */
+function turnOf(r: SessionFitResult<unknown>, end: number, turn: number, overhead: number, sent: Set<string>): ReplayTurn {
+  const summary = r.summary;
+  const first = summary != null && !sent.has(summary.id);
+  if (summary != null) sent.add(summary.id);
   // What every message left out would have added.
   let left = 0;
   for (const d of r.decisions) if (!d.included) left += d.cost_tokens + overhead;
@@ -109,9 +114,9 @@ function turnOf(r: SessionFitResult<unknown>, end: number, turn: number, overhea
     predictedCachedTokens: r.cache.predictedCachedTokens,
     predictedCost: r.metrics.predicted_cost,
     cut: r.cache.cut,
-    ...(r.summary === undefined
+    ...(summary === undefined
       ? {}
-      : { summary: r.summary === null ? null : { id: r.summary.id, index: r.summary.index, tokens: r.summary.tokens, replaces: r.summary.replaces, callInputTokens: r.summary.callInputTokens, callCost: r.summary.callCost } }),
+      : { summary: summary === null ? null : { id: summary.id, index: summary.index, tokens: summary.tokens, replaces: summary.replaces, callInputTokens: summary.callInputTokens, callCost: summary.callCost, first } }),
   };
 }
 
@@ -141,9 +146,15 @@ export function summarizeReplay(turns: readonly ReplayTurn[]): ReplaySummary {
     if (k > 0) bound += turns[k - 1]!.historyTokens;
   });
   const share = (a: number, b: number): number => (b > 0 ? a / b : 0);
-  // With `summarize`: the summaries sent, each once, and their calls' cost.
+  // With `summarize`: the summaries sent, each once, and their calls' cost; the requests with one.
   const sent = new Map<string, number>();
-  for (const t of turns) if (t.summary) sent.set(t.summary.id, t.summary.callCost);
+  let summarized = 0;
+  for (const t of turns) {
+    if (!t.summary) continue;
+    sent.set(t.summary.id, t.summary.callCost);
+    summarized++;
+  }
+  const callCost = [...sent.values()].reduce((a, b) => a + b, 0);
   const prefixShare = share(prefix, prompt);
   const appendOnlyShare = share(bound, history);
   return {
@@ -156,6 +167,6 @@ export function summarizeReplay(turns: readonly ReplayTurn[]): ReplaySummary {
     cachedShare: share(cached, prompt),
     budgetUse: share(use, turns.length),
     predictedCost: cost,
-    ...(turns.some((t) => t.summary !== undefined) ? { summaries: sent.size, summaryCallCost: [...sent.values()].reduce((a, b) => a + b, 0) } : {}),
+    ...(turns.some((t) => t.summary !== undefined) ? { summaries: sent.size, summarizedRequests: summarized, summaryCallCost: callCost, costWithSummaries: cost + callCost } : {}),
   };
 }

@@ -255,7 +255,16 @@ export interface ReplayTurn {
    * one. `replaySession` is synchronous: only a summariser that answers synchronously
    * (`extractiveSummarizer`) is ready in it; `replaySessionAsync` awaits the others.
    */
-  summary?: { id: string; index: number; tokens: number; replaces: { from: number; to: number }; callInputTokens: number; callCost: number } | null;
+  summary?: {
+    id: string;
+    index: number;
+    tokens: number;
+    replaces: { from: number; to: number };
+    callInputTokens: number;
+    callCost: number;
+    /** The first request of the replay that carries it: its call is made for this one (the later ones resend it). */
+    first: boolean;
+  } | null;
 }
 
 /** `summarizeReplay`: the totals of a replay. Shares are of prompt tokens, 0 over none. */
@@ -280,4 +289,8 @@ export interface ReplaySummary {
   /** With `summarize`: the summaries sent, and the cost of their calls (each once), in uncached-input prices. */
   summaries?: number;
   summaryCallCost?: number;
+  /** With `summarize`: the requests that carry a summary. */
+  summarizedRequests?: number;
+  /** With `summarize`: `predictedCost + summaryCallCost`, the replay's cost with the summariser's calls. */
+  costWithSummaries?: number;
 }
