@@ -1,7 +1,8 @@
 // The framework adapters take a summariser as a session option (`summarize`, `summary`): 64-step
 // agents through the real SDKs with fake models (the AI SDK's ctxpackPrepareStep and
 // ctxpackLanguageModelMiddleware with MockLanguageModelV4; LangChain's createAgent with a scripted
-// BaseChatModel; Mastra's Agent with MockLanguageModelV4) get valid requests (validateMessages and
+// BaseChatModel; Mastra's Agent with MockLanguageModelV4; the OpenAI Agents SDK's run() with its
+// real OpenAIResponsesModel over a local fetch) get valid requests (validateMessages and
 // the SDKs' own checks) holding the task and the step in flight and, after the cuts, the summary of
 // what was cut: one summary message per request that has one, resent byte-identical on every later
 // request until a cut folds it into the next, each span summarised once.
@@ -12,11 +13,14 @@ import { createAgent, tool as langchainTool } from 'langchain';
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { Agent } from '@mastra/core/agent';
 import { createTool } from '@mastra/core/tools';
+import { OpenAIResponsesModel, Agent as OpenAIAgent, run, setTracingDisabled, tool as agentsTool } from '@openai/agents';
+import OpenAI from 'openai';
 import { z } from 'zod';
 import { extractiveSummarizer, fitMessages, validateMessages } from 'ctxpack';
 import { ctxpackLanguageModelMiddleware, ctxpackPrepareStep } from 'ctxpack/ai-sdk';
 import { ctxpackAgentMiddleware } from 'ctxpack/langchain';
 import { ctxpackInputProcessor } from 'ctxpack/mastra';
+import { ctxpackInputFilter } from 'ctxpack/openai-agents';
 import { agentModel, BUDGET, checkPrompts, INSTRUCTIONS, READ_FILE, STEPS, TASK, text } from './adapter-agents.mjs';
 import { ScriptedChatModel } from './scripted-models.mjs';
 import { sdkCheck } from './sdk-check.mjs';
@@ -140,3 +144,39 @@ for (const call of ['generate', 'stream']) {
     checkSummaries(calls.map((c) => c.prompt), fits, isPromptSummary, promptJson, asked);
   });
 }
+
+// The OpenAI Agents SDK: run() with the real Responses model over the real `openai` client, whose fetch answers locally.
+setTracingDisabled(true);
+const agentsReadFile = agentsTool({ name: READ_FILE.name, description: READ_FILE.description, parameters: z.object({ path: z.string() }), execute: async ({ path }) => READ_FILE.read(path) });
+
+test('openai-agents run(): a 64-step agent with a summariser sends valid Responses API requests, the summary resent byte-identical until the next cut', async () => {
+  const bodies = [];
+  const fetch = async (_url, init) => {
+    bodies.push(JSON.parse(init.body));
+    const k = bodies.length;
+    const output = k <= STEPS
+      ? [{ type: 'function_call', id: `fc_${k}`, call_id: `call_${k}`, name: READ_FILE.name, arguments: JSON.stringify({ path: `src/auth/file${k}.ts` }), status: 'completed' }]
+      : [{ type: 'message', id: `msg_${k}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Fixed.', annotations: [] }] }];
+    const body = { id: `resp_${k}`, object: 'response', created_at: 0, model: 'gpt-5', status: 'completed', output, parallel_tool_calls: true, tool_choice: 'auto', tools: [],
+      usage: { input_tokens: 10, output_tokens: 10, total_tokens: 20, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } } };
+    return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+  };
+  const model = new OpenAIResponsesModel(new OpenAI({ apiKey: 'sk-test', baseURL: 'http://127.0.0.1:9/v1', fetch, maxRetries: 0 }), 'gpt-5');
+  const { asked, summarize } = recordingSummarizer();
+  const fits = [];
+  const agent = new OpenAIAgent({ name: 'coder', instructions: INSTRUCTIONS, model, tools: [agentsReadFile] });
+  const result = await run(agent, TASK, { maxTurns: 100, callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: BUDGET }, summarize, summary: CHEAP, onFit: (r) => fits.push(r) }) });
+  assert.equal(result.finalOutput, 'Fixed.');
+  const inputs = bodies.map((b) => b.input);
+  assert.equal(inputs.length, STEPS + 1);
+  const userText = (m) => (m.role === 'user' ? (typeof m.content === 'string' ? m.content : m.content.map((p) => p.text ?? '').join('')) : '');
+  for (const [k, input] of inputs.entries()) {
+    assert.deepEqual(validateMessages(input, 'openai-responses'), [], `request ${k}: invalid`);
+    sdkCheck('openai-responses', input);
+    assert.ok(input.some((m) => userText(m) === TASK), `request ${k}: the task is missing`);
+    if (k > 0) assert.equal(input.at(-1).call_id, `call_${k}`, `request ${k}: the step in flight is missing`);
+    const counted = fitMessages(input, { format: 'openai-responses', system: INSTRUCTIONS, budgets: { tokens_max: 10_000_000 } });
+    assert.ok(counted.metrics.prompt_tokens <= BUDGET, `request ${k}: ${counted.metrics.prompt_tokens} tokens`);
+  }
+  checkSummaries(inputs, fits, (m) => userText(m).startsWith(HEADING), (m) => JSON.stringify(m), asked);
+});
