@@ -94,3 +94,20 @@ test('replaySessionAsync: an async summariser, whatever its latency, replays as 
     assert.ok(first(live) === -1 || first(live) >= first(sync), `${format}: not waiting never has a summary sooner`);
   }
 });
+
+test('replaySessionAsync: errors are the session\'s, at the request after the turn\'s last message, as replaySession\'s', async () => {
+  const history = [
+    { role: 'system', content: 'You are terse.' },
+    { role: 'user', content: 'Read the log.' },
+    { role: 'assistant', content: 'Paste it.' },
+    { role: 'user', content: 'line of the log '.repeat(300) },
+    { role: 'assistant', content: 'It is long.' },
+  ];
+  const options = { format: 'openai', budgets: { tokens_max: 400 }, cache: 'openai', summarize: extractiveSummarizer() };
+  const check = (e) => e.code === 'PINNED_OVER_BUDGET' && e.index === 3 && /at the request after messages\[3\]/.test(e.message);
+  assert.throws(() => replaySession(history, options), check);
+  await assert.rejects(replaySessionAsync(history, options), check);
+  // Bad summary options are the session's own errors, not hidden by the replay's default wait.
+  await assert.rejects(replaySessionAsync(history, { ...options, summary: { wiat: true } }), (e) => e.code === 'INVALID_OPTION' && e.field === 'summary.wiat');
+  await assert.rejects(replaySessionAsync(history, { ...options, summary: 5 }), (e) => e.code === 'INVALID_OPTION' && e.field === 'summary');
+});

@@ -40,9 +40,7 @@ export function requestEnds(messages: readonly unknown[], format: SessionOptions
 export function replaySession<M>(history: readonly M[], options: SessionOptions, each?: (result: SessionFitResult<M>, end: number) => void): ReplayTurn[] {
   const o = optionsRecord(options);
   const session = createSession(options);
-  const out: ReplayTurn[] = [];
-  const sent = new Set<string>();
-  let overhead: number | undefined;
+  const turns = new Turns(o);
   for (const end of requestEnds(history, o['format'] as SessionOptions['format'])) {
     let r: SessionFitResult<M>;
     try {
@@ -51,11 +49,9 @@ export function replaySession<M>(history: readonly M[], options: SessionOptions,
       throw atTurn(err, end);
     }
     each?.(r, end);
-    // The budgets were accepted by the fit above.
-    overhead ??= readBudgets(o['budgets']).perFragmentOverhead;
-    out.push(turnOf(r, end, out.length + 1, overhead, sent));
+    turns.push(r, end);
   }
-  return out;
+  return turns.out;
 }
 
 /**
@@ -70,9 +66,7 @@ export async function replaySessionAsync<M>(history: readonly M[], options: Sess
   const summary = o['summary'];
   const waiting = o['summarize'] !== undefined && (summary === undefined || (isRecord(summary) && summary['wait'] === undefined)) ? { ...o, summary: { ...(summary as object | undefined), wait: true } } : o;
   const session = createSession(waiting as unknown as SessionOptions);
-  const out: ReplayTurn[] = [];
-  const sent = new Set<string>();
-  let overhead: number | undefined;
+  const turns = new Turns(o);
   for (const end of requestEnds(history, o['format'] as SessionOptions['format'])) {
     let r: SessionFitResult<M>;
     try {
@@ -81,11 +75,9 @@ export async function replaySessionAsync<M>(history: readonly M[], options: Sess
       throw atTurn(err, end);
     }
     each?.(r, end);
-    // The budgets were accepted by the fit above.
-    overhead ??= readBudgets(o['budgets']).perFragmentOverhead;
-    out.push(turnOf(r, end, out.length + 1, overhead, sent));
+    turns.push(r, end);
   }
-  return out;
+  return turns.out;
 }
 
 /** A session's error without an index, located at the request after messages[end]. */
@@ -94,30 +86,40 @@ function atTurn(err: unknown, end: number): unknown {
   return new CtxpackError(err.code, `${err.message} (at the request after messages[${end}])`, { field: err.field ?? 'messages', index: end, cause: err.cause });
 }
 
-/** One turn's figures from its result (`overhead`: the budgets' per-message overhead; `sent`: the summaries in the requests before). */
-function turnOf(r: SessionFitResult<unknown>, end: number, turn: number, overhead: number, sent: Set<string>): ReplayTurn {
-  const summary = r.summary;
-  const first = summary != null && !sent.has(summary.id);
-  if (summary != null) sent.add(summary.id);
-  // What every message left out would have added.
-  let left = 0;
-  for (const d of r.decisions) if (!d.included) left += d.cost_tokens + overhead;
-  return {
-    turn,
-    historyMessages: end + 1,
-    sentMessages: r.messages.length,
-    promptTokens: r.metrics.prompt_tokens,
-    historyTokens: r.metrics.prompt_tokens + left,
-    budgetUsed: r.metrics.budget_used,
-    effectiveBudget: r.metrics.effective_budget,
-    prefixTokens: r.cache.prefixTokens,
-    predictedCachedTokens: r.cache.predictedCachedTokens,
-    predictedCost: r.metrics.predicted_cost,
-    cut: r.cache.cut,
-    ...(summary === undefined
-      ? {}
-      : { summary: summary === null ? null : { id: summary.id, index: summary.index, tokens: summary.tokens, replaces: summary.replaces, callInputTokens: summary.callInputTokens, callCost: summary.callCost, first } }),
-  };
+/** A replay's turns, as they come: each turn's figures from its result. */
+class Turns {
+  readonly out: ReplayTurn[] = [];
+  /** The summaries in the requests so far (the first request that carries one makes its call). */
+  private readonly sent = new Set<string>();
+  private overhead: number | undefined;
+
+  constructor(private readonly o: Record<string, unknown>) {}
+
+  push(r: SessionFitResult<unknown>, end: number): void {
+    // The budgets were accepted by the fit; what every message left out would have added.
+    const overhead = (this.overhead ??= readBudgets(this.o['budgets']).perFragmentOverhead);
+    let left = 0;
+    for (const d of r.decisions) if (!d.included) left += d.cost_tokens + overhead;
+    const summary = r.summary;
+    const first = summary != null && !this.sent.has(summary.id);
+    if (summary != null) this.sent.add(summary.id);
+    this.out.push({
+      turn: this.out.length + 1,
+      historyMessages: end + 1,
+      sentMessages: r.messages.length,
+      promptTokens: r.metrics.prompt_tokens,
+      historyTokens: r.metrics.prompt_tokens + left,
+      budgetUsed: r.metrics.budget_used,
+      effectiveBudget: r.metrics.effective_budget,
+      prefixTokens: r.cache.prefixTokens,
+      predictedCachedTokens: r.cache.predictedCachedTokens,
+      predictedCost: r.metrics.predicted_cost,
+      cut: r.cache.cut,
+      ...(summary === undefined
+        ? {}
+        : { summary: summary === null ? null : { id: summary.id, index: summary.index, tokens: summary.tokens, replaces: summary.replaces, callInputTokens: summary.callInputTokens, callCost: summary.callCost, first } }),
+    });
+  }
 }
 
 /**
