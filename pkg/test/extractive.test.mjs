@@ -98,4 +98,9 @@ test('extractiveSummarizer: bad options and requests are CtxpackErrors with stab
   const cyclic = { role: 'user', content: [] };
   cyclic.content.push(cyclic);
   assert.equal(typeof summarize({ messages: [deep, cyclic, null, 7, { content: 42 }, ...render(randomHistory(5), 'openai').messages] }), 'string');
+  // A getter or a Proxy trap that throws: INVALID_INPUT with the thrown value as its cause.
+  const boom = new Error('secret');
+  for (const hostile of [{ get messages() { throw boom; } }, { messages: [{ role: 'user', get content() { throw boom; } }] }, { messages: new Proxy([], { get() { throw boom; } }) }]) {
+    assert.throws(() => summarize(hostile), (err) => err instanceof CtxpackError && err.code === 'INVALID_INPUT' && err.cause === boom && !/secret/.test(err.message));
+  }
 });

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { CtxpackError, describeValue, didYouMean, shownName } from '../errors.js';
+import { CtxpackError, describeValue, didYouMean, readingInput, shownName } from '../errors.js';
 import { CHARS_PER_TOKEN } from '../tokens/counter.js';
 import { isRecord } from '../validate/fields.js';
 import { invalidOption } from '../validate/options.js';
@@ -96,7 +96,8 @@ function summarise(messages: readonly unknown[], maxTokens: number): string {
  *   one the session asks for.
  * @throws {CtxpackError} `INVALID_OPTION` for options that are not an object, an unknown key
  *   (with its near miss) or a `maxTokens` that is not a positive integer; the summariser throws
- *   `INVALID_INPUT` when `request.messages` is not an array.
+ *   `INVALID_INPUT` when `request.messages` is not an array or cannot be read (a getter or a
+ *   Proxy trap that throws).
  *
  * @example
  * ```js
@@ -115,11 +116,13 @@ export function extractiveSummarizer(options?: ExtractiveSummarizerOptions): Ext
   }
   const max = o['maxTokens'];
   if (max !== undefined && (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 1)) throw invalidOption('maxTokens', 'a positive integer', max);
-  return (request) => {
-    const messages = isRecord(request) ? request.messages : undefined;
-    if (!Array.isArray(messages)) throw new CtxpackError('INVALID_INPUT', `request.messages must be an array, got ${describeValue(messages)}`, { field: 'messages' });
-    const asked = request.maxTokens;
-    const tokens = (max as number | undefined) ?? (typeof asked === 'number' && Number.isFinite(asked) && asked >= 1 ? Math.floor(asked) : DEFAULT_MAX_TOKENS);
-    return summarise(messages, tokens);
-  };
+  // A getter or Proxy trap that throws in the request: INVALID_INPUT (readingInput), never a raw throw.
+  return (request) =>
+    readingInput(() => {
+      const messages = isRecord(request) ? request.messages : undefined;
+      if (!Array.isArray(messages)) throw new CtxpackError('INVALID_INPUT', `request.messages must be an array, got ${describeValue(messages)}`, { field: 'messages' });
+      const asked = request.maxTokens;
+      const tokens = (max as number | undefined) ?? (typeof asked === 'number' && Number.isFinite(asked) && asked >= 1 ? Math.floor(asked) : DEFAULT_MAX_TOKENS);
+      return summarise(messages, tokens);
+    }, request);
 }
