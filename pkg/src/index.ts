@@ -17,7 +17,7 @@ export type { CtxpackErrorCode, CtxpackErrorDetails } from './errors.js';
 export { init, isInitialized, setWasmMemoryLimit, wasmMemoryBytes } from './core/instance.js';
 export type { InitInput } from './core/instance.js';
 
-export { CHARS_PER_TOKEN, createEstimator, estimateTokens } from './tokens/counter.js';
+export { createEstimator, estimateTokens } from './tokens/counter.js';
 export type { TokenCounter } from './tokens/counter.js';
 export { createCountCache } from './tokens/shared.js';
 export { createEmbeddingCache } from './messages/caller.js';

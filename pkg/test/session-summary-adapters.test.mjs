@@ -91,7 +91,7 @@ for (const glue of ['prepareStep', 'middleware']) {
       summary: CHEAP,
       onFit: (r) => fits.push(r),
     };
-    const args = glue === 'middleware' ? { model: wrapLanguageModel({ model, middleware: ctxpackLanguageModelMiddleware(options) }) } : { model, prepareStep: ctxpackPrepareStep(options) };
+    const args = glue === 'middleware' ? { model: wrapLanguageModel({ model, middleware: ctxpackLanguageModelMiddleware(options) }) } : { model, prepareStep: ctxpackPrepareStep({ ...options, tools }) }; // prepareStep is not given the tools: they are counted when passed
     await generateText({ ...args, tools, instructions: INSTRUCTIONS, prompt: TASK, stopWhen: stepCountIs(STEPS) });
     checkPrompts(calls);
     checkSummaries(calls.map((c) => c.prompt), fits, isPromptSummary, promptJson, asked);

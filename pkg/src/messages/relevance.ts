@@ -13,12 +13,11 @@
  * @module
  */
 
-import { shownName } from '../errors.js';
 import { bm25DocTerms, bm25FromStats, bm25QueryTerms, bm25Scores, type DocTerms } from '../core/bridge.js';
 import { exp } from '../util/detmath.js';
 import { BM25_DEFAULTS } from '../ranking/relevance.js';
 import { isRecord, type Unchecked } from '../validate/fields.js';
-import { invalidOption } from '../validate/options.js';
+import { invalidOption, unknownOption } from '../validate/options.js';
 import type { RelevanceWeights } from './types.js';
 import { fuseCaller, readFusion } from './caller.js';
 
@@ -36,10 +35,11 @@ export const DEFAULT_RELEVANCE: Readonly<Required<RelevanceWeights>> = Object.fr
 export function readRelevance(o: Unchecked): Required<RelevanceWeights> {
   const r = o['relevance'];
   if (r === undefined) return { ...DEFAULT_RELEVANCE };
-  if (!isRecord(r)) throw invalidOption('relevance', 'an object with optional k1, b, neighbour, recency, recencyTurns', r);
+  const known = Object.keys(DEFAULT_RELEVANCE);
+  if (!isRecord(r)) throw invalidOption('relevance', `an object with optional ${known.join(', ')}`, r);
   const out = { ...DEFAULT_RELEVANCE };
   for (const key of Object.keys(r)) {
-    if (!Object.hasOwn(DEFAULT_RELEVANCE, key)) throw invalidOption(`relevance.${shownName(key)}`, 'absent (not a relevance weight)', r[key]);
+    if (!Object.hasOwn(DEFAULT_RELEVANCE, key)) throw unknownOption('relevance.', key, 'a relevance weight', known);
     const v = r[key];
     if (key === 'fusion' || key === 'caller') {
       out[key] = readFusion(key, v) as never; // caller.ts: the caller's relevance
