@@ -4,7 +4,7 @@
 // bad options and requests are CtxpackErrors with stable codes that never echo the content.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CHARS_PER_TOKEN, CtxpackError, createSession, extractiveSummarizer, requestEnds } from 'ctxpack';
+import { CtxpackError, createSession, estimateTokens, extractiveSummarizer, requestEnds } from 'ctxpack';
 import { agentSession } from './agent-sessions.mjs';
 import { FORMATS, randomHistory, render } from './messages-histories.mjs';
 
@@ -45,16 +45,19 @@ test('extractiveSummarizer reads tool calls and tool results in every format', (
 test('extractiveSummarizer stops before the line that would pass its length; nothing kept says so', () => {
   const lines = Array.from({ length: 50 }, (_, i) => `step ${i} wrote file out/${i}.json`);
   const messages = [{ role: 'user', content: lines.join('\n') }];
-  for (const maxTokens of [8, 20, 100]) {
+  // A summary's length: estimateTokens of each line, and one per line break.
+  const length = (kept) => kept.reduce((a, l) => a + estimateTokens(l), 0) + kept.length - 1;
+  for (const maxTokens of [12, 30, 100]) {
     const text = summarize({ messages, maxTokens });
-    assert.ok(text.length <= maxTokens * CHARS_PER_TOKEN, `${maxTokens}: ${text.length} characters`);
     const kept = text.split('\n');
+    assert.ok(kept.length >= 1 && length(kept) <= maxTokens, `${maxTokens}: ${length(kept)} tokens`);
     assert.deepEqual(kept, lines.slice(0, kept.length), 'the first lines, in order');
-    assert.ok(text.length + 1 + lines[kept.length].length > maxTokens * CHARS_PER_TOKEN, 'the next line would pass the length');
+    assert.ok(length(lines.slice(0, kept.length + 1)) > maxTokens, 'the next line would pass the length');
   }
+  assert.equal(summarize({ messages, maxTokens: 1 }), 'Nothing to keep.', 'not even the first line fits');
   // The option's length replaces the request's; without either, 500.
   assert.equal(extractiveSummarizer({ maxTokens: 8 })({ messages, maxTokens: 100 }), summarize({ messages, maxTokens: 8 }));
-  assert.equal(summarize({ messages: lines.map((content) => ({ role: 'user', content })).concat(lines.map((l) => ({ role: 'user', content: `${l} again` }))) }).length <= 500 * CHARS_PER_TOKEN, true);
+  assert.ok(length(summarize({ messages: lines.map((content) => ({ role: 'user', content })).concat(lines.map((l) => ({ role: 'user', content: `${l} again` }))) }).split('\n')) <= 500);
   assert.equal(summarize({ messages: [{ role: 'user', content: 'hello, how are you' }] }), 'Nothing to keep.');
   assert.equal(summarize({ messages: [] }), 'Nothing to keep.');
 });

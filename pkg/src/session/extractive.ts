@@ -10,7 +10,7 @@
  */
 
 import { CtxpackError, describeValue, didYouMean, readingInput, shownName } from '../errors.js';
-import { CHARS_PER_TOKEN } from '../tokens/counter.js';
+import { estimateTokens } from '../tokens/counter.js';
 import { isRecord } from '../validate/fields.js';
 import { invalidOption } from '../validate/options.js';
 import type { SummarizeRequest } from './types.js';
@@ -18,8 +18,8 @@ import type { SummarizeRequest } from './types.js';
 /** `extractiveSummarizer(options)`. */
 export interface ExtractiveSummarizerOptions {
   /**
-   * The summary's length at most, in tokens of {@link CHARS_PER_TOKEN} characters. Default: the
-   * length the session asks for (`request.maxTokens`), else 500.
+   * The summary's length at most, in tokens as `estimateTokens` counts them (each line's, and one
+   * per line break). Default: the length the session asks for (`request.maxTokens`), else 500.
    */
   maxTokens?: number;
 }
@@ -66,15 +66,16 @@ function strings(value: unknown, out: string[], depth: number, all = false): str
 function summarise(messages: readonly unknown[], maxTokens: number): string {
   const seen = new Set<string>();
   const kept: string[] = [];
-  let chars = 0;
+  let tokens = 0;
   for (const text of strings(messages, [], -1)) {
     for (const line of text.split(/\n|(?<=[.!?])\s+/)) {
       const l = line.trim();
       if (l === '' || seen.has(l) || !(KEEP.test(l) || CAMEL.test(l))) continue;
-      if (chars + l.length > maxTokens * CHARS_PER_TOKEN) return kept.join('\n') || NOTHING;
+      const more = estimateTokens(l) + (kept.length > 0 ? 1 : 0); // the line, and its line break
+      if (tokens + more > maxTokens) return kept.join('\n') || NOTHING;
       seen.add(l);
       kept.push(l);
-      chars += l.length + 1;
+      tokens += more;
     }
   }
   return kept.join('\n') || NOTHING;
@@ -86,8 +87,8 @@ function summarise(messages: readonly unknown[], maxTokens: number): string {
  * (their content, tool calls' arguments and tool results), the sentences and lines that carry a
  * number, a file path, a CamelCase name or a decision word (decided, because, error, failed,
  * fixed, todo, must, should, open question), each once, in order, until the next one would pass
- * `maxTokens` tokens ({@link CHARS_PER_TOKEN} characters a token). Nothing kept: `'Nothing to
- * keep.'`. It answers synchronously, so a session has its summary as soon as it asks.
+ * `maxTokens` tokens (`estimateTokens` of each line, and one per line break). Nothing kept:
+ * `'Nothing to keep.'`. It answers synchronously, so a session has its summary as soon as it asks.
  *
  * It ignores `request.instruction`: it is a stand-in for a model, cheaper and worse, that keeps
  * the facts a model is told to keep and none of the sense that joins them.
