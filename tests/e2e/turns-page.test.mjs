@@ -157,7 +157,8 @@ describe('the preview page replays a chat history across turns', { timeout: 300_
     );
     assert.equal(shown.tableHidden, false);
     const s = summarizeReplay(turns);
-    assert.ok(shown.summary.includes(`${INTEGER.format(s.summaries)} summaries made, in ${INTEGER.format(s.summarizedRequests)} requests; their calls cost ${INTEGER.format(s.summaryCallCost)}, so the replay costs ${INTEGER.format(s.costWithSummaries)} with them.`), shown.summary);
+    const made = s.summaries === 1 ? '1 summary' : `${INTEGER.format(s.summaries)} summaries`;
+    assert.ok(shown.summary.includes(`${made} made, in ${INTEGER.format(s.summarizedRequests)} requests; their calls cost ${INTEGER.format(s.summaryCallCost)}, so the replay costs ${INTEGER.format(s.costWithSummaries)} with them.`), shown.summary);
 
     // At the session's default prices (the agent's own model) no summary pays on this history: said so, no table.
     shown = await replayWith('same');
