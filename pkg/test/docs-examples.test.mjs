@@ -412,6 +412,14 @@ const CHECKS = [
     },
   },
   {
+    file: 'docs/sessions.md',
+    snippet: 'replaySessionAsync(history',
+    check: ({ exports }) => {
+      assert.ok(exports.replayed.length > 0 && exports.replayed.every((t) => t.summary !== undefined));
+      assert.deepEqual(exports.later, exports.replayed);
+    },
+  },
+  {
     file: 'docs/getting-started.md',
     snippet: "{ id: 'sys', cost_tokens: 800",
     check: ({ exports }) => {
