@@ -127,7 +127,7 @@ function fixedCost(prep: PreparedFit<unknown>, all: Uint32Array): { system: numb
 export async function prefillFit(prep: PreparedFit<unknown>, cache: CountCache, concurrency: number): Promise<void> {
   const count = countWith(prep);
   const l = textList(prep);
-  await prefillAsync(l.all, cache, count, l.where, concurrency);
+  await prefillAsync(l.all, cache, count, l.where, concurrency, l.all.length, prep.history?.known);
   if (prep.truncateAt === undefined && !prep.truncateUser) return;
   const all = countThrough(l.all, cache, count, l.where, l.all.length, false).costs;
   const steps = truncations(truncationInput(prep, all));
@@ -146,7 +146,8 @@ export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit
   const n = prep.list.length;
   const count = countWith(prep);
   const l = textList(prep);
-  const { costs: all, keys } = countThrough(l.all, cache, count, l.where, l.all.length, false);
+  const { costs: all, keys } = countThrough(l.all, cache, count, l.where, l.all.length, false, prep.history?.known);
+  prep.history?.memo.remember(prep.list, all.subarray(0, n), keys);
   const costs = all.slice(0, n);
   const messageKeys = keys.slice(0, n);
   const { system: systemCost, tools: toolsCost, framing, requestFraming, systemFraming } = fixedCost(prep, all);

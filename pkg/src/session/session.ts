@@ -13,6 +13,7 @@ import { FIT_OPTIONS, chooseFit, prepareFit, scoreFit, type FitPlan, type Prepar
 import { countFit, prefillFit } from '../messages/count.js';
 import { adapterOf } from '../messages/formats.js';
 import { Bm25Memo } from '../messages/relevance.js';
+import { HistoryMemo } from '../messages/history.js';
 import type { Turn } from '../messages/turns.js';
 import { CountCache, textKey } from '../tokens/cache.js';
 import { estimateTokens } from '../tokens/counter.js';
@@ -76,6 +77,8 @@ class ChatSession implements Session {
   private readonly counts: CountCache;
   /** `embed`'s vectors by content key, across turns: a turn embeds only the texts it has not seen. */
   private readonly vectors: CountCache<Float32Array>;
+  /** The turns of the last history: a turn reads only its new or changed messages. */
+  private readonly history = new HistoryMemo();
   /** What BM25 read of the texts of the last turn (same query): a turn reads only its new ones. */
   private readonly bm25 = new Bm25Memo();
   private readonly concurrency: number;
@@ -229,7 +232,7 @@ class ChatSession implements Session {
       }
     }
     if (options['countTokens'] === undefined) options['countTokens'] = estimateTokens;
-    return prepareFit(history, options);
+    return prepareFit(history, options, [], this.history);
   }
 
   private plan<M>(counted: ReturnType<typeof countFit<M>>, hits0: number, misses0: number, embedded?: Float64Array): SessionFitResult<M> {
