@@ -178,9 +178,11 @@ export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit
   for (let i = 0; i < n; i++) costs[i] = addCounts(addCounts(costs[i]!, mediaCosts[i]!), framing[i]!);
   // A truncation's counts as the decision reports them: with the non-text parts and the framing, before and after.
   for (const [i, t] of truncated) truncated.set(i, { ...t, from: addCounts(addCounts(t.from, media.costs[i]!), framing[i]!), tokens: costs[i]! });
-  for (let k = 0; k < stubCosts.length; k++) {
-    const i = prep.stubOf.indexOf(k);
+  // Stubs are made in message order: stub k is that of the k-th message with one.
+  for (let i = 0, k = 0; i < n && k < stubCosts.length; i++) {
+    if (prep.stubOf[i] !== k) continue;
     stubCosts[k] = addCounts(addCounts(stubCosts[k]!, countParts(prep, prep.stubMedia[k], i).tokens), framing[i]!);
+    k++;
   }
   const overhead = prep.budget.perFragmentOverhead;
   let pinnedTokens = (l.system >= 0 ? systemCost + overhead : 0) + toolsCost + requestFraming;

@@ -12,6 +12,8 @@
  */
 
 import { readTurn, type FormatAdapter, type Turn } from './turns.js';
+import { evidence, evidentOf } from './detect.js';
+import type { MessageFormatName } from './turns.js';
 
 /** How deep a snapshot reads a message: the message's fields, their elements and fields, and so on. */
 export const SNAPSHOT_DEPTH = 5;
@@ -19,7 +21,7 @@ export const SNAPSHOT_DEPTH = 5;
 const SNAPSHOT_MAX = 256;
 
 /** A container a snapshot descends into: a plain object or an array (not a byte array, a Date, a Map). */
-function descends(v: unknown): v is Record<string, unknown> {
+function descends(v: unknown): v is Record<string, unknown> | unknown[] {
   if (typeof v !== 'object' || v === null) return false;
   if (Array.isArray(v)) return true;
   const proto = Object.getPrototypeOf(v) as unknown;
@@ -27,36 +29,51 @@ function descends(v: unknown): v is Record<string, unknown> {
 }
 
 /**
- * Appends the values of `v` to `out`: each field's key and value, containers followed by their
- * own values and an end mark. Returns false past {@link SNAPSHOT_MAX} values.
+ * Appends the values of `v` to `out`: an object's keys and values, an array's length and
+ * elements, each container followed by its own values. Returns false past {@link SNAPSHOT_MAX}
+ * values.
  */
-function snap(v: Record<string, unknown>, out: unknown[], depth: number): boolean {
-  for (const key in v) {
-    const x = v[key];
-    out.push(key, x);
-    if (out.length > SNAPSHOT_MAX) return false;
-    if (depth > 1 && descends(x)) {
-      if (!snap(x, out, depth - 1)) return false;
-      out.push(END);
-    }
+function snap(v: Record<string, unknown> | unknown[], out: unknown[], depth: number): boolean {
+  if (Array.isArray(v)) {
+    out.push(v.length);
+    for (let k = 0; k < v.length; k++) if (!snapValue(v[k], out, depth)) return false;
+    return true;
   }
+  for (const key in v) {
+    out.push(key);
+    if (!snapValue(v[key], out, depth)) return false;
+  }
+  out.push(END);
   return true;
 }
+
+function snapValue(x: unknown, out: unknown[], depth: number): boolean {
+  out.push(x);
+  if (out.length > SNAPSHOT_MAX) return false;
+  return depth > 1 && descends(x) ? snap(x, out, depth - 1) : true;
+}
+
+/** Marks the end of an object's keys (a key is a string, never this). */
 const END = Symbol('end');
 
-/** Whether `v` still has the values `s` holds from `at` on; returns the position after them, or -1. */
-function same(v: Record<string, unknown>, s: readonly unknown[], at: number, depth: number): number {
-  for (const key in v) {
-    const x = v[key];
-    if (s[at] !== key || s[at + 1] !== x) return -1;
-    at += 2;
-    if (depth > 1 && descends(x)) {
-      at = same(x, s, at, depth - 1);
-      if (at < 0 || s[at] !== END) return -1;
-      at++;
-    }
+/** Whether `v` still has the values `s` holds from `at` on (as {@link snap} wrote them); the position after them, or -1. */
+function same(v: Record<string, unknown> | unknown[], s: readonly unknown[], at: number, depth: number): number {
+  if (Array.isArray(v)) {
+    if (s[at++] !== v.length) return -1;
+    for (let k = 0; k < v.length && at >= 0; k++) at = sameValue(v[k], s, at, depth);
+    return at;
   }
-  return at;
+  for (const key in v) {
+    if (s[at++] !== key) return -1;
+    at = sameValue(v[key], s, at, depth);
+    if (at < 0) return -1;
+  }
+  return s[at] === END ? at + 1 : -1;
+}
+
+function sameValue(x: unknown, s: readonly unknown[], at: number, depth: number): number {
+  if (s[at] !== x) return -1;
+  return depth > 1 && typeof x === 'object' && descends(x) ? same(x, s, at + 1, depth - 1) : at + 1;
 }
 
 /** A message's snapshot, or `undefined` when it cannot have one (not an object, or too large). */
@@ -81,6 +98,8 @@ export class HistoryMemo {
   private list: readonly unknown[] = [];
   private snaps: (unknown[] | undefined)[] = [];
   private turns: Turn[] = [];
+  /** Per message, what its shape shows of its format (detect.ts `evidence`). */
+  private evidence = new Uint8Array(0);
   private adapter: FormatAdapter | undefined;
   /** The counts of the texts of a list this memo read (its messages' texts, as the count cache answered). */
   private counted: { list: readonly unknown[]; costs: Uint32Array; keys: readonly string[] } | undefined;
@@ -103,6 +122,7 @@ export class HistoryMemo {
     const n = list.length;
     const turns = new Array<Turn>(n);
     const snaps = new Array<unknown[] | undefined>(n);
+    const shown = new Uint8Array(n);
     const old = this.list;
     const lim = Math.min(n, old.length);
     let first = -1;
@@ -112,11 +132,13 @@ export class HistoryMemo {
       if (s !== undefined && same(m as Record<string, unknown>, s, 0, SNAPSHOT_DEPTH) === s.length) {
         turns[i] = this.turns[i]!;
         snaps[i] = s;
+        shown[i] = this.evidence[i]!;
         continue;
       }
       if (first < 0) first = i;
       turns[i] = readTurn(adapter, m, i);
       snaps[i] = snapshot(m);
+      shown[i] = evidence(m);
     }
     this.same = first < 0 ? n : first;
     const c = this.counted;
@@ -124,7 +146,15 @@ export class HistoryMemo {
     this.list = list;
     this.snaps = snaps;
     this.turns = turns;
+    this.evidence = shown;
     return turns;
+  }
+
+  /** The format the history last read shows by a shape only it has (detect.ts `evidentFormat`). */
+  evident(): MessageFormatName | undefined {
+    let mask = 0;
+    for (let i = 0; i < this.evidence.length; i++) mask |= this.evidence[i]!;
+    return evidentOf(mask);
   }
 
   private clear(adapter: FormatAdapter): void {
@@ -132,6 +162,7 @@ export class HistoryMemo {
     this.list = [];
     this.snaps = [];
     this.turns = [];
+    this.evidence = new Uint8Array(0);
     this.counted = undefined;
     this.known = undefined;
     this.same = 0;

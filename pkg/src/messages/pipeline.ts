@@ -209,7 +209,7 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   const warnings: string[] = [];
   // A wrong format reads another format's tool calls and results as text: nothing is paired, and
   // a cut can orphan a call. Said, not refused: the shapes only suggest it.
-  const evident = evidentFormat(list);
+  const evident = memo === undefined ? evidentFormat(list) : memo.evident();
   if (evident !== undefined && evident !== adapter.name) {
     warnings.push(`the messages have a shape only the '${evident}' format has (detectMessageFormat), but format is '${adapter.name}': tool calls and results are paired by the '${adapter.name}' rules`);
   }

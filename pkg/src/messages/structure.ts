@@ -31,19 +31,26 @@ export function buildUnits(turns: readonly (Turn | undefined)[], adapter: Format
   for (let i = 0; i < n; i++) {
     const t = turns[i];
     if (t?.role !== 'assistant' || (t.calls.length === 0 && t.approvalRequests === undefined)) continue;
-    const approvals = new Set((t.approvalRequests ?? []).map(([approval]) => approval));
-    const calls = new Set(t.calls);
+    const calls = memberOf(t.calls);
     if (adapter.results === 'next-user') {
       const next = turns[i + 1];
-      if (next?.role === 'user' && next.results.some((id) => calls.has(id))) unitOf[i + 1] = unitOf[i]!;
+      if (next?.role === 'user' && next.results.some(calls)) unitOf[i + 1] = unitOf[i]!;
       continue;
     }
+    const approvals = t.approvalRequests === undefined ? undefined : memberOf(t.approvalRequests.map(([approval]) => approval));
     for (let j = i + 1; j < n && turns[j]?.role === 'tool'; j++) {
       const u = turns[j]!;
-      if (u.results.some((id) => calls.has(id)) || (u.approvalResponses ?? []).some((a) => approvals.has(a))) unitOf[j] = unitOf[i]!;
+      if (u.results.some(calls) || (approvals !== undefined && u.approvalResponses?.some(approvals) === true)) unitOf[j] = unitOf[i]!;
     }
   }
   return withMembers(unitOf);
+}
+
+/** Whether an id is in `ids`: a look through the list for the few calls of one message, a Set beyond. */
+function memberOf(ids: readonly string[]): (id: string) => boolean {
+  if (ids.length <= 8) return (id) => ids.includes(id);
+  const set = new Set(ids);
+  return (id) => set.has(id);
 }
 
 function withMembers(unitOf: Int32Array): Units {

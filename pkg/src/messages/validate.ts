@@ -114,14 +114,17 @@ export function structureViolations(turns: readonly (Turn | undefined)[], adapte
 /** Rule `duplicate_tool_call_id`: reported on the message that repeats an id (where the API reports it). */
 function duplicateCalls(turns: readonly (Turn | undefined)[], adapter: FormatAdapter, out: MessageViolation[]): void {
   const earlier = new Set<string>();
-  turns.forEach((t, i) => {
-    if (t === undefined || t.calls.length === 0) return;
-    const own = new Set(t.calls);
-    if (own.size !== t.calls.length || t.calls.some((id) => earlier.has(id))) {
-      out.push(violation(i, 'duplicate_tool_call_id', `messages[${i}] makes a tool call whose id another call in ${own.size !== t.calls.length ? 'the message' : 'an earlier message'} has`));
+  for (let i = 0; i < turns.length; i++) {
+    const t = turns[i];
+    if (t === undefined || t.calls.length === 0) continue;
+    // One call cannot repeat an id within its message (no Set for the common case).
+    const own = t.calls.length === 1 ? t.calls : new Set(t.calls);
+    const size = Array.isArray(own) ? own.length : (own as Set<string>).size;
+    if (size !== t.calls.length || (earlier.size > 0 && t.calls.some((id) => earlier.has(id)))) {
+      out.push(violation(i, 'duplicate_tool_call_id', `messages[${i}] makes a tool call whose id another call in ${size !== t.calls.length ? 'the message' : 'an earlier message'} has`));
     }
     if (adapter.callIdsUniqueInRequest === true) for (const id of own) earlier.add(id);
-  });
+  }
 }
 
 const missing = (i: number): MessageViolation =>
@@ -199,9 +202,9 @@ function pairToolMessages(turns: readonly (Turn | undefined)[], out: MessageViol
     }
     close();
     if (t.results.length + responses.length > 0) out.push(orphan(i));
-    const approvals = new Map(t.approvalRequests ?? []);
-    if (t.role === 'assistant' && t.calls.length + approvals.size > 0) {
-      pending = { index: i, open: new Set(t.calls), approved: new Set(), approvals }; // repeated ids: duplicate_tool_call_id
+    if (t.role === 'assistant' && t.calls.length + (t.approvalRequests?.length ?? 0) > 0) {
+      const approvals = new Map(t.approvalRequests ?? []);
+      if (t.calls.length + approvals.size > 0) pending = { index: i, open: new Set(t.calls), approved: new Set(), approvals }; // repeated ids: duplicate_tool_call_id
     }
   });
   close();
