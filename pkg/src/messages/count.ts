@@ -79,9 +79,11 @@ interface MediaCounts {
 }
 const mediaMemo = new WeakMap<PreparedFit<unknown>, MediaCounts>();
 
+const NO_PARTS: { readonly tokens: number; readonly key: string } = Object.freeze({ tokens: 0, key: '' });
+
 /** Tokens and descriptors of `parts`, message `i`'s (a truncated copy's or a stub's without a tally). */
 function countParts(prep: PreparedFit<unknown>, parts: readonly MediaPart[] | undefined, i: number, tally?: MediaTally): { tokens: number; key: string } {
-  if (parts === undefined) return { tokens: 0, key: '' };
+  if (parts === undefined) return NO_PARTS;
   let tokens = 0;
   const keys: string[] = [];
   parts.forEach((part, k) => {
