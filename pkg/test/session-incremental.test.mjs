@@ -24,6 +24,14 @@ function outcome(session, history) {
   }
 }
 
+async function outcomeAsync(session, history) {
+  try {
+    return { ok: comparable(await session.fitAsync(history)) };
+  } catch (err) {
+    return { error: err.code, message: err.message };
+  }
+}
+
 /** A changed text: some words appended, or the text cut short. */
 const changed = (r, text) => (r.chance(0.5) ? `${text} ${r.pick(['edited', 'and then some more', 'x'])}` : text.slice(0, Math.max(1, text.length >> 1)));
 
@@ -52,7 +60,7 @@ function edit(r, h, i, inPlace) {
   return true;
 }
 
-function run(seed, format, extra) {
+async function run(seed, format, extra, async = false) {
   const r = rng(seed);
   const { messages: all, system } = agentSession(seed, format, 14);
   const options = { format, ...(system === undefined ? {} : { system }), budgets: { tokens_max: r.pick([2500, 4000, 8000]) }, cache: format, ...extra };
@@ -83,22 +91,30 @@ function run(seed, format, extra) {
     }
     // The reference: a new session that remembers the same previous request, and nothing else.
     const fresh = createSession({ ...options, state: session.exportState() });
-    const a = outcome(session, h.slice());
-    const b = outcome(fresh, h.slice());
+    const a = async ? await outcomeAsync(session, h.slice()) : outcome(session, h.slice());
+    const b = async ? await outcomeAsync(fresh, h.slice()) : outcome(fresh, h.slice());
     assert.deepEqual(a, b, `seed ${seed} ${format} turn ${turn} after ${ops.join(', ')}`);
   }
 }
 
 for (const format of ['openai', 'anthropic']) {
-  test(`${format}: a long-lived session plans each turn as one from scratch, over random appends, edits, truncations and replacements`, () => {
-    for (let seed = 1; seed <= 12; seed++) run(seed, format, {});
+  test(`${format}: a long-lived session plans each turn as one from scratch, over random appends, edits, truncations and replacements`, async () => {
+    for (let seed = 1; seed <= 12; seed++) await run(seed, format, {});
   });
 }
 
-test('with stubs, truncation and a counter of its own, the same', () => {
+test('with stubs, truncation and a counter of its own, the same', async () => {
   const counter = (text) => estimateTokens(text) + 1;
   for (let seed = 20; seed <= 26; seed++) {
-    run(seed, 'openai', { stubToolResults: true, truncateToolResults: { maxTokens: 300 }, countTokens: counter, counterId: 'plus-one' });
-    run(seed, 'anthropic', { stubToolResults: true, countTokens: counter, counterId: 'plus-one' });
+    await run(seed, 'openai', { stubToolResults: true, truncateToolResults: { maxTokens: 300 }, countTokens: counter, counterId: 'plus-one' });
+    await run(seed, 'anthropic', { stubToolResults: true, countTokens: counter, counterId: 'plus-one' });
+  }
+});
+
+test('fitAsync with an async counter, the same', async () => {
+  const counter = async (text) => estimateTokens(text) + 2;
+  for (let seed = 30; seed <= 33; seed++) {
+    await run(seed, 'openai', { countTokens: counter, counterId: 'plus-two' }, true);
+    await run(seed, 'anthropic', { stubToolResults: true, countTokens: counter, counterId: 'plus-two' }, true);
   }
 });

@@ -39,7 +39,12 @@ const CUT_SHARES = Array.from({ length: 15 }, (_, k) => 1 - k * 0.05);
 
 /** A conversation's planner: call `fit` (or `fitAsync`) once per request, with the whole history so far. */
 export interface Session {
-  /** Fits this turn's history; the counter must be synchronous. */
+  /**
+   * Fits this turn's history; the counter must be synchronous. What the session read of a message
+   * (its text, its count) is kept while the history holds the same object at the same index,
+   * unchanged to 5 levels of fields: an edit is noticed whether it replaces the message or
+   * changes it in place, from the edit on.
+   */
   fit<M>(history: readonly M[], turn?: SessionTurnOptions): SessionFitResult<M>;
   /** Fits this turn's history with a counter that may return a Promise (at most `concurrency` in flight). */
   fitAsync<M>(history: readonly M[], turn?: SessionTurnOptions): Promise<SessionFitResult<M>>;
