@@ -178,26 +178,26 @@ const cost = { session: median(sessionMs), fresh: median(freshMs), cached: media
 // ---- 4. per turn as the history grows (issue 30) ----
 
 /**
- * A generated OpenAI agent history cut at about `n` messages, a session warmed on it up to its
- * last `LAST_TURNS` requests (two fits: most of the history, then the request before the timed
- * ones), then those requests one after another, each timed: the turns of a long-lived session.
+ * A generated OpenAI agent history cut at about `n` messages; a session fits it up to
+ * `WARM_TURNS + LAST_TURNS` requests before its end, then each request after, one after another,
+ * the last `LAST_TURNS` timed: the turns of a long-lived session (the untimed ones before also
+ * let the engine compile the turn's code, which the first turns of a process run unoptimised).
  */
-const LAST_TURNS = smoke ? 2 : 6;
+const LAST_TURNS = smoke ? 2 : 12;
+const WARM_TURNS = smoke ? 2 : 30;
 function turnsAt(n) {
   const { messages } = agentSession(1, 'openai', Math.max(1, Math.ceil(n / 7)));
   const history = messages.slice(0, Math.min(n, messages.length));
   const ends = lib.requestEnds(history, 'openai');
-  const timed = ends.slice(-LAST_TURNS);
+  const from = Math.max(0, ends.length - LAST_TURNS - WARM_TURNS - 1);
   const budget = Math.max(2_000, history.length * 40);
   const session = lib.createSession({ format: 'openai', budgets: { tokens_max: budget }, cache: 'openai' });
-  session.fit(history.slice(0, Math.max(1, ends[Math.max(0, ends.length - 3 * LAST_TURNS)] + 1)));
-  session.fit(history.slice(0, ends[ends.length - LAST_TURNS - 1] + 1));
   const turnMs = [];
-  for (const end of timed) {
-    const now = history.slice(0, end + 1);
+  for (let k = from; k < ends.length; k++) {
+    const now = history.slice(0, ends[k] + 1);
     const t0 = performance.now();
     const r = session.fit(now);
-    turnMs.push(performance.now() - t0);
+    if (k >= ends.length - LAST_TURNS) turnMs.push(performance.now() - t0);
     if (r.metrics.budget_used > r.metrics.effective_budget) throw new Error(`turns at ${n}: over budget`);
   }
   const fitMs = [];
@@ -273,8 +273,8 @@ Medians of the last ${LAST} turns, ms per turn:
 
 Generated tool-heavy OpenAI agent histories (\`pkg/test/agent-sessions.mjs\`, seed 1) cut at about
 ${growth.map((g) => g.n.toLocaleString('en-US')).join(' and ')} messages, budget 40 tokens a message (at least 2,000), \`cache: 'openai'\`,
-\`estimateTokens\`. *A turn*: a session warmed on the history (two fits), then its last ${LAST_TURNS}
-requests one after another, the median of their times; *fitMessages*: the whole history, the
+\`estimateTokens\`. *A turn*: one session through the history's last ${WARM_TURNS + LAST_TURNS + 1} requests one after
+another (its first fit takes the history up to the first of them), the median time of the last ${LAST_TURNS}; *fitMessages*: the whole history, the
 median of ${smoke ? 1 : 3} calls.
 
 | messages | a turn (ms) | \`fitMessages\` (ms) |
