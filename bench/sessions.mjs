@@ -9,6 +9,8 @@
 //     history tokenized once per turn (fitMessages), and LangChain's trimMessages;
 //  3. large input (issue 28, bench/large-input.mjs): a huge latest user message (a 0.75 MB log,
 //     30,000 distinct words) over a long chat, fitMessages and session.fit, time and memory.
+//  4. a turn of a long-lived session at 1,000 and 10,000 messages, and fitMessages on the same
+//     histories (issue 30: a turn costs what is new).
 //
 //   node bench/sessions.mjs [--write bench/RESULTS.md]   # replaces the "Sessions" section
 //   node bench/sessions.mjs --smoke                      # tiny sizes, once each
@@ -173,6 +175,46 @@ process.stderr.write(`sessions: trimMessages ${(trimMs / 1000).toFixed(1)} s\n`)
 const historyTokens = counterFor()(lc);
 const cost = { session: median(sessionMs), fresh: median(freshMs), cached: median(cachedMs), warmCachedMs, trim: trimMs, warmMs, turns: lcEnds.length, messages: lc.length, historyTokens };
 
+// ---- 4. per turn as the history grows (issue 30) ----
+
+/**
+ * A generated OpenAI agent history cut at about `n` messages; a session fits it up to
+ * `WARM_TURNS + LAST_TURNS` requests before its end, then each request after, one after another,
+ * the last `LAST_TURNS` timed: the turns of a long-lived session (the untimed ones before also
+ * let the engine compile the turn's code, which the first turns of a process run unoptimised).
+ */
+const LAST_TURNS = smoke ? 2 : 12;
+const WARM_TURNS = smoke ? 2 : 30;
+function turnsAt(n) {
+  const { messages } = agentSession(1, 'openai', Math.max(1, Math.ceil(n / 7)));
+  const history = messages.slice(0, Math.min(n, messages.length));
+  const ends = lib.requestEnds(history, 'openai');
+  const from = Math.max(0, ends.length - LAST_TURNS - WARM_TURNS - 1);
+  const budget = Math.max(2_000, history.length * 40);
+  const session = lib.createSession({ format: 'openai', budgets: { tokens_max: budget }, cache: 'openai' });
+  const turnMs = [];
+  for (let k = from; k < ends.length; k++) {
+    const now = history.slice(0, ends[k] + 1);
+    const t0 = performance.now();
+    const r = session.fit(now);
+    if (k >= ends.length - LAST_TURNS) turnMs.push(performance.now() - t0);
+    if (r.metrics.budget_used > r.metrics.effective_budget) throw new Error(`turns at ${n}: over budget`);
+  }
+  const fitMs = [];
+  for (let k = 0; k < (smoke ? 1 : 3); k++) {
+    const t0 = performance.now();
+    lib.fitMessages(history, { format: 'openai', budgets: { tokens_max: budget } });
+    fitMs.push(performance.now() - t0);
+  }
+  return { messages: history.length, turn: median(turnMs), fit: median(fitMs) };
+}
+const growth = (smoke ? [100, 400] : [1_000, 10_000]).map((n) => ({ n, ...turnsAtWith(n) }));
+function turnsAtWith(n) {
+  const r = turnsAt(n);
+  process.stderr.write(`sessions: a turn at ${r.messages} messages ${r.turn.toFixed(2)} ms, fitMessages ${r.fit.toFixed(1)} ms\n`);
+  return r;
+}
+
 // ---- 3. large input ----
 
 const large = largeInput({ smoke, before, log: (line) => process.stderr.write(`sessions: ${line}`) });
@@ -226,6 +268,24 @@ Medians of the last ${LAST} turns, ms per turn:
 | budget used ≥ 70 % on average | session: mean ${pct(meanOf('session', 'use'))}, lowest ${pct(minOf('session', 'use'))} | ${met(minOf('session', 'use') >= 0.7)} |
 | \`fitMessages\` with a shared count cache ≥ 5× cheaper than without (issue 30) | ${ms(cost.cached)} ms vs ${ms(cost.fresh)} ms: ${(cost.fresh / cost.cached).toFixed(1)}× | ${met(cost.fresh / cost.cached >= 5)} |
 | a turn ≥ 10× cheaper than tokenizing the history each turn | ${ms(cost.session)} ms vs ${ms(cost.fresh)} ms: ${(cost.fresh / cost.session).toFixed(1)}× (trimMessages ${ms(cost.trim)} ms) | ${met(cost.fresh / cost.session >= 10)} |
+
+### Per turn as the history grows (issue 30)
+
+Generated tool-heavy OpenAI agent histories (\`pkg/test/agent-sessions.mjs\`, seed 1) cut at about
+${growth.map((g) => g.n.toLocaleString('en-US')).join(' and ')} messages, budget 40 tokens a message (at least 2,000), \`cache: 'openai'\`,
+\`estimateTokens\`. *A turn*: one session through the history's last ${WARM_TURNS + LAST_TURNS + 1} requests one after
+another (its first fit takes the history up to the first of them), the median time of the last ${LAST_TURNS}; *fitMessages*: the whole history, the
+median of ${smoke ? 1 : 3} calls.
+
+| messages | a turn (ms) | \`fitMessages\` (ms) |
+|--:|--:|--:|
+${growth.map((g) => `| ${g.messages.toLocaleString('en-US')} | ${ms(g.turn)} | ${ms(g.fit)} |`).join('\n')}
+
+| target | measured | |
+|--|--|--|
+| a turn at the larger history ≤ 1.5× a turn at the smaller | ${ms(growth[1].turn)} ms vs ${ms(growth[0].turn)} ms: ${(growth[1].turn / growth[0].turn).toFixed(1)}× | ${met(growth[1].turn <= 1.5 * growth[0].turn)} |
+| a turn at the larger history ≤ 5 ms | ${ms(growth[1].turn)} ms | ${met(growth[1].turn <= 5)} |
+| \`fitMessages\` on the larger history ≤ 100 ms | ${ms(growth[1].fit)} ms | ${met(growth[1].fit <= 100)} |
 
 ${large.section}`;
 

@@ -53,7 +53,7 @@ pub enum CtxpackError {
         /// The entry's kind (never shown in the message).
         kind: String,
         /// Why it was rejected.
-        reason: String,
+        problem: CountEntryProblem,
     },
     /// The knapsack keep table would exceed the configured byte limit.
     TableTooLarge {
@@ -164,6 +164,64 @@ pub enum CtxpackError {
         /// What was wrong.
         reason: String,
     },
+}
+
+/// Why a count entry was rejected ([`CtxpackError::InvalidCountEntry`]):
+/// carried as fields, so that each binding words it in its own names.
+///
+/// ```
+/// use ctxpack_core::{CountConstrainedKnapsackSlice, CountEntryProblem, CountQuotaEntry, CtxpackError, KnapsackSlice, ScarcityBehavior};
+/// let err = CountConstrainedKnapsackSlice::new(
+///     vec![CountQuotaEntry::new("doc", 3, 2)],
+///     KnapsackSlice::default(),
+///     ScarcityBehavior::Degrade,
+/// ).unwrap_err();
+/// let CtxpackError::InvalidCountEntry { problem, .. } = err else { panic!("{err}") };
+/// assert_eq!(problem, CountEntryProblem::RequireOverCap { require_count: 3, cap_count: 2 });
+/// assert_eq!(problem.to_string(), "require_count 3 must not exceed cap_count 2");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CountEntryProblem {
+    /// A cap of 0 with a positive requirement.
+    CapZero {
+        /// The entry's `require_count`.
+        require_count: usize,
+    },
+    /// `require_count > cap_count`.
+    RequireOverCap {
+        /// The entry's `require_count`.
+        require_count: usize,
+        /// The entry's `cap_count`.
+        cap_count: usize,
+    },
+    /// The kind (compared case-insensitively) is already constrained by an
+    /// earlier entry.
+    DuplicateKind {
+        /// The earlier entry's index.
+        first: usize,
+    },
+}
+
+impl fmt::Display for CountEntryProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::CapZero { require_count } => write!(
+                f,
+                "cap_count 0 with require_count {require_count} can never be satisfied"
+            ),
+            Self::RequireOverCap {
+                require_count,
+                cap_count,
+            } => write!(
+                f,
+                "require_count {require_count} must not exceed cap_count {cap_count}"
+            ),
+            Self::DuplicateKind { first } => write!(
+                f,
+                "the kind is already constrained by entries[{first}] (kinds compare case-insensitively)"
+            ),
+        }
+    }
 }
 
 /// Which guard a [`CtxpackError::TableTooLarge`] hit.
@@ -325,7 +383,9 @@ impl fmt::Display for CtxpackError {
             Self::BucketSizeNotInteger { got } => {
                 write!(f, "bucket size must be a positive integer, got {got}")
             }
-            Self::InvalidCountEntry { index, reason, .. } => write!(f, "entries[{index}]: {reason}"),
+            Self::InvalidCountEntry { index, problem, .. } => {
+                write!(f, "entries[{index}]: {problem}")
+            }
             Self::TableTooLarge {
                 candidates,
                 capacity,
@@ -468,7 +528,7 @@ mod tests {
             CtxpackError::InvalidCountEntry {
                 index: 0,
                 kind: text(),
-                reason: text(),
+                problem: super::CountEntryProblem::DuplicateKind { first: 0 },
             },
             CtxpackError::TableTooLarge {
                 candidates: 0,

@@ -3,9 +3,9 @@
 //! numbered normative rules: the phase 2 re-sort and the phase 3 counts).
 
 use ctxpack_core::{
-    Budget, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError, Decision,
-    ExclusionReason, InclusionReason, Item, KnapsackSlice, ScarcityBehavior, Selection, Shortfall,
-    Slicer,
+    Budget, CountConstrainedKnapsackSlice, CountEntryProblem, CountQuotaEntry, CtxpackError,
+    Decision, ExclusionReason, InclusionReason, Item, KnapsackSlice, ScarcityBehavior, Selection,
+    Shortfall, Slicer,
 };
 
 fn ccks(
@@ -353,8 +353,15 @@ fn validation_require_above_cap_rejected() {
         CtxpackError::InvalidCountEntry {
             index: 1,
             kind: "b".into(),
-            reason: "require_count 3 must not exceed cap_count 2".into()
+            problem: CountEntryProblem::RequireOverCap {
+                require_count: 3,
+                cap_count: 2
+            }
         }
+    );
+    assert_eq!(
+        err.to_string(),
+        "entries[1]: require_count 3 must not exceed cap_count 2"
     );
 }
 
@@ -405,6 +412,13 @@ fn choice_duplicate_kinds_case_insensitive_rejected() {
     .unwrap_err();
     assert_eq!(err.code(), "INVALID_COUNT_ENTRY");
     assert!(err.to_string().starts_with("entries[1]"), "{err}");
+    assert!(matches!(
+        err,
+        CtxpackError::InvalidCountEntry {
+            problem: CountEntryProblem::DuplicateKind { first: 0 },
+            ..
+        }
+    ));
 }
 
 #[test]

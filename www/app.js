@@ -1,6 +1,6 @@
 // The context preview page: loads fragments or a chat history, plans them with the package on
 // every input (selectFragments, fitMessages), and shows the plan; a chat history is also replayed
-// request by request (replaySession, in a worker, when the history, budget or cache changes). The package is the built browser
+// request by request (replaySession, in a worker, when the history, budget, cache or summariser changes). The package is the built browser
 // bundle, imported as it ships.
 
 import { CtxpackError, defaultCacheFor, detectMessageFormat, fitMessages, init, selectFragments } from '/pkg/dist/index.js';
@@ -15,7 +15,7 @@ import { FragmentTables } from './src/fragment-table.js';
 import { InputError, MAX_INPUT_CHARS, parseDocument } from './src/input.js';
 import { renderChatMetrics, renderChatSummary, renderMessages, requestJson } from './src/message-view.js';
 import { plannerOptions } from './src/strategy.js';
-import { breakpointsText, turnsSummary } from './src/turns-view.js';
+import { breakpointsText, renderSummaryRows, turnsSummary } from './src/turns-view.js';
 import { kindColors, renderAnswer, renderBar, renderKvPolicy, renderMetrics, renderSummary, renderWarnings, whyNotSimulated } from './src/views.js';
 
 /**
@@ -25,8 +25,9 @@ import { kindColors, renderAnswer, renderBar, renderKvPolicy, renderMetrics, ren
  * scaled value at each budget, see curve.js) and `answer` the fragment answer shown. For a chat
  * history `chat` is what the page asked fitMessages (`format`, `options` without the messages) and
  * the verdicts it shows; `turns` is the replay shown (`job`: its number; `options`: what the page
- * asked replaySession; `turns`, `summary`, `breakpoints`: what it answered; `plotted`: the plot's
- * data; or `error`).
+ * asked replaySession; `summarize`: the summariser it named, or undefined; `turns`, `summary`,
+ * `breakpoints`: what it answered; `plotted`: the plot's data; `summaryRows`: the rows of the
+ * summaries' table; or `error`).
  */
 const probe = { updates: 0, plan: 0, lastRenderMs: NaN, lastPaintMs: NaN, plot: null, answer: null, chat: null, turns: null };
 window.__ctxpack = probe;
@@ -59,6 +60,9 @@ const $ = {
   turnsFigure: byId('turns-figure'),
   turnsSummary: byId('turns-summary'),
   turnsBreakpoints: byId('turns-breakpoints'),
+  turnsSummarize: byId('turns-summarize'),
+  turnsSummariesBox: byId('turns-summaries-box'),
+  turnsSummaries: byId('turns-summaries').tBodies[0],
 };
 
 /**
@@ -75,7 +79,7 @@ let chosen = null;
 let variantsInUse = false;
 const VARIANTS_NOTE =
   'The plot and the budget answers take every fragment at its full size: the budget simulation does not model shorter versions; the plan and the tables do.';
-/** What the last replay was asked for: `{ data, budget, cache }`, or null. */
+/** What the last replay was asked for: `{ data, budget, cache, choice }` (choice: the summaries selector's), or null. */
 let replayed = null;
 
 const tables = new FragmentTables(byId('selected-table'), byId('excluded-table'), choose);
@@ -285,18 +289,26 @@ function updateChat(settings) {
   askTurns(settings);
 }
 
+/** The summariser's prices of "a small model": gpt-4o-mini's, in gpt-4o's uncached input tokens (as docs/sessions.md). */
+const SMALL_MODEL = { inputCost: 0.06, outputCost: 0.24 };
+
 /**
- * Replays the history through a session, unless the history, budget and cache are those of the
- * last replay (the query does not matter: each request measures against its own latest user message).
+ * Replays the history through a session, unless the history, budget, cache and summaries are those
+ * of the last replay (the query does not matter: each request measures against its own latest user
+ * message). With summaries the worker gives the session extractiveSummarizer (a function does not
+ * cross to a worker: the job names it).
  */
 function askTurns(settings) {
   const cache = $.turnsCache.value;
-  if (replayed !== null && replayed.data === data && replayed.budget === settings.budget && replayed.cache === cache) return;
-  replayed = { data, budget: settings.budget, cache };
+  const choice = $.turnsSummarize.value;
+  const summarize = choice === 'none' ? undefined : 'extractive';
+  if (replayed !== null && replayed.data === data && replayed.budget === settings.budget && replayed.cache === cache && replayed.choice === choice) return;
+  replayed = { data, budget: settings.budget, cache, choice };
   const { format, system, budgets } = chatOptions(data, settings);
   const options = system === undefined ? { format, budgets, cache } : { format, system, budgets, cache };
+  if (choice === 'small') options.summary = { ...SMALL_MODEL };
   replays ??= new WorkerClient(showTurns, (message) => showMessage($.turnsSummary, `The replay is unavailable: ${message}`));
-  replays.request({ type: 'turns', messages: data.messages, options });
+  replays.request({ type: 'turns', messages: data.messages, options, summarize });
   $.turnsFigure.setAttribute('aria-busy', 'true');
 }
 
@@ -307,14 +319,18 @@ function showTurns(result, job) {
     turnsChart.clear();
     showMessage($.turnsSummary, `No replay at ${fmt.tokens(budgets.tokens_max)} tokens: ${result.error}`);
     showMessage($.turnsBreakpoints, '');
-    probe.turns = { job: job.id, options: job.options, error: result.error };
+    renderSummaryRows($.turnsSummaries, []);
+    $.turnsSummariesBox.hidden = true;
+    probe.turns = { job: job.id, options: job.options, summarize: job.summarize, error: result.error };
     return;
   }
   const plotted = turnsChart.draw(result.turns);
   showMessage($.turnsSummary, turnsSummary(result.summary, { budget: budgets.tokens_max, cache }));
   showMessage($.turnsBreakpoints, cache === 'anthropic' && result.turns.length > 0 ? breakpointsText(result.breakpoints) : '');
+  const summaryRows = renderSummaryRows($.turnsSummaries, result.turns);
+  $.turnsSummariesBox.hidden = summaryRows === 0;
   $.turnsFigure.dataset.job = String(job.id);
-  probe.turns = { job: job.id, options: job.options, turns: result.turns, summary: result.summary, breakpoints: result.breakpoints, plotted };
+  probe.turns = { job: job.id, options: job.options, summarize: job.summarize, turns: result.turns, summary: result.summary, breakpoints: result.breakpoints, plotted, summaryRows };
 }
 
 function showCurve(result, job) {
@@ -388,6 +404,7 @@ function wireInputs() {
   byId('detail-close').addEventListener('click', () => choose(null));
   byId('variants').addEventListener('change', timedUpdate);
   $.turnsCache.addEventListener('change', () => data?.kind === 'messages' && !$.chat.hidden && askTurns(controls.read()));
+  $.turnsSummarize.addEventListener('change', () => data?.kind === 'messages' && !$.chat.hidden && askTurns(controls.read()));
   const sample = byId('sample');
   sample.addEventListener('change', () => loadSample(sample.value));
   byId('paste-load').addEventListener('click', () => load(byId('paste').value, 'The pasted JSON'));

@@ -2,11 +2,12 @@
 // ctxpack command line: plan a context from a JSON file of fragments, or fit a chat history.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { CtxpackError, defaultCacheFor, detectMessageFormat, estimateTokens, fitMessages, replaySession, selectFragments, summarizeReplay } from '../dist/node.js';
+import { CtxpackError, defaultCacheFor, detectMessageFormat, estimateTokens, extractiveSummarizer, fitMessages, replaySession, selectFragments, summarizeReplay } from '../dist/node.js';
 
 const USAGE = `usage: ctxpack plan <fragments.json | -> --budget N [options]
        ctxpack fit <history.json | -> --budget N [--format F] [--query TEXT] [--keep N] [--stub-tool-results] [--json]
-       ctxpack replay <history.json | -> --budget N [--format F] [--cache anthropic|anthropic-auto|openai|none] [--json]
+       ctxpack replay <history.json | -> --budget N [--format F] [--cache anthropic|anthropic-auto|openai|none]
+                      [--summarize extractive [--summary-cost IN,OUT]] [--json]
        ctxpack eval <history.json | -> --evidence I,J,… [--budgets 5,10,20,40] [--format F] [--json]
 
 plan: the input is a JSON array of fragments, or an object { fragments, gaze?, budgets?, now? }.
@@ -24,6 +25,11 @@ replay: the same input, replayed request by request (after each user or tool mes
       one session (createSession, --cache default: anthropic for Anthropic histories, else
       openai): per turn the prompt tokens, the share that is the previous request's prefix, the
       share predicted cached and the input cost in uncached-token prices; --json prints the turns.
+      --summarize extractive: what a cut leaves out is summarised (extractiveSummarizer: no model
+      call, the lines with numbers, paths, names and decisions); per turn the summary in the
+      request, its tokens and its call's cost, priced as a model's call at the session's default
+      prices or at --summary-cost IN,OUT (input and output token prices in uncached-input units,
+      e.g. 0.05,0.2 for a small model; 0,0 for the extractive summariser's own cost).
 
 options:
   --budget N            token budget (tokens_max); overrides the file's tokens_max only (its
@@ -205,6 +211,8 @@ function main(argv) {
         keep: { type: 'string' },
         'stub-tool-results': { type: 'boolean' },
         cache: { type: 'string' },
+        summarize: { type: 'string' },
+        'summary-cost': { type: 'string' },
         evidence: { type: 'string' },
         budgets: { type: 'string' },
         'max-input-bytes': { type: 'string' },
@@ -304,9 +312,30 @@ function historyOf(input, values, command) {
   return { doc, format, options };
 }
 
+/** The summarisers `--summarize` names: none calls a model. */
+const SUMMARIZERS = { extractive: () => extractiveSummarizer() };
+
+/** `--summarize` and `--summary-cost` as session options (`summarize`, `summary`), or none. */
+function summaryOptions(values) {
+  if (values.summarize === undefined) {
+    if (values['summary-cost'] !== undefined) fail('--summary-cost needs --summarize');
+    return {};
+  }
+  const make = Object.hasOwn(SUMMARIZERS, values.summarize) ? SUMMARIZERS[values.summarize] : fail(`--summarize must be one of ${Object.keys(SUMMARIZERS).join(', ')}, got '${values.summarize}'`);
+  const out = { summarize: make() };
+  const cost = values['summary-cost'];
+  if (cost !== undefined) {
+    const m = /^(\d+(?:\.\d+)?),(\d+(?:\.\d+)?)$/.exec(cost);
+    if (!m) fail(`--summary-cost must be IN,OUT: two non-negative numbers (e.g. 0.05,0.2), got '${cost}'`);
+    out.summary = { inputCost: Number(m[1]), outputCost: Number(m[2]) };
+  }
+  return out;
+}
+
 function replay(input, values) {
   const { doc, format, options } = historyOf(input, values, 'replay');
   options.cache = values.cache ?? defaultCacheFor(format);
+  Object.assign(options, summaryOptions(values));
   let turns;
   try {
     turns = replaySession(doc.messages, options);
@@ -321,9 +350,13 @@ function replay(input, values) {
   const pad = (x, n) => String(x).padStart(n);
   const pct = (a, b) => (b === 0 ? '-' : `${((100 * a) / b).toFixed(1)} %`);
   const lines = [`ctxpack replay (${format}, cache ${typeof options.cache === 'string' ? options.cache : 'custom'}): ${turns.length} requests at ${options.budgets.tokens_max} tokens`, ''];
-  lines.push(`  ${pad('turn', 4)} ${pad('history', 7)} ${pad('sent', 5)} ${pad('tokens', 7)} ${pad('prefix', 8)} ${pad('cached', 8)} ${pad('cost', 9)}  cut`);
+  const summaries = options.summarize !== undefined;
+  lines.push(`  ${pad('turn', 4)} ${pad('history', 7)} ${pad('sent', 5)} ${pad('tokens', 7)} ${pad('prefix', 8)} ${pad('cached', 8)} ${pad('cost', 9)}  ${summaries ? `cut  ${'summary'.padEnd(24)} ${pad('tokens', 6)} ${pad('call', 6)}` : 'cut'}`);
   for (const t of turns) {
-    lines.push(`  ${pad(t.turn, 4)} ${pad(t.historyMessages, 7)} ${pad(t.sentMessages, 5)} ${pad(t.promptTokens, 7)} ${pad(pct(t.prefixTokens, t.promptTokens), 8)} ${pad(pct(t.predictedCachedTokens, t.promptTokens), 8)} ${pad(t.predictedCost.toFixed(0), 9)}  ${t.cut ? 'cut' : ''}`);
+    let line = `  ${pad(t.turn, 4)} ${pad(t.historyMessages, 7)} ${pad(t.sentMessages, 5)} ${pad(t.promptTokens, 7)} ${pad(pct(t.prefixTokens, t.promptTokens), 8)} ${pad(pct(t.predictedCachedTokens, t.promptTokens), 8)} ${pad(t.predictedCost.toFixed(0), 9)}  ${t.cut ? 'cut' : summaries ? '   ' : ''}`;
+    // The summary in the request: its call's cost on the turn it is first sent, "resent" after.
+    if (t.summary) line += `  ${t.summary.id.padEnd(24)} ${pad(t.summary.tokens, 6)} ${pad(t.summary.first ? t.summary.callCost.toFixed(0) : 'resent', 6)}`;
+    lines.push(line.trimEnd());
   }
   const sum = summarizeReplay(turns);
   const share = (x) => pct(x, 1);
@@ -332,6 +365,11 @@ function replay(input, values) {
     `total: ${sum.promptTokens} prompt tokens, ${share(sum.prefixShare)} the previous request's prefix (sending the whole history every time would make it ${share(sum.appendOnlyShare)}: this is ${share(sum.ofAppendOnly)} of that), ` +
       `${share(sum.cachedShare)} predicted cached, ${share(sum.budgetUse)} of the budget used on average, cost ${sum.predictedCost.toFixed(0)} (uncached: ${sum.promptTokens})`,
   );
+  if (summaries) {
+    lines.push(
+      `summaries: ${sum.summaries} made, in ${sum.summarizedRequests} of ${turns.length} requests; their calls cost ${sum.summaryCallCost.toFixed(0)}, so the replay costs ${sum.costWithSummaries.toFixed(0)} with them (in uncached-input prices)`,
+    );
+  }
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

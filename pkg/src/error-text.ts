@@ -46,6 +46,11 @@ export interface CoreErrorFields {
   limit?: number;
   unit?: 'bytes' | 'cells' | 'addressable';
   bucketHelps?: boolean;
+  /** INVALID_COUNT_ENTRY: what is wrong, with the entry's counts or the earlier entry of its kind. */
+  problem?: 'cap_zero' | 'require_over_cap' | 'duplicate_kind';
+  requireCount?: number;
+  capCount?: number;
+  first?: number;
   /** COUNT_REQUIREMENT_SHORTFALL. */
   satisfied?: number;
   required?: number;
@@ -86,12 +91,22 @@ function tableTooLarge(e: CoreErrorFields): string {
   return `${facts}; raise ${e.bucketHelps === true ? 'bucketSize or ' : ''}${e.field}`;
 }
 
+/** INVALID_COUNT_ENTRY in JS names, the entry named by the option the caller wrote (`field`). */
+function countEntry(e: CoreErrorFields): string {
+  const option = `options.${e.field ?? 'entries'}`;
+  const why =
+    e.problem === 'cap_zero' ? `capCount 0 with requireCount ${num(e.requireCount)} can never be satisfied`
+    : e.problem === 'require_over_cap' ? `requireCount ${num(e.requireCount)} must not exceed capCount ${num(e.capCount)}`
+    : `the kind is already constrained by ${option}[${num(e.first)}] (kinds compare case-insensitively)`;
+  return `${option}[${num(e.index)}]: ${why}`;
+}
+
 /** The sentence of each core code, from its fields. */
 export const CORE_ERROR_TEXT: Readonly<Record<CoreErrorCode, (e: CoreErrorFields) => string>> = Object.freeze({
   INVALID_SCORE: (e) => `${item(e)}.score must be a finite number, got ${num(e.value)}`,
   INVALID_BUDGET: (e) => `budget.${e.field} ${e.reason}`,
   INVALID_BUCKET_SIZE: (e) => `options.bucketSize must be a positive integer, got ${e.got ?? num(e.value)}`,
-  INVALID_COUNT_ENTRY: (e) => `entries[${e.index}]: ${e.reason}`,
+  INVALID_COUNT_ENTRY: countEntry,
   TABLE_TOO_LARGE: tableTooLarge,
   COUNT_REQUIREMENT_SHORTFALL: (e) =>
     // The specification's message, the kind named by its entry (kinds may carry content).

@@ -17,7 +17,7 @@ export type { CtxpackErrorCode, CtxpackErrorDetails } from './errors.js';
 export { init, isInitialized, setWasmMemoryLimit, wasmMemoryBytes } from './core/instance.js';
 export type { InitInput } from './core/instance.js';
 
-export { CHARS_PER_TOKEN, createEstimator, estimateTokens } from './tokens/counter.js';
+export { createEstimator, estimateTokens } from './tokens/counter.js';
 export type { TokenCounter } from './tokens/counter.js';
 export { createCountCache } from './tokens/shared.js';
 export { createEmbeddingCache } from './messages/caller.js';
@@ -49,7 +49,7 @@ export type {
 export { createSession } from './session/session.js';
 export type { Session } from './session/session.js';
 export { defaultCacheFor } from './session/pricing.js';
-export { replaySession, requestEnds, summarizeReplay } from './session/replay.js';
+export { replaySession, replaySessionAsync, requestEnds, summarizeReplay } from './session/replay.js';
 export type {
   CacheBreakpoint,
   CachePricing,
@@ -70,6 +70,8 @@ export type {
   SummaryOptions,
 } from './session/types.js';
 export { DEFAULT_SUMMARY_INSTRUCTION } from './session/summary-options.js';
+export { extractiveSummarizer } from './session/extractive.js';
+export type { ExtractiveSummarizer, ExtractiveSummarizerOptions } from './session/extractive.js';
 
 export { selectFragments } from './planner/select.js';
 export type {

@@ -70,7 +70,7 @@ test('prepareStep: a 64-step tool agent (generateText and streamText) gets SDK-v
     const { model, calls } = agentModel();
     const returned = [];
     const seen = [];
-    const prepareStep = ctxpackPrepareStep({ budgets: { tokens_max: BUDGET }, onFit: (r) => seen.push(r.decisions.length) });
+    const prepareStep = ctxpackPrepareStep({ budgets: { tokens_max: BUDGET }, tools, onFit: (r) => seen.push(r.decisions.length) });
     const spy = async (step) => {
       const r = await prepareStep(step);
       returned.push(r.messages);

@@ -25,7 +25,7 @@ const SAMPLES = {
   INVALID_SCORE: { field: 'score', index: 7, noun: 'candidates', value: NaN },
   INVALID_BUDGET: { field: 'maxTokens', reason: 'must be at least targetTokens (10), got 5' },
   INVALID_BUCKET_SIZE: { field: 'bucketSize', value: 0 },
-  INVALID_COUNT_ENTRY: { field: 'entries', index: 7, reason: 'requireCount 3 is greater than capCount 2' },
+  INVALID_COUNT_ENTRY: { field: 'entries', index: 7, problem: 'require_over_cap', requireCount: 3, capCount: 2 },
   TABLE_TOO_LARGE: { field: 'maxTableBytes', candidates: 10, capacity: 99, columns: 100, cells: 1000, bytes: 1125, limit: 64, unit: 'bytes', bucketHelps: true },
   COUNT_REQUIREMENT_SHORTFALL: { field: 'entries', index: 7, satisfied: 1, required: 2 },
   COUNT_REQUIREMENT_OVER_BUDGET: { requiredTokens: 120, targetTokens: 100, bucketSize: 1 },

@@ -350,8 +350,8 @@ const CHECKS = [
     file: 'README.md',
     snippet: "content: 'auth: session token expired\\n'.repeat(300)",
     check: ({ exports, value, seen }) => {
-      assert.deepEqual(value('decisions.map('), ['0: pinned', '1: scored', '2: scored', '3: scored (2104 → 725 tokens)', '4: scored', '5: pinned']);
-      assert.deepEqual(exports.decisions[3].truncated, { from: 2104, to: 725 });
+      assert.deepEqual(value('decisions.map('), ['0: pinned', '1: scored', '2: scored', '3: scored (1804 → 730 tokens)', '4: scored', '5: pinned']);
+      assert.deepEqual(exports.decisions[3].truncated, { from: 1804, to: 730 });
       assert.deepEqual(seen, [6]);
     },
   },
@@ -409,6 +409,14 @@ const CHECKS = [
     check: ({ exports }) => {
       assert.ok(exports.turns.length > 0);
       assert.equal(typeof exports.summary, 'object');
+    },
+  },
+  {
+    file: 'docs/sessions.md',
+    snippet: 'replaySessionAsync(history',
+    check: ({ exports }) => {
+      assert.ok(exports.replayed.length > 0 && exports.replayed.every((t) => t.summary !== undefined));
+      assert.deepEqual(exports.later, exports.replayed);
     },
   },
   {

@@ -296,11 +296,11 @@ test('no kind in any core message: INVALID_COUNT_ENTRY and COUNT_REQUIREMENT_SHO
   for (const slice of [countConstrainedKnapsackSlice, exactCountConstrainedSlice]) {
     refuses2(
       () => slice(items, { targetTokens: 100 }, { entries: [{ kind: 'x', requireCount: 0, capCount: 1 }, { kind, requireCount: 3, capCount: 2 }] }),
-      check('INVALID_COUNT_ENTRY', 1, 'entries[1]: require_count 3 must not exceed cap_count 2'),
+      check('INVALID_COUNT_ENTRY', 1, 'options.entries[1]: requireCount 3 must not exceed capCount 2'),
     );
     refuses2(
       () => slice(items, { targetTokens: 100 }, { entries: [{ kind, requireCount: 1, capCount: 1 }, { kind: kind.toUpperCase(), requireCount: 0, capCount: 1 }] }),
-      check('INVALID_COUNT_ENTRY', 1, 'entries[1]: the kind is already constrained by entries[0] (kinds compare case-insensitively)'),
+      check('INVALID_COUNT_ENTRY', 1, 'options.entries[1]: the kind is already constrained by options.entries[0] (kinds compare case-insensitively)'),
     );
     refuses2(
       () => slice(items, { targetTokens: 100 }, { entries: [{ kind, requireCount: 3, capCount: 3 }], scarcity: 'throw' }),

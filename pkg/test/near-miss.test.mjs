@@ -19,3 +19,11 @@ test('fitMessages options: case, separators and one letter off are hinted', () =
 test('session options are hinted the same way', () => {
   fails(() => createSession({ format: 'openai', budgets: { tokens_max: 100 }, breakpoint: true }), 'breakpoint', 'breakpoints');
 });
+
+test('relevance weights are hinted, and the known ones listed', () => {
+  const budgets = { tokens_max: 100 };
+  fails(() => fitMessages(history, { format: 'openai', budgets, relevance: { neighbor: 0.2 } }), 'relevance.neighbor', 'neighbour');
+  fails(() => fitMessages(history, { format: 'openai', budgets, relevance: { recency_turns: 10 } }), 'relevance.recency_turns', 'recencyTurns');
+  fails(() => fitMessages(history, { format: 'openai', budgets, relevance: { zz: 1 } }), 'relevance.zz');
+  assert.throws(() => fitMessages(history, { format: 'openai', budgets, relevance: { zz: 1 } }), (e) => e.message.includes('known: k1, b, neighbour'));
+});

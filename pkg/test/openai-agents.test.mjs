@@ -266,8 +266,8 @@ test("the SDK's other items: read as the Responses API's, given back as the same
     sdkCheck('openai-responses', views);
     assert.ok(out.some((m) => m.role === 'user' && m.content[0]?.text === 'Now add the tests.'));
   }
-  // The shell output, over half the budget, goes in truncated: a copy in the SDK's shape, its outcome kept.
-  const { input: out } = await ctxpackInputFilter({ budgets: { tokens_max: 700 } })({ modelData: { input } });
+  // The shell output, over half the budget and kept by rule, goes in truncated: a copy in the SDK's shape, its outcome kept.
+  const { input: out } = await ctxpackInputFilter({ budgets: { tokens_max: 700 }, keep: (item) => item.type === 'shell_call_output' })({ modelData: { input } });
   const shell = out.find((m) => m.type === 'shell_call_output');
   assert.notEqual(shell, input[3]);
   assert.ok(shell.output[0].stdout.length < 'src test\n'.length * 400);
@@ -278,10 +278,11 @@ test("the SDK's other items: read as the Responses API's, given back as the same
 
 test('keep: a predicate over the SDK items, and a number', async () => {
   const input = MIXED();
-  const kept = await ctxpackInputFilter({ budgets: { tokens_max: 700 }, keep: (item) => item.type === 'hosted_tool_call' })({ modelData: { input } });
+  const reasons = [];
+  const kept = await ctxpackInputFilter({ budgets: { tokens_max: 700 }, keep: (item) => item.type === 'hosted_tool_call', onFit: (r) => reasons.push(r.decisions[4].reason) })({ modelData: { input } });
   assert.ok(kept.input.includes(input[4]));
-  const plain = await ctxpackInputFilter({ budgets: { tokens_max: 700 } })({ modelData: { input: MIXED() } });
-  assert.equal(plain.input.some((m) => m.type === 'hosted_tool_call'), false);
+  await ctxpackInputFilter({ budgets: { tokens_max: 700 }, onFit: (r) => reasons.push(r.decisions[4].reason) })({ modelData: { input: MIXED() } });
+  assert.deepEqual(reasons, ['pinned', 'scored']); // kept by the predicate; without it, scored like any other item
   const last = await ctxpackInputFilter({ budgets: { tokens_max: 100_000 }, keep: 2 })({ modelData: { input: MIXED() } });
   assert.equal(last.input.length, input.length);
 });

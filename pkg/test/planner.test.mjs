@@ -165,6 +165,15 @@ test('errors of the core surface as CtxpackError', () => {
     () => plan(candidates, 1000, { slicer: 'count-knapsack', countEntries: [{ kind: 'a', requireCount: 2, capCount: 1 }] }),
     (err) => err instanceof CtxpackError && err.code === 'INVALID_COUNT_ENTRY',
   );
+  // The core's entries are named by the option the caller wrote, in its JS names.
+  assert.throws(
+    () => plan(candidates, 1000, { slicer: 'count-knapsack', countEntries: [{ kind: 'a', requireCount: 0, capCount: 1 }, { kind: 'b', requireCount: 2, capCount: 1 }] }),
+    { code: 'INVALID_COUNT_ENTRY', field: 'countEntries', index: 1, message: 'options.countEntries[1]: requireCount 2 must not exceed capCount 1' },
+  );
+  assert.throws(
+    () => plan(candidates, 1000, { slicer: 'count-knapsack', lodMix: { full: { max: 2 }, FULL: { min: 1 } } }),
+    { code: 'INVALID_COUNT_ENTRY', field: 'lodMix', index: 1, message: 'options.lodMix[1]: the kind is already constrained by options.lodMix[0] (kinds compare case-insensitively)' },
+  );
   assert.throws(
     () => plan(candidates, 10_000_000, { slicer: 'knapsack', bucketSize: 1, maxTableBytes: 1024 }),
     (err) => err instanceof CtxpackError && err.code === 'TABLE_TOO_LARGE',

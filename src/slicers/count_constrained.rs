@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 
 use crate::{
-    check_scores, Budget, CtxpackError, Decision, ExclusionReason, InclusionReason, Item,
-    KnapsackSlice, Selection, Shortfall, Slicer,
+    check_scores, Budget, CountEntryProblem, CtxpackError, Decision, ExclusionReason,
+    InclusionReason, Item, KnapsackSlice, Selection, Shortfall, Slicer,
 };
 
 /// What to do when a kind has fewer candidates than its `require_count`.
@@ -126,27 +126,24 @@ impl CountConstrainedKnapsackSlice {
     ) -> Result<Self, CtxpackError> {
         let mut seen: HashMap<String, usize> = HashMap::new();
         for (index, e) in entries.iter().enumerate() {
-            let invalid = |reason: String| CtxpackError::InvalidCountEntry {
+            let invalid = |problem: CountEntryProblem| CtxpackError::InvalidCountEntry {
                 index,
                 kind: e.kind.clone(),
-                reason,
+                problem,
             };
             if e.cap_count == 0 && e.require_count > 0 {
-                return Err(invalid(format!(
-                    "cap_count 0 with require_count {} can never be satisfied",
-                    e.require_count
-                )));
+                return Err(invalid(CountEntryProblem::CapZero {
+                    require_count: e.require_count,
+                }));
             }
             if e.require_count > e.cap_count {
-                return Err(invalid(format!(
-                    "require_count {} must not exceed cap_count {}",
-                    e.require_count, e.cap_count
-                )));
+                return Err(invalid(CountEntryProblem::RequireOverCap {
+                    require_count: e.require_count,
+                    cap_count: e.cap_count,
+                }));
             }
             if let Some(first) = seen.insert(e.kind.to_ascii_lowercase(), index) {
-                return Err(invalid(format!(
-                    "the kind is already constrained by entries[{first}] (kinds compare case-insensitively)"
-                )));
+                return Err(invalid(CountEntryProblem::DuplicateKind { first }));
             }
         }
         Ok(CountConstrainedKnapsackSlice {

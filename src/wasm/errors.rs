@@ -5,7 +5,7 @@ use wasm_bindgen::prelude::*;
 
 use super::encode::{i64_f64, index_f64, set};
 use super::options::{parse_options, Mode, Options};
-use crate::{CtxpackError, TableLimit};
+use crate::{CountEntryProblem, CtxpackError, TableLimit};
 
 /// How errors name the items: `noun[origin[i]]` for the core's
 /// `items[i]` (the caller's list, before any reordering).
@@ -81,10 +81,27 @@ pub(super) fn to_js_error_named(err: &CtxpackError, naming: Option<&Naming<'_>>)
     }
     match err {
         CtxpackError::InvalidScore { value, .. } => num("value", *value),
+        CtxpackError::InvalidCountEntry { problem, .. } => match *problem {
+            CountEntryProblem::CapZero { require_count } => {
+                text("problem", "cap_zero");
+                num("requireCount", index_f64(require_count));
+            }
+            CountEntryProblem::RequireOverCap {
+                require_count,
+                cap_count,
+            } => {
+                text("problem", "require_over_cap");
+                num("requireCount", index_f64(require_count));
+                num("capCount", index_f64(cap_count));
+            }
+            CountEntryProblem::DuplicateKind { first } => {
+                text("problem", "duplicate_kind");
+                num("first", index_f64(first));
+            }
+        },
         CtxpackError::InvalidBucketSize { value } => num("value", i64_f64(*value)),
         CtxpackError::BucketSizeNotInteger { got } => text("got", got),
         CtxpackError::InvalidBudget { reason, .. }
-        | CtxpackError::InvalidCountEntry { reason, .. }
         | CtxpackError::InvalidOption { reason, .. }
         | CtxpackError::InvalidField { reason, .. }
         | CtxpackError::InvalidInput { reason } => text("reason", reason),

@@ -1,12 +1,13 @@
 // The preview page's "Across turns" view in headless Chromium: a loaded chat history is replayed
 // request by request in a worker, and the plot shows per request exactly the figures replaySession
 // gives in Node for the options the page asked (the summary summarizeReplay's); the cache selector
-// and the budget replay it again, a typed query does not, and a replay that fails says why.
+// and the budget replay it again, a typed query does not, and a replay that fails says why. With
+// summaries (extractiveSummarizer), each request's summary and its call's cost as Node gives them.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { replaySession, summarizeReplay } from '../../pkg/dist/node.js';
+import { extractiveSummarizer, replaySession, summarizeReplay } from '../../pkg/dist/node.js';
 import { ROOT, withPreview } from './harness.mjs';
 
 const sample = (name) => JSON.parse(readFileSync(join(ROOT, 'www', 'samples', name), 'utf8'));
@@ -46,7 +47,9 @@ describe('the preview page replays a chat history across turns', { timeout: 300_
 
   /** The page's replay against Node's for the same options: the same turns, summary and plotted figures. */
   function assertSameAsNode(messages, shown) {
-    const turns = replaySession(messages, shown.turns.options);
+    const options = shown.turns.summarize === undefined ? shown.turns.options : { ...shown.turns.options, summarize: extractiveSummarizer() };
+    if (shown.turns.summarize !== undefined) assert.equal(shown.turns.summarize, 'extractive');
+    const turns = replaySession(messages, options);
     assert.deepEqual(shown.turns.turns, turns);
     assert.deepEqual(shown.turns.summary, summarizeReplay(turns));
     assert.deepEqual(shown.turns.plotted, [turns.map((t) => t.turn), ...SERIES.map((k) => turns.map((t) => t[k]))]);
@@ -116,6 +119,61 @@ describe('the preview page replays a chat history across turns', { timeout: 300_
     assert.equal(next.turns.job, before + 1);
     assertSameAsNode(LOOP.messages, next);
     await page.fill('#query', '');
+  });
+
+  test('the summaries selector replays with extractiveSummarizer: per request the summary and its call, as Node gives them', async () => {
+    const INTEGER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+    await page.selectOption('#turns-cache', 'openai');
+    await page.fill('#budget', String(LOOP.budgets.tokens_max));
+    /** Waits for the replay with `choice` in the selector; returns what the page shows, the table's rows as text. */
+    const replayWith = async (choice) => {
+      const before = await lastJob();
+      await page.selectOption('#turns-summarize', choice);
+      await page.waitForFunction(
+        ([n, c, b]) => {
+          const t = window.__ctxpack.turns;
+          return t !== null && t.job > n && t.options.budgets.tokens_max === b && t.options.cache === 'openai' && (t.summarize === undefined) === (c === 'none') && (t.options.summary !== undefined) === (c === 'small');
+        },
+        [before, choice, LOOP.budgets.tokens_max],
+        { timeout: 60_000 },
+      );
+      return page.evaluate(() => ({
+        turns: window.__ctxpack.turns,
+        summary: document.getElementById('turns-summary').textContent,
+        tableHidden: document.getElementById('turns-summaries-box').hidden,
+        rows: [...document.querySelectorAll('#turns-summaries tbody tr')].map((tr) => [...tr.cells].map((td) => td.textContent)),
+      }));
+    };
+
+    let shown = await replayWith('small');
+    assert.deepEqual(shown.turns.options.summary, { inputCost: 0.06, outputCost: 0.24 });
+    let turns = assertSameAsNode(LOOP.messages, shown);
+    const sent = turns.filter((t) => t.summary);
+    assert.ok(sent.length > 0, 'summaries pay at a small model\'s prices');
+    assert.equal(shown.turns.summaryRows, sent.length);
+    assert.deepEqual(
+      shown.rows,
+      sent.map((t) => [INTEGER.format(t.turn), t.summary.id, `#${t.summary.replaces.from}–#${t.summary.replaces.to - 1}`, INTEGER.format(t.summary.tokens), t.summary.first ? INTEGER.format(t.summary.callCost) : 'resent']),
+    );
+    assert.equal(shown.tableHidden, false);
+    const s = summarizeReplay(turns);
+    const made = s.summaries === 1 ? '1 summary' : `${INTEGER.format(s.summaries)} summaries`;
+    assert.ok(shown.summary.includes(`${made} made, in ${INTEGER.format(s.summarizedRequests)} requests; their calls cost ${INTEGER.format(s.summaryCallCost)}, so the replay costs ${INTEGER.format(s.costWithSummaries)} with them.`), shown.summary);
+
+    // At the session's default prices (the agent's own model) no summary pays on this history: said so, no table.
+    shown = await replayWith('same');
+    assert.equal(shown.turns.options.summary, undefined);
+    turns = assertSameAsNode(LOOP.messages, shown);
+    assert.ok(turns.every((t) => t.summary === null));
+    assert.match(shown.summary, /No summary was made/);
+    assert.ok(shown.tableHidden);
+    assert.deepEqual(shown.rows, []);
+
+    shown = await replayWith('none');
+    turns = assertSameAsNode(LOOP.messages, shown);
+    assert.ok(turns.every((t) => !('summary' in t)));
+    assert.doesNotMatch(shown.summary, /summar/i);
+    assert.ok(shown.tableHidden);
   });
 
   test('an earlier request over the budget: the replay names the code and the request, and the plot is empty', async () => {

@@ -25,7 +25,7 @@ self.onmessage = async ({ data: job }) => {
       const curve = planCurve(ctxpack, job.items, job.strategy, job.budget, coarse);
       self.postMessage({ id: job.id, curve }, [curve.values.buffer]);
     } else if (job.type === 'turns') {
-      self.postMessage({ id: job.id, ...replayed(job.messages, job.options) });
+      self.postMessage({ id: job.id, ...replayed(job.messages, job.options, job.summarize) });
     } else {
       self.postMessage({ id: job.id, answer: fragmentAnswer(ctxpack, job.items, job.strategy, job.budget, job.fragmentId) });
     }
@@ -35,13 +35,20 @@ self.onmessage = async ({ data: job }) => {
   }
 };
 
+/** The summarisers a job may name (a function cannot cross to the worker): none calls a model. */
+const SUMMARIZERS = { extractive: () => ctxpack.extractiveSummarizer() };
+
 /**
  * replaySession's turns and their totals, and the last request's breakpoints, each with the index
  * in the history of the message it follows (`result.messages` holds the history's own objects).
+ * `summarize`: the name of a summariser (SUMMARIZERS), or undefined; it answers at once, so the
+ * synchronous replay has its summaries.
  */
-function replayed(messages, options) {
+function replayed(messages, options, summarize) {
   let last = null;
-  const turns = ctxpack.replaySession(messages, options, (r) => (last = r));
+  if (summarize !== undefined && !Object.hasOwn(SUMMARIZERS, summarize)) throw new Error(`no summariser named ${summarize}`);
+  const withSummaries = summarize === undefined ? options : { ...options, summarize: SUMMARIZERS[summarize]() };
+  const turns = ctxpack.replaySession(messages, withSummaries, (r) => (last = r));
   const breakpoints = (last?.cache.breakpoints ?? []).map((b) => ({ ...b, message: messages.indexOf(last.messages[b.index]) }));
   return { turns, summary: ctxpack.summarizeReplay(turns), breakpoints };
 }

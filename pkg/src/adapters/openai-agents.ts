@@ -175,10 +175,13 @@ class Conversation {
     this.items = items;
     const views = readingInput(() => items.map(responsesView), items);
     const result = await fitReported(this.session, views, { ...(instructions === undefined ? {} : { system: instructions }), ...(tools === undefined ? {} : { tools }) } as SessionTurnOptions, this.o.onFit);
-    // The result is the kept views in input order, each the view itself or its truncated copy.
+    // The result is the kept views in input order, each the view itself or its truncated copy,
+    // and with `summarize` the summary at `summary.index` (a user message, an input item as it is).
     const kept = result.decisions.filter((d) => d.included).map((d) => d.index).sort((a, b) => a - b);
+    const at = result.summary?.index ?? -1;
     return result.messages.map((fitted, k) => {
-      const i = kept[k]!;
+      if (k === at) return fitted as AgentInputItem;
+      const i = kept[at >= 0 && k > at ? k - 1 : k]!;
       return (fitted === views[i] ? items[i] : withOutputOf(items[i] as Rec, fitted as Rec)) as AgentInputItem;
     });
   }

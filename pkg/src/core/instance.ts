@@ -171,6 +171,14 @@ export function call<T>(run: () => T, translate: (err: unknown) => CtxpackError 
 
 const KNOWN_CODES: ReadonlySet<string> = new Set<string>(Object.keys(CORE_ERROR_TEXT));
 
+/** The core's fields of each error it raised, for a front door that words it again in its own option's name. */
+const CORE_FIELDS = new WeakMap<CtxpackError, CoreErrorFields>();
+
+/** The fields the core gave `err` (undefined when the core did not raise it). @internal */
+export function coreFieldsOf(err: unknown): CoreErrorFields | undefined {
+  return err instanceof CtxpackError ? CORE_FIELDS.get(err) : undefined;
+}
+
 /**
  * Turns what the wasm boundary threw into a CtxpackError. The only place this happens: the core's
  * errors cross as fields (src/wasm/errors.rs), and the message is written from them
@@ -186,7 +194,9 @@ export function fromWasm(err: unknown): CtxpackError {
       if (typeof e.index === 'number') details.index = e.index;
       // What a fragment's getter or Proxy trap threw while the core read it (sliceObjects).
       if ('cause' in e) details.cause = e.cause;
-      return new CtxpackError(fields.code, coreErrorText(fields), details);
+      const error = new CtxpackError(fields.code, coreErrorText(fields), details);
+      CORE_FIELDS.set(error, { ...fields });
+      return error;
     }
   }
   const what = err instanceof Error ? err.name : describeValue(err);

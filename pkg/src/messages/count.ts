@@ -79,9 +79,11 @@ interface MediaCounts {
 }
 const mediaMemo = new WeakMap<PreparedFit<unknown>, MediaCounts>();
 
+const NO_PARTS: { readonly tokens: number; readonly key: string } = Object.freeze({ tokens: 0, key: '' });
+
 /** Tokens and descriptors of `parts`, message `i`'s (a truncated copy's or a stub's without a tally). */
 function countParts(prep: PreparedFit<unknown>, parts: readonly MediaPart[] | undefined, i: number, tally?: MediaTally): { tokens: number; key: string } {
-  if (parts === undefined) return { tokens: 0, key: '' };
+  if (parts === undefined) return NO_PARTS;
   let tokens = 0;
   const keys: string[] = [];
   parts.forEach((part, k) => {
@@ -127,7 +129,7 @@ function fixedCost(prep: PreparedFit<unknown>, all: Uint32Array): { system: numb
 export async function prefillFit(prep: PreparedFit<unknown>, cache: CountCache, concurrency: number): Promise<void> {
   const count = countWith(prep);
   const l = textList(prep);
-  await prefillAsync(l.all, cache, count, l.where, concurrency);
+  await prefillAsync(l.all, cache, count, l.where, concurrency, l.all.length, prep.history?.known);
   if (prep.truncateAt === undefined && !prep.truncateUser) return;
   const all = countThrough(l.all, cache, count, l.where, l.all.length, false).costs;
   const steps = truncations(truncationInput(prep, all));
@@ -146,7 +148,8 @@ export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit
   const n = prep.list.length;
   const count = countWith(prep);
   const l = textList(prep);
-  const { costs: all, keys } = countThrough(l.all, cache, count, l.where, l.all.length, false);
+  const { costs: all, keys } = countThrough(l.all, cache, count, l.where, l.all.length, false, prep.history?.known);
+  prep.history?.memo.remember(prep.list, all.subarray(0, n), keys);
   const costs = all.slice(0, n);
   const messageKeys = keys.slice(0, n);
   const { system: systemCost, tools: toolsCost, framing, requestFraming, systemFraming } = fixedCost(prep, all);
@@ -177,9 +180,11 @@ export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit
   for (let i = 0; i < n; i++) costs[i] = addCounts(addCounts(costs[i]!, mediaCosts[i]!), framing[i]!);
   // A truncation's counts as the decision reports them: with the non-text parts and the framing, before and after.
   for (const [i, t] of truncated) truncated.set(i, { ...t, from: addCounts(addCounts(t.from, media.costs[i]!), framing[i]!), tokens: costs[i]! });
-  for (let k = 0; k < stubCosts.length; k++) {
-    const i = prep.stubOf.indexOf(k);
+  // Stubs are made in message order: stub k is that of the k-th message with one.
+  for (let i = 0, k = 0; i < n && k < stubCosts.length; i++) {
+    if (prep.stubOf[i] !== k) continue;
     stubCosts[k] = addCounts(addCounts(stubCosts[k]!, countParts(prep, prep.stubMedia[k], i).tokens), framing[i]!);
+    k++;
   }
   const overhead = prep.budget.perFragmentOverhead;
   let pinnedTokens = (l.system >= 0 ? systemCost + overhead : 0) + toolsCost + requestFraming;

@@ -75,12 +75,6 @@ function formatOfPart(p: Readonly<Record<string, unknown>>): 'ai-sdk' | 'anthrop
   return undefined;
 }
 
-function partFormats(m: Readonly<Record<string, unknown>>): ('ai-sdk' | 'anthropic' | undefined)[] {
-  const content = m['content'];
-  if (!Array.isArray(content)) return [];
-  return content.filter(isRecord).map(formatOfPart);
-}
-
 /**
  * The format of `messages`, decided by the first rule that matches:
  *
@@ -117,12 +111,39 @@ export function detectMessageFormat(messages: readonly unknown[], options: { sys
  * when nothing tells (roles and plain text read alike in every format). @internal
  */
 export function evidentFormat(messages: readonly unknown[]): MessageFormatName | undefined {
-  const records = messages.filter(isRecord);
-  if (records.some(isLangChain)) return 'langchain';
-  if (records.some(isResponsesItem)) return 'openai-responses';
-  const parts = records.flatMap(partFormats);
-  if (parts.includes('ai-sdk') || records.some((m) => m['role'] === 'tool' && Array.isArray(m['content']))) return 'ai-sdk';
-  if (parts.includes('anthropic')) return 'anthropic';
+  let mask = 0;
+  for (const m of messages) mask |= evidence(m);
+  return evidentOf(mask);
+}
+
+/** What one message shows (bits: LangChain's classes, a Responses item, an AI SDK part or tool message, an Anthropic block). @internal */
+export function evidence(m: unknown): number {
+  if (!isRecord(m)) return 0;
+  let mask = (isLangChain(m) ? LANGCHAIN : 0) | (isResponsesItem(m) ? RESPONSES : 0);
+  if (m['role'] === 'tool' && Array.isArray(m['content'])) mask |= AI_SDK;
+  const content = m['content'];
+  if (Array.isArray(content)) {
+    for (const p of content) {
+      if (!isRecord(p)) continue;
+      const f = formatOfPart(p);
+      if (f === 'ai-sdk') mask |= AI_SDK;
+      else if (f === 'anthropic') mask |= ANTHROPIC;
+    }
+  }
+  return mask;
+}
+
+const LANGCHAIN = 1;
+const RESPONSES = 2;
+const AI_SDK = 4;
+const ANTHROPIC = 8;
+
+/** The format the messages' {@link evidence}, or'ed, shows, by the first rule that matches. @internal */
+export function evidentOf(mask: number): MessageFormatName | undefined {
+  if ((mask & LANGCHAIN) !== 0) return 'langchain';
+  if ((mask & RESPONSES) !== 0) return 'openai-responses';
+  if ((mask & AI_SDK) !== 0) return 'ai-sdk';
+  if ((mask & ANTHROPIC) !== 0) return 'anthropic';
   return undefined;
 }
 

@@ -26,6 +26,7 @@ import type { MediaPart, CountPartContext, MediaRules } from './media.js';
 import { DEFAULT_TRUNCATE_SHARE, type Truncation } from './truncate.js';
 import { evidentFormat } from './detect.js';
 import { FRAMING, type FramingRule } from './framing.js';
+import type { HistoryMemo, KnownCounts } from './history.js';
 import { messageArray, structureViolations } from './validate.js';
 import type { FitMessagesAsyncOptions, FitMessagesOptions, FitMessagesResult, MessageDecision, MessageDecisionReason, RelevanceWeights } from './types.js';
 
@@ -98,6 +99,8 @@ export interface PreparedFit<M> {
   readonly truncateAt: number | undefined;
   /** `truncateUserMessage`: the pinned user messages' text is cut too when what must be kept exceeds the budget. */
   readonly truncateUser: boolean;
+  /** A session's memo of the history (history.ts), and what it knew of this one when it was read. */
+  readonly history?: { readonly memo: HistoryMemo; readonly known: KnownCounts | undefined };
 }
 
 /** The texts a fit counts: each message's, the system prompt's and the tools' JSON when given, each stub's. @internal */
@@ -163,8 +166,11 @@ export interface FitPlan {
   ownMarkers?: Uint8Array;
 }
 
-/** Steps 1 to 3 without counting: options, messages, units, pins, broken units. @internal */
-export function prepareFit<M>(messages: readonly M[], options: unknown, extraOptions: readonly string[] = []): PreparedFit<M> {
+/**
+ * Steps 1 to 3 without counting: options, messages, units, pins, broken units. `memo`: a
+ * session's, which keeps each message's turn across its calls. @internal
+ */
+export function prepareFit<M>(messages: readonly M[], options: unknown, extraOptions: readonly string[] = [], memo?: HistoryMemo): PreparedFit<M> {
   const t0 = monotonicMs();
   const list = messageArray(messages) as readonly M[]; // a copy: see messageArray
   const o = optionsRecord(options);
@@ -190,7 +196,8 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   if (tools !== undefined && (typeof tools !== 'object' || tools === null)) throw invalidOption('tools', 'an array of tool definitions (or an object of them)', tools);
 
   const n = list.length;
-  const turns: Turn[] = list.map((m, i) => readTurn(adapter, m, i));
+  // A session's memo reads only the messages it has not read unchanged (history.ts).
+  const turns: Turn[] = memo === undefined ? list.map((m, i) => readTurn(adapter, m, i)) : memo.read(adapter, list);
   const units = buildUnits(turns, adapter);
   // Units that break a rule (an empty result and a leading assistant are fixed after selection).
   const compacted = compactedItems(turns, adapter.compacts); // never sent, so checked as absent
@@ -202,7 +209,7 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   const warnings: string[] = [];
   // A wrong format reads another format's tool calls and results as text: nothing is paired, and
   // a cut can orphan a call. Said, not refused: the shapes only suggest it.
-  const evident = evidentFormat(list);
+  const evident = memo === undefined ? evidentFormat(list) : memo.evident();
   if (evident !== undefined && evident !== adapter.name) {
     warnings.push(`the messages have a shape only the '${evident}' format has (detectMessageFormat), but format is '${adapter.name}': tool calls and results are paired by the '${adapter.name}' rules`);
   }
@@ -245,6 +252,7 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
     framing: readBoolean(o, 'framing', true) ? FRAMING[provider] : undefined,
     fixedMarkers: adapter.name === 'anthropic' ? fixedMarkers(system) + fixedMarkers(tools) : 0,
     turns, units, pinned, broken, warnings, stubOf, stubs, stubMedia,
+    ...(memo === undefined ? {} : { history: { memo, known: memo.known } }),
     texts: { messages: turns.map((t) => t.text), system: systemText, tools: toolsJson, stubs: stubTexts },
   };
 }

@@ -13,12 +13,11 @@
  * @module
  */
 
-import { shownName } from '../errors.js';
 import { bm25DocTerms, bm25FromStats, bm25QueryTerms, bm25Scores, type DocTerms } from '../core/bridge.js';
 import { exp } from '../util/detmath.js';
 import { BM25_DEFAULTS } from '../ranking/relevance.js';
 import { isRecord, type Unchecked } from '../validate/fields.js';
-import { invalidOption } from '../validate/options.js';
+import { invalidOption, unknownOption } from '../validate/options.js';
 import type { RelevanceWeights } from './types.js';
 import { fuseCaller, readFusion } from './caller.js';
 
@@ -36,10 +35,11 @@ export const DEFAULT_RELEVANCE: Readonly<Required<RelevanceWeights>> = Object.fr
 export function readRelevance(o: Unchecked): Required<RelevanceWeights> {
   const r = o['relevance'];
   if (r === undefined) return { ...DEFAULT_RELEVANCE };
-  if (!isRecord(r)) throw invalidOption('relevance', 'an object with optional k1, b, neighbour, recency, recencyTurns', r);
+  const known = Object.keys(DEFAULT_RELEVANCE);
+  if (!isRecord(r)) throw invalidOption('relevance', `an object with optional ${known.join(', ')}`, r);
   const out = { ...DEFAULT_RELEVANCE };
   for (const key of Object.keys(r)) {
-    if (!Object.hasOwn(DEFAULT_RELEVANCE, key)) throw invalidOption(`relevance.${shownName(key)}`, 'absent (not a relevance weight)', r[key]);
+    if (!Object.hasOwn(DEFAULT_RELEVANCE, key)) throw unknownOption('relevance.', key, 'a relevance weight', known);
     const v = r[key];
     if (key === 'fusion' || key === 'caller') {
       out[key] = readFusion(key, v) as never; // caller.ts: the caller's relevance
@@ -77,11 +77,26 @@ export function relevanceValues(
   if (max > 0) for (let i = 0; i < n; i++) norm[i] = scored[i] === 1 ? Math.min(1, bm25[i]! / max) : 0;
   const total = 1 + w.neighbour + w.recency;
   const out = new Float64Array(n);
+  const decay = recencyDecay(w.recencyTurns, n);
   for (let i = 0; i < n; i++) {
     const near = Math.max(i > 0 ? norm[i - 1]! : 0, i + 1 < n ? norm[i + 1]! : 0);
-    out[i] = (norm[i]! + w.neighbour * near + w.recency * exp(-(n - 1 - i) / w.recencyTurns)) / total;
+    out[i] = (norm[i]! + w.neighbour * near + w.recency * decay[n - 1 - i]!) / total;
   }
   return out;
+}
+
+/** `exp(-d / recencyTurns)` for d from 0 up, kept for the last `recencyTurns` asked (a history's calls ask the same). */
+let decayMemo: { turns: number; column: Float64Array } | undefined;
+
+/** `exp(-d / recencyTurns)` for every d below `n` (at least). */
+function recencyDecay(recencyTurns: number, n: number): Float64Array {
+  const memo = decayMemo;
+  if (memo !== undefined && memo.turns === recencyTurns && memo.column.length >= n) return memo.column;
+  const size = Math.max(n, 2 * (memo?.turns === recencyTurns ? memo.column.length : 0), 64);
+  const column = new Float64Array(size);
+  for (let d = 0; d < size; d++) column[d] = exp(-d / recencyTurns);
+  decayMemo = { turns: recencyTurns, column };
+  return column;
 }
 
 /** A text the memo has read: its serial, its length in words, and its distinct words (as vocabulary numbers) with their counts. */
@@ -114,12 +129,16 @@ export class Bm25Memo {
   private calls = 0;
   private query: string | undefined;
   private queryTerms: readonly string[] = [];
+  /** The texts of the last call and what was read of each. */
+  private last: { texts: readonly string[]; indexed: readonly (IndexedText | undefined)[] } = { texts: [], indexed: [] };
 
   /** The BM25 scores of `texts` for `query` (as `bm25Scores`). */
   scores(texts: readonly string[], query: string, k1: number, b: number): Float64Array {
     // What the core is asked comes first: a failed call leaves the memo as it was.
-    // One lookup per known text (each compares the whole text): the texts are the history's.
-    const indexed = texts.map((text) => this.texts.get(text));
+    // A text where the last call had it is that call's (a session's unchanged history); any
+    // other is looked up (comparing the whole text).
+    const last = this.last;
+    const indexed = texts.map((text, i) => (i < last.texts.length && text === last.texts[i] ? last.indexed[i] : this.texts.get(text)));
     const unseen = [...new Set(texts.filter((_, i) => indexed[i] === undefined))];
     const read = unseen.length > 0 ? bm25DocTerms(unseen) : [];
     const terms = query === this.query ? this.queryTerms : bm25QueryTerms(query);
@@ -127,36 +146,61 @@ export class Bm25Memo {
     this.queryTerms = terms;
     for (let k = 0; k < unseen.length; k++) this.add(unseen[k]!, read[k]!);
     const call = ++this.calls;
-    for (let i = 0; i < texts.length; i++) {
+    const n = texts.length;
+    // Per serial, its first position in this call; per position, the next one with the same text.
+    const first = new Int32Array(this.nextSerial);
+    const nextSame = new Int32Array(n).fill(-1);
+    for (let i = n - 1; i >= 0; i--) {
       const t = (indexed[i] ??= this.texts.get(texts[i]!)!);
+      if (this.seen[t.serial] === call) nextSame[i] = first[t.serial]!;
       this.seen[t.serial] = call;
+      first[t.serial] = i;
     }
-    // The query's words, term number ascending, each with the texts of this call holding it.
-    const hits = new Map<number, number[]>();
+    // The query's words, term number ascending, each with the texts of this call holding it:
+    // counted per position first, then written in place (no array per text).
+    const lists: number[][] = [];
+    const ranks: number[] = [];
     terms.forEach((term, rank) => {
       const id = this.vocabulary.get(term);
-      const list = id === undefined ? undefined : this.postings[id]!;
-      if (list === undefined) return;
+      if (id === undefined) return;
+      lists.push(this.postings[id]!);
+      ranks.push(rank);
+    });
+    const matched = new Uint32Array(n);
+    for (const list of lists) {
       for (let p = 0; p < list.length; p += 2) {
         const serial = list[p]!;
         if (this.seen[serial] !== call) continue;
-        const pairs = hits.get(serial);
-        if (pairs === undefined) hits.set(serial, [rank, list[p + 1]!]);
-        else pairs.push(rank, list[p + 1]!);
+        for (let i = first[serial]!; i >= 0; i = nextSame[i]!) matched[i]!++;
       }
-    });
-    let length = 0;
-    for (const t of indexed) length += 2 + (hits.get(t!.serial)?.length ?? 0);
-    const stats = new Uint32Array(length);
-    let at = 0;
-    for (const t of indexed as IndexedText[]) {
-      const pairs = hits.get(t.serial);
-      // A query without terms reads no text (the core's stats then have length 0).
-      stats[at] = terms.length === 0 ? 0 : t.words;
-      stats[at + 1] = pairs === undefined ? 0 : pairs.length / 2;
-      if (pairs !== undefined) stats.set(pairs, at + 2);
-      at += 2 + (pairs?.length ?? 0);
     }
+    const at = new Uint32Array(n);
+    let length = 0;
+    for (let i = 0; i < n; i++) {
+      at[i] = length;
+      length += 2 + 2 * matched[i]!;
+    }
+    const stats = new Uint32Array(length);
+    for (let i = 0; i < n; i++) {
+      // A query without terms reads no text (the core's stats then have length 0).
+      stats[at[i]!] = terms.length === 0 ? 0 : indexed[i]!.words;
+      stats[at[i]! + 1] = matched[i]!;
+      at[i]! += 2;
+    }
+    for (let k = 0; k < lists.length; k++) {
+      const list = lists[k]!;
+      const rank = ranks[k]!;
+      for (let p = 0; p < list.length; p += 2) {
+        const serial = list[p]!;
+        if (this.seen[serial] !== call) continue;
+        for (let i = first[serial]!; i >= 0; i = nextSame[i]!) {
+          stats[at[i]!] = rank;
+          stats[at[i]! + 1] = list[p + 1]!;
+          at[i]! += 2;
+        }
+      }
+    }
+    this.last = { texts, indexed };
     this.dropStale(call, indexed.length);
     return bm25FromStats(stats, terms.length, k1, b);
   }

@@ -19,7 +19,12 @@ import type { FormatAdapter, Turn } from './turns.js';
 export interface Units {
   readonly unitOf: Int32Array;
   /** Members of each unit, by its first message's index (ascending). */
-  readonly members: ReadonlyMap<number, readonly number[]>;
+  readonly members: UnitMembers;
+}
+
+/** The members of a unit by its first message's index, ascending; `undefined` for an index that names no unit. */
+export interface UnitMembers {
+  get(unit: number): readonly number[] | undefined;
 }
 
 /** Pairs calls with results as the format places them (see validate.ts for the rules themselves). */
@@ -31,30 +36,52 @@ export function buildUnits(turns: readonly (Turn | undefined)[], adapter: Format
   for (let i = 0; i < n; i++) {
     const t = turns[i];
     if (t?.role !== 'assistant' || (t.calls.length === 0 && t.approvalRequests === undefined)) continue;
-    const approvals = new Set((t.approvalRequests ?? []).map(([approval]) => approval));
-    const calls = new Set(t.calls);
+    const calls = memberOf(t.calls);
     if (adapter.results === 'next-user') {
       const next = turns[i + 1];
-      if (next?.role === 'user' && next.results.some((id) => calls.has(id))) unitOf[i + 1] = unitOf[i]!;
+      if (next?.role === 'user' && next.results.some(calls)) unitOf[i + 1] = unitOf[i]!;
       continue;
     }
+    const approvals = t.approvalRequests === undefined ? undefined : memberOf(t.approvalRequests.map(([approval]) => approval));
     for (let j = i + 1; j < n && turns[j]?.role === 'tool'; j++) {
       const u = turns[j]!;
-      if (u.results.some((id) => calls.has(id)) || (u.approvalResponses ?? []).some((a) => approvals.has(a))) unitOf[j] = unitOf[i]!;
+      if (u.results.some(calls) || (approvals !== undefined && u.approvalResponses?.some(approvals) === true)) unitOf[j] = unitOf[i]!;
     }
   }
   return withMembers(unitOf);
 }
 
+/** Whether an id is in `ids`: a look through the list for the few calls of one message, a Set beyond. */
+function memberOf(ids: readonly string[]): (id: string) => boolean {
+  if (ids.length <= 8) return (id) => ids.includes(id);
+  const set = new Set(ids);
+  return (id) => set.has(id);
+}
+
 function withMembers(unitOf: Int32Array): Units {
-  const members = new Map<number, number[]>();
-  for (let i = 0; i < unitOf.length; i++) {
+  // Per message, the next member of its unit (-1 after the last): a unit's list is made when
+  // asked (most are one message, and few are asked), never one array per message.
+  const n = unitOf.length;
+  const next = new Int32Array(n).fill(-1);
+  const last = new Int32Array(n).fill(-1);
+  for (let i = 0; i < n; i++) {
     const u = unitOf[i]!;
-    const list = members.get(u);
-    if (list === undefined) members.set(u, [i]);
-    else list.push(i);
+    if (last[u]! >= 0) next[last[u]!] = i;
+    last[u] = i;
   }
-  return { unitOf, members };
+  const made = new Map<number, readonly number[]>();
+  const get = (unit: number): readonly number[] | undefined => {
+    if (!Number.isInteger(unit) || unit < 0 || unit >= n || unitOf[unit] !== unit) return undefined;
+    if (next[unit] === -1) return [unit];
+    let list = made.get(unit);
+    if (list === undefined) {
+      const members: number[] = [];
+      for (let j = unit; j >= 0; j = next[j]!) members.push(j);
+      made.set(unit, (list = members));
+    }
+    return list;
+  };
+  return { unitOf, members: { get } };
 }
 
 /**

@@ -80,8 +80,9 @@ export function structureViolations(turns: readonly (Turn | undefined)[], adapte
   const out: MessageViolation[] = [];
   if (turns.length === 0) out.push(violation(0, 'no_messages', 'messages is empty'));
   let other = false;
-  turns.forEach((t, i) => {
-    if (t === undefined) return;
+  for (let i = 0; i < turns.length; i++) {
+    const t = turns[i];
+    if (t === undefined) continue;
     if (t.role === 'system' && adapter.noSystemMessages === true) {
       out.push(violation(i, 'system_in_messages', `messages[${i}] is a system message, which the API refuses among the messages (AI SDK: pass it as options.system, the call's instructions, or set allowSystemInMessages)`));
     } else if (t.role === 'system' && other && !adapter.systemAnywhere) out.push(violation(i, 'system_not_first', `messages[${i}] is a system message after the conversation started`));
@@ -92,7 +93,7 @@ export function structureViolations(turns: readonly (Turn | undefined)[], adapte
     if (t.resultAfterOther !== undefined) {
       out.push(violation(i, 'tool_result_not_first', `messages[${i}].content[${t.resultAfterOther}] is a tool result after a block of another kind (tool results come first)`));
     }
-  });
+  }
   duplicateCalls(turns, adapter, out);
   const first = turns[0];
   if (adapter.firstFromUser && first !== undefined && first.role !== 'user' && first.compaction !== true) {
@@ -114,14 +115,17 @@ export function structureViolations(turns: readonly (Turn | undefined)[], adapte
 /** Rule `duplicate_tool_call_id`: reported on the message that repeats an id (where the API reports it). */
 function duplicateCalls(turns: readonly (Turn | undefined)[], adapter: FormatAdapter, out: MessageViolation[]): void {
   const earlier = new Set<string>();
-  turns.forEach((t, i) => {
-    if (t === undefined || t.calls.length === 0) return;
-    const own = new Set(t.calls);
-    if (own.size !== t.calls.length || t.calls.some((id) => earlier.has(id))) {
-      out.push(violation(i, 'duplicate_tool_call_id', `messages[${i}] makes a tool call whose id another call in ${own.size !== t.calls.length ? 'the message' : 'an earlier message'} has`));
+  for (let i = 0; i < turns.length; i++) {
+    const t = turns[i];
+    if (t === undefined || t.calls.length === 0) continue;
+    // One call cannot repeat an id within its message (no Set for the common case).
+    const own = t.calls.length === 1 ? t.calls : new Set(t.calls);
+    const size = Array.isArray(own) ? own.length : (own as Set<string>).size;
+    if (size !== t.calls.length || (earlier.size > 0 && t.calls.some((id) => earlier.has(id)))) {
+      out.push(violation(i, 'duplicate_tool_call_id', `messages[${i}] makes a tool call whose id another call in ${size !== t.calls.length ? 'the message' : 'an earlier message'} has`));
     }
     if (adapter.callIdsUniqueInRequest === true) for (const id of own) earlier.add(id);
-  });
+  }
 }
 
 const missing = (i: number): MessageViolation =>
@@ -174,6 +178,8 @@ function pairById(turns: readonly (Turn | undefined)[], out: MessageViolation[])
  * calls, once. AI SDK approvals: a response to one of the message's approval requests answers the
  * call it names (which may still get its result after it, once).
  */
+const NONE: readonly string[] = [];
+
 function pairToolMessages(turns: readonly (Turn | undefined)[], out: MessageViolation[]): void {
   let pending: { index: number; open: Set<string>; approved: Set<string>; approvals: Map<string, string> } | undefined;
   const close = (): void => {
@@ -182,7 +188,7 @@ function pairToolMessages(turns: readonly (Turn | undefined)[], out: MessageViol
   };
   turns.forEach((t, i) => {
     if (t === undefined) return;
-    const responses = t.approvalResponses ?? [];
+    const responses = t.approvalResponses ?? NONE;
     if (t.role === 'tool') {
       let ok = pending !== undefined && t.results.length + responses.length > 0;
       for (const id of t.results) if (pending?.open.delete(id) !== true && pending?.approved.delete(id) !== true) ok = false;
@@ -199,9 +205,9 @@ function pairToolMessages(turns: readonly (Turn | undefined)[], out: MessageViol
     }
     close();
     if (t.results.length + responses.length > 0) out.push(orphan(i));
-    const approvals = new Map(t.approvalRequests ?? []);
-    if (t.role === 'assistant' && t.calls.length + approvals.size > 0) {
-      pending = { index: i, open: new Set(t.calls), approved: new Set(), approvals }; // repeated ids: duplicate_tool_call_id
+    if (t.role === 'assistant' && t.calls.length + (t.approvalRequests?.length ?? 0) > 0) {
+      const approvals = new Map(t.approvalRequests ?? []);
+      if (t.calls.length + approvals.size > 0) pending = { index: i, open: new Set(t.calls), approved: new Set(), approvals }; // repeated ids: duplicate_tool_call_id
     }
   });
   close();

@@ -7,7 +7,10 @@
  */
 
 import { packLazy, plainSlice, sliceNumeric, type ExactReport } from '../core/bridge.js';
+import { coreFieldsOf } from '../core/instance.js';
 import type { Scratch } from '../core/scratch.js';
+import { coreErrorText } from '../error-text.js';
+import { CtxpackError } from '../errors.js';
 import type { DecisionReason } from '../types.js';
 import type { Call } from './call.js';
 import { chargeOf } from './charges.js';
@@ -33,6 +36,18 @@ export interface Sliced {
 
 /** Slices the ranking `order` (rank → candidate) scored `scores`, with `benefits` for the overshoot. */
 export function slice(call: Call, order: Uint32Array, scores: Float64Array, benefits: Float64Array, scratch: Scratch): Sliced {
+  try {
+    return sliceRanked(call, order, scores, benefits, scratch);
+  } catch (err) {
+    // The core names the count entries by its own option, `entries`: the caller wrote `countEntries` or `lodMix`.
+    const fields = coreFieldsOf(err);
+    if (fields?.code !== 'INVALID_COUNT_ENTRY') throw err;
+    const field = call.s.countByLod ? 'lodMix' : 'countEntries';
+    throw new CtxpackError(fields.code, coreErrorText({ ...fields, field }), { field, ...(fields.index === undefined ? {} : { index: fields.index }) });
+  }
+}
+
+function sliceRanked(call: Call, order: Uint32Array, scores: Float64Array, benefits: Float64Array, scratch: Scratch): Sliced {
   const { c, s, budget, counts, warnings, packer } = call;
   const n = order.length;
   const effective = budget.effective;

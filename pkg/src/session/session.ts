@@ -13,6 +13,7 @@ import { FIT_OPTIONS, chooseFit, prepareFit, scoreFit, type FitPlan, type Prepar
 import { countFit, prefillFit } from '../messages/count.js';
 import { adapterOf } from '../messages/formats.js';
 import { Bm25Memo } from '../messages/relevance.js';
+import { HistoryMemo } from '../messages/history.js';
 import type { Turn } from '../messages/turns.js';
 import { CountCache, textKey } from '../tokens/cache.js';
 import { estimateTokens } from '../tokens/counter.js';
@@ -38,7 +39,12 @@ const CUT_SHARES = Array.from({ length: 15 }, (_, k) => 1 - k * 0.05);
 
 /** A conversation's planner: call `fit` (or `fitAsync`) once per request, with the whole history so far. */
 export interface Session {
-  /** Fits this turn's history; the counter must be synchronous. */
+  /**
+   * Fits this turn's history; the counter must be synchronous. What the session read of a message
+   * (its text, its count) is kept while the history holds the same object at the same index,
+   * unchanged to 5 levels of fields: an edit is noticed whether it replaces the message or
+   * changes it in place, from the edit on.
+   */
   fit<M>(history: readonly M[], turn?: SessionTurnOptions): SessionFitResult<M>;
   /** Fits this turn's history with a counter that may return a Promise (at most `concurrency` in flight). */
   fitAsync<M>(history: readonly M[], turn?: SessionTurnOptions): Promise<SessionFitResult<M>>;
@@ -76,6 +82,16 @@ class ChatSession implements Session {
   private readonly counts: CountCache;
   /** `embed`'s vectors by content key, across turns: a turn embeds only the texts it has not seen. */
   private readonly vectors: CountCache<Float32Array>;
+  /** The message keys of the last turn, with what they were made from (messageKeys). */
+  private lastKeys: { turns: readonly Turn[]; contentKeys: readonly string[]; mediaKeys: readonly string[]; keys: readonly string[]; stubKeys: readonly string[] } = {
+    turns: [],
+    contentKeys: [],
+    mediaKeys: [],
+    keys: [],
+    stubKeys: [],
+  };
+  /** The turns of the last history: a turn reads only its new or changed messages. */
+  private readonly history = new HistoryMemo();
   /** What BM25 read of the texts of the last turn (same query): a turn reads only its new ones. */
   private readonly bm25 = new Bm25Memo();
   private readonly concurrency: number;
@@ -229,7 +245,7 @@ class ChatSession implements Session {
       }
     }
     if (options['countTokens'] === undefined) options['countTokens'] = estimateTokens;
-    return prepareFit(history, options);
+    return prepareFit(history, options, [], this.history);
   }
 
   private plan<M>(counted: ReturnType<typeof countFit<M>>, hits0: number, misses0: number, embedded?: Float64Array): SessionFitResult<M> {
@@ -237,10 +253,7 @@ class ChatSession implements Session {
     const n = s.list.length;
     const overhead = s.budget.perFragmentOverhead;
     const tokensOf = (i: number): number => s.costs[i]! + overhead;
-    const keys = s.turns.map((t, i) => messageKey(t, s.textKeys.messages[i]!, s.mediaKeys[i]!));
-    // A message as sent: whole, or as its stub (stubToolResults, stubMedia), which is another
-    // message to the prompt cache: its own key and tokens. The stub depends on the message alone.
-    const stubKeys = keys.map((k, i) => (s.stubOf[i]! >= 0 ? textKey(`${k}\u0004stub`) : ''));
+    const { keys, stubKeys } = this.messageKeys(s);
     const sentKey = (i: number, stub: boolean): string => (stub ? stubKeys[i]! : keys[i]!);
     const sentTokens = (i: number, stub: boolean): number => (stub ? s.stubCosts[s.stubOf[i]!]! + overhead : tokensOf(i));
     /** Whether a remembered entry's `key` is message i's (false), its stub's (true), or neither (undefined). */
@@ -384,6 +397,29 @@ class ChatSession implements Session {
         cut,
       },
     };
+  }
+
+  /**
+   * Each message's key and its stub's ('' without one): a message as sent is whole, or its stub
+   * (stubToolResults, stubMedia), which is another message to the prompt cache, with its own key
+   * and tokens. The stub depends on the message alone. A message whose turn, content key and
+   * media descriptors are the last turn's keeps its keys.
+   */
+  private messageKeys(s: ScoredFit<unknown>): { keys: string[]; stubKeys: string[] } {
+    const n = s.turns.length;
+    const last = this.lastKeys;
+    const keys = new Array<string>(n);
+    const stubKeys = new Array<string>(n);
+    const contentKeys = s.textKeys.messages;
+    for (let i = 0; i < n; i++) {
+      const t = s.turns[i]!;
+      const same = i < last.turns.length && last.turns[i] === t && last.contentKeys[i] === contentKeys[i] && last.mediaKeys[i] === s.mediaKeys[i];
+      const k = same ? last.keys[i]! : messageKey(t, contentKeys[i]!, s.mediaKeys[i]!);
+      keys[i] = k;
+      stubKeys[i] = s.stubOf[i]! < 0 ? '' : same && last.stubKeys[i] !== '' ? last.stubKeys[i]! : textKey(`${k}\u0004stub`);
+    }
+    this.lastKeys = { turns: s.turns, contentKeys, mediaKeys: s.mediaKeys, keys, stubKeys };
+    return { keys, stubKeys };
   }
 
   /**

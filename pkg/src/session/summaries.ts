@@ -578,12 +578,14 @@ function isThenable(v: unknown): v is PromiseLike<unknown> {
 }
 
 /**
- * A user message of the format with `text`: a plain `{ role: 'user', content }` (OpenAI, the
- * Responses API, Anthropic, the AI SDK), or for LangChain a new message of the class of the
+ * A user message of the format with `text`: `{ role: 'user', content }` (OpenAI, the Responses
+ * API; Anthropic and the AI SDK with one text part), or for LangChain a new message of the class of the
  * history's first human message (no runtime dependency on LangChain); `undefined` without one.
  */
 function userMessage(adapter: FormatAdapter, text: string, history: readonly unknown[]): unknown {
-  if (adapter.name === 'anthropic') return { role: 'user', content: [{ type: 'text', text }] }; // blocks: a cache marker adds to them, the bytes stay
+  // Anthropic: blocks (a cache marker adds to them, the bytes stay). The AI SDK: parts, the one
+  // shape both a ModelMessage and a language model's prompt (middleware, Mastra) accept.
+  if (adapter.name === 'anthropic' || adapter.name === 'ai-sdk') return { role: 'user', content: [{ type: 'text', text }] };
   if (adapter.name !== 'langchain') return { role: 'user', content: text };
   for (let i = 0; i < history.length; i++) {
     const m = history[i];

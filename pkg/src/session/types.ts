@@ -232,7 +232,7 @@ export interface PreviousRequest {
   promptTokens: number;
 }
 
-/** One turn of `replaySession`. */
+/** One turn of `replaySession` (and `replaySessionAsync`). */
 export interface ReplayTurn {
   /** 1-based. */
   turn: number;
@@ -249,8 +249,22 @@ export interface ReplayTurn {
   predictedCachedTokens: number;
   predictedCost: number;
   cut: boolean;
-  /** With `summarize`: the summary in the request (null without one). A replay is synchronous: only a summariser that answers synchronously (a stand-in) is ready in it. */
-  summary?: { id: string; tokens: number; replaces: { from: number; to: number }; callCost: number } | null;
+  /**
+   * With `summarize`: the summary in the request (`result.summary`: its id, its place in the
+   * messages sent, its tokens, the span it replaces, what its call read and cost), null without
+   * one. `replaySession` is synchronous: only a summariser that answers synchronously
+   * (`extractiveSummarizer`) is ready in it; `replaySessionAsync` awaits the others.
+   */
+  summary?: {
+    id: string;
+    index: number;
+    tokens: number;
+    replaces: { from: number; to: number };
+    callInputTokens: number;
+    callCost: number;
+    /** The first request of the replay that carries it: its call is made for this one (the later ones resend it). */
+    first: boolean;
+  } | null;
 }
 
 /** `summarizeReplay`: the totals of a replay. Shares are of prompt tokens, 0 over none. */
@@ -275,4 +289,8 @@ export interface ReplaySummary {
   /** With `summarize`: the summaries sent, and the cost of their calls (each once), in uncached-input prices. */
   summaries?: number;
   summaryCallCost?: number;
+  /** With `summarize`: the requests that carry a summary. */
+  summarizedRequests?: number;
+  /** With `summarize`: `predictedCost + summaryCallCost`, the replay's cost with the summariser's calls. */
+  costWithSummaries?: number;
 }

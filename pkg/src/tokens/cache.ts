@@ -52,7 +52,7 @@ export class CountCache<V = number> {
 
   constructor(
     /** Entries kept at most (raised to the size of a call while it runs). */
-    private limit: number,
+    readonly limit: number,
     /** The key of a text: {@link textKey}, or a session's keyed hash under its `stateKey`. */
     private readonly keyText: (text: string) => string = textKey,
     /**
@@ -152,10 +152,23 @@ export const MAX_IMPORTED_COUNTS = 1 << 20;
 const KEY_FORMAT = /^[0-9a-f]{16}(:\d+)?$/;
 
 /**
+ * The counts and keys of the first texts of a call known from an earlier call of the same counter
+ * (a session's unchanged messages: messages/history.ts), `same` of them.
+ */
+export interface KnownTexts {
+  readonly same: number;
+  readonly costs: ArrayLike<number>;
+  readonly keys: readonly string[];
+}
+
+/**
  * Counts `texts` through `cache`: each distinct text the cache lacks is counted once, with
  * `count(text)` (synchronous), checked, stored; nothing the call counted is evicted before
  * `atLeast` entries. Errors name `where(i)`, never the text. Returns the counts and each text's
- * key. `endCall` false: more texts of the same call follow (truncated tool results).
+ * key. `endCall` false: more texts of the same call follow (truncated tool results). `known`:
+ * the first texts' counts and keys, taken as hits without a lookup, when the cache can take
+ * every other text without evicting (else each is looked up, so that none the call uses is
+ * evicted).
  */
 export function countThrough(
   texts: readonly string[],
@@ -164,10 +177,17 @@ export function countThrough(
   where: (i: number) => string,
   atLeast = texts.length,
   endCall = true,
+  known?: KnownTexts,
 ): { costs: Uint32Array; keys: string[] } {
   const costs = new Uint32Array(texts.length);
   const keys = new Array<string>(texts.length);
-  for (let i = 0; i < texts.length; i++) {
+  const from = knownFrom(cache, texts.length, known);
+  for (let i = 0; i < from; i++) {
+    costs[i] = known!.costs[i]!;
+    keys[i] = known!.keys[i]!;
+  }
+  cache.hits += from;
+  for (let i = from; i < texts.length; i++) {
     const key = cache.keyOf(texts[i]!);
     keys[i] = key;
     const known = cache.lookup(key);
@@ -188,6 +208,11 @@ export function countThrough(
   return { costs, keys };
 }
 
+/** How many of the first texts `known` answers: all it knows, when the cache takes the others without evicting; else none. */
+function knownFrom(cache: CountCache, texts: number, known: KnownTexts | undefined): number {
+  return known !== undefined && cache.size + texts - known.same <= cache.limit ? known.same : 0;
+}
+
 /**
  * Fills `cache` with the counts of `texts` it lacks, from a counter that may return a Promise:
  * distinct texts, at most `concurrency` counts in flight. A rejection is `TOKEN_COUNT_FAILED` with
@@ -200,9 +225,12 @@ export async function prefillAsync(
   where: (i: number) => string,
   concurrency: number,
   atLeast = texts.length,
+  known?: KnownTexts,
 ): Promise<void> {
   const todo = new Map<string, number>(); // key → first index
-  for (let i = 0; i < texts.length; i++) {
+  const from = knownFrom(cache, texts.length, known);
+  cache.hits += from;
+  for (let i = from; i < texts.length; i++) {
     const key = cache.keyOf(texts[i]!);
     if (!todo.has(key) && cache.lookup(key) === undefined) todo.set(key, i);
   }

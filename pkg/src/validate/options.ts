@@ -25,6 +25,15 @@ export function invalidOption(name: string, requirement: string, value: unknown,
   );
 }
 
+/**
+ * `INVALID_OPTION` for a key outside `known` at `options.<prefix><key>`: what the key is not
+ * (`kind`), the known names and the nearest of them, so a typo is one glance to fix.
+ */
+export function unknownOption(prefix: string, key: string, kind: string, known: readonly string[]): CtxpackError {
+  const field = `${prefix}${shownName(key)}`;
+  return new CtxpackError('INVALID_OPTION', `options.${field} is not ${kind} (known: ${known.join(', ') || 'none'})${didYouMean(key, known)}`, { field });
+}
+
 /** `undefined` → `{}`; a non-array object → itself; anything else → `INVALID_OPTION` (`field: 'options'`). */
 export function optionsRecord(options: unknown): Unchecked {
   if (options === undefined) return {};
@@ -54,9 +63,7 @@ export function readWeights(o: Unchecked): ScoringWeights {
   if (!isRecord(w)) throw invalidOption('weights', 'an object with optional alpha, beta, gamma', w);
   for (const key of Object.keys(w)) {
     if (key !== 'alpha' && key !== 'beta' && key !== 'gamma') {
-      throw new CtxpackError('INVALID_OPTION', `options.weights.${shownName(key)} is not a weight (known: alpha, beta, gamma)${didYouMean(key, ['alpha', 'beta', 'gamma'])}`, {
-        field: `weights.${shownName(key)}`,
-      });
+      throw unknownOption('weights.', key, 'a weight', ['alpha', 'beta', 'gamma']);
     }
   }
   for (const key of ['alpha', 'beta', 'gamma'] as const) {
@@ -120,11 +127,7 @@ export function readNonEmptyString(o: Unchecked, name: string): string | undefin
  */
 export function rejectUnknownOptions(o: Unchecked, known: readonly string[], owner: string): void {
   for (const key of Object.keys(o)) {
-    if (!known.includes(key)) {
-      throw new CtxpackError('INVALID_OPTION', `options.${shownName(key)} is not an option of ${owner} (known: ${known.join(', ') || 'none'})${didYouMean(key, known)}`, {
-        field: shownName(key),
-      });
-    }
+    if (!known.includes(key)) throw unknownOption('', key, `an option of ${owner}`, known);
   }
 }
 

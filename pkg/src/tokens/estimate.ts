@@ -1,0 +1,133 @@
+/**
+ * The built-in token estimate: a count of the pieces a byte-pair vocabulary (OpenAI's o200k_base
+ * and cl100k_base) typically splits a text into, read from its characters in one pass, with no
+ * vocabulary. Characters per token differ by a factor of four between kinds of text (English
+ * prose about 4.4, JSON and logs about 2.5, CSV 1.9, ids and base64 1.4–1.6, Chinese 1–1.5), so
+ * one ratio undercounts tool output and non-Latin text badly; these rules follow what each kind
+ * costs:
+ *
+ * ```text
+ * word (a run of ASCII letters and digits)   one token per piece; a piece ends where a lower-case
+ *                                            letter meets a capital, letters meet digits, or
+ *                                            after 7 lower-case letters, 6 capitals or 3 digits;
+ *                                            a random-looking word (8+ characters, pieces under
+ *                                            3 characters on average): at least length / 1.5
+ * run of ASCII punctuation                   1, then 0.3 per character (0.1 when it repeats the
+ *                                            one before: a line of dashes)
+ * a single space                             0 (it joins the next word); a longer run of spaces 1
+ * line breaks and tabs, with any spaces after 1
+ * CJK, kana, hangul, full-width forms        1 per character
+ * Latin-1 and Latin Extended, symbols        1 per character
+ * (U+0080–U+02FF, U+2000–U+2BFF)
+ * other BMP characters (Cyrillic, Greek, …)  0.5 per character
+ * a UTF-16 surrogate (half of most emoji)    1.5
+ * ```
+ *
+ * The sum is rounded up; a non-empty text is at least 1. pkg/test/estimate.test.mjs holds it to
+ * 0.9–1.3 times the larger of the two vocabularies' counts on prose, markdown, code, type
+ * declarations, JSON, logs, CSV, SQL, YAML, stack traces, directory listings, ids, base64, HTML,
+ * Chinese, Russian, German and emoji (0.93–1.21 when this was written), where `ceil(length / 4)`
+ * is 0.26–1.29. It is an estimate: a real tokenizer (`ctxpack/tokenizers/*`) counts exactly.
+ *
+ * @internal
+ * @module
+ */
+
+// Every UTF-16 code unit's class, in one table built on first use (64 KiB): one load per
+// character. Costs are summed in tenths of a token, in integers, so that no rounding of a float
+// can move the result.
+const LOWER = 1;
+const UPPER = 2;
+const DIGIT = 3;
+const SPACE = 4;
+const BREAK = 5;
+const PUNCT = 6;
+const COST10 = 7; // other ASCII, CJK, Latin-1 and Latin Extended, symbols
+const COST5 = 8; // other BMP characters
+const COST15 = 9; // a surrogate
+const COST = [0, 0, 0, 0, 0, 0, 0, 10, 5, 15];
+
+let table: Uint8Array | undefined;
+
+function classes(): Uint8Array {
+  const t = new Uint8Array(65536).fill(COST5);
+  for (let c = 0; c < 128; c++) {
+    t[c] =
+      c >= 97 && c <= 122 ? LOWER
+      : c >= 65 && c <= 90 ? UPPER
+      : c >= 48 && c <= 57 ? DIGIT
+      : c === 32 ? SPACE
+      : c === 10 || c === 13 || c === 9 ? BREAK
+      : c > 32 && c < 127 ? PUNCT
+      : COST10;
+  }
+  const ranges: [number, number, number][] = [
+    [0x80, 0x2ff, COST10], [0x2000, 0x2bff, COST10], [0x2e80, 0x9fff, COST10], [0xac00, 0xd7af, COST10],
+    [0xf900, 0xfaff, COST10], [0xff00, 0xffef, COST10], [0xd800, 0xdfff, COST15],
+  ];
+  for (const [from, to, k] of ranges) t.fill(k, from, to + 1);
+  return t;
+}
+
+// The longest run of one class a piece of a word holds: lower-case 7, capitals 6, digits 3.
+const RUN = [0, 7, 6, 3];
+
+/** The estimate of `text` (a string; the caller checks). */
+export function estimatePieces(text: string): number {
+  const cls = (table ??= classes());
+  const n = text.length;
+  let tokens = 0; // tenths
+  let i = 0;
+  while (i < n) {
+    const k = cls[text.charCodeAt(i)]!;
+    if (k <= DIGIT) {
+      // A word: a piece ends where a lower-case letter meets a capital, letters meet digits, or
+      // a run is at its longest.
+      let pieces = 1;
+      let run = 1;
+      let last = k;
+      let j = i + 1;
+      for (; j < n; j++) {
+        const e = cls[text.charCodeAt(j)]!;
+        if (e > DIGIT) break;
+        if (e === last ? run >= RUN[e]! : e === DIGIT || last === DIGIT || e === UPPER) {
+          pieces++;
+          run = 1;
+        } else run++;
+        last = e;
+      }
+      const length = j - i;
+      // Random-looking (ids, base64): ceil(length / 1.5) = floor((2·length + 2) / 3).
+      tokens += 10 * (length >= 8 && length < 3 * pieces ? Math.max(pieces, Math.floor((2 * length + 2) / 3)) : pieces);
+      i = j;
+    } else if (k === SPACE) {
+      let j = i + 1;
+      while (j < n && text.charCodeAt(j) === 32) j++;
+      if (j - i > 1) tokens += 10;
+      i = j;
+    } else if (k === BREAK) {
+      let j = i + 1;
+      while (j < n) {
+        const e = cls[text.charCodeAt(j)]!;
+        if (e !== BREAK && e !== SPACE) break;
+        j++;
+      }
+      tokens += 10;
+      i = j;
+    } else if (k === PUNCT) {
+      // A run: 1, then 0.3 per character, 0.1 when it repeats the one before (a line of dashes).
+      tokens += 10;
+      let j = i + 1;
+      for (; j < n; j++) {
+        const d = text.charCodeAt(j);
+        if (cls[d] !== PUNCT) break;
+        tokens += d === text.charCodeAt(j - 1) ? 1 : 3;
+      }
+      i = j;
+    } else {
+      tokens += COST[k]!;
+      i++;
+    }
+  }
+  return n === 0 ? 0 : Math.max(1, Math.ceil(tokens / 10));
+}

@@ -1,0 +1,106 @@
+// The built-in estimate (estimateTokens, pkg/src/tokens/estimate.ts) against the real vocabularies
+// it stands in for, js-tiktoken's o200k_base and cl100k_base, on the kinds of text an agent's
+// context holds: prose, markdown, code, JSON, logs, CSV, ids, base64, and other scripts. One ratio
+// of characters per token was off by up to four times on these (JSON and logs about 0.6 of the
+// real count, Chinese 0.26); the estimate must stay within 0.9–1.3 times the larger real count.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { Tiktoken } from 'js-tiktoken/lite';
+import o200k from 'js-tiktoken/ranks/o200k_base';
+import cl100k from 'js-tiktoken/ranks/cl100k_base';
+import { CtxpackError, estimateTokens } from 'ctxpack';
+import { rng } from './rng.mjs';
+
+const o200kBase = new Tiktoken(o200k);
+const cl100kBase = new Tiktoken(cl100k);
+const here = (path) => new URL(path, import.meta.url);
+const require = createRequire(import.meta.url);
+const read = (path) => readFileSync(path, 'utf8');
+
+function samples() {
+  const { next: r, pick } = rng(7);
+  const hex = () => Math.floor(r() * 2 ** 32).toString(16).padStart(8, '0');
+  const users = Array.from({ length: 300 }, (_, i) => ({
+    id: `usr_${hex()}`,
+    name: pick(['Alice Smith', 'Bob Jones', 'Carol Wu']),
+    email: `user${i}@example.com`,
+    created_at: new Date(1.7e12 + i * 864e5).toISOString(),
+    score: Number((r() * 100).toFixed(3)),
+    active: i % 2 === 0,
+    tags: ['alpha', 'beta'].slice(0, i % 3),
+  }));
+  const docs = readdirSync(here('../../docs/')).filter((f) => f.endsWith('.md')).sort();
+  return {
+    prose: read(require.resolve('typescript/ThirdPartyNoticeText.txt')),
+    markdown: docs.map((f) => read(here(`../../docs/${f}`))).join('\n'),
+    typescript: read(here('../src/messages/pipeline.ts')),
+    rust: read(here('../../src/wasm/options.rs')),
+    'json (compact)': JSON.stringify(users),
+    'json (indented)': JSON.stringify(users, null, 2),
+    log: Array.from({ length: 2000 }, (_, i) => `2026-11-27T18:${String(i % 60).padStart(2, '0')}:01.123Z INFO worker[${i % 7}] request id=${hex()} status=200 took=${i % 97}ms path=/api/v1/items/${i}`).join('\n'),
+    csv: Array.from({ length: 2000 }, (_, i) => `${i},${(r() * 1e6).toFixed(2)},${Math.floor(r() * 100)},item-${i},2026-01-${String(1 + (i % 28)).padStart(2, '0')}`).join('\n'),
+    base64: Buffer.from(Array.from({ length: 30000 }, () => Math.floor(r() * 256))).toString('base64'),
+    'hex ids': Array.from({ length: 500 }, () => hex() + hex()).join(' '),
+    sql: Array.from({ length: 200 }, (_, i) => `SELECT u.id, u.email, COUNT(o.id) AS orders FROM users u LEFT JOIN orders o ON o.user_id = u.id WHERE u.created_at > '2026-0${1 + (i % 9)}-01' GROUP BY u.id HAVING COUNT(o.id) > ${i} ORDER BY orders DESC LIMIT 50;`).join('\n'),
+    yaml: Array.from({ length: 200 }, (_, i) => `- name: service-${i}\n  image: registry.example.com/team/app:${i}.0.${i % 7}\n  replicas: ${1 + (i % 5)}\n  env:\n    - LOG_LEVEL=info\n    - MAX_CONNECTIONS=${100 + i}`).join('\n'),
+    'stack trace': Array.from({ length: 300 }, (_, i) => `    at processTicksAndRejections (node:internal/process/task_queues:${95 + i}:5)\n    at async Session.fit (/app/node_modules/ctxpack/dist/node.js:${1000 + i}:${i % 80})`).join('\n'),
+    'ls -la': Array.from({ length: 300 }, (_, i) => `-rw-r--r--  1 root root ${(i * 7919) % 100000} Nov 27 18:${String(i % 60).padStart(2, '0')} file_${i}.ts`).join('\n'),
+    'type declarations': read(require.resolve('typescript/lib/lib.dom.d.ts')).slice(0, 150_000),
+    html: Array.from({ length: 300 }, (_, i) => `<li class="item item-${i}"><a href="/p/${i}?ref=home&amp;x=1">Item ${i}</a></li>`).join(''),
+    chinese: '上下文窗口有限，代理需要决定哪些消息放进请求。我们在每一轮都重新计算预算，并且保留最重要的内容。'.repeat(60),
+    russian: 'Контекстное окно ограничено, и агенту нужно решить, какие сообщения включить в запрос. '.repeat(80),
+    german: 'Das Kontextfenster ist begrenzt, und der Agent muss entscheiden, welche Nachrichten in die Anfrage gehören. Übermäßige Größe führt zu Fehlern. '.repeat(60),
+    emoji: '🙂 great job 🚀 shipped it ✅ '.repeat(200),
+  };
+}
+
+test('within 0.9–1.3 times the larger of o200k_base and cl100k_base on every kind of text', (t) => {
+  const rows = [];
+  for (const [kind, text] of Object.entries(samples())) {
+    const real = Math.max(o200kBase.encode(text).length, cl100kBase.encode(text).length);
+    const ratio = estimateTokens(text) / real;
+    rows.push(`${kind}: ${ratio.toFixed(2)} (fixed 4 characters a token: ${(Math.ceil(text.length / 4) / real).toFixed(2)})`);
+    assert.ok(ratio >= 0.9 && ratio <= 1.3, `${kind}: estimate / real = ${ratio.toFixed(3)}`);
+  }
+  t.diagnostic(rows.join('; '));
+});
+
+test('the empty string is 0, any other text at least 1', () => {
+  assert.equal(estimateTokens(''), 0);
+  for (const text of [' ', 'a', '.', '\n', '界']) assert.equal(estimateTokens(text), 1, JSON.stringify(text));
+});
+
+test('short texts: words, digits in threes, punctuation runs, one token per CJK character', () => {
+  assert.equal(estimateTokens('Hello, world'), 3); // Hello , world
+  assert.equal(estimateTokens('1234567'), 3); // 123 456 7
+  assert.equal(estimateTokens('countConstrainedKnapsackSlice'), 6); // count Constra ined Knapsac k Slice: a piece holds at most 7 lower-case letters
+  assert.equal(estimateTokens('SELECT COUNT'), 2); // capitals: up to 6 a piece
+  assert.equal(estimateTokens('上下文窗口'), 5);
+  assert.equal(estimateTokens('a    b'), 3); // a, the run of spaces, b
+  assert.equal(estimateTokens('"},{"'), 3); // 1 + 4 × 0.3, rounded up
+  assert.equal(estimateTokens('-'.repeat(41)), 5); // 1 + 40 × 0.1: a repeated character
+});
+
+test('random-looking words (ids, base64) count at least 1 token per 1.5 characters', () => {
+  assert.equal(estimateTokens('aGVsbG8gd29ybGQ'), 10); // 15 characters
+  assert.equal(estimateTokens('internationalization'), 3); // a long word is not random: 20 lower-case letters
+});
+
+test('the same text gives the same count, whatever else was counted before, and a non-string is INVALID_INPUT', () => {
+  const text = JSON.stringify(samples()).slice(0, 50_000);
+  const first = estimateTokens(text);
+  estimateTokens('上下文'.repeat(1000));
+  assert.equal(estimateTokens(text), first);
+  for (const bad of [undefined, null, 3, {}, ['a']]) {
+    assert.throws(() => estimateTokens(bad), (e) => e instanceof CtxpackError && e.code === 'INVALID_INPUT' && e.field === 'text');
+  }
+});
+
+test('every UTF-16 code unit is counted, lone surrogates and the last code unit included', () => {
+  assert.equal(estimateTokens('\uDFFF'), 2); // 1.5, rounded up
+  assert.equal(estimateTokens('\uFFFF'), 1);
+  assert.equal(estimateTokens('\u0000'), 1);
+  assert.equal(estimateTokens('a'.repeat(1_000_000)), Math.ceil(1_000_000 / 7));
+});

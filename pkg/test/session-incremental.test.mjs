@@ -1,0 +1,120 @@
+// A session keeps what it read of each message across turns (issue 30: a turn costs what is new).
+// Property: over random sequences of appends, edits (a new object, or the same object changed in
+// place, a field or a nested block), truncations and whole replacements (a history rebuilt from
+// JSON), each turn of one long-lived session plans exactly as a session that starts from scratch
+// with the same remembered request (its exported state): same decisions, messages, cache report,
+// warnings and metrics (the count cache's hits and misses aside), or the same error.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createSession, estimateTokens } from 'ctxpack';
+import { agentSession } from './agent-sessions.mjs';
+import { rng } from './rng.mjs';
+
+/** A result without what depends on the session's caches or the clock. */
+function comparable(r) {
+  const { planner_ms: _ms, count_cache_hits: _h, count_cache_misses: _m, ...metrics } = r.metrics;
+  return { messages: r.messages, decisions: r.decisions, cache: r.cache, warnings: r.warnings, metrics };
+}
+
+function outcome(session, history) {
+  try {
+    return { ok: comparable(session.fit(history)) };
+  } catch (err) {
+    return { error: err.code, message: err.message };
+  }
+}
+
+async function outcomeAsync(session, history) {
+  try {
+    return { ok: comparable(await session.fitAsync(history)) };
+  } catch (err) {
+    return { error: err.code, message: err.message };
+  }
+}
+
+/** A changed text: some words appended, or the text cut short. */
+const changed = (r, text) => (r.chance(0.5) ? `${text} ${r.pick(['edited', 'and then some more', 'x'])}` : text.slice(0, Math.max(1, text.length >> 1)));
+
+/** Edits message `i` of `h`: a new object (`inPlace` false) or the same one changed, its content or a text block's text. */
+function edit(r, h, i, inPlace) {
+  const m = h[i];
+  if (typeof m.content === 'string') {
+    if (inPlace) m.content = changed(r, m.content);
+    else h[i] = { ...m, content: changed(r, m.content) };
+    return true;
+  }
+  if (!Array.isArray(m.content)) return false;
+  const k = m.content.findIndex((b) => b.type === 'text' && typeof b.text === 'string');
+  if (k < 0) {
+    // A tool result's text, one level deeper (Anthropic), in place or as new objects.
+    const t = m.content.findIndex((b) => b.type === 'tool_result' && typeof b.content === 'string');
+    if (t < 0) return false;
+    if (inPlace) m.content[t].content = changed(r, m.content[t].content);
+    else h[i] = { ...m, content: m.content.map((b, j) => (j === t ? { ...b, content: changed(r, b.content) } : b)) };
+    return true;
+  }
+  if (inPlace) {
+    if (r.chance(0.5)) m.content[k].text = changed(r, m.content[k].text);
+    else m.content.push({ type: 'text', text: 'one more block' });
+  } else h[i] = { ...m, content: m.content.map((b, j) => (j === k ? { ...b, text: changed(r, b.text) } : b)) };
+  return true;
+}
+
+async function run(seed, format, extra, async = false) {
+  const r = rng(seed);
+  const { messages: all, system } = agentSession(seed, format, 14);
+  const options = { format, ...(system === undefined ? {} : { system }), budgets: { tokens_max: r.pick([2500, 4000, 8000]) }, cache: format, ...extra };
+  const session = createSession(options);
+  // The history as the application holds it: its own objects, appended to, edited, cut.
+  let h = structuredClone(all.slice(0, 2));
+  let next = 2;
+  const ops = [];
+  for (let turn = 0; turn < 40; turn++) {
+    const op = r.next();
+    if (op < 0.55 || h.length < 4) {
+      const k = r.int(1, 6);
+      h.push(...structuredClone(all.slice(next, next + k)));
+      next = Math.min(all.length, next + k);
+      ops.push(`append ${k}`);
+    } else if (op < 0.75) {
+      const i = r.int(0, h.length - 1);
+      const inPlace = r.chance(0.5);
+      if (edit(r, h, i, inPlace)) ops.push(`edit ${i}${inPlace ? ' in place' : ''}`);
+    } else if (op < 0.87) {
+      const k = r.int(1, Math.max(1, h.length - 2));
+      h = h.slice(0, k);
+      next = Math.min(next, k + r.int(0, 3)); // the application may then take another path
+      ops.push(`truncate to ${k}`);
+    } else {
+      h = JSON.parse(JSON.stringify(h));
+      ops.push('replace');
+    }
+    // The reference: a new session that remembers the same previous request, and nothing else.
+    const fresh = createSession({ ...options, state: session.exportState() });
+    const a = async ? await outcomeAsync(session, h.slice()) : outcome(session, h.slice());
+    const b = async ? await outcomeAsync(fresh, h.slice()) : outcome(fresh, h.slice());
+    assert.deepEqual(a, b, `seed ${seed} ${format} turn ${turn} after ${ops.join(', ')}`);
+  }
+}
+
+for (const format of ['openai', 'anthropic']) {
+  test(`${format}: a long-lived session plans each turn as one from scratch, over random appends, edits, truncations and replacements`, async () => {
+    for (let seed = 1; seed <= 12; seed++) await run(seed, format, {});
+  });
+}
+
+test('with stubs, truncation and a counter of its own, the same', async () => {
+  const counter = (text) => estimateTokens(text) + 1;
+  for (let seed = 20; seed <= 26; seed++) {
+    await run(seed, 'openai', { stubToolResults: true, truncateToolResults: { maxTokens: 300 }, countTokens: counter, counterId: 'plus-one' });
+    await run(seed, 'anthropic', { stubToolResults: true, countTokens: counter, counterId: 'plus-one' });
+  }
+});
+
+test('fitAsync with an async counter, the same', async () => {
+  const counter = async (text) => estimateTokens(text) + 2;
+  for (let seed = 30; seed <= 33; seed++) {
+    await run(seed, 'openai', { countTokens: counter, counterId: 'plus-two' }, true);
+    await run(seed, 'anthropic', { stubToolResults: true, countTokens: counter, counterId: 'plus-two' }, true);
+  }
+});
