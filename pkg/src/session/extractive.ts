@@ -9,10 +9,10 @@
  * @module
  */
 
-import { CtxpackError, describeValue, didYouMean, readingInput, shownName } from '../errors.js';
+import { CtxpackError, describeValue, readingInput } from '../errors.js';
 import { estimateTokens } from '../tokens/counter.js';
 import { isRecord } from '../validate/fields.js';
-import { invalidOption } from '../validate/options.js';
+import { invalidOption, optionsRecord, rejectUnknownOptions } from '../validate/options.js';
 import type { SummarizeRequest } from './types.js';
 
 /** `extractiveSummarizer(options)`. */
@@ -108,13 +108,8 @@ function summarise(messages: readonly unknown[], maxTokens: number): string {
  * ```
  */
 export function extractiveSummarizer(options?: ExtractiveSummarizerOptions): ExtractiveSummarizer {
-  if (options !== undefined && !isRecord(options)) {
-    throw new CtxpackError('INVALID_OPTION', `options must be an object or undefined, got ${describeValue(options)}`, { field: 'options' });
-  }
-  const o = (options ?? {}) as Record<string, unknown>;
-  for (const key of Object.keys(o)) {
-    if (!OPTION_KEYS.includes(key)) throw invalidOption(shownName(key), `absent (the options are ${OPTION_KEYS.join(', ')})${didYouMean(key, OPTION_KEYS)}`, o[key]);
-  }
+  const o = optionsRecord(options);
+  rejectUnknownOptions(o, OPTION_KEYS, 'extractiveSummarizer');
   const max = o['maxTokens'];
   if (max !== undefined && (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 1)) throw invalidOption('maxTokens', 'a positive integer', max);
   // A getter or Proxy trap that throws in the request: INVALID_INPUT (readingInput), never a raw throw.

@@ -6,9 +6,8 @@
  * @module
  */
 
-import { didYouMean, shownName } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
-import { invalidOption } from '../validate/options.js';
+import { invalidOption, unknownOption } from '../validate/options.js';
 import type { Pricing } from './pricing.js';
 import type { Summarizer } from './types.js';
 
@@ -46,7 +45,7 @@ export function readOptions(summarize: unknown, value: unknown, p: Pricing): Rea
   if (value !== undefined && !isRecord(value)) throw invalidOption('summary', 'an object', value);
   const o = (value ?? {}) as Record<string, unknown>;
   for (const key of Object.keys(o)) {
-    if (!SUMMARY_KEYS.includes(key)) throw invalidOption(`summary.${shownName(key)}`, `absent (the fields are ${SUMMARY_KEYS.join(', ')})${didYouMean(key, SUMMARY_KEYS)}`, o[key]);
+    if (!SUMMARY_KEYS.includes(key)) throw unknownOption('summary.', key, 'a summary option', SUMMARY_KEYS);
   }
   const num = (key: string, integer: boolean): number | undefined => {
     const v = o[key];
