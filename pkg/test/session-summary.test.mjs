@@ -247,8 +247,9 @@ test('priced: at the default prices (the agent\'s own model) the call is spread 
 test('priced: a summary sent never takes the place of a message the plan without it keeps in full (measured on both plans)', () => {
   // Two sessions on the same history, one cutting only: until the first summary enters, their
   // plans are the same (asking ahead plans nothing for the request). At that turn the summary's
-  // plan keeps in full every message the other keeps (its room grows the prompt): a summary whose
-  // plan displaced one lowered evidence recall below cutting only's (eval/SUMMARIES.md).
+  // plan is the other's cut filled to its size plus the summary: it keeps in full every message the
+  // other keeps, and its prompt is larger. When that plan chose its own size, it chose a smaller
+  // prompt, the summary displaced kept messages and was refused: no summary was ever sent here.
   const history = readFileAgent(64);
   const { summarize } = recording();
   const withS = createSession({ format: 'openai', budgets: { tokens_max: 22_000 }, cache: 'openai', summarize });
@@ -265,6 +266,7 @@ test('priced: a summary sent never takes the place of a message the plan without
     checked = true;
     const { from, to } = b.summary.replaces;
     for (const d of a.decisions) if (d.included && (d.index < from || d.index >= to)) assert.ok(b.decisions[d.index].included, `step ${step}: messages[${d.index}] displaced`);
+    assert.ok(b.metrics.prompt_tokens > a.metrics.prompt_tokens, `step ${step}: the summary's room grows the prompt (${b.metrics.prompt_tokens} against ${a.metrics.prompt_tokens})`);
   }
   assert.ok(checked, 'a summary was sent');
 });

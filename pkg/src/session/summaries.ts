@@ -55,6 +55,8 @@ interface Job {
   readonly inputTokens: number;
   state: 'pending' | 'ready' | 'failed';
   message?: unknown;
+  /** Its tokens in a request, with the per-message overhead (known once planned). */
+  tokens?: number;
   /** When it failed: why (no content). */
   why?: string;
   /** Settles (never rejects) when the job is ready or failed. */
@@ -77,8 +79,9 @@ interface Rewrite<M> {
 /** What summaries.ts needs of the session (session.ts, `ChatSession`). */
 export interface SummaryHost {
   prepare<M>(list: readonly M[], turn: SessionTurnOptions | undefined): PreparedFit<M>;
-  planSync<M>(prep: PreparedFit<M>): SessionFitResult<M>;
-  planAsync<M>(prep: PreparedFit<M>): Promise<SessionFitResult<M>>;
+  /** `target`: a cut fills that size (budget tokens) instead of choosing one: the summary's plan is the cut without it, with room for it. */
+  planSync<M>(prep: PreparedFit<M>, target?: number): SessionFitResult<M>;
+  planAsync<M>(prep: PreparedFit<M>, target?: number): Promise<SessionFitResult<M>>;
   /** The session's memory of the previous request, to plan a turn twice and keep one. */
   snapshot(): unknown;
   restore(snapshot: unknown): void;
@@ -154,9 +157,16 @@ export class Summaries {
     const candidate = this.candidate(history, base, r);
     if (candidate !== undefined) {
       const after = this.host.snapshot();
-      this.host.restore(before);
       const rw = this.rewrite(history, candidate);
-      const rb = this.host.planSync(this.prepared(rw, turn));
+      const prepB = this.prepared(rw, turn);
+      this.host.restore(before);
+      // The cut without the summary, with room for it: what it keeps is kept, unless the budget has no room.
+      const room = (job: Job): number => r.metrics.budget_used + (job.tokens ?? 0);
+      let rb = this.host.planSync(prepB, room(candidate));
+      if (candidate.tokens === undefined && this.measure(candidate, rb, rw)) {
+        this.host.restore(before);
+        rb = this.host.planSync(prepB, room(candidate));
+      }
       if (this.keeps(candidate, r, rb, base, rw, true)) {
         r = rb;
         used = rw;
@@ -180,15 +190,33 @@ export class Summaries {
     const candidate = this.candidate(history, base, r);
     if (candidate !== undefined) {
       const after = this.host.snapshot();
-      this.host.restore(before);
       const rw = this.rewrite(history, candidate);
-      const rb = await this.host.planAsync(this.prepared(rw, turn));
+      const prepB = this.prepared(rw, turn);
+      this.host.restore(before);
+      // The cut without the summary, with room for it: what it keeps is kept, unless the budget has no room.
+      const room = (job: Job): number => r.metrics.budget_used + (job.tokens ?? 0);
+      let rb = await this.host.planAsync(prepB, room(candidate));
+      if (candidate.tokens === undefined && this.measure(candidate, rb, rw)) {
+        this.host.restore(before);
+        rb = await this.host.planAsync(prepB, room(candidate));
+      }
       if (this.keeps(candidate, r, rb, base, rw, true)) {
         r = rb;
         used = rw;
       } else this.host.restore(after);
     }
     return this.finish(history, turn, used, r, prepA);
+  }
+
+  /**
+   * Learns the summary's tokens from a plan with it (`rb`); true when it has some, and the cut is
+   * to be planned again with that much room (the first plan put it in the room of other messages).
+   */
+  private measure(job: Job, rb: SessionFitResult<unknown>, rw: Rewrite<unknown>): boolean {
+    const d = rb.decisions[rw.at];
+    if (d === undefined) return false;
+    job.tokens = d.cost_tokens + this.overhead;
+    return job.tokens > 0;
   }
 
   /** Whether a turn cuts: the session's cut, or without a cache any message left out. */
