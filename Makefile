@@ -4,7 +4,7 @@
 #   make test    everything CI runs (.ci/run calls it)
 #   make serve   the in-browser preview page on http://127.0.0.1:8080
 #   make bench   the side-by-side benchmark
-#   make eval    what each strategy keeps of the evidence, against the budget (eval/RESULTS.md)
+#   make eval    what each strategy keeps of the evidence, against the budget (eval/RESULTS.md); summaries (eval/SUMMARIES.md)
 #
 # Every target installs what it needs on a fresh machine and skips what is already there.
 
@@ -234,9 +234,11 @@ $(EVAL_PY)/.installed:
 	$(EVAL_PIP) numpy==2.4.6 tokenizers==0.23.3 safetensors==0.8.0
 	@touch $@
 
-# The whole evaluation: rewrites eval/RESULTS.md, eval/baseline.json and the plots eval/*.svg.
+# The whole evaluation: rewrites eval/RESULTS.md, eval/baseline.json and the plots eval/*.svg, and
+# eval/SUMMARIES.md (summaries of what is cut, beside LangChain's and Mastra-style compaction).
 eval: build eval-deps
 	node eval/run.mjs
+	node eval/summaries.mjs
 	PYTHONPATH=$(EVAL_PY) python3 eval/plot.py .cache/eval/results.json eval/
 
 clean:

@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { agentConversation } from './agents.mjs';
 import { BUDGETS, boundedCases, evaluate, position, recallTable } from './evaluate.mjs';
 import { STRATEGIES, probe } from './strategies.mjs';
+import { agentCases } from './datasets.mjs';
+import { SUMMARY_STRATEGIES, evaluateSummaries, summaryRecall } from './summaries.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const baseline = JSON.parse(readFileSync(join(root, 'eval/baseline.json'), 'utf8'));
@@ -81,4 +83,17 @@ test('position: by tokens of the prompt as sent, in thirds', () => {
   assert.equal(position([0, 2, 4], costs, 4), 'end');
   assert.equal(position([0, 5], [100, 0, 0, 0, 0, 1], 5), 'end', 'a short last message after a long one');
   assert.equal(position([3], costs, 3), 'middle', 'alone, its middle is the middle');
+});
+
+test('summaries (seed 1 at 10 and 20 %): a session with summaries recalls at least what cutting only does, and its default prices ask for summaries', async () => {
+  // The bounded slice of eval/summaries.mjs (`make eval` runs it all, with the baselines): the ctxpack sessions only.
+  const strategies = SUMMARY_STRATEGIES.filter((s) => s.kind === 'session');
+  const results = await evaluateSummaries(agentCases([1]), { strategies });
+  const recall = summaryRecall(results);
+  for (const s of strategies.slice(1)) {
+    for (const b of Object.keys(recall[s.name])) {
+      assert.ok(recall[s.name][b] >= recall['cut only'][b], `${s.name} at ${b * 100} %: ${(100 * recall[s.name][b]).toFixed(1)} % < cut only's ${(100 * recall['cut only'][b]).toFixed(1)} %`);
+      assert.ok(results[s.name][b].calls > 0, `${s.name} at ${b * 100} %: no summary asked for`);
+    }
+  }
 });

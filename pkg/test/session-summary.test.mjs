@@ -42,6 +42,7 @@ function replay(messages, format, session) {
 
 for (const format of FORMATS) {
   test(`${format}: every request valid with its summary in it, the summary byte-identical until the next, the task and the step in flight never summarised`, () => {
+    let sent = 0;
     for (const seed of [3, 4]) {
       const { messages, system } = agentSession(seed, format, 14);
       const task = messages.find(isUser(format));
@@ -63,7 +64,9 @@ for (const format of FORMATS) {
         }
         if (r.summary) {
           withSummary++;
-          assert.equal(summarized.length, r.summary.replaces.to - r.summary.replaces.from);
+          // Every message of its span is the summary's, or kept in full by a later cut (a candidate still).
+          for (let i = r.summary.replaces.from; i < r.summary.replaces.to; i++) assert.ok(r.decisions[i].reason === 'summarized' || r.decisions[i].included, `step ${k}: messages[${i}] ${r.decisions[i].reason}`);
+          assert.ok(summarized.length > 0);
           const sent = r.messages[r.summary.index];
           assert.match(json(sent), /Summary of earlier messages/);
           // Where the span was: after every message sent from before it, before every one after it.
@@ -78,12 +81,13 @@ for (const format of FORMATS) {
         } else assert.equal(r.summary, null);
       });
       assert.ok(turns.some(({ r }) => r.cache.cut), `seed ${seed}: the history outgrew the budget`);
-      assert.ok(withSummary > 0, `${format} seed ${seed}: a summary was sent`);
+      sent += withSummary; // a summary that would displace a message kept in full is not sent: not in every history
       // Each span was given to the summariser once.
       const spans = seen.map((q) => q.messages.map(json).join('\u0001'));
       assert.equal(new Set(spans).size, spans.length, 'no span summarised twice');
       assert.ok(seen.every((q) => q.instruction === DEFAULT_SUMMARY_INSTRUCTION && q.maxTokens >= 64 && q.format === format));
     }
+    assert.ok(sent > 0, `${format}: a summary was sent`);
   });
 }
 
@@ -222,4 +226,72 @@ test('priced: at the default prices (the agent\'s own model), a summary that kee
   const session = createSession({ format: 'openai', budgets: { tokens_max: 22_000 }, cache: 'openai', summarize, summary: { maxTokens: 20_000 } });
   for (let step = 0; step <= 64; step++) session.fit(history.slice(0, 2 + 2 * step));
   assert.equal(seen.length, 0);
+});
+
+test('priced: at the default prices (the agent\'s own model) the call is spread over the turns its summary serves: the 64-step agent gets its summaries without prices', () => {
+  // The summary's content serves every later turn (a fold carries it on), and a session that has
+  // run n turns is expected to run about n more: the call is divided by max(m, n), not by the m
+  // turns of one cycle (which made the agent's own model never pay).
+  const history = readFileAgent(64);
+  const { seen, summarize } = recording();
+  const session = createSession({ format: 'openai', budgets: { tokens_max: 22_000 }, cache: 'openai', summarize });
+  const ids = new Set();
+  for (let step = 0; step <= 64; step++) {
+    const r = session.fit(history.slice(0, 2 + 2 * step));
+    if (r.summary) ids.add(r.summary.id);
+  }
+  assert.ok(ids.size >= 1, 'a summary is sent');
+  assert.ok(seen.length <= ids.size + 1, `${seen.length} calls for ${ids.size} summaries`);
+});
+
+test('priced: a summary sent never takes the place of a message the plan without it keeps in full (measured on both plans)', () => {
+  // Two sessions on the same history, one cutting only: until the first summary enters, their
+  // plans are the same (asking ahead plans nothing for the request). At that turn the summary's
+  // plan is the other's cut filled to its size plus the summary: it keeps in full every message the
+  // other keeps, and its prompt is larger. When that plan chose its own size, it chose a smaller
+  // prompt, the summary displaced kept messages and was refused: no summary was ever sent here.
+  const history = readFileAgent(64);
+  const { summarize } = recording();
+  const withS = createSession({ format: 'openai', budgets: { tokens_max: 22_000 }, cache: 'openai', summarize });
+  const cutOnly = createSession({ format: 'openai', budgets: { tokens_max: 22_000 }, cache: 'openai' });
+  let checked = false;
+  for (let step = 0; step <= 64 && !checked; step++) {
+    const now = history.slice(0, 2 + 2 * step);
+    const a = cutOnly.fit(now);
+    const b = withS.fit(now);
+    if (!b.summary) {
+      assert.deepEqual(b.decisions.map((d) => d.included), a.decisions.map((d) => d.included), `step ${step}: the same plan before the first summary`);
+      continue;
+    }
+    checked = true;
+    const { from, to } = b.summary.replaces;
+    for (const d of a.decisions) if (d.included && (d.index < from || d.index >= to)) assert.ok(b.decisions[d.index].included, `step ${step}: messages[${d.index}] displaced`);
+    assert.ok(b.metrics.prompt_tokens > a.metrics.prompt_tokens, `step ${step}: the summary's room grows the prompt (${b.metrics.prompt_tokens} against ${a.metrics.prompt_tokens})`);
+  }
+  assert.ok(checked, 'a summary was sent');
+});
+
+test('a message of the span a summary stands for stays a candidate: a later cut keeps it in full when the query asks for it', () => {
+  // Replacing the span outright took it out of every later cut: evidence summarised away could
+  // never come back, and recall fell below cutting only (eval/SUMMARIES.md).
+  const history = readFileAgent(64);
+  const { summarize } = recording();
+  const session = createSession({ format: 'openai', budgets: { tokens_max: 22_000 }, cache: 'openai', summarize });
+  let step = 0;
+  let r;
+  for (; step <= 64; step++) {
+    r = session.fit(history.slice(0, 2 + 2 * step));
+    if (r.summary) break;
+  }
+  assert.ok(r.summary, 'a summary is sent');
+  const { from, to } = r.summary.replaces;
+  const wanted = from + 6; // the read_file unit of src/f<k>.ts inside the span
+  assert.ok(wanted + 1 < to && history[wanted].tool_calls);
+  const path = JSON.parse(history[wanted].tool_calls[0].function.arguments).path;
+  const now = [...history.slice(0, 2 + 2 * step), { role: 'assistant', content: 'Read.' }, { role: 'user', content: `Which TTL does ${path} set? Quote its header line.` }];
+  const q = session.fit(now, { budgets: { tokens_max: 15_000 } }); // a smaller budget: a cut
+  assert.ok(q.cache.cut && q.summary?.id === r.summary.id, 'the same summary, at a cut');
+  assert.ok(q.decisions[wanted].included && q.decisions[wanted + 1].included, `${path} kept in full`);
+  assert.ok(q.messages.indexOf(history[wanted + 1]) > q.summary.index, 'after the summary, in the history\'s order');
+  assert.ok(q.decisions.slice(from, to).some((d) => d.reason === 'summarized'), 'the rest of the span is the summary\'s');
 });

@@ -122,38 +122,91 @@ export interface SummaryPrice {
   promptTokens: number;
   /** The history's growth per turn g. */
   growth: number;
+  /** The turns the session has planned so far n: as many are expected to come (the summary's content serves them all, a fold carrying it on). */
+  turns: number;
   /** The summary's tokens S in the request, and the span's T it replaces. */
   summaryTokens: number;
   spanTokens: number;
   /** The span's value the plan without the summary leaves out, and keeps (Σ value_i / v̄ · tokens_i). */
   lostValue: number;
   keptValue: number;
-  /** The value per token, relative to v̄, of the least valued message that plan keeps by value: what the summary's room displaces. */
-  marginalValue: number;
+  /** The messages that plan keeps by value, least valued first: value per token relative to v̄, and tokens. What the summary's room displaces, from the first. */
+  keptByValue: readonly { readonly value: number; readonly tokens: number }[];
   /** The summariser's call in uncached-input prices (0 once it is spent). */
   callCost: number;
+  /**
+   * The plans with and without the summary, compared (when the summary is ready): the value of
+   * the messages kept in full without it and left out with it, of those kept with it and left
+   * out without it (the span aside), and the tokens it adds to the prompt. Without them, the room is estimated: the cheaper of displacing S tokens of
+   * marginal value and adding S tokens.
+   */
+  measured?: { displacedValue: number; addedValue: number; addedTokens: number };
+}
+
+/** D(S): the value of the S least valued tokens the plan keeps by value (the room S tokens of summary take, displacing). */
+function displaced(x: Pick<SummaryPrice, 'keptByValue'>, tokens: number): number {
+  let left = tokens;
+  let value = 0;
+  for (const m of x.keptByValue) {
+    if (left <= 0) break;
+    const t = Math.min(left, m.tokens);
+    value += m.value * t;
+    left -= t;
+  }
+  // Beyond what the plan keeps by value, a token displaces the mean value (1).
+  return value + Math.max(0, left);
+}
+
+/** The per-turn margin of a summary of S tokens (positive: it pays); see `summaryPays`. */
+function margin(p: Pricing, x: SummaryPrice): number {
+  const m = Math.max(1, Math.floor((x.budget - x.promptTokens) / Math.max(1, x.growth)));
+  const h = Math.max(m, x.turns);
+  const r = p.enabled ? p.readCost : 1;
+  const w = p.enabled ? p.writeCost : 1;
+  const add = (tokens: number): number => (tokens * w + (m - 1) * tokens * r) / m;
+  const rho = x.spanTokens > 0 ? Math.sqrt(Math.min(1, x.summaryTokens / x.spanTokens)) : 0;
+  const gain = (rho * (x.lostValue + x.keptValue) - x.keptValue + (x.measured?.addedValue ?? 0)) / 2;
+  const room = x.measured === undefined ? Math.min(displaced(x, x.summaryTokens) / 2, add(x.summaryTokens)) : x.measured.displacedValue / 2 + add(x.measured.addedTokens);
+  return gain - room - x.callCost / h;
 }
 
 /**
- * Whether a summary pays for itself, per turn over the cycle the cut starts (m turns, as in
- * `cutObjective`): what it keeps, against what it costs.
+ * Whether a summary pays for itself, per turn: what it keeps, against the room it takes and the
+ * summariser's call.
  *
  * ```text
- * m       = max(1, ⌊(B − P) / g⌋)
+ * m       = max(1, ⌊(B − P) / g⌋)                    turns until the next cut
+ * h       = max(m, n)                                turns the summary's content serves (n: turns so far)
  * ρ       = sqrt(min(1, S / T))                      the share of the span's value the summary keeps (a stub's rule, docs/variants.md)
- * gain    = [ ρ·(lost + kept) − kept − ρ_marginal·S ] / 2
- * cost    = [ S·w + (m − 1)·S·r + call ] / m         written once at the cut, read on every later turn
- * pays    ⇔ gain > cost
+ * add(x)  = [ x·w + (m − 1)·x·r ] / m                x tokens more in the prompt: written at the cut, read on every later turn
+ * D(x)    = the value of the x least valued tokens the plan keeps by value
+ * room    = min(D(S) / 2, add(S))                    before the call: the cheaper way to make S tokens of room
+ *         = displaced / 2 + add(added)               with both plans: what the summary's plan leaves out of the other's, and adds
+ * gain    = [ ρ·(lost + kept) − kept + more ] / 2     more: with both plans, what the summary's plan keeps of what the other leaves out
+ * pays    ⇔ gain > room + call / h, and displaced = 0 (a summary never takes the place of a message kept in full)
  * ```
  *
- * The value is halved as `lost` is in `cutObjective` (later turns refill the room).
+ * Values are halved as `lost` is in `cutObjective` (later turns refill the room).
  */
 export function summaryPays(p: Pricing, x: SummaryPrice): boolean {
-  const m = Math.max(1, Math.floor((x.budget - x.promptTokens) / Math.max(1, x.growth)));
-  const r = p.enabled ? p.readCost : 1;
-  const w = p.enabled ? p.writeCost : 1;
-  const rho = x.spanTokens > 0 ? Math.sqrt(Math.min(1, x.summaryTokens / x.spanTokens)) : 0;
-  const gain = (rho * (x.lostValue + x.keptValue) - x.keptValue - x.marginalValue * x.summaryTokens) / 2;
-  const cost = (x.summaryTokens * w + (m - 1) * x.summaryTokens * r + x.callCost) / m;
-  return gain > cost;
+  return margin(p, x) > 0 && (x.measured === undefined || x.measured.displacedValue === 0);
+}
+
+/**
+ * The summary's length (tokens, with the per-message overhead) the objective prefers before the
+ * call: of 64, 128, 256, … and the largest allowed, the one with the best margin (`summaryPays`,
+ * the call's output at `outputCost` per token; ties to the shorter), at most a model's reply
+ * (2000), a twentieth of the prompt's budget (a larger one displaced evidence kept in full on
+ * eval/summaries.mjs) and half the span.
+ */
+export function summaryLength(p: Pricing, x: Omit<SummaryPrice, 'summaryTokens' | 'callCost'>, outputCost: number): number {
+  const upper = Math.max(64, Math.min(2000, Math.floor(x.budget / 20), Math.floor(x.spanTokens / 2)));
+  let best = 64;
+  let bestMargin = -Infinity;
+  for (let s = 64; ; s = Math.min(upper, s * 2)) {
+    const v = margin(p, { ...x, summaryTokens: s, callCost: outputCost * s });
+    if (v > bestMargin) [best, bestMargin] = [s, v];
+    if (s >= upper) break;
+  }
+  return best;
 }

@@ -188,7 +188,7 @@ class ChatSession implements Session {
     return run;
   }
 
-  private async fitPrepared<M>(prep: PreparedFit<M>): Promise<SessionFitResult<M>> {
+  private async fitPrepared<M>(prep: PreparedFit<M>, target?: number): Promise<SessionFitResult<M>> {
     const hits = this.counts.hits;
     const misses = this.counts.misses;
     await prefillFit(prep, this.counts, this.concurrency);
@@ -198,7 +198,7 @@ class ChatSession implements Session {
     return readingInput(() => {
       const counted = countFit(prep, this.counts);
       this.counts.hits = prefillHits;
-      return this.plan(counted, hits, misses, embedded);
+      return this.plan(counted, hits, misses, embedded, target);
     }, prep.list, prep.options);
   }
 
@@ -207,12 +207,12 @@ class ChatSession implements Session {
     return {
       pricing: this.pricing,
       prepare: (list, turn) => this.prepare(list, turn),
-      planSync: (prep) => {
+      planSync: (prep, target) => {
         const hits = this.counts.hits;
         const misses = this.counts.misses;
-        return this.plan(countFit(prep, this.counts), hits, misses);
+        return this.plan(countFit(prep, this.counts), hits, misses, undefined, target);
       },
-      planAsync: (prep) => this.fitPrepared(prep),
+      planAsync: (prep, target) => this.fitPrepared(prep, target),
       snapshot: () => ({ previous: this.previous, growth: [...this.growth] }),
       restore: (snapshot) => {
         const s = snapshot as { previous: PreviousRequest | null; growth: number[] };
@@ -248,7 +248,8 @@ class ChatSession implements Session {
     return prepareFit(history, options, [], this.history);
   }
 
-  private plan<M>(counted: ReturnType<typeof countFit<M>>, hits0: number, misses0: number, embedded?: Float64Array): SessionFitResult<M> {
+  /** `target`: the size (budget tokens) a cut fills, instead of weighing CUT_SHARES (summaries.ts: a cut with a summary, compared with the cut without it). */
+  private plan<M>(counted: ReturnType<typeof countFit<M>>, hits0: number, misses0: number, embedded?: Float64Array, target?: number): SessionFitResult<M> {
     const s = scoreFit(counted, this.bm25, embedded);
     const n = s.list.length;
     const overhead = s.budget.perFragmentOverhead;
@@ -330,7 +331,7 @@ class ChatSession implements Session {
         if (allNew && allOld && r.metrics.budget_used <= s.budget.effective) result = r;
       }
       if (result === undefined) {
-        result = this.cut(s, prev, sameSystem ? reusable : 0, budget, prefixOf, ownMarkers, forcedStub);
+        result = this.cut(s, prev, sameSystem ? reusable : 0, budget, prefixOf, ownMarkers, forcedStub, target);
         cut = prev !== null;
       }
     }
@@ -425,8 +426,8 @@ class ChatSession implements Session {
   /**
    * A cut: keep the stable head (the previous request's first `head` entries still in the
    * history), then choose the prompt size P that minimises `cutObjective` among CUT_SHARES of the
-   * budget, each filled by value as fitMessages fills it. Before any cut is needed (everything
-   * fits), the full fit.
+   * budget, each filled by value as fitMessages fills it (or fill `target`, when given). Before
+   * any cut is needed (everything fits), the full fit.
    */
   private cut<M>(
     s: ScoredFit<M>,
@@ -436,6 +437,7 @@ class ChatSession implements Session {
     prefixOf: (r: FitMessagesResult<M>) => { cached: number },
     ownMarkers: Uint8Array | undefined,
     forcedStub: Uint8Array,
+    target: number | undefined,
   ): FitMessagesResult<M> {
     const n = s.list.length;
     const overhead = s.budget.perFragmentOverhead;
@@ -452,6 +454,7 @@ class ChatSession implements Session {
     if (s.pinnedTokens + headTokens > s.budget.effective) forced.fill(0);
     const full = chooseFit(s, { forced, forcedStub, ownMarkers });
     if (full.decisions.every((d) => d.included || s.scored[d.index] === 0)) return full;
+    if (target !== undefined) return target >= s.budget.effective ? full : chooseFit(s, { forced, forcedStub, target, ownMarkers });
 
     // What the full fit keeps is worth its price: value is measured against its mean value per token.
     let valueTokens = 0;

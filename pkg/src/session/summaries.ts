@@ -5,10 +5,12 @@
  * the step in flight). The summary is asked for ahead of need, when a turn cuts or is about to,
  * and enters the request at a later cut, where the prefix after the head is written anyway; it
  * is then resent as the same object on every turn (part of the cached prefix) until a later cut
- * folds it with the next span into a new one. The session plans over the history with the span
- * replaced by the summary; this module rewrites the history, maps the plan back to the caller's
- * indexes and runs the summariser's jobs. Whether a summary pays is pricing.ts `summaryPays`; the
- * options and their defaults are summary-options.ts.
+ * folds it with the next span into a new one. The session plans over the history with the
+ * summary inserted where its span starts and the span's messages after it, still candidates (a
+ * later cut keeps one in full when its value asks; left out, it is the summary's, and the task is
+ * pinned with it); this module rewrites the history, maps the plan back to the caller's indexes
+ * and runs the summariser's jobs. Whether a summary pays, and its length, are pricing.ts
+ * `summaryPays` and `summaryLength`; the options and their defaults are summary-options.ts.
  *
  * @internal
  * @module
@@ -21,7 +23,7 @@ import type { FormatAdapter, Turn } from '../messages/turns.js';
 import type { MessageDecision } from '../messages/types.js';
 import { textKey } from '../tokens/cache.js';
 import { isRecord } from '../validate/fields.js';
-import { summaryPays, type Pricing } from './pricing.js';
+import { summaryLength, summaryPays, type Pricing, type SummaryPrice } from './pricing.js';
 import { readOptions, type Read } from './summary-options.js';
 import type { SessionFitResult, SessionSummaryReport, SessionTurnOptions, SummarizeRequest } from './types.js';
 
@@ -53,6 +55,8 @@ interface Job {
   readonly inputTokens: number;
   state: 'pending' | 'ready' | 'failed';
   message?: unknown;
+  /** Its tokens in a request, with the per-message overhead (known once planned). */
+  tokens?: number;
   /** When it failed: why (no content). */
   why?: string;
   /** Settles (never rejects) when the job is ready or failed. */
@@ -61,7 +65,10 @@ interface Job {
   timer?: { ref?: () => void };
 }
 
-/** The history as planned: the span replaced by the summary. */
+/**
+ * The history as planned: the summary inserted where its span starts, the span's messages after it
+ * still candidates (a later cut may keep one in full; left out, it is the summary's).
+ */
 interface Rewrite<M> {
   readonly list: readonly M[];
   /** The summary's index in `list`, -1 without one. */
@@ -72,14 +79,25 @@ interface Rewrite<M> {
 /** What summaries.ts needs of the session (session.ts, `ChatSession`). */
 export interface SummaryHost {
   prepare<M>(list: readonly M[], turn: SessionTurnOptions | undefined): PreparedFit<M>;
-  planSync<M>(prep: PreparedFit<M>): SessionFitResult<M>;
-  planAsync<M>(prep: PreparedFit<M>): Promise<SessionFitResult<M>>;
+  /** `target`: a cut fills that size (budget tokens) instead of choosing one: the summary's plan is the cut without it, with room for it. */
+  planSync<M>(prep: PreparedFit<M>, target?: number): SessionFitResult<M>;
+  planAsync<M>(prep: PreparedFit<M>, target?: number): Promise<SessionFitResult<M>>;
   /** The session's memory of the previous request, to plan a turn twice and keep one. */
   snapshot(): unknown;
   restore(snapshot: unknown): void;
   /** Tokens the history grows by per turn (undefined before the second turn). */
   growth(): number | undefined;
   readonly pricing: Pricing;
+}
+
+/** The original index of the planned list's `k` (-1: the summary). */
+function origOf(rw: Rewrite<unknown>, k: number): number {
+  return rw.at < 0 || k < rw.at ? k : k === rw.at ? -1 : k - 1;
+}
+
+/** The planned list's index of the original message `i`. */
+function listOf(rw: Rewrite<unknown>, i: number): number {
+  return rw.at < 0 || i < rw.at ? i : i + 1;
 }
 
 /** The content of messages [start, end) of `list`, as the session reads it (role, tool ids, text). */
@@ -139,9 +157,16 @@ export class Summaries {
     const candidate = this.candidate(history, base, r);
     if (candidate !== undefined) {
       const after = this.host.snapshot();
-      this.host.restore(before);
       const rw = this.rewrite(history, candidate);
-      const rb = this.host.planSync(this.prepared(rw, turn));
+      const prepB = this.prepared(rw, turn);
+      this.host.restore(before);
+      // The cut without the summary, with room for it: what it keeps is kept, unless the budget has no room.
+      const room = (job: Job): number => r.metrics.budget_used + (job.tokens ?? 0);
+      let rb = this.host.planSync(prepB, room(candidate));
+      if (candidate.tokens === undefined && this.measure(candidate, rb, rw)) {
+        this.host.restore(before);
+        rb = this.host.planSync(prepB, room(candidate));
+      }
       if (this.keeps(candidate, r, rb, base, rw, true)) {
         r = rb;
         used = rw;
@@ -165,15 +190,33 @@ export class Summaries {
     const candidate = this.candidate(history, base, r);
     if (candidate !== undefined) {
       const after = this.host.snapshot();
-      this.host.restore(before);
       const rw = this.rewrite(history, candidate);
-      const rb = await this.host.planAsync(this.prepared(rw, turn));
+      const prepB = this.prepared(rw, turn);
+      this.host.restore(before);
+      // The cut without the summary, with room for it: what it keeps is kept, unless the budget has no room.
+      const room = (job: Job): number => r.metrics.budget_used + (job.tokens ?? 0);
+      let rb = await this.host.planAsync(prepB, room(candidate));
+      if (candidate.tokens === undefined && this.measure(candidate, rb, rw)) {
+        this.host.restore(before);
+        rb = await this.host.planAsync(prepB, room(candidate));
+      }
       if (this.keeps(candidate, r, rb, base, rw, true)) {
         r = rb;
         used = rw;
       } else this.host.restore(after);
     }
     return this.finish(history, turn, used, r, prepA);
+  }
+
+  /**
+   * Learns the summary's tokens from a plan with it (`rb`); true when it has some, and the cut is
+   * to be planned again with that much room (the first plan put it in the room of other messages).
+   */
+  private measure(job: Job, rb: SessionFitResult<unknown>, rw: Rewrite<unknown>): boolean {
+    const d = rb.decisions[rw.at];
+    if (d === undefined) return false;
+    job.tokens = d.cost_tokens + this.overhead;
+    return job.tokens > 0;
   }
 
   /** Whether a turn cuts: the session's cut, or without a cache any message left out. */
@@ -210,7 +253,7 @@ export class Summaries {
       this.next = undefined;
       return false;
     }
-    const pays = this.pays(job, ra, base, d.cost_tokens, 0);
+    const pays = summaryPays(this.host.pricing, { ...this.priceOf(job, ra, base, { r: rb, rw }), summaryTokens: d.cost_tokens + this.overhead, callCost: 0 });
     if (!pays) {
       this.next = undefined;
       return false;
@@ -222,28 +265,36 @@ export class Summaries {
     return true;
   }
 
-  /** Per turn over the cycle a cut starts, the value the summary keeps against its price (pricing.ts `summaryPays`). */
-  private pays(job: { start: number; end: number; span: readonly SpanMessage[] }, r: SessionFitResult<unknown>, base: Rewrite<unknown>, summaryTokens: number, callCost: number): boolean {
+  /**
+   * What pricing.ts `summaryPays` weighs of summary `job` against plan `r` but the summary's own
+   * length and call; with `withSummary` (the plan with the summary in it), the room is measured:
+   * what that plan leaves out of `r`'s messages kept in full, and the tokens it adds.
+   */
+  private priceOf(
+    job: { start: number; end: number; span: readonly SpanMessage[] },
+    r: SessionFitResult<unknown>,
+    base: Rewrite<unknown>,
+    withSummary?: { r: SessionFitResult<unknown>; rw: Rewrite<unknown> },
+  ): Omit<SummaryPrice, 'summaryTokens' | 'callCost'> {
     const overhead = this.overhead;
     // The mean value per token of what the plan keeps by value, and its least valued message.
     let valueTokens = 0;
     let keptTokens = 0;
-    let marginal = Infinity;
+    const byValue: { score: number; tokens: number; index: number }[] = [];
     for (const d of r.decisions) {
       if (!d.included || d.reason === 'pinned') continue;
       valueTokens += d.score * (d.cost_tokens + overhead);
       keptTokens += d.cost_tokens + overhead;
-      marginal = Math.min(marginal, d.score);
+      byValue.push({ score: d.score, tokens: d.cost_tokens + overhead, index: d.index });
     }
     const mean = valueTokens > 0 ? valueTokens / keptTokens : 1;
-    // The span's messages as this plan sees them (the summary in use stands for its own).
+    byValue.sort((a, b) => a.score - b.score || a.index - b.index);
+    // The span's messages as this plan sees them.
     let spanTokens = 0;
     let lost = 0;
     let kept = 0;
-    const planIndex = (i: number): number => (base.job === undefined || i < base.job.start ? i : i >= base.job.end ? i - (base.job.end - base.job.start) + 1 : -1);
     for (let i = job.start; i < job.end; i++) {
-      const at = planIndex(i);
-      const d = at >= 0 ? r.decisions[at] : undefined;
+      const d = r.decisions[listOf(base, i)];
       const m = job.span[i - job.start]!;
       const tokens = m.cost + overhead;
       spanTokens += tokens;
@@ -251,20 +302,43 @@ export class Summaries {
       if (d?.included === true) kept += value;
       else lost += value;
     }
+    let measured: SummaryPrice['measured'];
+    if (withSummary !== undefined) {
+      // The original indexes the plan with the summary keeps in full; then r's kept messages it leaves out, the span aside.
+      const rw = withSummary.rw;
+      const keptWith = new Set<number>();
+      for (const d of withSummary.r.decisions) if (d.included) keptWith.add(origOf(rw, d.index));
+      const keptWithout = new Set<number>();
+      let displacedValue = 0;
+      for (const d of r.decisions) {
+        const o = origOf(base, d.index);
+        if (d.included) keptWithout.add(o);
+        if (!d.included || d.reason === 'pinned' || o < 0 || (o >= job.start && o < job.end) || keptWith.has(o)) continue;
+        displacedValue += (d.score / mean) * (d.cost_tokens + overhead);
+      }
+      // And what it keeps that r leaves out (a cut to another size), the span aside.
+      let addedValue = 0;
+      for (const d of withSummary.r.decisions) {
+        const o = origOf(rw, d.index);
+        if (!d.included || d.reason === 'pinned' || o < 0 || (o >= job.start && o < job.end) || keptWithout.has(o)) continue;
+        addedValue += (d.score / mean) * (d.cost_tokens + overhead);
+      }
+      measured = { displacedValue, addedValue, addedTokens: Math.max(0, withSummary.r.metrics.prompt_tokens - r.metrics.prompt_tokens) };
+    }
     const growth = this.host.growth() ?? Math.max(1, r.metrics.prompt_tokens / Math.max(1, this.turnCount));
     const overheadTokens = r.metrics.prompt_tokens - r.metrics.budget_used;
     const price = {
       budget: overheadTokens + r.metrics.effective_budget,
       promptTokens: r.metrics.prompt_tokens,
       growth,
-      summaryTokens: summaryTokens + overhead,
+      turns: this.turnCount,
       spanTokens,
       lostValue: lost,
       keptValue: kept,
-      marginalValue: Number.isFinite(marginal) ? marginal / mean : 1,
-      callCost,
+      keptByValue: byValue.map((m) => ({ value: m.score / mean, tokens: m.tokens })),
+      ...(measured === undefined ? {} : { measured }),
     };
-    return summaryPays(this.host.pricing, price);
+    return price;
   }
 
   /** The turn's result in the caller's indexes, and the next summary asked for when the history nears or passes the cut. */
@@ -324,10 +398,13 @@ export class Summaries {
     };
     let first: number;
     let j: number;
+    // A fold's new messages start after the summary in use and its span.
+    const spanEnd = rw.job === undefined ? -1 : listOf(rw, rw.job.end);
     if (rw.at >= 0) {
-      // The summary in use and the run after it: folded into one.
+      // The summary in use and the run after it: folded into one (its span's messages left out too).
       first = rw.at;
       j = runEnd(rw.at + 1);
+      if (j <= spanEnd) return; // a message of its span kept in full: nothing new to fold in
     } else {
       // The largest run the cut leaves out after the task (a cut by value may keep some units between).
       first = afterTask(prep as PreparedFit<unknown>);
@@ -345,11 +422,10 @@ export class Summaries {
         k = end;
       }
     }
-    if (j === (rw.at >= 0 ? rw.at + 1 : first)) return; // nothing (new) to summarise
+    if (j === first) return; // nothing to summarise
     // The span in the original history's indexes (the summary in use stands for its own span).
-    const toOrig = (k: number): number => (rw.job === undefined || k < rw.at ? k : k === rw.at ? rw.job.start : k - 1 + (rw.job.end - rw.job.start));
-    const start = toOrig(first);
-    const end = toOrig(j - 1) + 1;
+    const start = first === rw.at ? rw.job!.start : origOf(rw, first);
+    const end = origOf(rw, j - 1) + 1;
     const signature = signatureOf(this.adapter, history, start, end);
     if (signature === undefined) return;
     const known = this.jobs.get(signature);
@@ -359,25 +435,26 @@ export class Summaries {
       return;
     }
     const span: SpanMessage[] = [];
-    let inputTokens = 0;
-    for (let k = first; k < j; k++) {
-      if (k === rw.at) span.push(...rw.job!.span);
-      else {
-        const d = r.decisions[k]!;
-        span.push({ cost: d.cost_tokens, score: d.score, unit: toOrig(d.unit) });
-      }
-      inputTokens += r.decisions[k]!.cost_tokens + overhead;
+    for (let i = start; i < end; i++) {
+      const d = r.decisions[listOf(rw, i)]!;
+      span.push({ cost: d.cost_tokens, score: d.score, unit: Math.max(0, origOf(rw, d.unit)) });
     }
-    const maxTokens = this.o.maxTokens ?? Math.max(64, Math.min(2000, Math.round(0.05 * r.metrics.effective_budget), Math.round(inputTokens / 10)));
+    // What the summariser reads: a fold's old summary and what follows its span, else the span.
+    const read = first === rw.at ? [rw.at, ...Array.from({ length: j - spanEnd }, (_, k) => spanEnd + k)] : Array.from({ length: j - first }, (_, k) => first + k);
+    let inputTokens = 0;
+    for (const k of read) inputTokens += r.decisions[k]!.cost_tokens + overhead;
+    // The length asked for: the one the objective prefers (pricing.ts `summaryLength`), unless the caller sets it.
+    const x = this.priceOf({ start, end, span }, r, rw as Rewrite<unknown>);
+    const maxTokens = this.o.maxTokens ?? summaryLength(this.host.pricing, x, this.o.outputCost) - overhead;
     // Priced before the call: an estimated summary of maxTokens, the call's own price included.
     const callCost = this.o.inputCost * inputTokens + this.o.outputCost * maxTokens;
-    if (this.host.pricing.enabled && !this.pays({ start, end, span }, r, rw as Rewrite<unknown>, maxTokens, callCost)) return;
+    if (this.host.pricing.enabled && !summaryPays(this.host.pricing, { ...x, summaryTokens: maxTokens + overhead, callCost })) return;
     const id = `summary-${signature.split(':')[0]!}`;
     const job: Job = { id, start, end, signature, span, inputTokens, state: 'pending', done: Promise.resolve() };
     this.jobs.set(signature, job);
     if (this.jobs.size > JOBS_KEPT) this.jobs.delete(this.jobs.keys().next().value!);
     this.next = job;
-    const request: SummarizeRequest<M> = { id, messages: rw.list.slice(first, j), instruction: this.o.instruction, maxTokens, format: this.adapter.name };
+    const request: SummarizeRequest<M> = { id, messages: read.map((k) => rw.list[k]!), instruction: this.o.instruction, maxTokens, format: this.adapter.name };
     job.done = this.run(job, request, history);
   }
 
@@ -469,7 +546,7 @@ export class Summaries {
       }
       return { list: history, at: -1, job: undefined };
     }
-    return { list: [...history.slice(0, job.start), job.message as M, ...history.slice(job.end)], at: job.start, job };
+    return { list: [...history.slice(0, job.start), job.message as M, ...history.slice(job.start)], at: job.start, job };
   }
 
   /** Prepared with the summary kept and never the query: the pins and the query are the history's own. */
@@ -479,6 +556,8 @@ export class Summaries {
     if (rw.at < 0) return prep;
     const pinned = new Uint8Array(prep.pinned);
     pinned[rw.at] = 1;
+    // The task stays with the summary that follows it (a large summary would otherwise push it out of a cut).
+    for (let i = afterTask(prep as PreparedFit<unknown>) - 1; i >= 0; i--) pinned[i] = 1;
     // The latest user message (pinned, and the default query) is the history's, not the summary.
     const latest = latestUserMessage(prep.turns.map((t, i) => (i === rw.at ? undefined : t)));
     if (latest >= 0) for (const j of prep.units.members.get(prep.units.unitOf[latest]!)!) pinned[j] = 1;
@@ -491,7 +570,6 @@ export class Summaries {
     const warnings = this.warnings.length > 0 ? [...r.warnings, ...this.warnings.splice(0)] : r.warnings;
     if (rw.job === undefined) return { ...r, warnings, summary: null };
     const job = rw.job;
-    const toOrig = (k: number): number => (k < rw.at ? k : k - 1 + (job.end - job.start));
     const decisions: MessageDecision[] = [];
     let own: MessageDecision | undefined;
     for (const d of r.decisions) {
@@ -499,18 +577,12 @@ export class Summaries {
         own = d;
         continue;
       }
-      decisions.push({ ...d, index: toOrig(d.index), unit: d.unit === rw.at ? job.start : toOrig(d.unit) });
+      const index = origOf(rw as Rewrite<unknown>, d.index);
+      const unit = d.unit === rw.at ? job.start : origOf(rw as Rewrite<unknown>, d.unit);
+      // Left out of the span: the summary's (kept in full by a later cut: as planned).
+      if (!d.included && index >= job.start && index < job.end) decisions.push({ ...d, index, unit, reason: 'summarized', summary: job.id });
+      else decisions.push({ ...d, index, unit });
     }
-    const replaced: MessageDecision[] = job.span.map((m, k) => ({
-      index: job.start + k,
-      included: false,
-      reason: 'summarized',
-      summary: job.id,
-      cost_tokens: m.cost,
-      score: m.score,
-      unit: m.unit,
-    }));
-    decisions.splice(job.start, 0, ...replaced);
     let position = 0;
     for (const d of r.decisions) if (d.included && d.index < rw.at) position++;
     const report: SessionSummaryReport = {
