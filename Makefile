@@ -240,6 +240,7 @@ eval: build eval-deps
 	node eval/run.mjs
 	node eval/summaries.mjs
 	PYTHONPATH=$(EVAL_PY) python3 eval/plot.py .cache/eval/results.json eval/
+	PYTHONPATH=$(EVAL_PY) python3 eval/plot.py --summaries .cache/eval/summaries.json eval/
 
 clean:
 	cargo clean

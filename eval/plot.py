@@ -2,9 +2,13 @@
 
     python3 eval/plot.py .cache/eval/results.json eval/
 
+    python3 eval/plot.py --summaries .cache/eval/summaries.json eval/
+
 Writes recall.svg (evidence recall against budget, one panel per dataset, one line per strategy)
-and position.svg (where kept evidence lands in the prompt at a 10 % budget). The SVGs are
-byte-stable for the same figures: fixed hash salt, no date, text kept as text.
+and position.svg (where kept evidence lands in the prompt at a 10 % budget); with --summaries,
+summaries.svg from eval/summaries.mjs (evidence recall against predicted cost relative to cutting
+only, one panel per dataset, one marker per strategy, filled at 10 % and open at 20 %). The SVGs
+are byte-stable for the same figures: fixed hash salt, no date, text kept as text.
 """
 
 import json
@@ -76,7 +80,36 @@ def position_plot(data, out):
     plt.close(fig)
 
 
+def summaries_plot(data, out):
+    datasets = data["datasets"]
+    fig, axes = plt.subplots(1, len(datasets), figsize=(4.2 * len(datasets), 4.4), sharey=True)
+    for ax, (d, title) in zip(axes, datasets):
+        for i, s in enumerate(data["strategies"]):
+            colour = plt.cm.tab10(i % 10)
+            for b in data["budgets"]:
+                p = data["points"][d][s][str(b)]
+                filled = b == data["budgets"][0]
+                ax.plot([p["cost"]], [100 * p["recall"]], MARKERS[i % len(MARKERS)], color=colour, markersize=7,
+                        markerfacecolor=colour if filled else "none",
+                        label=f"{s}" if filled else None)
+        ax.set_title(d)
+        ax.set_xlabel("predicted cost (cutting only = 1)")
+        ax.set_ylim(-3, 103)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("evidence recall (%): filled 10 %, open 20 % budget")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, frameon=False)
+    fig.tight_layout(rect=(0, 0.14, 1, 1))
+    fig.savefig(out, metadata=METADATA)
+    plt.close(fig)
+
+
 def main():
+    if sys.argv[1] == "--summaries":
+        out = Path(sys.argv[3]) / "summaries.svg"
+        summaries_plot(json.loads(Path(sys.argv[2]).read_text()), out)
+        print(f"wrote {out}")
+        return
     data = json.loads(Path(sys.argv[1]).read_text())
     out = Path(sys.argv[2])
     recall_plot(data, out / "recall.svg")

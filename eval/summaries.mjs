@@ -1,6 +1,7 @@
-// Summaries of what is cut (issue 32), side by side: each generated agent conversation
-// (agents.mjs) replayed request by request, its question last, at budgets of 10 and 20 % of the
-// history, through
+// Summaries of what is cut (issue 32), side by side: the generated agent conversations
+// (agents.mjs), the generated dialogues (dialogue.mjs) and the recorded session of www/samples
+// (evidence.json), each case replayed request by request, its question last, at budgets of 10
+// and 20 % of the history, through
 // - a ctxpack session that cuts only (OpenAI's cache);
 // - a ctxpack session with summaries (`summarize`), at a small model's prices and at the defaults;
 // - LangChain's own `summarizationMiddleware` (langchain@1, a dev dependency of pkg) in a real
@@ -25,12 +26,13 @@
 //   every summariser call (input × inputCost + output × outputCost), tokens by estimateTokens;
 // - cache reuse: Σ prefix tokens / Σ prompt tokens; requests over the budget (tokens as a session
 //   counts them: fitMessages' cost_tokens per message).
-// `node eval/summaries.mjs [--seeds 10]` writes eval/SUMMARIES.md (run by `make eval`).
-import { writeFileSync } from 'node:fs';
+// `node eval/summaries.mjs [--seeds 10] [--dialogue-seeds 2]` writes eval/SUMMARIES.md and
+// .cache/eval/summaries.json, which eval/plot.py draws as eval/summaries.svg (run by `make eval`).
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { agentCases } from './datasets.mjs';
+import { agentCases, dialogueCases, recordedCases } from './datasets.mjs';
 import { standInSummary } from '../pkg/test/summary-stand-in.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -49,6 +51,7 @@ const OWN = { inputCost: 1, outputCost: 4 };
 /** The strategies. `prices`: the summariser's, for the cost (a baseline's behaviour does not depend on them, so each is run once and priced twice). */
 export const SUMMARY_STRATEGIES = [
   { name: 'cut only', kind: 'session', summary: undefined, prices: [OWN] },
+  { name: 'cut only, appending on every new question', kind: 'session', summary: undefined, session: { replanOnQuestion: false }, prices: [OWN], baseline: true },
   { name: 'ctxpack summaries (small model: 0.05 / 0.2)', kind: 'session', summary: SMALL, prices: [SMALL] },
   { name: 'ctxpack summaries (default prices: 1 / 4)', kind: 'session', summary: {}, prices: [OWN] },
   { name: 'LangChain summarizationMiddleware', kind: 'langchain', prices: [SMALL, OWN] },
@@ -141,7 +144,7 @@ function evidenceOf(c, finalKeys, summaries) {
 function runSession(c, tokensMax, strategy) {
   const calls = new Calls();
   const summarize = (q) => calls.add(JSON.stringify(q.messages), standInSummary(q.messages, q.maxTokens));
-  const session = createSession({ format: 'openai', budgets: { tokens_max: tokensMax }, cache: 'openai', ...(strategy.summary === undefined ? {} : { summarize, summary: strategy.summary }) });
+  const session = createSession({ format: 'openai', budgets: { tokens_max: tokensMax }, cache: 'openai', ...strategy.session, ...(strategy.summary === undefined ? {} : { summarize, summary: strategy.summary }) });
   const ledger = new Ledger(tokensMax);
   let last;
   for (const end of requestEnds(c.messages, 'openai')) {
@@ -325,21 +328,38 @@ export function summaryTable(results) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const i = process.argv.indexOf('--seeds');
-  const seeds = Array.from({ length: i > 0 ? Number(process.argv[i + 1]) : 10 }, (_, k) => k + 1);
-  const cases = agentCases(seeds);
+  const arg = (name, fallback) => {
+    const i = process.argv.indexOf(name);
+    return i > 0 ? Number(process.argv[i + 1]) : fallback;
+  };
+  const seeds = Array.from({ length: arg('--seeds', 10) }, (_, k) => k + 1);
+  const dialogueSeeds = Array.from({ length: arg('--dialogue-seeds', 2) }, (_, k) => k + 1);
+  const sets = [
+    ['agents', `Generated agent conversations (agents.mjs, seeds ${seeds[0]}–${seeds.at(-1)})`, agentCases(seeds)],
+    ['dialogue', `Generated dialogues (dialogue.mjs, seeds ${dialogueSeeds[0]}–${dialogueSeeds.at(-1)})`, dialogueCases(dialogueSeeds)],
+    ['recorded', 'Recorded session (www/samples/agent-chat.openai.json, evidence.json)', recordedCases(root)],
+  ];
   const t0 = Date.now();
-  const results = await evaluateSummaries(cases);
+  const all = {};
+  const sections = [];
+  for (const [key, title, cases] of sets) {
+    const results = await evaluateSummaries(cases);
+    all[key] = results;
+    sections.push(`## ${title}: ${cases.length} case${cases.length === 1 ? '' : 's'}\n\n${summaryTable(results)}\n`);
+  }
   const md = `# Summaries of what is cut, side by side
 
 \`make eval\` (\`node eval/summaries.mjs\`, eval/summaries.mjs): the generated agent conversations of
-agents.mjs (seeds ${seeds[0]}–${seeds.at(-1)}, ${cases.length} cases, each replayed request by request with its
-question last) at ${SUMMARY_BUDGETS.map((b) => `${b * 100} %`).join(' and ')} of the history's tokens. Every summary is the deterministic
-stand-in of pkg/test/summary-stand-in.mjs, at one length rule for all (a tenth of what it reads,
-64 tokens at least, 5 % of the budget at most).
+agents.mjs, the generated dialogues of dialogue.mjs and the recorded session of www/samples, each
+case replayed request by request with its question last, at ${SUMMARY_BUDGETS.map((b) => `${b * 100} %`).join(' and ')} of the history's tokens.
+Every summary is the deterministic stand-in of pkg/test/summary-stand-in.mjs, at one length rule
+for all (a tenth of what it reads, 64 tokens at least, 5 % of the budget at most). eval/summaries.svg
+plots recall against cost.
 
 - **cut only**, **ctxpack summaries**: a ctxpack session with OpenAI's cache, without and with
   \`summarize\` (at a small model's prices, and at the defaults: the agent's own model).
+  **Appending on every new question**: cutting only with \`replanOnQuestion: false\` (a turn
+  whose new messages fit always appends: the sessions before a new question could cut).
 - **LangChain summarizationMiddleware**: langchain's own middleware in a real \`createAgent\` with a
   checkpointer, its model answering with the recorded messages and its summary model with the
   stand-in; its default keep (20 messages), triggered at the budget's tokens.
@@ -354,10 +374,24 @@ steps of 128), plus the summariser's calls at the prices shown, in uncached inpu
 reuse: the share of prompt tokens that are the previous request's prefix. The threshold
 strategies do not hold a budget: the last column counts their requests over it.
 
-${summaryTable(results)}
-
+${sections.join('\n')}
 Run time ${((Date.now() - t0) / 1000).toFixed(0)} s.
 `;
   writeFileSync(join(root, 'eval', 'SUMMARIES.md'), md);
+  mkdirSync(join(root, '.cache', 'eval'), { recursive: true });
+  const strategies = SUMMARY_STRATEGIES.map((x) => x.name);
+  const points = {};
+  for (const [key] of sets) {
+    points[key] = {};
+    for (const name of strategies) {
+      points[key][name] = {};
+      for (const [b, t] of Object.entries(all[key][name])) {
+        // The cost at the strategy's first prices (the table's first), relative to cutting only's at the same budget.
+        const base = all[key]['cut only'][b];
+        points[key][name][b] = { recall: t.evidence === 0 ? 0 : (t.full + t.summarized) / t.evidence, cost: (t.cost + t.callCost[0]) / (base.cost + base.callCost[0]) };
+      }
+    }
+  }
+  writeFileSync(join(root, '.cache', 'eval', 'summaries.json'), JSON.stringify({ datasets: sets.map(([k, title]) => [k, title]), budgets: SUMMARY_BUDGETS, strategies, points }, null, 1));
   process.stdout.write(md);
 }

@@ -55,6 +55,9 @@ test('state.previous: more entries than n, or breakpoints than entries, are refu
   refused(() => createSession({ format: 'openai', state: stateWith({ previous: { ...previous, entries: new Array(3).fill(previous.entries[0]) } }) }), 'state.previous.entries', undefined);
   refused(() => createSession({ format: 'openai', state: stateWith({ previous: { ...previous, n: 5_000_000, entries: new Array(5_000_000) } }) }), 'state.previous.entries', undefined);
   refused(() => createSession({ format: 'openai', state: stateWith({ previous: { ...previous, breakpoints: [[1, 10], [2, 20], [2, 20]] } }) }), 'state.previous.breakpoints', undefined);
+  // The question's hash: absent (a state written before it was kept) or a hash.
+  assert.doesNotThrow(() => createSession({ format: 'openai', state: stateWith({ previous: { ...previous, query: '0123456789abcdef:12' } }) }));
+  refused(() => createSession({ format: 'openai', state: stateWith({ previous: { ...previous, query: 'Which port?' } }) }), 'state.previous.query', undefined);
 });
 
 /**

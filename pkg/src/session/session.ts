@@ -9,7 +9,7 @@
 import { CtxpackError, readingInput, shownName } from '../errors.js';
 import { embedFit, readConcurrency } from '../messages/fit.js';
 import { DEFAULT_MAX_VECTORS, embedNeedsAsync } from '../messages/caller.js';
-import { FIT_OPTIONS, chooseFit, prepareFit, scoreFit, type FitPlan, type PreparedFit, type ScoredFit } from '../messages/pipeline.js';
+import { FIT_OPTIONS, chooseFit, fitQuery, prepareFit, scoreFit, type FitPlan, type PreparedFit, type ScoredFit } from '../messages/pipeline.js';
 import { countFit, prefillFit } from '../messages/count.js';
 import { adapterOf } from '../messages/formats.js';
 import { Bm25Memo } from '../messages/relevance.js';
@@ -27,7 +27,7 @@ import { Summaries, type SummaryHost } from './summaries.js';
 import type { PreviousRequest, SessionFitResult, SessionOptions, SessionState, SessionStateWarning, SessionTurnOptions } from './types.js';
 
 /** Options that are the session's own; every other one goes to fitMessages each turn. */
-const SESSION_OPTIONS = ['cache', 'breakpoints', 'counterId', 'maxCachedCounts', 'maxCachedVectors', 'concurrency', 'state', 'stateKey', 'summarize', 'summary'];
+const SESSION_OPTIONS = ['cache', 'breakpoints', 'replanOnQuestion', 'counterId', 'maxCachedCounts', 'maxCachedVectors', 'concurrency', 'state', 'stateKey', 'summarize', 'summary'];
 /** What a turn may change. */
 const TURN_OPTIONS = ['system', 'tools', 'query', 'budgets', 'scores'];
 /** The stable head takes at most this share of the budget, so that recent turns keep the rest. */
@@ -97,6 +97,8 @@ class ChatSession implements Session {
   private readonly concurrency: number;
   private previous: PreviousRequest | null = null;
   private growth: number[] = [];
+  /** `options.replanOnQuestion`: a new question may cut a turn that could append. */
+  private readonly replanOnQuestion: boolean;
   /** The last `fitAsync` turn queued: overlapping turns run one after another, in call order. */
   private queue: Promise<unknown> = Promise.resolve();
   /** `fitAsync` turns queued or running. */
@@ -120,6 +122,7 @@ class ChatSession implements Session {
     const format = adapterOf(o['format']).name;
     this.pricing = readPricing(o['cache']);
     this.breakpoints = readBoolean(o, 'breakpoints', false);
+    this.replanOnQuestion = readBoolean(o, 'replanOnQuestion', true);
     if (this.breakpoints && (format !== 'anthropic' || this.pricing.maxBreakpoints === 0)) {
       throw invalidOption('breakpoints', "false unless format is 'anthropic' with a cache that has breakpoints", o['breakpoints']);
     }
@@ -314,6 +317,11 @@ class ChatSession implements Session {
       return { messages: k, tokens, cached: cachedTokens(this.pricing, tokens, reads) };
     };
 
+    // A new question (the text relevance is measured against is not the previous request's): what
+    // it gives value may be worth a cut on a turn that could append.
+    const queryKey = this.counts.keyOf(fitQuery(s));
+    const newQuestion = this.replanOnQuestion && prev?.query !== undefined && prev.query !== queryKey;
+
     let result: FitMessagesResult<M> | undefined;
     let cut = false;
     if (!this.pricing.enabled) result = chooseFit(s, { ownMarkers });
@@ -328,7 +336,23 @@ class ChatSession implements Session {
         const allNew = r.decisions.every((d) => d.index < prev.n || d.included || s.broken[d.index] === 1);
         // The previous request whole (Responses: a new compaction item leaves out what it stands for: that is a cut).
         const allOld = prev.entries.every(([index]) => r.decisions[index]!.included);
-        if (allNew && allOld && r.metrics.budget_used <= s.budget.effective) result = r;
+        if (allNew && allOld && r.metrics.budget_used <= s.budget.effective) {
+          result = r;
+          const mean = newQuestion && target === undefined ? questionGives(s, r) : undefined;
+          if (mean !== undefined) {
+            // The cut the objective chooses, and one refilled to the append's size (a swap of what is kept).
+            let best = 0;
+            for (const size of [undefined, r.metrics.budget_used]) {
+              const c = this.cut(s, prev, reusable, budget, prefixOf, ownMarkers, forcedStub, size);
+              const net = cutMargin(this.pricing, s, r, c, mean, prefixOf);
+              if (net > best) {
+                best = net;
+                result = c;
+                cut = true;
+              }
+            }
+          }
+        }
       }
       if (result === undefined) {
         result = this.cut(s, prev, sameSystem ? reusable : 0, budget, prefixOf, ownMarkers, forcedStub, target);
@@ -378,6 +402,7 @@ class ChatSession implements Session {
       breakpoints: placed.breakpoints.map((b) => [b.index + 1, b.tokens]),
       systemTokens: baseTokens,
       promptTokens: result.metrics.prompt_tokens,
+      query: queryKey,
     };
     const cost = requestCost(this.pricing, result.metrics.prompt_tokens, prefix.cached);
     return {
@@ -520,6 +545,50 @@ function stateMismatch(prev: PreviousRequest, s: ScoredFit<unknown>, matchKey: (
     }
   }
   return undefined;
+}
+
+/**
+ * The mean value per token of what the append `a` keeps, when a message it leaves out has more
+ * (a cut by value may then bring back more than it gives up); `undefined` otherwise: the turn
+ * appends without weighing a cut (a cut costs about fifteen fills).
+ */
+function questionGives(s: ScoredFit<unknown>, a: FitMessagesResult<unknown>): number | undefined {
+  const overhead = s.budget.perFragmentOverhead;
+  let valueTokens = 0;
+  let keptTokens = 0;
+  let best = -Infinity;
+  for (const d of a.decisions) {
+    if (s.scored[d.index] === 0) continue;
+    if (!d.included) best = Math.max(best, s.values[d.index]!);
+    else {
+      valueTokens += s.values[d.index]! * (d.cost_tokens + overhead);
+      keptTokens += d.cost_tokens + overhead;
+    }
+  }
+  const mean = keptTokens > 0 && valueTokens > 0 ? valueTokens / keptTokens : 1;
+  return best > mean ? mean : undefined;
+}
+
+/**
+ * What cut `c` is worth more than appending (`a`) on a turn with a new question (positive: it
+ * pays): the value `c` keeps that `a` leaves out, less the value `a` keeps that `c` leaves out
+ * (value per token against `mean`, that of what `a` keeps, in token prices, halved as `lost` is in
+ * `cutObjective`), less what `c` costs more than `a` in this request (the prefix it rewrites). A
+ * question that gives value to what an earlier cut left out brings it back when that value pays
+ * for the cache write; otherwise the turn appends, as every turn whose new messages fit.
+ */
+function cutMargin<M>(p: Pricing, s: ScoredFit<M>, a: FitMessagesResult<M>, c: FitMessagesResult<M>, mean: number, prefixOf: (r: FitMessagesResult<M>) => { cached: number }): number {
+  const overhead = s.budget.perFragmentOverhead;
+  let gain = 0;
+  for (const d of c.decisions) {
+    const inA = a.decisions[d.index]!.included;
+    if (d.included === inA || s.scored[d.index] === 0) continue;
+    const value = (s.values[d.index]! / mean) * (d.cost_tokens + overhead);
+    gain += d.included ? value : -value;
+  }
+  if (gain <= 0) return 0;
+  const extra = requestCost(p, c.metrics.prompt_tokens, prefixOf(c).cached) - requestCost(p, a.metrics.prompt_tokens, prefixOf(a).cached);
+  return gain / 2 - extra;
 }
 
 /** Whether every unit with a `forced` message has all its members forced or pinned (so that forcing splits no tool call from its result). */

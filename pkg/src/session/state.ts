@@ -106,6 +106,8 @@ function readPrevious(p: unknown): PreviousRequest | null {
     if (!Array.isArray(b) || b.length !== 2 || !isCount(b[0]) || !isCount(b[1])) throw bad('state.previous.breakpoints', '[messages, tokens]', b, i);
   });
   if ((p['head'] as number) > entries.length) throw bad('state.previous.head', 'at most the number of entries', p['head']);
+  const query = p['query'];
+  if (query !== undefined && !isKey(query)) throw bad('state.previous.query', 'a hash or absent', query);
   return {
     n: p['n'] as number,
     system: system as string,
@@ -114,5 +116,6 @@ function readPrevious(p: unknown): PreviousRequest | null {
     breakpoints: breakpoints.map((b: [number, number]) => [b[0], b[1]]),
     systemTokens: p['systemTokens'] as number,
     promptTokens: p['promptTokens'] as number,
+    ...(query === undefined ? {} : { query: query as string }),
   };
 }

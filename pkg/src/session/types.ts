@@ -44,6 +44,12 @@ export interface SessionOptions extends Omit<FitMessagesOptions, 'budgets' | 'co
    * `cache.breakpoints` (new objects; your messages stay untouched). Default false.
    */
   breakpoints?: boolean;
+  /**
+   * A turn with a new question (the latest user message, or `query`, changed) may cut where it
+   * could append, when what the question gives value to pays for the cache write
+   * (docs/sessions.md, "A new question"). Default true; false appends whenever the new messages fit.
+   */
+  replanOnQuestion?: boolean;
   /** A name for a custom `countTokens`, so that exported counts are reused only with the same counter. */
   counterId?: string;
   /** Token counts kept across turns at most (least recently used go first; never fewer than one history). Default 50 000. */
@@ -230,6 +236,8 @@ export interface PreviousRequest {
   /** The system prompt's tokens with its overhead, and the request's. */
   systemTokens: number;
   promptTokens: number;
+  /** The hash of the text its relevance was measured against (absent in states written before it was kept). */
+  query?: string;
 }
 
 /** One turn of `replaySession` (and `replaySessionAsync`). */
