@@ -15,11 +15,15 @@ import { DEFAULT_MEMORY_LIMIT, defaultWasmInput, loadWasmSync } from '../loaders
 import type { SliceReason } from './bridge.js';
 
 let ready = false;
-let codes: SliceReason[] = [];
+let codes: SliceReason[] | undefined;
 
-/** The core's decision codes by id (as `solveSlice` and the others return them). */
+/**
+ * The core's decision codes by id (as `solveSlice` and the others return them). Read from the
+ * core the first time they are needed, not when the instance is made: `fitMessages` never needs
+ * them, and its first call should not pay for them. Every instance of the module has the same.
+ */
 export function reasonCodes(): readonly SliceReason[] {
-  return codes;
+  return (codes ??= call(() => glue.decisionCodes()) as SliceReason[]);
 }
 let pending: Promise<void> | undefined;
 
@@ -35,7 +39,6 @@ let memoryLimit = DEFAULT_MEMORY_LIMIT;
 
 function markReady(output: { memory: WebAssembly.Memory }): void {
   memory = output.memory;
-  codes = glue.decisionCodes() as SliceReason[];
   ready = true;
 }
 
