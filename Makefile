@@ -20,7 +20,12 @@ WASM_OUT := pkg/wasm/ctxpack_bg.wasm
 # The shipped .wasm before wasm-opt, function names kept: what bench/sizes.mjs breaks down.
 WASM_NAMES := target/ctxpack_bg.names.wasm
 NODE_BIN := pkg/node_modules/.bin
-WASM_OPT = $(NODE_BIN)/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+# --one-caller-inline-max-function-size: -O3 inlines a function called from one place whatever its
+# size (binaryen's default), which made solveProblem one 33 KB body holding solvers a call never
+# runs; V8 compiles a wasm function with Liftoff on its first call (lazily), in time that grows
+# faster than its size, so the first fitMessages compiled all of it (about 5 ms). Bodies over 5 KB
+# with one caller stay functions of their own (bench/SIZES.md, cold start).
+WASM_OPT = $(NODE_BIN)/wasm-opt -O3 --one-caller-inline-max-function-size=5000 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals --enable-reference-types
 # Every export returns one value at most (results through memory): V8 compiles no wrapper per
 # export signature when the module is compiled, most of the cold start otherwise (the script says why).

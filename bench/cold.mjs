@@ -40,8 +40,9 @@ const MESSAGES = [
 /**
  * One cold start: the program a fresh process runs (`node --input-type=module -e`), importing
  * nothing before the package, so that the import pays for whatever it loads. It prints the import's
- * and the first call's elapsed times, the process's CPU time over both (every thread: V8 compiles
- * on background threads; the wait left out) and what the call kept.
+ * and the first call's elapsed times, the process's CPU time from the import to the end of the call
+ * (every thread: V8 compiles on background threads; the wait included, as the work the import starts
+ * in the background, the .wasm's compile and the warm-up call, runs in it) and what the call kept.
  */
 const childProgram = (dir, later) => `
 const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
@@ -49,14 +50,13 @@ const c0 = cpu();
 const t0 = performance.now();
 const { fitMessages } = await import(${JSON.stringify(pathToFileURL(join(dir, 'dist/node.js')).href)});
 const t1 = performance.now();
-const c1 = cpu();
-let [t2, c2] = [t1, c1];
-${later ? 'await new Promise((r) => setTimeout(r, 20));\n[t2, c2] = [performance.now(), cpu()];' : ''}
+let t2 = t1;
+${later ? 'await new Promise((r) => setTimeout(r, 20));\nt2 = performance.now();' : ''}
 const result = fitMessages(${JSON.stringify(MESSAGES)}, { format: 'openai', budgets: { tokens_max: 1000 } });
 const t3 = performance.now();
 const c3 = cpu();
 const kept = result.decisions.filter((d) => d.included).map((d) => d.index).join(',');
-process.stdout.write(JSON.stringify({ importMs: t1 - t0, callMs: t3 - t2, cpuMs: c1 - c0 + (c3 - c2), kept }));
+process.stdout.write(JSON.stringify({ importMs: t1 - t0, callMs: t3 - t2, cpuMs: c3 - c0, kept }));
 `;
 
 function run(dir, later) {
@@ -109,7 +109,7 @@ async function main(args) {
   const load = `load average ${loadBefore.toFixed(1)} before the run, ${os.loadavg()[0].toFixed(1)} after, on ${os.cpus().length} cores`;
   const section = `${SECTION}
 
-Produced by \`node bench/cold.mjs${builds.length > 1 ? ' --before <dir>' : ''}\` (part of \`make bench\`), on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version} (${load}).${smoke ? ' **Smoke run**: the figures mean nothing.' : ''} A fresh Node process per figure: \`await import('ctxpack')\`, then the first \`fitMessages\` of 4 messages (OpenAI format), timed inside the process (Node's own start-up not included); medians of ${runs} processes per build and way, the builds alternating.${builds.length > 1 ? ` *before*: \`${builds[0].dir.startsWith(root) ? builds[0].dir.slice(root.length + 1) : builds[0].dir}\`.` : ''} *At once*: the call right after the import. *Later*: the call 20 ms after the import (the event loop turned, as when a request reaches a function loaded earlier; the wait is not counted). *CPU*: the process's CPU time over the import and the call, every thread (V8 compiles on background threads), the wait left out: on a busy machine it moves less than the elapsed times. Sizes: the .wasm, and \`ctxpack\` as Node's \`import\` resolves it (\`dist/node.js\`) bundled and minified, each gzipped at level 9 (bench/sizes.mjs).
+Produced by \`node bench/cold.mjs${builds.length > 1 ? ' --before <dir>' : ''}\` (part of \`make bench\`), on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version} (${load}).${smoke ? ' **Smoke run**: the figures mean nothing.' : ''} A fresh Node process per figure: \`await import('ctxpack')\`, then the first \`fitMessages\` of 4 messages (OpenAI format), timed inside the process (Node's own start-up not included); medians of ${runs} processes per build and way, the builds alternating.${builds.length > 1 ? ` *before*: \`${builds[0].dir.startsWith(root) ? builds[0].dir.slice(root.length + 1) : builds[0].dir}\`.` : ''} *At once*: the call right after the import. *Later*: the call 20 ms after the import (the event loop turned, as when a request reaches a function loaded earlier; the wait is not counted). *CPU*: the process's CPU time from the import to the end of the call, every thread (V8 compiles on background threads), the wait included (what the import starts in the background runs in it: the .wasm's compile, and the warm-up call of core/instance.ts): on a busy machine it moves less than the elapsed times. Sizes: the .wasm, and \`ctxpack\` as Node's \`import\` resolves it (\`dist/node.js\`) bundled and minified, each gzipped at level 9 (bench/sizes.mjs).
 
 | build | import (ms) | first call, at once (ms) | import + first call, at once (ms) | CPU, at once (ms) | first call, later (ms) | import + first call, later (ms) | CPU, later (ms) | .wasm gzipped | JS entry gzipped | sum |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|

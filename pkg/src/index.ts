@@ -11,6 +11,9 @@
  * @module
  */
 
+import { warmUpWhenCompiled } from './core/instance.js';
+import { fitMessages } from './messages/fit.js';
+
 export { CtxpackError, ERROR_CODES } from './errors.js';
 export type { CtxpackErrorCode, CtxpackErrorDetails } from './errors.js';
 
@@ -96,3 +99,17 @@ export type {
   TimeInput,
   VersionDecision,
 } from './types.js';
+
+// Node: once the .wasm has compiled in the background, one small fitMessages (the shape of a first
+// call) compiles the wasm and JS functions a first call runs, unless a call came first (core/instance.ts).
+warmUpWhenCompiled(() => {
+  fitMessages(
+    [
+      { role: 'system', content: 'You answer briefly.' },
+      { role: 'user', content: 'What is the capital of France?' },
+      { role: 'assistant', content: 'Paris.' },
+      { role: 'user', content: 'And of Germany?' },
+    ],
+    { format: 'openai', budgets: { tokens_max: 1000 } },
+  );
+});

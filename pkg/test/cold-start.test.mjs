@@ -1,6 +1,8 @@
 // The cold start in Node (issue 30): importing the package starts compiling the .wasm in the
 // background (src/loaders/node-find.ts, compileEarly); a first call that comes after the event
-// loop turned instantiates that compiled module, one that comes at once compiles the bytes itself.
+// loop turned instantiates that compiled module, one that comes at once compiles the bytes itself;
+// once the compile is done, a small warm-up call loads the core unless a call came first
+// (src/core/instance.ts, warmUpWhenCompiled).
 // Each case in a fresh process of its own, through the built package (ESM and CommonJS).
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -60,6 +62,29 @@ for (const cjs of [false, true]) {
     const r = run(program({ cjs, wait: 0 }));
     assert.deepEqual(r.kept, [0, 1, 2, 3]);
     assert.ok(r.compiles <= 1, `compiled ${r.compiles} times`);
+  });
+
+  test(`${how}: once the background compile is done, a warm-up call loads the core before any call of the caller's; the first call then plans the same`, () => {
+    const load = cjs ? `require(${JSON.stringify(join(pkg, 'dist/node.cjs'))})` : `await import(${JSON.stringify(join(pkg, 'dist/node.js'))})`;
+    const r = run(`
+const { fitMessages, isInitialized, wasmMemoryBytes } = ${load};
+const atImport = isInitialized();
+// Up to 10 s for the background compile and the warm-up (a few ms on an idle machine).
+for (let i = 0; i < 1000 && !isInitialized(); i++) await new Promise((r) => setTimeout(r, 10));
+const warmed = isInitialized() && wasmMemoryBytes() > 0;
+const r = fitMessages([{ role: 'user', content: 'Hello?' }, { role: 'assistant', content: 'Hi.' }, { role: 'user', content: 'Bye.' }], { format: 'openai', budgets: { tokens_max: 1000 } });
+console.log(JSON.stringify({ atImport, warmed, kept: r.decisions.filter((d) => d.included).map((d) => d.index) }));
+`);
+    assert.deepEqual(r, { atImport: false, warmed: true, kept: [0, 1, 2] });
+  });
+
+  test(`${how}: a process that only loads the package exits by itself (the warm-up never holds it)`, () => {
+    const load = cjs ? `require(${JSON.stringify(join(pkg, 'dist/node.cjs'))})` : `await import(${JSON.stringify(join(pkg, 'dist/node.js'))})`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', `import { createRequire } from 'node:module';\nconst require = createRequire(${JSON.stringify(join(pkg, 'x.js'))});\n${load};`], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(r.status, 0, r.stderr);
   });
 
   test(`${how}: without its .wasm the package still loads; the first call fails with WASM_LOAD_FAILED`, () => {

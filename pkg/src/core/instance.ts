@@ -11,15 +11,19 @@
 import * as glue from '../../wasm/ctxpack.js';
 import { CtxpackError, describeValue, type CtxpackErrorDetails } from '../errors.js';
 import { CORE_ERROR_TEXT, coreErrorText, type CoreErrorFields } from '../error-text.js';
-import { DEFAULT_MEMORY_LIMIT, defaultWasmInput, loadWasmSync } from '../loaders/browser.js';
+import { DEFAULT_MEMORY_LIMIT, defaultWasmInput, loadWasmSync, whenCompiled } from '../loaders/browser.js';
 import type { SliceReason } from './bridge.js';
 
 let ready = false;
-let codes: SliceReason[] = [];
+let codes: SliceReason[] | undefined;
 
-/** The core's decision codes by id (as `solveSlice` and the others return them). */
+/**
+ * The core's decision codes by id (as `solveSlice` and the others return them). Read from the
+ * core the first time they are needed, not when the instance is made: `fitMessages` never needs
+ * them, and its first call should not pay for them. Every instance of the module has the same.
+ */
 export function reasonCodes(): readonly SliceReason[] {
-  return codes;
+  return (codes ??= call(() => glue.decisionCodes()) as SliceReason[]);
 }
 let pending: Promise<void> | undefined;
 
@@ -35,7 +39,6 @@ let memoryLimit = DEFAULT_MEMORY_LIMIT;
 
 function markReady(output: { memory: WebAssembly.Memory }): void {
   memory = output.memory;
-  codes = glue.decisionCodes() as SliceReason[];
   ready = true;
 }
 
@@ -102,6 +105,28 @@ export function init(input?: InitInput | Promise<InitInput>): Promise<void> {
     if (pending === attempt) pending = undefined;
   });
   return attempt;
+}
+
+/**
+ * Runs `warm`, one small call of a front door, in a task of its own once the loader has compiled
+ * the .wasm in the background (Node; in the other runtimes nothing compiles in the background and
+ * this does nothing), unless the core is loaded or loading by then. V8 compiles each wasm function
+ * and each JS function the first time it runs, so a first call costs 15-30 ms more than the next;
+ * a request that reaches a process loaded earlier finds that done. The work is the first call's
+ * own, moved to a moment the event loop is free: it is done in every process that imports the
+ * front doors, whether it calls them or not. What `warm` throws is dropped: a real call meets the
+ * same condition and reports it.
+ * @internal
+ */
+export function warmUpWhenCompiled(warm: () => void): void {
+  whenCompiled(() => {
+    if (ready || pending !== undefined) return;
+    try {
+      warm();
+    } catch {
+      // The next call reports it (the instance of a trap is discarded like any other).
+    }
+  });
 }
 
 /** Whether the wasm core is loaded (it stays so when an instance is replaced). */

@@ -64,3 +64,6 @@ export function defaultWasmInput(): Promise<Response | ArrayBuffer> {
 
 /** Memory an idle instance may keep before it is replaced (see setWasmMemoryLimit). */
 export const DEFAULT_MEMORY_LIMIT = 32 * 1024 * 1024;
+
+/** Nothing compiles in the background here: the first call (or `init()`) loads the core. */
+export function whenCompiled(_run: () => void): void {}

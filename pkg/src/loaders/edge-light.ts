@@ -39,3 +39,6 @@ export function defaultWasmInput(): WebAssembly.Module {
 
 /** Memory an idle instance may keep before it is replaced (see setWasmMemoryLimit): less in an isolate of 128 MB. */
 export const DEFAULT_MEMORY_LIMIT = 16 * 1024 * 1024;
+
+/** Nothing compiles in the background here: the first call (or `init()`) loads the core. */
+export function whenCompiled(_run: () => void): void {}

@@ -13,7 +13,12 @@ declare const __filename: string | undefined;
 const early = compileEarly(() => readWasmBytes(typeof __filename === 'string' ? __filename : undefined));
 
 export function loadWasmSync(): WebAssembly.Module | BufferSource {
-  return early();
+  return early.load();
+}
+
+/** Runs `run` in a task of its own once the background compile is done (see instance.ts's warmUpWhenCompiled). */
+export function whenCompiled(run: () => void): void {
+  early.whenCompiled(run);
 }
 
 export function defaultWasmInput(): WebAssembly.Module | BufferSource {

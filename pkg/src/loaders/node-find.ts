@@ -117,9 +117,10 @@ export function readWasmBytes(moduleFile: string | undefined): BufferSource {
  * Not in Deno: reading there needs a permission, and asking for it belongs to the first call, not
  * to the import.
  */
-export function compileEarly(read: () => BufferSource): () => WebAssembly.Module | BufferSource {
+export function compileEarly(read: () => BufferSource): EarlyCompile {
   let bytes: BufferSource | undefined;
   let compiled: WebAssembly.Module | undefined;
+  let then: (() => void) | undefined;
   if (!('Deno' in globalThis)) {
     try {
       const source = read();
@@ -128,6 +129,7 @@ export function compileEarly(read: () => BufferSource): () => WebAssembly.Module
         (module) => {
           compiled = module;
           bytes = undefined;
+          if (then !== undefined) afterTurn(then);
         },
         () => undefined, // the synchronous compile of the first call reports it
       );
@@ -135,5 +137,23 @@ export function compileEarly(read: () => BufferSource): () => WebAssembly.Module
       // Not found, not readable, or no WebAssembly (node --jitless): the first call says which.
     }
   }
-  return () => compiled ?? bytes ?? read();
+  return {
+    load: () => compiled ?? bytes ?? read(),
+    whenCompiled: (run) => {
+      then = run;
+      if (compiled !== undefined) afterTurn(run);
+    },
+  };
+}
+
+/** What {@link compileEarly} gives a loader: the module or bytes for the first call, and a hook for when the background compile is done. */
+export interface EarlyCompile {
+  load(): WebAssembly.Module | BufferSource;
+  /** Runs `run` once, in a task of its own, after the background compile succeeded (never if it failed or did not start). */
+  whenCompiled(run: () => void): void;
+}
+
+/** `run` in a task of its own, which never keeps the process alive. */
+function afterTurn(run: () => void): void {
+  setTimeout(run, 0).unref();
 }
