@@ -15,8 +15,8 @@
 
 use ctxpack_core::wasm::{
     bm25_doc_terms, bm25_from_stats_wasm, bm25_query_terms, bm25_scores_wasm, budget_curve,
-    decision_codes, error_codes, group_units, min_budget_for, pin_closure, slice_numeric,
-    slice_objects, solve_slice,
+    decision_codes, error_codes, group_units, min_budget_for, packed_texts, pin_closure,
+    slice_numeric, slice_objects, solve_slice,
 };
 use ctxpack_core::{
     Budget, BudgetSimulation, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError,
@@ -3209,7 +3209,8 @@ fn bm25_from_stats_of_parts_equals_bm25_scores_bit_for_bit() {
         "",
         "nothing matches",
     ] {
-        let whole = bm25_scores_wasm(docs.clone(), query, 1.2, 0.75);
+        let (bytes, ends) = packed(&docs);
+        let whole = bm25_scores_wasm(&bytes, &ends, query, 1.2, 0.75).expect("packed texts");
         let (_, terms) = index_stats(&docs, query);
         for split in 0..=docs.len() {
             // Stats of two batches of texts, each read once, concatenated as
@@ -3252,11 +3253,36 @@ fn bm25_from_stats_of_parts_equals_bm25_scores_bit_for_bit() {
     );
 }
 
+/// Texts packed as pkg/src/core/bridge.ts hands them to `bm25Scores` and
+/// `bm25DocTerms`: their UTF-8 one after another, and where each ends.
+fn packed(docs: &[String]) -> (Vec<u8>, Vec<u32>) {
+    let mut bytes = Vec::new();
+    let mut ends = Vec::new();
+    for d in docs {
+        bytes.extend_from_slice(d.as_bytes());
+        ends.push(u32::try_from(bytes.len()).expect("small texts"));
+    }
+    (bytes, ends)
+}
+
+#[wasm_bindgen_test]
+fn packed_texts_that_go_back_past_the_end_or_split_a_character_are_invalid_input() {
+    let bytes = "café".as_bytes();
+    assert_eq!(
+        packed_texts(bytes, &[2, 5]).expect("two texts"),
+        ["ca", "fé"]
+    );
+    for ends in [&[3_u32, 2][..], &[6], &[4]] {
+        assert!(packed_texts(bytes, ends).is_err(), "{ends:?}");
+    }
+}
+
 /// The stats an index builds from `bm25DocTerms` and `bm25QueryTerms` (as
 /// the session's memo does in pkg/src/messages/relevance.ts), and the
 /// query's number of terms.
 fn index_stats(docs: &[String], query: &str) -> (Vec<u32>, u32) {
-    let packed = bm25_doc_terms(docs.to_vec());
+    let (bytes, ends) = packed(docs);
+    let packed = bm25_doc_terms(&bytes, &ends).expect("packed texts");
     let l = packed[0] as usize;
     let counts = &packed[1..=l];
     let byte_len = packed[1 + l] as usize;
@@ -3314,7 +3340,8 @@ fn bm25_of_a_huge_query_keeps_only_the_matches() {
         stats.len()
     );
     let parts = bm25_from_stats_wasm(&stats, terms, 1.2, 0.75).expect("whole texts");
-    let whole = bm25_scores_wasm(docs, &query, 1.2, 0.75);
+    let (bytes, ends) = packed(&docs);
+    let whole = bm25_scores_wasm(&bytes, &ends, &query, 1.2, 0.75).expect("packed texts");
     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     assert_eq!(bits(&parts), bits(&whole));
     assert!(whole.iter().any(|&s| s > 0.0));

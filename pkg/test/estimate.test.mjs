@@ -104,3 +104,78 @@ test('every UTF-16 code unit is counted, lone surrogates and the last code unit 
   assert.equal(estimateTokens('\u0000'), 1);
   assert.equal(estimateTokens('a'.repeat(1_000_000)), Math.ceil(1_000_000 / 7));
 });
+
+/**
+ * The rules of estimate.ts read one character at a time, as the module documentation states
+ * them: the specification the estimate must equal exactly. estimate.ts reads a word's letters
+ * and digits a run of one class at a time; this checks that no run length, class change or
+ * position in the text gives another count.
+ */
+function referenceEstimate(text) {
+  const LOWER = 1, UPPER = 2, DIGIT = 3, SPACE = 4, BREAK = 5, PUNCT = 6;
+  const cls = (c) =>
+    c >= 97 && c <= 122 ? LOWER
+    : c >= 65 && c <= 90 ? UPPER
+    : c >= 48 && c <= 57 ? DIGIT
+    : c === 32 ? SPACE
+    : c === 10 || c === 13 || c === 9 ? BREAK
+    : c > 32 && c < 127 ? PUNCT
+    // Any other character: 100 + its cost in tenths.
+    : c < 128 ? 110
+    : c >= 0xd800 && c <= 0xdfff ? 115
+    : (c <= 0x2ff || (c >= 0x2000 && c <= 0x2bff) || (c >= 0x2e80 && c <= 0x9fff) || (c >= 0xac00 && c <= 0xd7af) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0xff00 && c <= 0xffef)) ? 110
+    : 105;
+  const RUN = [0, 7, 6, 3];
+  let tokens = 0;
+  let i = 0;
+  while (i < text.length) {
+    const k = cls(text.charCodeAt(i));
+    let j = i + 1;
+    if (k <= DIGIT) {
+      let pieces = 1, run = 1, last = k;
+      for (; j < text.length; j++) {
+        const e = cls(text.charCodeAt(j));
+        if (e > DIGIT) break;
+        if (e === last ? run >= RUN[e] : e === DIGIT || last === DIGIT || e === UPPER) {
+          pieces++;
+          run = 1;
+        } else run++;
+        last = e;
+      }
+      const length = j - i;
+      tokens += 10 * (length >= 8 && length < 3 * pieces ? Math.max(pieces, Math.floor((2 * length + 2) / 3)) /* ceil(length / 1.5) */ : pieces);
+    } else if (k === SPACE) {
+      while (j < text.length && text.charCodeAt(j) === 32) j++;
+      if (j - i > 1) tokens += 10;
+    } else if (k === BREAK) {
+      while (j < text.length && (cls(text.charCodeAt(j)) === BREAK || cls(text.charCodeAt(j)) === SPACE)) j++;
+      tokens += 10;
+    } else if (k === PUNCT) {
+      tokens += 10;
+      for (; j < text.length && cls(text.charCodeAt(j)) === PUNCT; j++) tokens += text.charCodeAt(j) === text.charCodeAt(j - 1) ? 1 : 3;
+    } else tokens += k - 100;
+    i = j;
+  }
+  return text.length === 0 ? 0 : Math.max(1, Math.ceil(tokens / 10));
+}
+
+test('the estimate equals its rules read one character at a time, on every kind of text and on random runs of every class', () => {
+  for (const [kind, text] of Object.entries(samples())) {
+    for (const [from, to] of [[0, text.length], [0, 4000], [1, 2001], [text.length - 3000, text.length]]) {
+      const part = text.slice(Math.max(0, from), to);
+      assert.equal(estimateTokens(part), referenceEstimate(part), `${kind} [${from}, ${to})`);
+    }
+  }
+  // Runs of each class of every length up to 20, mixed: capitals into lower case (which go on
+  // in one piece), digits, punctuation, spaces, line breaks, other scripts, surrogates.
+  const { int, pick } = rng(30);
+  const alphabets = ['abcdefghijklmnopqrstuvwxyz', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', '0123456789', '.,:;"{}[]-_/=', '-', ' ', '\n\t\r ', 'é界Жß€', '\uD83D\uDE80', '\u0001\u007f'];
+  for (let k = 0; k < 3000; k++) {
+    let text = '';
+    for (let r = int(0, 12); r > 0; r--) {
+      const a = pick(alphabets);
+      for (let c = int(1, 20); c > 0; c--) text += a[int(0, a.length - 1)];
+    }
+    assert.equal(estimateTokens(text), referenceEstimate(text), JSON.stringify(text));
+  }
+});

@@ -118,3 +118,10 @@ test('fitAsync with an async counter, the same', async () => {
     await run(seed, 'anthropic', { stubToolResults: true, countTokens: counter, counterId: 'plus-two' }, true);
   }
 });
+
+test('with a query of its own, whose words first appear in edited texts, the same', async () => {
+  // BM25's memo copies the stats of the texts a turn shares with the last one when the query is
+  // the same, and reads the others from their words: a word of the query that first appears in
+  // such a text ('edited', 'more': what edits append) must count there.
+  for (let seed = 40; seed <= 47; seed++) await run(seed, seed % 2 === 0 ? 'openai' : 'anthropic', { query: 'edited and then some more' });
+});

@@ -6,11 +6,9 @@
 //! same [`TextStats`] that [`QueryTerms::stats`] reads from the text, so the
 //! scores of [`super::bm25_from_stats`] are the same bits.
 
-use std::collections::HashMap;
-
 #[cfg(doc)]
 use super::TextStats;
-use super::{for_each_word, QueryTerms};
+use super::{for_each_word, QueryTerms, WordMap};
 
 /// A text's length in words and its distinct words with their counts, in
 /// the order of their first appearance.
@@ -34,7 +32,7 @@ pub struct DocTerms {
 #[must_use]
 pub fn doc_terms(text: &str) -> DocTerms {
     let mut words = 0_usize;
-    let mut at: HashMap<String, usize> = HashMap::new();
+    let mut at: WordMap<usize> = WordMap::default();
     let mut terms: Vec<(String, u32)> = Vec::new();
     for_each_word(text, |w| {
         words += 1;

@@ -73,7 +73,7 @@ pub use media::{
 pub use problem::{problem_reason_codes, solve_problem};
 pub use relevance::{
     bm25_doc_terms, bm25_from_stats_wasm, bm25_query_terms, bm25_scores_wasm,
-    cosine_relevance_wasm, fuse_relevance_wasm,
+    cosine_relevance_wasm, fuse_relevance_wasm, packed_texts,
 };
 pub use simulation::{budget_curve, min_budget_for};
 pub use slice::{slice_numeric, slice_objects, solve_slice};

@@ -12,6 +12,7 @@ use crate::relevance::fusion::{cosine_relevance, fuse, Fusion};
 use crate::relevance::{bm25_from_stats, bm25_scores, doc_terms, query_terms, unpack_stats, Bm25};
 #[cfg(doc)]
 use crate::relevance::{pack_stats, QueryTerms};
+use crate::CtxpackError;
 
 /// `k1` and `b`, each of the defaults where not finite and non-negative
 /// (`b` at most 1).
@@ -24,13 +25,53 @@ fn params(k1: f64, b: f64) -> Bm25 {
     }
 }
 
-/// BM25 scores of `docs` for `query` (see the module documentation).
-/// Parameters that are not finite and non-negative take the defaults.
+/// The texts packed in `bytes`: text `i` is `bytes[ends[i - 1]..ends[i]]`
+/// (from 0 for the first), UTF-8 as JavaScript's `TextEncoder` writes it.
+/// Texts cross as one byte array, copied into wasm memory at once: a string
+/// each was read into memory one character at a time by the glue, most of
+/// the crossing's time on long histories.
+///
+/// # Errors
+/// `INVALID_INPUT` when `ends` go back or past `bytes`, or a text is not
+/// UTF-8.
+pub fn packed_texts<'a>(bytes: &'a [u8], ends: &[u32]) -> Result<Vec<&'a str>, JsValue> {
+    let mut texts = Vec::with_capacity(ends.len());
+    let mut from = 0_usize;
+    for (i, &end) in ends.iter().enumerate() {
+        let end = end as usize;
+        let text = bytes
+            .get(from..end)
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .ok_or_else(|| {
+                to_js_error(&CtxpackError::InvalidInput {
+                    reason: format!("texts[{i}]: ends[{i}] = {end} must be at least {from}, at most {} and end a UTF-8 text", bytes.len()),
+                })
+            })?;
+        texts.push(text);
+        from = end;
+    }
+    Ok(texts)
+}
+
+/// BM25 scores of the texts packed in `bytes` and `ends` ([`packed_texts`])
+/// for `query` (see the module documentation). Parameters that are not
+/// finite and non-negative take the defaults.
+///
+/// # Errors
+/// `INVALID_INPUT` when the texts are not packed as [`packed_texts`] reads them.
 #[wasm_bindgen(js_name = bm25Scores)]
-#[must_use]
-#[allow(clippy::needless_pass_by_value)] // wasm-bindgen hands over an owned Vec
-pub fn bm25_scores_wasm(docs: Vec<String>, query: &str, k1: f64, b: f64) -> Vec<f64> {
-    bm25_scores(&docs, query, params(k1, b))
+pub fn bm25_scores_wasm(
+    bytes: &[u8],
+    ends: &[u32],
+    query: &str,
+    k1: f64,
+    b: f64,
+) -> Result<Vec<f64>, JsValue> {
+    Ok(bm25_scores(
+        &packed_texts(bytes, ends)?,
+        query,
+        params(k1, b),
+    ))
 }
 
 /// BM25 scores from packed stats ([`pack_stats`]' form, as
@@ -52,7 +93,8 @@ pub fn bm25_from_stats_wasm(
     bm25_from_stats(&stats, terms as usize, params(k1, b)).map_err(|e| to_js_error(&e))
 }
 
-/// What an index keeps of `docs` ([`crate::relevance::doc_terms`]), for a
+/// What an index keeps of the texts packed in `bytes` and `ends`
+/// ([`packed_texts`]; [`crate::relevance::doc_terms`]), for a
 /// caller that reads each text once and scores it for any later query. One
 /// array: `L`, then `L` numbers (per text its length in words, its number
 /// `m` of distinct words, then their `m` counts), then the byte length `B`
@@ -60,32 +102,34 @@ pub fn bm25_from_stats_wasm(
 /// after text in the order of the counts, four bytes to a number (little
 /// endian, the last one padded with zeros). Words never hold a NUL: it is
 /// not alphanumeric.
+///
+/// # Errors
+/// `INVALID_INPUT` when the texts are not packed as [`packed_texts`] reads them.
 #[wasm_bindgen(js_name = bm25DocTerms)]
-#[must_use]
-#[allow(clippy::needless_pass_by_value)] // wasm-bindgen hands over an owned Vec
-pub fn bm25_doc_terms(docs: Vec<String>) -> Vec<u32> {
+pub fn bm25_doc_terms(bytes: &[u8], ends: &[u32]) -> Result<Vec<u32>, JsValue> {
+    let docs = packed_texts(bytes, ends)?;
     let mut counts: Vec<u32> = Vec::new();
-    let mut bytes: Vec<u8> = Vec::new();
-    for d in &docs {
+    let mut words: Vec<u8> = Vec::new();
+    for d in docs {
         let t = doc_terms(d);
         counts.push(t.words);
         counts.push(u32::try_from(t.terms.len()).unwrap_or(u32::MAX));
         for (word, count) in t.terms {
             counts.push(count);
-            bytes.extend_from_slice(word.as_bytes());
-            bytes.push(0);
+            words.extend_from_slice(word.as_bytes());
+            words.push(0);
         }
     }
-    let mut out = Vec::with_capacity(2 + counts.len() + bytes.len().div_ceil(4));
+    let mut out = Vec::with_capacity(2 + counts.len() + words.len().div_ceil(4));
     out.push(u32::try_from(counts.len()).unwrap_or(u32::MAX));
     out.extend_from_slice(&counts);
-    out.push(u32::try_from(bytes.len()).unwrap_or(u32::MAX));
-    out.extend(bytes.chunks(4).map(|c| {
+    out.push(u32::try_from(words.len()).unwrap_or(u32::MAX));
+    out.extend(words.chunks(4).map(|c| {
         let mut b = [0_u8; 4];
         b[..c.len()].copy_from_slice(c);
         u32::from_le_bytes(b)
     }));
-    out
+    Ok(out)
 }
 
 /// The distinct terms of `query` in the order `bm25Stats` numbers them,

@@ -353,7 +353,38 @@ function identityOf(n: number): Uint32Array {
  * `k1`, `b` as there). The texts cross into wasm memory for the call only: never kept, never logged.
  */
 export function bm25Scores(docs: readonly string[], query: string, k1: number, b: number): Float64Array {
-  return call(() => glue.bm25Scores(docs as string[], query, k1, b));
+  const { bytes, ends } = packTexts(docs);
+  return call(() => glue.bm25Scores(bytes, ends, query, k1, b));
+}
+
+const UTF8_ENCODER = new TextEncoder();
+
+/**
+ * `docs` as the core's `bm25Scores` and `bm25DocTerms` take them: their UTF-8 one after another
+ * (`TextEncoder`, natively, as the glue encodes a string) and where each ends, so that they cross
+ * as one copy. A string each crossed one character at a time in the glue's JavaScript: at 10,000
+ * messages (12 M characters) about 80 ms of a `fitMessages` call. Made for the call only.
+ */
+function packTexts(docs: readonly string[]): { bytes: Uint8Array; ends: Uint32Array } {
+  let size = 0;
+  for (const d of docs) size += d.length; // ASCII: exact; more is asked below only when needed
+  let buffer = new Uint8Array(size);
+  const ends = new Uint32Array(docs.length);
+  let at = 0;
+  for (let i = 0; i < docs.length; i++) {
+    const d = docs[i]!;
+    let r = UTF8_ENCODER.encodeInto(d, buffer.subarray(at));
+    while (r.read < d.length) {
+      // At most 3 bytes a UTF-16 code unit; the text is written again from its start.
+      const larger = new Uint8Array(Math.max(2 * buffer.length, at + 3 * d.length));
+      larger.set(buffer.subarray(0, at));
+      buffer = larger;
+      r = UTF8_ENCODER.encodeInto(d, buffer.subarray(at));
+    }
+    at += r.written;
+    ends[i] = at;
+  }
+  return { bytes: buffer.subarray(0, at), ends };
 }
 
 /** A text as an index keeps it: its length in words, and each distinct word with its count. */
@@ -368,7 +399,8 @@ const UTF8 = new TextDecoder();
 
 /** What an index keeps of each of `docs` (the core's `bm25DocTerms`), read once per text. */
 export function bm25DocTerms(docs: string[]): DocTerms[] {
-  const packed = call(() => glue.bm25DocTerms(docs));
+  const texts = packTexts(docs);
+  const packed = call(() => glue.bm25DocTerms(texts.bytes, texts.ends));
   const countsLength = packed[0]!;
   const bytes = packed[1 + countsLength]!;
   const words = UTF8.decode(new Uint8Array(packed.buffer, packed.byteOffset + 4 * (2 + countsLength), bytes)).split('\0');

@@ -107,6 +107,23 @@ interface IndexedText {
   readonly counts: Uint32Array;
 }
 
+/** Packed stats (per text: words, matches m, then m pairs of term and count) and, per text, where its own start (n + 1 entries). */
+interface KeptStats {
+  readonly stats: Uint32Array;
+  readonly starts: Uint32Array;
+}
+
+/** Where each of the `n` texts' stats start in `stats`, and the end. */
+function startsOf(stats: Uint32Array, n: number): Uint32Array {
+  const starts = new Uint32Array(n + 1);
+  for (let i = 0, at = 0; i < n; i++) {
+    starts[i] = at;
+    at += 2 + 2 * stats[at + 1]!;
+    starts[i + 1] = at;
+  }
+  return starts;
+}
+
 /**
  * An index of the texts a session has seen, so that a turn reads only its new texts, whatever its
  * query: the core reads each text once (`bm25DocTerms`: its length and distinct words with their
@@ -129,6 +146,10 @@ export class Bm25Memo {
   private calls = 0;
   private query: string | undefined;
   private queryTerms: readonly string[] = [];
+  /** The last call's stats, packed as the core reads them, with where each text's start. */
+  private kept: KeptStats | undefined;
+  /** The query's words by vocabulary number, for `terms`. */
+  private ranks: { terms: readonly string[]; of: Map<number, number> } | undefined;
   /** The texts of the last call and what was read of each. */
   private last: { texts: readonly string[]; indexed: readonly (IndexedText | undefined)[] } = { texts: [], indexed: [] };
 
@@ -141,17 +162,40 @@ export class Bm25Memo {
     const indexed = texts.map((text, i) => (i < last.texts.length && text === last.texts[i] ? last.indexed[i] : this.texts.get(text)));
     const unseen = [...new Set(texts.filter((_, i) => indexed[i] === undefined))];
     const read = unseen.length > 0 ? bm25DocTerms(unseen) : [];
-    const terms = query === this.query ? this.queryTerms : bm25QueryTerms(query);
+    const sameQuery = query === this.query;
+    const terms = sameQuery ? this.queryTerms : bm25QueryTerms(query);
     this.query = query;
     this.queryTerms = terms;
     for (let k = 0; k < unseen.length; k++) this.add(unseen[k]!, read[k]!);
     const call = ++this.calls;
     const n = texts.length;
+    // The same query as the last call's: a text the last call had at the same position has the
+    // same stats (they are the text's alone), so the leading ones are copied and only the texts
+    // after them are read, from what the index keeps of each (a session's turn between two user
+    // messages: its new steps, not the history).
+    const reuse = sameQuery ? this.kept : undefined;
+    let p = 0;
+    if (reuse !== undefined) {
+      const lim = Math.min(n, last.texts.length);
+      while (p < lim && texts[p] === last.texts[p]) p++;
+    }
+    for (let i = n - 1; i >= p; i--) indexed[i] ??= this.texts.get(texts[i]!)!;
+    // Most of the texts kept (else the postings are the shorter way).
+    const stats = reuse !== undefined && 2 * p >= n ? this.statsAfter(reuse, p, indexed, terms, call) : this.statsOf(texts, indexed, terms, call);
+    this.kept = stats;
+    this.last = { texts, indexed };
+    this.dropStale(call, indexed.length);
+    return bm25FromStats(stats.stats, terms.length, k1, b);
+  }
+
+  /** The stats of every text of `texts` from the postings of the query's words. */
+  private statsOf(texts: readonly string[], indexed: (IndexedText | undefined)[], terms: readonly string[], call: number): KeptStats {
+    const n = texts.length;
     // Per serial, its first position in this call; per position, the next one with the same text.
     const first = new Int32Array(this.nextSerial);
     const nextSame = new Int32Array(n).fill(-1);
     for (let i = n - 1; i >= 0; i--) {
-      const t = (indexed[i] ??= this.texts.get(texts[i]!)!);
+      const t = indexed[i]!;
       if (this.seen[t.serial] === call) nextSame[i] = first[t.serial]!;
       this.seen[t.serial] = call;
       first[t.serial] = i;
@@ -200,9 +244,56 @@ export class Bm25Memo {
         }
       }
     }
-    this.last = { texts, indexed };
-    this.dropStale(call, indexed.length);
-    return bm25FromStats(stats, terms.length, k1, b);
+    return { stats, starts: startsOf(stats, n) };
+  }
+
+  /**
+   * The stats of `reuse` (the last call's) for its first `p` texts, then those of the texts from
+   * `p` on, from each one's distinct words: the same numbers, in the same order, as
+   * {@link statsOf} gives them.
+   */
+  private statsAfter(reuse: KeptStats, p: number, indexed: readonly (IndexedText | undefined)[], terms: readonly string[], call: number): KeptStats {
+    const n = indexed.length;
+    for (let i = 0; i < n; i++) this.seen[indexed[i]!.serial] = call;
+    const rankOf = this.rankOfIds(terms);
+    const tail: number[] = [];
+    const pairs: number[] = [];
+    for (let i = p; i < n; i++) {
+      const t = indexed[i]!;
+      pairs.length = 0;
+      for (let k = 0; k < t.ids.length; k++) {
+        const r = rankOf.get(t.ids[k]!);
+        if (r !== undefined) pairs.push(r, t.counts[k]!);
+      }
+      tail.push(terms.length === 0 ? 0 : t.words, pairs.length / 2);
+      // Ascending term number, as the postings give them (a text's words are distinct).
+      const order = Array.from({ length: pairs.length / 2 }, (_, m) => m).sort((a, b) => pairs[2 * a]! - pairs[2 * b]!);
+      for (const m of order) tail.push(pairs[2 * m]!, pairs[2 * m + 1]!);
+    }
+    const head = reuse.starts[p]!;
+    const stats = new Uint32Array(head + tail.length);
+    stats.set(reuse.stats.subarray(0, head));
+    stats.set(tail, head);
+    const starts = new Uint32Array(n + 1);
+    starts.set(reuse.starts.subarray(0, p + 1));
+    for (let i = p, at = head; i < n; i++) {
+      starts[i] = at;
+      at += 2 + 2 * stats[at + 1]!;
+      starts[i + 1] = at;
+    }
+    return { stats, starts };
+  }
+
+  /** The query's words by vocabulary number: their term numbers (for the query last asked). */
+  private rankOfIds(terms: readonly string[]): Map<number, number> {
+    if (this.ranks?.terms === terms) return this.ranks.of;
+    const of = new Map<number, number>();
+    terms.forEach((term, rank) => {
+      const id = this.vocabulary.get(term);
+      if (id !== undefined) of.set(id, rank);
+    });
+    this.ranks = { terms, of };
+    return of;
   }
 
   private add(text: string, read: DocTerms): void {
@@ -214,6 +305,7 @@ export class Bm25Memo {
         id = this.postings.length;
         this.vocabulary.set(term, id);
         this.postings.push([]);
+        this.ranks = undefined; // a query word may have just got its number
       }
       ids[k] = id;
       this.postings[id]!.push(serial, read.counts[k]!);

@@ -37,6 +37,13 @@ export function textKey(text: string): string {
  * Counts by text key, least recently used first (a Map keeps insertion order). `V` is what is kept
  * per text: a count, or (messages/caller.ts) an embedding vector, through the same keys and bound.
  */
+/**
+ * The key of a cache that lives for one call and shares nothing (a stateless `fitMessages`): the
+ * text itself. The engine hashes a string natively once, where {@link textKey} reads it again in
+ * JavaScript; no such key leaves the call.
+ */
+export const sameText = (text: string): string => text;
+
 export class CountCache<V = number> {
   private readonly entries = new Map<string, V>();
   /**
@@ -96,6 +103,7 @@ export class CountCache<V = number> {
 
   /** The key of `text` (`keyText`), remembered from the last call that had it: a text is keyed once. */
   keyOf(text: string): string {
+    if (this.keyText === sameText) return text;
     if (this.shared !== undefined) return this.shared.keyOf(text); // the texts of its earlier calls
     let key = this.keysOfThis.get(text);
     if (key === undefined) {

@@ -69,9 +69,6 @@ function classes(): Uint8Array {
   return t;
 }
 
-// The longest run of one class a piece of a word holds: lower-case 7, capitals 6, digits 3.
-const RUN = [0, 7, 6, 3];
-
 /** The estimate of `text` (a string; the caller checks). */
 export function estimatePieces(text: string): number {
   const cls = (table ??= classes());
@@ -82,19 +79,45 @@ export function estimatePieces(text: string): number {
     const k = cls[text.charCodeAt(i)]!;
     if (k <= DIGIT) {
       // A word: a piece ends where a lower-case letter meets a capital, letters meet digits, or
-      // a run is at its longest.
+      // after 7 lower-case letters, 6 capitals or 3 digits in a row (a capital's run goes on in
+      // lower case: "Abcdefgh" is two pieces). Read a run of one class at a time, with no table:
+      // `same` more characters of the class before, entered with `run` characters in the piece
+      // so far, start ⌊(run + same − 1) / R⌋ new pieces and leave (run + same − 1) mod R + 1 in
+      // it (R: the class's longest run), as a character-by-character count would.
       let pieces = 1;
       let run = 1;
       let last = k;
       let j = i + 1;
-      for (; j < n; j++) {
+      for (;;) {
+        const from = j;
+        let t: number;
+        if (last === LOWER) {
+          while (j < n && ((text.charCodeAt(j) - 97) >>> 0) <= 25) j++;
+          t = run + (j - from) - 1;
+          pieces += (t / 7) | 0;
+          run = (t % 7) + 1;
+        } else if (last === UPPER) {
+          while (j < n && ((text.charCodeAt(j) - 65) >>> 0) <= 25) j++;
+          t = run + (j - from) - 1;
+          pieces += (t / 6) | 0;
+          run = (t % 6) + 1;
+        } else {
+          while (j < n && ((text.charCodeAt(j) - 48) >>> 0) <= 9) j++;
+          t = run + (j - from) - 1;
+          pieces += (t / 3) | 0;
+          run = (t % 3) + 1;
+        }
+        if (j >= n) break;
         const e = cls[text.charCodeAt(j)]!;
         if (e > DIGIT) break;
-        if (e === last ? run >= RUN[e]! : e === DIGIT || last === DIGIT || e === UPPER) {
+        // Another class: a new piece, but for capitals going on in lower case.
+        if (e === LOWER && last === UPPER) run++;
+        else {
           pieces++;
           run = 1;
-        } else run++;
+        }
         last = e;
+        j++;
       }
       const length = j - i;
       // Random-looking (ids, base64): ceil(length / 1.5) = floor((2·length + 2) / 3).
@@ -118,10 +141,11 @@ export function estimatePieces(text: string): number {
       // A run: 1, then 0.3 per character, 0.1 when it repeats the one before (a line of dashes).
       tokens += 10;
       let j = i + 1;
-      for (; j < n; j++) {
+      for (let p = text.charCodeAt(i); j < n; j++) {
         const d = text.charCodeAt(j);
         if (cls[d] !== PUNCT) break;
-        tokens += d === text.charCodeAt(j - 1) ? 1 : 3;
+        tokens += d === p ? 1 : 3;
+        p = d;
       }
       i = j;
     } else {

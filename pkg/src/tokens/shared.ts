@@ -9,7 +9,7 @@
  */
 
 import { invalidOption, optionsRecord, readCount, rejectUnknownOptions } from '../validate/options.js';
-import { CountCache } from './cache.js';
+import { CountCache, sameText } from './cache.js';
 import type { TokenCounter } from './counter.js';
 
 /** Options of {@link createCountCache}. */
@@ -126,7 +126,7 @@ export function newSharedCache<F, V>(kind: 'counts' | 'vectors', options: unknow
  * `INVALID_OPTION` when `countCache` is not a {@link createCountCache} cache. @internal
  */
 export function callCache(shared: unknown, counter: TokenCounter, model: string | undefined): CountCache {
-  if (shared === undefined) return new CountCache(0);
+  if (shared === undefined) return new CountCache(0, sameText);
   if (!(shared instanceof SharedCache) || shared.kind !== 'counts') throw invalidOption('countCache', 'a cache made by createCountCache()', shared);
   return new CountCache(0, undefined, (shared as SharedCache<TokenCounter, number>).of(counter, model));
 }
