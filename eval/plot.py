@@ -34,6 +34,15 @@ def style(i, name):
             "linestyle": "--" if dashed else "-", "markersize": 4}
 
 
+def save_with_legend(fig, axes, out, ncol, bottom):
+    """The first panel's legend below the panels, then the SVG (byte-stable: METADATA)."""
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=ncol, frameon=False)
+    fig.tight_layout(rect=(0, bottom, 1, 1))
+    fig.savefig(out, metadata=METADATA)
+    plt.close(fig)
+
+
 def recall_plot(data, out):
     budgets = data["budgets"]
     datasets = [d for d, _ in data["datasets"]]
@@ -51,11 +60,7 @@ def recall_plot(data, out):
         ax.set_ylim(-3, 103)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("evidence turns kept (%)")
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=4, frameon=False)
-    fig.tight_layout(rect=(0, 0.16, 1, 1))
-    fig.savefig(out, metadata=METADATA)
-    plt.close(fig)
+    save_with_legend(fig, axes, out, ncol=4, bottom=0.16)
 
 
 def position_plot(data, out):
@@ -97,11 +102,7 @@ def summaries_plot(data, out):
         ax.set_ylim(-3, 103)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("evidence recall (%): filled 10 %, open 20 % budget")
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=3, frameon=False)
-    fig.tight_layout(rect=(0, 0.14, 1, 1))
-    fig.savefig(out, metadata=METADATA)
-    plt.close(fig)
+    save_with_legend(fig, axes, out, ncol=3, bottom=0.14)
 
 
 def main():
