@@ -295,3 +295,30 @@ test('a message of the span a summary stands for stays a candidate: a later cut 
   assert.ok(q.messages.indexOf(history[wanted + 1]) > q.summary.index, 'after the summary, in the history\'s order');
   assert.ok(q.decisions.slice(from, to).some((d) => d.reason === 'summarized'), 'the rest of the span is the summary\'s');
 });
+
+test('stubs and summaries together: per unit full, stubbed or the summary\'s, every request valid, no message both stubbed and summarised', () => {
+  const history = readFileAgent(64);
+  const { summarize } = recording();
+  // At 22,000 tokens every result fits as its stub (no summary is needed); at 12,000 some do not.
+  const session = createSession({ format: 'openai', budgets: { tokens_max: 12_000 }, cache: 'openai', stubToolResults: true, summarize, summary: CHEAP });
+  let stubbed = 0;
+  let summarized = 0;
+  let withSummary = 0;
+  for (let step = 0; step <= 64; step++) {
+    const r = session.fit(history.slice(0, 2 + 2 * step));
+    checkAgentRequest('openai', r, step, (m) => m === history[1]);
+    for (const d of r.decisions) {
+      if (d.stubbed === true) {
+        stubbed++;
+        assert.ok(d.included && d.reason !== 'summarized', `step ${step}: messages[${d.index}] stubbed and summarised`);
+      }
+      if (d.reason === 'summarized') {
+        summarized++;
+        assert.ok(!d.included && r.summary && d.index >= r.summary.replaces.from && d.index < r.summary.replaces.to);
+      }
+    }
+    if (r.summary) withSummary++;
+  }
+  assert.ok(stubbed > 0, 'some tool results went as their stub');
+  assert.ok(withSummary > 0 && summarized > 0, 'a summary stood for what the cuts left out');
+});
