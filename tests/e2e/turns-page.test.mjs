@@ -125,16 +125,17 @@ describe('the preview page replays a chat history across turns', { timeout: 300_
     const INTEGER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
     await page.selectOption('#turns-cache', 'openai');
     await page.fill('#budget', String(LOOP.budgets.tokens_max));
-    /** Waits for the replay with `choice` in the selector; returns what the page shows, the table's rows as text. */
-    const replayWith = async (choice) => {
+    /** Waits for the replay with `choice` in the selector (at `budget`); returns what the page shows, the table's rows as text. */
+    const replayWith = async (choice, budget = LOOP.budgets.tokens_max) => {
       const before = await lastJob();
+      await page.fill('#budget', String(budget));
       await page.selectOption('#turns-summarize', choice);
       await page.waitForFunction(
         ([n, c, b]) => {
           const t = window.__ctxpack.turns;
           return t !== null && t.job > n && t.options.budgets.tokens_max === b && t.options.cache === 'openai' && (t.summarize === undefined) === (c === 'none') && (t.options.summary !== undefined) === (c === 'small');
         },
-        [before, choice, LOOP.budgets.tokens_max],
+        [before, choice, budget],
         { timeout: 60_000 },
       );
       return page.evaluate(() => ({
@@ -160,9 +161,16 @@ describe('the preview page replays a chat history across turns', { timeout: 300_
     const made = s.summaries === 1 ? '1 summary' : `${INTEGER.format(s.summaries)} summaries`;
     assert.ok(shown.summary.includes(`${made} made, in ${INTEGER.format(s.summarizedRequests)} requests; their calls cost ${INTEGER.format(s.summaryCallCost)}, so the replay costs ${INTEGER.format(s.costWithSummaries)} with them.`), shown.summary);
 
-    // At the session's default prices (the agent's own model) no summary pays on this history: said so, no table.
+    // At the session's default prices (the agent's own model): the summaries Node's replay makes, and their rows.
     shown = await replayWith('same');
     assert.equal(shown.turns.options.summary, undefined);
+    turns = assertSameAsNode(LOOP.messages, shown);
+    const sentSame = turns.filter((t) => t.summary);
+    assert.deepEqual(shown.rows, sentSame.map((t) => [INTEGER.format(t.turn), t.summary.id, `#${t.summary.replaces.from}–#${t.summary.replaces.to - 1}`, INTEGER.format(t.summary.tokens), t.summary.first ? INTEGER.format(t.summary.callCost) : 'resent']));
+    assert.equal(shown.tableHidden, sentSame.length === 0);
+
+    // A budget the whole history fits: nothing is cut, so no summary is made: said so, no table.
+    shown = await replayWith('small', 1_000_000);
     turns = assertSameAsNode(LOOP.messages, shown);
     assert.ok(turns.every((t) => t.summary === null));
     assert.match(shown.summary, /No summary was made/);
