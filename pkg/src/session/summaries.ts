@@ -24,6 +24,7 @@ import type { MessageDecision } from '../messages/types.js';
 import { textKey } from '../tokens/cache.js';
 import { isRecord } from '../validate/fields.js';
 import { summaryLength, summaryPays, type Pricing, type SummaryPrice } from './pricing.js';
+import { isThenable, userMessage } from './summary-message.js';
 import { readOptions, type Read } from './summary-options.js';
 import type { SessionFitResult, SessionSummaryReport, SessionTurnOptions, SummarizeRequest } from './types.js';
 
@@ -595,42 +596,4 @@ export class Summaries {
     };
     return { ...r, decisions, warnings, metrics: { ...r.metrics, candidate_count: history.length }, summary: report };
   }
-}
-
-function isThenable(v: unknown): v is PromiseLike<unknown> {
-  try {
-    return (typeof v === 'object' || typeof v === 'function') && v !== null && typeof (v as { then?: unknown }).then === 'function';
-  } catch {
-    return false;
-  }
-}
-
-/**
- * A user message of the format with `text`: `{ role: 'user', content }` (OpenAI, the Responses
- * API; Anthropic and the AI SDK with one text part), or for LangChain a new message of the class of the
- * history's first human message (no runtime dependency on LangChain); `undefined` without one.
- */
-function userMessage(adapter: FormatAdapter, text: string, history: readonly unknown[]): unknown {
-  // Anthropic: blocks (a cache marker adds to them, the bytes stay). The AI SDK: parts, the one
-  // shape both a ModelMessage and a language model's prompt (middleware, Mastra) accept.
-  if (adapter.name === 'anthropic' || adapter.name === 'ai-sdk') return { role: 'user', content: [{ type: 'text', text }] };
-  if (adapter.name !== 'langchain') return { role: 'user', content: text };
-  for (let i = 0; i < history.length; i++) {
-    const m = history[i];
-    let t: Turn;
-    try {
-      t = adapter.read(m, i);
-    } catch {
-      continue;
-    }
-    if (t.role !== 'user' || !isRecord(m)) continue;
-    const ctor = (m as { constructor?: unknown }).constructor;
-    if (typeof ctor !== 'function' || ctor === Object) return undefined;
-    try {
-      return new (ctor as new (fields: { content: string }) => unknown)({ content: text });
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
 }
