@@ -55,6 +55,19 @@ pub enum CtxpackError {
         /// Why it was rejected.
         problem: CountEntryProblem,
     },
+    /// A count entry list, or an entry of it, of the wrong shape (read from
+    /// an options object at the wasm boundary). Code `INVALID_COUNT_ENTRY`,
+    /// as every count-entry problem: a caller catching that code sees them
+    /// all, whichever front door read the entries.
+    CountEntryShape {
+        /// Index of the entry; `None` when the list itself is wrong.
+        index: Option<usize>,
+        /// The entry's field at fault (`kind`, `requireCount`, `capCount`,
+        /// or a key no entry takes); empty for the entry as a whole.
+        member: String,
+        /// What the field takes and what it got (described, never shown).
+        reason: String,
+    },
     /// The knapsack keep table would exceed the configured byte limit.
     TableTooLarge {
         /// Candidates that take part in the DP (one table row each).
@@ -292,7 +305,7 @@ impl CtxpackError {
             Self::InvalidBucketSize { .. } | Self::BucketSizeNotInteger { .. } => {
                 "INVALID_BUCKET_SIZE"
             }
-            Self::InvalidCountEntry { .. } => "INVALID_COUNT_ENTRY",
+            Self::InvalidCountEntry { .. } | Self::CountEntryShape { .. } => "INVALID_COUNT_ENTRY",
             Self::TableTooLarge { .. } => "TABLE_TOO_LARGE",
             Self::CountRequirementShortfall { .. } => "COUNT_REQUIREMENT_SHORTFALL",
             Self::CountRequirementOverBudget { .. } => "COUNT_REQUIREMENT_OVER_BUDGET",
@@ -326,9 +339,9 @@ impl CtxpackError {
             Self::InvalidBucketSize { .. } | Self::BucketSizeNotInteger { .. } => {
                 Some("bucket_size")
             }
-            Self::InvalidCountEntry { .. } | Self::CountRequirementShortfall { .. } => {
-                Some("entries")
-            }
+            Self::InvalidCountEntry { .. }
+            | Self::CountEntryShape { .. }
+            | Self::CountRequirementShortfall { .. } => Some("entries"),
             Self::NotMonotonic { .. } => Some("slicer"),
             // The builder option that raises the limit (none past the address space).
             Self::TableTooLarge { unit, .. } => match unit.unit_and_option().1 {
@@ -364,7 +377,7 @@ impl CtxpackError {
             | Self::CountedKindInGroup { index, .. }
             | Self::SelfDependency { index, .. }
             | Self::Unreadable { index, .. } => Some(*index),
-            Self::InvalidField { index, .. } => *index,
+            Self::InvalidField { index, .. } | Self::CountEntryShape { index, .. } => *index,
             _ => None,
         }
     }
@@ -386,29 +399,21 @@ impl fmt::Display for CtxpackError {
             Self::InvalidCountEntry { index, problem, .. } => {
                 write!(f, "entries[{index}]: {problem}")
             }
-            Self::TableTooLarge {
-                candidates,
-                capacity,
-                cells,
-                bytes,
-                limit,
-                unit,
-                bucket_helps,
+            Self::CountEntryShape {
+                index,
+                member,
+                reason,
             } => {
-                let (unit_name, option) = unit.unit_and_option();
-                let shape = format!(
-                    "knapsack table too large: {candidates} candidates x {} columns (capacity {capacity}) = {cells} cells, {bytes} bytes",
-                    capacity.saturating_add(1)
-                );
-                if *unit == TableLimit::Addressable {
-                    // No option raises the address space: only a coarser bucket or a smaller budget helps.
-                    let bucket = if *bucket_helps { "raise bucket_size or " } else { "" };
-                    write!(f, "{shape}, more than the {limit} bytes this platform can address; {bucket}lower the budget")
-                } else {
-                    let bucket = if *bucket_helps { "bucket_size or " } else { "" };
-                    write!(f, "{shape}, over the limit of {limit} {unit_name}; raise {bucket}{option}")
+                f.write_str("options.entries")?;
+                if let Some(index) = index {
+                    write!(f, "[{index}]")?;
                 }
+                if !member.is_empty() {
+                    write!(f, ".{member}")?;
+                }
+                write!(f, " {reason}")
             }
+            Self::TableTooLarge { .. } => self.fmt_table(f),
             Self::CountRequirementShortfall {
                 index,
                 satisfied,
@@ -474,6 +479,45 @@ impl fmt::Display for CtxpackError {
     }
 }
 
+impl CtxpackError {
+    /// [`TableTooLarge`](Self::TableTooLarge)'s sentence: the table's shape,
+    /// the limit it hit and what to raise.
+    fn fmt_table(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Self::TableTooLarge {
+            candidates,
+            capacity,
+            cells,
+            bytes,
+            limit,
+            unit,
+            bucket_helps,
+        } = self
+        else {
+            return Ok(());
+        };
+        let (unit_name, option) = unit.unit_and_option();
+        let shape = format!(
+            "knapsack table too large: {candidates} candidates x {} columns (capacity {capacity}) = {cells} cells, {bytes} bytes",
+            capacity.saturating_add(1)
+        );
+        if *unit == TableLimit::Addressable {
+            // No option raises the address space: only a coarser bucket or a smaller budget helps.
+            let bucket = if *bucket_helps {
+                "raise bucket_size or "
+            } else {
+                ""
+            };
+            write!(f, "{shape}, more than the {limit} bytes this platform can address; {bucket}lower the budget")
+        } else {
+            let bucket = if *bucket_helps { "bucket_size or " } else { "" };
+            write!(
+                f,
+                "{shape}, over the limit of {limit} {unit_name}; raise {bucket}{option}"
+            )
+        }
+    }
+}
+
 impl std::error::Error for CtxpackError {}
 
 /// A number as JavaScript prints it (`NaN`, `Infinity`, `1.5`, `3`,
@@ -529,6 +573,11 @@ mod tests {
                 index: 0,
                 kind: text(),
                 problem: super::CountEntryProblem::DuplicateKind { first: 0 },
+            },
+            CtxpackError::CountEntryShape {
+                index: None,
+                member: text(),
+                reason: text(),
             },
             CtxpackError::TableTooLarge {
                 candidates: 0,

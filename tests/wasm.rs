@@ -1378,10 +1378,12 @@ fn invalid_option_other_numeric_options() {
             "count-knapsack",
             &obj(&[("targetTokens", num(100.0)), ("entries", entries)])
         ),
+        // INVALID_COUNT_ENTRY, as every count-entry problem: the list's
+        // option and the entry's index, the member in the message.
         refusal(
-            "INVALID_OPTION",
-            Some("entries[1].capCount"),
-            None,
+            "INVALID_COUNT_ENTRY",
+            Some("entries"),
+            Some(1),
             &integer_option_message("entries[1].capCount", "-1"),
         )
     );
@@ -1473,6 +1475,14 @@ fn invalid_option_missing_or_mistyped_fields() {
             refusal("INVALID_OPTION", Some(field), None, message)
         );
     };
+    // The count entries' shape: INVALID_COUNT_ENTRY, field `entries`, the
+    // entry's index.
+    let entry = |options: &JsValue, index: Option<u32>, message: &str| {
+        assert_eq!(
+            option_refusal("count-knapsack", options),
+            refusal("INVALID_COUNT_ENTRY", Some("entries"), index, message)
+        );
+    };
     check(
         &obj(&[]),
         "greedy",
@@ -1491,13 +1501,12 @@ fn invalid_option_missing_or_mistyped_fields() {
         "targetTokens",
         &integer_option_message("targetTokens", "a string"),
     );
-    check(
+    entry(
         &obj(&[("targetTokens", num(100.0)), ("entries", obj(&[]))]),
-        "count-knapsack",
-        "entries",
+        None,
         "options.entries must be an array of { kind, requireCount, capCount }, got an object",
     );
-    check(
+    entry(
         &obj(&[
             ("targetTokens", num(100.0)),
             (
@@ -1505,11 +1514,10 @@ fn invalid_option_missing_or_mistyped_fields() {
                 arr([obj(&[("kind", string("tool")), ("capCount", num(1.0))])]),
             ),
         ]),
-        "count-knapsack",
-        "entries[0].requireCount",
+        Some(0),
         "options.entries[0].requireCount is required",
     );
-    check(
+    entry(
         &obj(&[
             ("targetTokens", num(100.0)),
             (
@@ -1521,8 +1529,7 @@ fn invalid_option_missing_or_mistyped_fields() {
                 ])]),
             ),
         ]),
-        "count-knapsack",
-        "entries[0].kind",
+        Some(0),
         "options.entries[0].kind must be a string, got 3",
     );
 }

@@ -46,6 +46,8 @@ export interface CoreErrorFields {
   limit?: number;
   unit?: 'bytes' | 'cells' | 'addressable';
   bucketHelps?: boolean;
+  /** INVALID_COUNT_ENTRY of an entry's shape: the entry's field at fault (absent: the entry or the list). */
+  member?: string;
   /** INVALID_COUNT_ENTRY: what is wrong, with the entry's counts or the earlier entry of its kind. */
   problem?: 'cap_zero' | 'require_over_cap' | 'duplicate_kind';
   requireCount?: number;
@@ -94,6 +96,11 @@ function tableTooLarge(e: CoreErrorFields): string {
 /** INVALID_COUNT_ENTRY in JS names, the entry named by the option the caller wrote (`field`). */
 function countEntry(e: CoreErrorFields): string {
   const option = `options.${e.field ?? 'entries'}`;
+  if (e.problem === undefined) {
+    // The list or an entry of the wrong shape: what it takes and got (`reason`).
+    const at = e.index === undefined ? option : `${option}[${e.index}]${e.member === undefined ? '' : `.${e.member}`}`;
+    return `${at} ${e.reason ?? ''}`;
+  }
   const why =
     e.problem === 'cap_zero' ? `capCount 0 with requireCount ${num(e.requireCount)} can never be satisfied`
     : e.problem === 'require_over_cap' ? `requireCount ${num(e.requireCount)} must not exceed capCount ${num(e.capCount)}`

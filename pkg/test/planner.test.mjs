@@ -180,6 +180,38 @@ test('errors of the core surface as CtxpackError', () => {
   );
 });
 
+// Count entries are checked in one place, the core, whichever front door reads them: every problem
+// with them, their shape included, is INVALID_COUNT_ENTRY named under the option the caller wrote.
+test('count entries of the wrong shape: INVALID_COUNT_ENTRY from selectFragments and from the slicers alike', async () => {
+  const { countConstrainedKnapsackSlice } = await import('ctxpack/slicers');
+  const candidates = [frag('a', 100, 1), frag('b', 100, 2)];
+  const cases = [
+    [{ kind: 'a' }, undefined, ' must be an array of { kind, requireCount, capCount }, got an object'],
+    [[{ kind: 5, requireCount: 1, capCount: 2 }], 0, '[0].kind must be a string, got 5'],
+    [[{ kind: 'a', requireCount: 0, capCount: 1 }, 7], 1, '[1] must be an object { kind, requireCount, capCount }, got 7'],
+    [[{ kind: 'a', requireCount: 1, capCount: -2 }], 0, '[0].capCount must be an integer from 0 to 2^53 - 1, got -2'],
+    [[{ kind: 'a', requireCount: 1 }], 0, '[0].capCount is required'],
+    // A misspelt field is refused, not ignored (the count it meant would silently be missing).
+    [[{ kind: 'a', requireCount: 1, capCount: 2, requiredCount: 3 }], 0, '[0].requiredCount is not a field of a count entry (known: kind, requireCount, capCount)'],
+  ];
+  for (const [entries, index, tail] of cases) {
+    const expected = (field) => ({ code: 'INVALID_COUNT_ENTRY', field, index, message: `options.${field}${tail}` });
+    const caught = (run) => {
+      try {
+        run();
+      } catch (err) {
+        assert.ok(err instanceof CtxpackError);
+        return { code: err.code, field: err.field, index: err.index, message: err.message };
+      }
+      assert.fail('no error');
+    };
+    assert.deepEqual(caught(() => plan(candidates, 1000, { slicer: 'count-knapsack', countEntries: entries })), expected('countEntries'));
+    // Checked even when the strategy ignores them, as the planner's other core options are.
+    assert.deepEqual(caught(() => plan(candidates, 1000, { slicer: 'greedy', countEntries: entries })), expected('countEntries'));
+    assert.deepEqual(caught(() => countConstrainedKnapsackSlice([{ id: 'a', tokens: 1, score: 1, kind: 'a' }], { targetTokens: 10 }, { entries })), expected('entries'));
+  }
+});
+
 test('options the chosen slicer does not use are reported, not silently dropped', () => {
   const r = plan([frag('a', 1, 1)], 10, { bucketSize: 50, maxConsecutiveSkips: 2, countEntries: [] });
   assert.deepEqual(r.warnings, [

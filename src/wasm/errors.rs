@@ -99,6 +99,12 @@ pub(super) fn to_js_error_named(err: &CtxpackError, naming: Option<&Naming<'_>>)
                 num("first", index_f64(first));
             }
         },
+        CtxpackError::CountEntryShape { member, reason, .. } => {
+            if !member.is_empty() {
+                text("member", member);
+            }
+            text("reason", reason);
+        }
         CtxpackError::InvalidBucketSize { value } => num("value", i64_f64(*value)),
         CtxpackError::BucketSizeNotInteger { got } => text("got", got),
         CtxpackError::InvalidBudget { reason, .. }

@@ -274,26 +274,54 @@ impl<'de> Deserialize<'de> for Noun {
 }
 
 /// The one place a deserialisation error becomes a [`CtxpackError`]: the
-/// option's path, what it takes, what it got.
+/// option's path, what it takes, what it got. The count entries' problems
+/// are `INVALID_COUNT_ENTRY`, as their consistency's are.
 fn refusal(e: DeError) -> CtxpackError {
-    match e {
+    let (path, reason) = match e {
         // The bucket size's own code, whatever is wrong with it.
         DeError::Invalid { path, got, .. } if path == "bucketSize" => {
-            CtxpackError::BucketSizeNotInteger { got }
+            return CtxpackError::BucketSizeNotInteger { got }
         }
         DeError::Invalid {
             path,
             expected,
             got,
-        } => invalid_option(&path, format!("must be {expected}, got {got}")),
-        DeError::Missing { path } => invalid_option(&path, "is required".into()),
-        DeError::Unknown { path, known } => invalid_option(
-            &path,
-            format!("is not a known option (known: {})", known.join(", ")),
-        ),
-        DeError::Unreadable { path } => invalid_option(&path, "could not be read".into()),
-        DeError::Bare { expected } => invalid_option("", format!("must be {expected}")),
-        DeError::MissingField(field) => invalid_option(field, "is required".into()),
+        } => (path, format!("must be {expected}, got {got}")),
+        DeError::Missing { path } => (path, "is required".into()),
+        DeError::Unknown { path, known } => {
+            let what = if path.starts_with("entries") {
+                "a field of a count entry"
+            } else {
+                "a known option"
+            };
+            (path, format!("is not {what} (known: {})", known.join(", ")))
+        }
+        DeError::Unreadable { path } => (path, "could not be read".into()),
+        DeError::Bare { expected } => (String::new(), format!("must be {expected}")),
+        DeError::MissingField(field) => (field.to_owned(), "is required".into()),
+    };
+    match count_entry_path(&path) {
+        Some((index, member)) => CtxpackError::CountEntryShape {
+            index,
+            member: member.to_owned(),
+            reason,
+        },
+        None => invalid_option(&path, reason),
+    }
+}
+
+/// `entries`, `entries[k]` or `entries[k].member` (the paths [`from_js`]
+/// writes under the count entries) as the entry's index and member.
+fn count_entry_path(path: &str) -> Option<(Option<usize>, &str)> {
+    let rest = path.strip_prefix("entries")?;
+    if rest.is_empty() {
+        return Some((None, ""));
+    }
+    let (digits, member) = rest.strip_prefix('[')?.split_once(']')?;
+    let index = digits.parse().ok()?;
+    match member {
+        "" => Some((Some(index), "")),
+        _ => Some((Some(index), member.strip_prefix('.')?)),
     }
 }
 

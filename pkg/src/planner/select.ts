@@ -41,8 +41,9 @@ import { queryRelevance, readQuery } from '../ranking/relevance.js';
  *    first candidate without `cost_tokens` when there is no `options.countTokens`, and the first
  *    whose `cost_tokens + per_fragment_overhead` exceeds 2^32-1 (`INVALID_FIELD`, field
  *    `cost_tokens`), then what the strategy refuses of groups and dependencies
- *    (step 4; `INVALID_OPTION` naming the candidate). Count entries' relational rules (`requireCount ≤ capCount`, one entry per
- *    kind) are checked by the core, also as `INVALID_COUNT_ENTRY`.
+ *    (step 4; `INVALID_OPTION` naming the candidate). Count entries are checked by the core, as
+ *    the slicers' are: their shape when the options are read, their relational rules
+ *    (`requireCount ≤ capCount`, one entry per kind) when sliced; all `INVALID_COUNT_ENTRY`.
  *    A failed call leaves no state behind: the next call works normally.
  * 2. **Count**: a candidate without `cost_tokens` is counted with
  *    `options.countTokens(content, options.model)`, once. Every strategy but `'packer'` needs

@@ -6,13 +6,12 @@
  * @module
  */
 
-import { MAX_COST_TOKENS, type Unchecked } from '../validate/fields.js';
+import { MAX_COST_TOKENS, isRecord, type Unchecked } from '../validate/fields.js';
 import {
   invalidOption,
   optionsRecord,
   readBoolean,
   readCount,
-  readCountEntries,
   readLodMix,
   readDependencyMode,
   readEnum,
@@ -24,6 +23,9 @@ import {
 } from '../validate/options.js';
 import type { DependencyMode } from '../core/types.js';
 import { checkOptions } from '../core/bridge.js';
+import { coreFieldsOf } from '../core/instance.js';
+import { coreErrorText } from '../error-text.js';
+import { CtxpackError } from '../errors.js';
 import { OPTION_DEFAULTS, STRATEGIES, takesOption } from '../core/table.js';
 import { DEFAULT_KV_TOP_K, DEFAULT_MAX_KV_SIZE, readCache, type CheckedCacheEntry } from '../kv/policy.js';
 import type { ScoringContext } from '../ranking/scoring.js';
@@ -144,7 +146,7 @@ export function readSettings(options: unknown, defaultNow: number): Settings {
     bucketSizeGiven: o['bucketSize'] !== undefined,
     maxTableBytes,
     maxCells,
-    countEntries: o['lodMix'] !== undefined ? readLodMix(o) : o['countEntries'] === undefined ? undefined : readCountEntries(o['countEntries'], 'countEntries'),
+    countEntries: o['lodMix'] !== undefined ? readLodMix(o) : readCountEntries(o['countEntries']),
     countByLod: o['lodMix'] !== undefined,
     scarcity: (o['scarcity'] as 'degrade' | 'throw' | undefined) ?? 'degrade',
     dependencies: readDependencyMode(o),
@@ -160,6 +162,32 @@ export function readSettings(options: unknown, defaultNow: number): Settings {
     model,
     ignoredOptions,
   };
+}
+
+/**
+ * `options.countEntries`, checked by the core as every front door's count entries are (the
+ * slicers' `entries`): `INVALID_COUNT_ENTRY` for the list's or an entry's shape, named under
+ * `countEntries`. Each entry is read once, into a copy the core checks and the planner keeps.
+ */
+function readCountEntries(value: unknown): CountEntryOption[] | undefined {
+  if (value === undefined) return undefined;
+  const copy = Array.isArray(value) ? value.map((e: unknown) => (isRecord(e) ? { ...e } : e)) : value;
+  underCountOption('countEntries', () => checkOptions({ entries: copy }));
+  return copy as CountEntryOption[];
+}
+
+/**
+ * Runs `run`, naming the core's count-entry errors (`INVALID_COUNT_ENTRY`, which name its own
+ * option, `entries`) by the option the caller wrote: `countEntries` or `lodMix`.
+ */
+export function underCountOption<T>(option: 'countEntries' | 'lodMix', run: () => T): T {
+  try {
+    return run();
+  } catch (err) {
+    const fields = coreFieldsOf(err);
+    if (fields?.code !== 'INVALID_COUNT_ENTRY') throw err;
+    throw new CtxpackError(fields.code, coreErrorText({ ...fields, field: option }), { field: option, ...(fields.index === undefined ? {} : { index: fields.index }) });
+  }
 }
 
 /** The warnings the options alone give: options the slicer ignores, `model` without a counter. */

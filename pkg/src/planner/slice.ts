@@ -7,16 +7,14 @@
  */
 
 import { packLazy, plainSlice, sliceNumeric, type ExactReport } from '../core/bridge.js';
-import { coreFieldsOf } from '../core/instance.js';
 import type { Scratch } from '../core/scratch.js';
-import { coreErrorText } from '../error-text.js';
-import { CtxpackError } from '../errors.js';
 import type { DecisionReason } from '../types.js';
 import type { Call } from './call.js';
 import { chargeOf } from './charges.js';
 import { ascending } from './decisions.js';
 import { sliceGrouped } from './grouping.js';
 import { overshoot } from './overshoot.js';
+import { underCountOption } from './settings.js';
 import { buildRequest, checkResult, kindOf, type PlannerSlice } from './request.js';
 import { sliceVariants, type VariantSlice } from './variants.js';
 
@@ -36,15 +34,7 @@ export interface Sliced {
 
 /** Slices the ranking `order` (rank → candidate) scored `scores`, with `benefits` for the overshoot. */
 export function slice(call: Call, order: Uint32Array, scores: Float64Array, benefits: Float64Array, scratch: Scratch): Sliced {
-  try {
-    return sliceRanked(call, order, scores, benefits, scratch);
-  } catch (err) {
-    // The core names the count entries by its own option, `entries`: the caller wrote `countEntries` or `lodMix`.
-    const fields = coreFieldsOf(err);
-    if (fields?.code !== 'INVALID_COUNT_ENTRY') throw err;
-    const field = call.s.countByLod ? 'lodMix' : 'countEntries';
-    throw new CtxpackError(fields.code, coreErrorText({ ...fields, field }), { field, ...(fields.index === undefined ? {} : { index: fields.index }) });
-  }
+  return underCountOption(call.s.countByLod ? 'lodMix' : 'countEntries', () => sliceRanked(call, order, scores, benefits, scratch));
 }
 
 function sliceRanked(call: Call, order: Uint32Array, scores: Float64Array, benefits: Float64Array, scratch: Scratch): Sliced {

@@ -8,7 +8,6 @@
 
 import { CtxpackError, describeValue, didYouMean, shownName } from '../errors.js';
 import { MAX_COST_TOKENS, isRecord, type Unchecked } from './fields.js';
-import type { CountEntry } from '../core/bridge.js';
 import type { ScoringWeights } from '../types.js';
 import type { DependencyMode } from '../core/types.js';
 
@@ -142,28 +141,6 @@ export function takeDependencyMode(o: Record<string, unknown>): DependencyMode {
   const mode = readDependencyMode(o);
   delete o['dependencies'];
   return mode;
-}
-
-/** Count constraints (`countEntries` of the planner, `entries` of the slicers); `name` is the option's name in messages. */
-export function readCountEntries(value: unknown, name: string): CountEntry[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value)) {
-    throw new CtxpackError('INVALID_COUNT_ENTRY', `options.${name} must be an array of { kind, requireCount, capCount }, got ${describeValue(value)}`, {
-      field: name,
-    });
-  }
-  return value.map((e: unknown, index): CountEntry => {
-    const bad = (what: string): CtxpackError => new CtxpackError('INVALID_COUNT_ENTRY', `options.${name}[${index}]${what}`, { field: name, index });
-    if (!isRecord(e)) throw bad(` must be an object { kind, requireCount, capCount }, got ${describeValue(e)}`);
-    const { kind, requireCount, capCount } = e;
-    if (typeof kind !== 'string') throw bad(`.kind must be a string, got ${describeValue(kind)}`);
-    for (const [field, v] of [['requireCount', requireCount], ['capCount', capCount]] as const) {
-      if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
-        throw bad(`.${field} must be a non-negative integer, got ${describeValue(v)}`);
-      }
-    }
-    return { kind, requireCount: requireCount as number, capCount: capCount as number };
-  });
 }
 
 /** `undefined` → `{}`; an object → a shallow copy the caller may edit; anything else → `INVALID_OPTION`. */
