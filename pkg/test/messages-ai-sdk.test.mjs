@@ -191,3 +191,35 @@ test('system_in_messages mirrors ai@7: generateText refuses what validateMessage
   await generateText({ model, instructions: 'Be brief.', messages: r.messages });
   assert.equal(prompts[0][0].role, 'system');
 });
+
+// A tool result the SDK sends as JSON (`output: { type: 'json', value }`, what a tool returning an
+// object gives) and a call's `input` are read as the JSON text the provider gets: keys, quotes and
+// braces count, and so does every field of the caller's data (an `id` there is data, not a
+// message id). Before, only the values were read, `id` fields skipped: requests went over budget.
+test('AI SDK: a json tool output and a call input are counted and cut as their JSON text', () => {
+  const rows = Array.from({ length: 300 }, (_, i) => ({ id: 1000 + i, status: i % 3 ? 'ok' : 'failed', amount: i * 1.5 }));
+  const history = (output, input = { table: 'payments' }) => [
+    { role: 'user', content: 'Which payment ids failed?' },
+    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'query_db', input }] },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'query_db', output }] },
+  ];
+  const cost = (h, i) => fitMessages(h, { format: 'ai-sdk', budgets: { tokens_max: 1_000_000 } }).decisions[i].cost_tokens;
+  // The json output costs what the same JSON sent as text costs.
+  assert.equal(cost(history({ type: 'json', value: rows }), 2), cost(history({ type: 'text', value: JSON.stringify(rows) }), 2));
+  assert.equal(cost(history({ type: 'error-json', value: rows }), 2), cost(history({ type: 'error-text', value: JSON.stringify(rows) }), 2));
+  // A call's input: its keys count, and an `id` field's value too.
+  const text = { type: 'text', value: 'ok' };
+  assert.ok(cost(history(text, { table: 'payments', id: 'x'.repeat(400) }), 1) > cost(history(text, { table: 'payments', id: 'x' }), 1) + 50);
+  assert.ok(cost(history(text, { ['k'.repeat(300)]: 1 }), 1) > cost(history(text, { k: 1 }), 1) + 30);
+  // Cut to fit, the result is the head and tail of its JSON text: keys and ids still there.
+  const cut = fitMessages(history({ type: 'json', value: rows }), { format: 'ai-sdk', budgets: { tokens_max: 2_000 } });
+  const sent = cut.messages[2].content[0].output;
+  assert.equal(sent.type, 'text');
+  assert.ok(sent.value.startsWith('[{"id":1000,"status":"failed","amount":0}'), sent.value.slice(0, 80));
+  assert.ok(sent.value.length < JSON.stringify(rows).length);
+  assert.ok(cut.metrics.budget_used <= cut.metrics.effective_budget);
+  // A value JSON cannot write is read by its values, as before, never a throw.
+  const cyclic = { a: 'b' };
+  cyclic.self = cyclic;
+  assert.ok(cost(history({ type: 'json', value: { n: 10n, cyclic } }), 2) > 0);
+});

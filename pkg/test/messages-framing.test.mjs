@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getEncoding } from 'js-tiktoken';
-import { HumanMessage, AIMessage, SystemMessage } from '@langchain/core/messages';
+import { HumanMessage, AIMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { createSession, fitMessages, fitMessagesAsync } from 'ctxpack';
 import { forModel } from 'ctxpack/tokenizers/js-tiktoken';
 
@@ -145,4 +145,25 @@ test('a session charges the same framing as fitMessages, and an async counter th
   assert.deepEqual(r.decisions.map((d) => d.cost_tokens), fit(TEXT_MESSAGES).decisions.map((d) => d.cost_tokens));
   const a = await fitMessagesAsync(TEXT_MESSAGES, { format: 'openai', model: 'gpt-4o', countTokens: async (t) => countTokens(t), budgets: BUDGET });
   assert.equal(a.metrics.prompt_tokens, numTokensFromMessages(TEXT_MESSAGES));
+});
+
+// A tool call's arguments object (Anthropic's `tool_use.input`, LangChain's `tool_calls[].args`)
+// is sent as JSON: read as its JSON text, keys and every field counted, as OpenAI's `arguments`
+// string already is.
+test('tool call inputs as objects are counted as their JSON text (anthropic, langchain)', async () => {
+  const cost = (format, h) => fitMessages(h, { format, budgets: { tokens_max: 1_000_000 } }).decisions[1].cost_tokens;
+  const anthropic = (input) => [
+    { role: 'user', content: 'go' },
+    { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'q', input }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'ok' }] },
+  ];
+  const langchain = (args) => [
+    new HumanMessage('go'),
+    new AIMessage({ content: '', tool_calls: [{ id: 'c1', name: 'q', args }] }),
+    new ToolMessage({ tool_call_id: 'c1', content: 'ok' }),
+  ];
+  for (const [format, h] of [['anthropic', anthropic], ['langchain', langchain]]) {
+    assert.ok(cost(format, h({ id: 'x'.repeat(400) })) > cost(format, h({ id: 'x' })) + 50, `${format}: an id field is data`);
+    assert.ok(cost(format, h({ ['k'.repeat(300)]: 1 })) > cost(format, h({ k: 1 })) + 30, `${format}: keys count`);
+  }
 });

@@ -9,7 +9,7 @@
 
 import { isRecord } from '../validate/fields.js';
 import { langchainMedia, replaceMediaParts, plainTextPart, type MediaPart } from './media.js';
-import { collectText, joinText, messageError, messageRecord, readCallId, readToolCalls, replaceContentText, unanswerableCall, withMedia, withName, type FormatAdapter, type Turn } from './turns.js';
+import { collectText, joinText, jsonText, messageError, messageRecord, readCallId, readToolCalls, replaceContentText, unanswerableCall, withMedia, withName, type FormatAdapter, type Turn } from './turns.js';
 
 const TYPES: Readonly<Record<string, Turn['role']>> = { system: 'system', developer: 'system', human: 'user', ai: 'assistant', tool: 'tool' };
 
@@ -36,7 +36,7 @@ function read(message: unknown, index: number): Turn {
   const calls: string[] = [];
   const results: string[] = [];
   if (role === 'assistant') {
-    readToolCalls(m['tool_calls'], index, calls, text, (call) => [call['name'], call['args']], true);
+    readToolCalls(m['tool_calls'], index, calls, text, (call) => [call['name'], jsonText(call['args'])], true);
     otherCalls(m, index, calls, text);
   }
   if (role === 'tool') results.push(readCallId(m['tool_call_id'], index, 'tool_call_id'));

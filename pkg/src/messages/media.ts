@@ -14,7 +14,7 @@ import { countPdfTokens, imageSizeOf, pdfPagesOf, type MediaInput } from '../tok
 import { describeThrown } from '../tokens/counter.js';
 import { textKey } from '../tokens/cache.js';
 import { MAX_COST_TOKENS, isRecord } from '../validate/fields.js';
-import { messageError } from './turns.js';
+import { jsonText, messageError } from './turns.js';
 
 /**
  * What a non-text part is, as counted: a text file is read as text instead and never is one.
@@ -44,6 +44,9 @@ export interface Recognized {
   /** Walked as text as any content is (a document's title, a text file's decoded content). */
   readonly text?: unknown;
 }
+
+/** An Anthropic `tool_use` block (LangChain keeps them in content too): its name and its input as the JSON it is sent as. */
+const toolUse = (p: Part): Recognized => ({ text: [p['name'], jsonText(p['input'])] });
 
 /** A format's reading of one content part; `undefined` when the part is not a non-text part. */
 export type Recognizer = (part: Readonly<Record<string, unknown>>) => Recognized | undefined;
@@ -182,6 +185,7 @@ export const responsesMedia: Recognizer = (p) => {
  */
 export const anthropicMedia: Recognizer = (p) => {
   const type = p['type'];
+  if (type === 'tool_use' || type === 'server_tool_use' || type === 'mcp_tool_use') return toolUse(p);
   if (type !== 'image' && type !== 'document') return undefined;
   const s = p['source'];
   if (!isRecord(s)) return undefined;
@@ -231,6 +235,12 @@ export const aiSdkMedia: Recognizer = (p) => {
   const mediaType = str(p['mediaType']);
   const detail = aiSdkDetail(p);
   switch (p['type']) {
+    // Sent as JSON text: a call's input, a tool result's `json` / `error-json` output.
+    case 'tool-call':
+      return { text: [p['toolName'], jsonText(p['input'])] };
+    case 'json':
+    case 'error-json':
+      return { text: jsonText(p['value']) };
     case 'image':
       return file(p, aiSdkData(p['image']), mediaType ?? 'image', 'image', detail);
     case 'file': {
@@ -266,6 +276,7 @@ export const aiSdkMedia: Recognizer = (p) => {
  */
 export const langchainMedia: Recognizer = (p) => {
   const type = p['type'];
+  if (type === 'tool_use') return toolUse(p);
   if (type === 'image_url' || type === 'input_audio') return openaiMedia(p);
   if (type === 'file' && isRecord(p['file'])) return openaiMedia(p);
   if ((type === 'image' || type === 'document') && isRecord(p['source'])) return anthropicMedia(p);

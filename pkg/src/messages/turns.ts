@@ -152,6 +152,21 @@ export function collectText(value: unknown, out: string[] = [], media?: MediaSin
   return out;
 }
 
+/**
+ * What the provider reads of a value it is sent as JSON (a tool call's arguments object, an AI
+ * SDK tool result's `json` output): its JSON text, keys and punctuation included, and every field
+ * (an `id` in the caller's data is data). A value JSON cannot write (a BigInt, a cycle, a throwing
+ * `toJSON`) is read as any content is, its values only.
+ */
+export function jsonText(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  try {
+    return JSON.stringify(value) ?? value;
+  } catch {
+    return value;
+  }
+}
+
 /** Where `collectText` puts the non-text parts it finds, and how it finds them. */
 export interface MediaSink {
   readonly recognize: Recognizer;
