@@ -328,3 +328,21 @@ test('sliceColumns and sliceObjects refuse bad input with CtxpackError', () => {
   assert.throws(() => sl.sliceObjects('packer', [], { targetTokens: 1 }, { maxSkips: 1 }), { code: 'INVALID_OPTION', field: 'maxSkips' });
   assert.deepEqual(Array.from(sl.sliceColumns('greedy', cols, { targetTokens: 1 }).selected), [0]);
 });
+
+// Node prints the source line an uncaught error was thrown from: the dist keeps its line breaks, so
+// that is one line of code, not a 30-50 KB minified file, and the class keeps its name.
+test('an uncaught CtxpackError prints its message, not the bundle, from import and require', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const call = "createSession({ format: 'openai', budgets: { tokens_max: 1000 }, cahce: 'openai' })";
+  for (const [flag, code] of [
+    ['--input-type=module', `import { createSession } from 'ctxpack'; ${call};`],
+    ['--input-type=commonjs', `const { createSession } = require('ctxpack'); ${call};`],
+  ]) {
+    const r = spawnSync(process.execPath, [flag, '-e', code], { cwd: fileURLToPath(new URL('..', import.meta.url)), encoding: 'utf8' });
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, /CtxpackError: options\.cahce is not an option of createSession/);
+    assert.ok(r.stderr.length < 4000, `${flag}: ${r.stderr.length} characters on stderr`);
+    const { CtxpackError } = flag === '--input-type=module' ? esm : createRequire(import.meta.url)('ctxpack');
+    assert.equal(CtxpackError.name, 'CtxpackError');
+  }
+});
