@@ -211,12 +211,17 @@ function foldName(name: string): string {
 /** Levenshtein distance of `a` and `b`, or `limit + 1` once it is sure to exceed `limit`. */
 function editDistance(a: string, b: string, limit: number): number {
   if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  // Optimal string alignment: two letters swapped (`cahce`) are one edit, as a typist makes them.
+  let before: number[] = [];
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
     for (let j = 1; j <= b.length; j++) {
-      row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+      let d = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2]! + 1);
+      row.push(d);
     }
+    before = prev;
     prev = row;
   }
   return prev[b.length]!;
@@ -224,11 +229,12 @@ function editDistance(a: string, b: string, limit: number): number {
 
 /**
  * `'; did you mean <name>?'` when `key` is a near miss of one of `known` (the same name in another
- * case or with `_`/`-` changed, as `tokensMax` for `tokens_max`, or one or two letters off), else
+ * case or with `_`/`-` changed, as `tokensMax` for `tokens_max`, or one or two letters off or
+ * swapped; or, in `elsewhere`, by its folded name, what another library calls it), else
  * `''`. The first closest name wins, so the hint is deterministic.
  * @internal
  */
-export function didYouMean(key: string, known: readonly string[]): string {
+export function didYouMean(key: string, known: readonly string[], elsewhere: Readonly<Record<string, string>> = {}): string {
   const k = foldName(key);
   const limit = k.length >= 8 ? 2 : k.length >= 4 ? 1 : 0;
   let best: string | undefined;
@@ -240,6 +246,7 @@ export function didYouMean(key: string, known: readonly string[]): string {
       bestDistance = d;
     }
   }
+  best ??= elsewhere[k];
   return best === undefined ? '' : `; did you mean ${best}?`;
 }
 

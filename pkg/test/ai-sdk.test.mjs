@@ -139,17 +139,24 @@ test('interleaved conversations through one middleware keep a session each', asy
 
 test('options: bad ones are a CtxpackError naming the field, at creation', () => {
   const bad = [
-    [{}, 'budgets'],
+    // As fitMessages and createSession say it.
+    [{}, 'budgets', 'INVALID_BUDGET'],
     [{ budgets: { tokens_max: 1000 }, format: 'openai' }, 'format'],
     [{ budgets: { tokens_max: 1000 }, system: 'x' }, 'system'],
     [{ budgets: { tokens_max: 1000 }, cache: 'fast' }, 'cache'],
     [{ budgets: { tokens_max: 1000 }, breakpoints: 'yes' }, 'breakpoints'],
     [{ budgets: { tokens_max: 1000 }, onFit: 1 }, 'onFit'],
     [{ budgets: { tokens_max: 1000 }, colour: 'red' }, 'colour'],
+    // The adapter keeps its sessions in memory: a state would never be read nor saved.
+    [{ budgets: { tokens_max: 1000 }, state: {} }, 'state', 'INVALID_OPTION', /keeps one session per conversation in memory/],
+    [{ budgets: { tokens_max: 1000 }, stateKey: 'k' }, 'stateKey', 'INVALID_OPTION', /saves no state/],
+    // A typo of the adapter's own option is hinted, among the adapter's names, not createSession's.
+    [{ budgets: { tokens_max: 1000 }, onfit: () => {} }, 'onfit', 'INVALID_OPTION', /not an option of ctxpack\/ai-sdk \(known: (?!.*\bformat\b).*\bonFit\b.*did you mean onFit\?$/],
+    [{ budgets: { tokens_max: 1000 }, maxSession: 2 }, 'maxSession', 'INVALID_OPTION', /did you mean maxSessions\?$/],
   ];
   for (const make of [ctxpackPrepareStep, ctxpackLanguageModelMiddleware]) {
-    for (const [options, field] of bad) {
-      assert.throws(() => make(options), (err) => err instanceof CtxpackError && err.code === 'INVALID_OPTION' && err.field === field, `${make.name} ${field}`);
+    for (const [options, field, code = 'INVALID_OPTION', message = /./] of bad) {
+      assert.throws(() => make(options), (err) => err instanceof CtxpackError && err.code === code && err.field === field && message.test(err.message), `${make.name} ${field}`);
     }
   }
 });

@@ -127,9 +127,12 @@ test('a counter never counts 0 in silence: a messages counter as countTokens, Na
 
 test('options: refused when the middleware is made, naming the field', () => {
   const cases = [
-    [undefined, 'INVALID_OPTION'],
-    [{}, 'INVALID_OPTION'],
+    // No budgets: as fitMessages and createSession say it.
+    [undefined, 'INVALID_BUDGET', 'budgets'],
+    [{}, 'INVALID_BUDGET', 'budgets'],
     [{ budgets: { tokens_max: -1 } }, 'INVALID_BUDGET'],
+    [{ budgets: { tokens_max: 1_000 }, tokencounter: () => 1 }, 'INVALID_OPTION', 'tokencounter'],
+    [{ budgets: { tokens_max: 1_000 }, state: {} }, 'INVALID_OPTION', 'state'],
     [{ budgets: { tokens_max: 1_000 }, system: 'x' }, 'INVALID_OPTION', 'system'],
     [{ budgets: { tokens_max: 1_000 }, format: 'openai' }, 'INVALID_OPTION', 'format'],
     [{ budgets: { tokens_max: 1_000 }, tokenCounter: 42 }, 'INVALID_OPTION', 'tokenCounter'],

@@ -114,8 +114,8 @@ test('a memory thread is the conversation: a later turn whose window starts else
 
 test('options: bad ones are a CtxpackError naming the field, when the processor is made', () => {
   const cases = [
-    [undefined, 'INVALID_OPTION', 'budgets'],
-    [{}, 'INVALID_OPTION', 'budgets'],
+    [undefined, 'INVALID_BUDGET', 'budgets'],
+    [{}, 'INVALID_BUDGET', 'budgets'],
     [{ budgets: { tokens_max: -1 } }, 'INVALID_BUDGET'],
     [{ budgets: { tokens_max: 1_000 }, format: 'openai' }, 'INVALID_OPTION', 'format'],
     [{ budgets: { tokens_max: 1_000 }, system: 'x' }, 'INVALID_OPTION', 'system'],

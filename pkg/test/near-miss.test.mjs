@@ -18,6 +18,9 @@ test('fitMessages options: case, separators and one letter off are hinted', () =
 
 test('session options are hinted the same way', () => {
   fails(() => createSession({ format: 'openai', budgets: { tokens_max: 100 }, breakpoint: true }), 'breakpoint', 'breakpoints');
+  // Two letters swapped are one edit, as a typist makes them.
+  fails(() => createSession({ format: 'openai', budgets: { tokens_max: 100 }, cahce: 'openai' }), 'cahce', 'cache');
+  fails(() => createSession({ format: 'openai', budgets: { tokens_max: 100 }, sytsem: 'x' }), 'sytsem', 'system');
 });
 
 test('relevance weights are hinted, and the known ones listed', () => {

@@ -199,8 +199,9 @@ test('a tool output larger than half the budget goes in truncated, as the SDK it
 
 test('bad options and odd input are a CtxpackError with a stable code, naming the field, never the content', async () => {
   const code = (fn, c) => assert.throws(fn, (err) => err instanceof CtxpackError && err.code === c);
-  code(() => ctxpackInputFilter(), 'INVALID_OPTION');
-  code(() => ctxpackInputFilter({}), 'INVALID_OPTION');
+  code(() => ctxpackInputFilter(), 'INVALID_BUDGET');
+  code(() => ctxpackInputFilter({}), 'INVALID_BUDGET');
+  code(() => ctxpackInputFilter({ budgets: { tokens_max: 1_000 }, stateKey: 'k' }), 'INVALID_OPTION');
   code(() => ctxpackInputFilter({ budgets: { tokens_max: -1 } }), 'INVALID_BUDGET');
   code(() => ctxpackInputFilter({ budgets: { tokens_max: 1_000 }, format: 'openai' }), 'INVALID_OPTION');
   code(() => ctxpackInputFilter({ budgets: { tokens_max: 1_000 }, system: 'x' }), 'INVALID_OPTION');

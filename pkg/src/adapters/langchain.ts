@@ -73,7 +73,7 @@ interface Counter {
 }
 type Read = AdapterOptions & Counter;
 const OPTIONS: AdapterSpec<Counter> = {
-  entry: 'ctxpack/langchain', from: "the agent's call", given: ['format', 'system', 'tools', 'state'], own: ['tokenCounter', 'countTokens', 'breakpoints'],
+  entry: 'ctxpack/langchain', from: "the agent's call", given: ['format', 'system', 'tools'], own: ['tokenCounter', 'countTokens', 'breakpoints'],
   read: (o) => {
     const message: Read['message'] = { ctor: undefined };
     return { breakpoints: readBreakpoints(o), counter: readCounter(o['tokenCounter'], o['countTokens'], message), message };

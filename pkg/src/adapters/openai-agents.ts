@@ -43,7 +43,7 @@ export interface OpenAIAgentsOptions extends Omit<SessionOptions, 'format' | 'sy
 type Keep = { keep: OpenAIAgentsOptions['keep'] };
 type Read = AdapterOptions & Keep;
 const OPTIONS: AdapterSpec<Keep> = {
-  entry: 'ctxpack/openai-agents', from: "the SDK's call", given: ['format', 'system', 'tools', 'state'], own: ['keep'],
+  entry: 'ctxpack/openai-agents', from: "the SDK's call", given: ['format', 'system', 'tools'], own: ['keep'],
   read: (o) => {
     const keep = o['keep'];
     if (keep !== undefined && typeof keep !== 'function' && typeof keep !== 'number') throw invalidOption('keep', 'a number or a function', keep);

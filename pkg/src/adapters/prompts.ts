@@ -47,7 +47,7 @@ type Read = AdapterOptions & { breakpoints: boolean; tools: unknown };
  */
 export function promptOptions(entry: string, from: string, withTools = false): AdapterSpec<{ breakpoints: boolean; tools: unknown }> {
   return {
-    entry, from, given: withTools ? ['format', 'system', 'state'] : ['format', 'system', 'tools', 'state'], own: ['breakpoints', 'tools'],
+    entry, from, given: withTools ? ['format', 'system'] : ['format', 'system', 'tools'], own: ['breakpoints', 'tools'],
     read: (o) => ({ breakpoints: readBreakpoints(o), tools: readToolSet(o['tools']) }),
     check: (r) => ({ format: FORMAT, cache: r.cache }),
   };

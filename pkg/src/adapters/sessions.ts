@@ -11,12 +11,13 @@
 
 import { CtxpackError, readingInput, shownName } from '../errors.js';
 import { collectText, joinText } from '../messages/turns.js';
-import { createSession, type Session } from '../session/session.js';
+import { CREATE_SESSION_OPTIONS, createSession, type Session } from '../session/session.js';
 import { readPricing } from '../session/pricing.js';
 import type { CacheBreakpoint, CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions } from '../session/types.js';
 import { textKey } from '../tokens/cache.js';
 import { isRecord, type Unchecked } from '../validate/fields.js';
-import { invalidOption, optionsRecord, readCount } from '../validate/options.js';
+import { readBudgets } from '../validate/budgets.js';
+import { invalidOption, optionsRecord, readCount, rejectUnknownOptions } from '../validate/options.js';
 
 /** `onFit` as every adapter takes it. */
 export type OnFit = (result: SessionFitResult<any>) => void;
@@ -49,6 +50,8 @@ export interface AdapterSpec<E> {
 }
 
 const COMMON = ['cache', 'onFit', 'maxSessions'];
+/** A session's saved state: an adapter keeps its sessions in memory and saves none (yet). */
+const STATE = ['state', 'stateKey'];
 
 /** Reads an adapter's options once, when the adapter is made: a `CtxpackError` (`INVALID_OPTION`, `INVALID_BUDGET`) for a bad one. */
 export function readAdapterOptions<E extends object = Record<never, never>>(options: unknown, spec: AdapterSpec<E>): AdapterOptions & E {
@@ -57,12 +60,18 @@ export function readAdapterOptions<E extends object = Record<never, never>>(opti
     const session: Record<string, unknown> = {};
     for (const key of Object.keys(o)) {
       if (spec.given.includes(key)) throw invalidOption(shownName(key), `absent (${spec.entry} takes it from ${spec.from})`, o[key]);
-      if (!COMMON.includes(key) && !spec.own.includes(key)) session[key] = o[key];
+      if (STATE.includes(key)) {
+        throw invalidOption(key, `absent (${spec.entry} keeps one session per conversation in memory, at most maxSessions, and saves no state: to save one, use createSession and exportState)`, o[key]);
+      }
     }
+    // The adapter's own names among the known ones; those its framework gives, and the state, left out.
+    const known = CREATE_SESSION_OPTIONS.filter((k) => !spec.given.includes(k) && !STATE.includes(k));
+    rejectUnknownOptions(o, [...new Set([...known, ...COMMON, ...spec.own])], spec.entry);
+    for (const key of Object.keys(o)) if (!COMMON.includes(key) && !spec.own.includes(key)) session[key] = o[key];
     if (o['cache'] !== undefined) readPricing(o['cache']); // refused now, not at the first call
     const onFit = o['onFit'];
     if (onFit !== undefined && typeof onFit !== 'function') throw invalidOption('onFit', 'a function', onFit);
-    if (o['budgets'] === undefined) throw invalidOption('budgets', 'an object with tokens_max', undefined);
+    if (o['budgets'] === undefined) readBudgets(undefined); // INVALID_BUDGET, as fitMessages and createSession say it
     const common: AdapterOptions = {
       session,
       cache: o['cache'] as CachePricing | undefined,

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { CtxpackError, describeValue } from '../errors.js';
+import { CtxpackError, describeValue, didYouMean } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
 import { aiSdk, aiSdkWith } from './ai-sdk.js';
 import { anthropic } from './anthropic.js';
@@ -26,7 +26,7 @@ export const MESSAGE_FORMATS: readonly MessageFormatName[] = Object.freeze(Objec
 export function adapterOf(format: unknown): FormatAdapter {
   if (typeof format === 'string' && Object.hasOwn(ADAPTERS, format)) return ADAPTERS[format as MessageFormatName];
   if (isRecord(format) && format['name'] === 'ai-sdk') return aiSdkWith(format);
-  throw new CtxpackError('INVALID_OPTION', `options.format must be one of ${MESSAGE_FORMATS.join(', ')}, got ${describeValue(format)}`, {
+  throw new CtxpackError('INVALID_OPTION', `options.format must be one of ${MESSAGE_FORMATS.join(', ')}, got ${describeValue(format)}${typeof format === 'string' ? didYouMean(format, MESSAGE_FORMATS) : ''}`, {
     field: 'format',
   });
 }

@@ -28,7 +28,10 @@ import { Summaries, type SummaryHost } from './summaries.js';
 import type { PreviousRequest, SessionFitResult, SessionOptions, SessionState, SessionStateWarning, SessionTurnOptions } from './types.js';
 
 /** Options that are the session's own; every other one goes to fitMessages each turn. */
+/** The options only a session takes (createSession's are these and fitMessages', less its per-call caches and scores). */
 const SESSION_OPTIONS = ['cache', 'breakpoints', 'replanOnQuestion', 'counterId', 'maxCachedCounts', 'maxCachedVectors', 'concurrency', 'state', 'stateKey', 'summarize', 'summary'];
+/** Every option `createSession` takes. @internal */
+export const CREATE_SESSION_OPTIONS: readonly string[] = [...FIT_OPTIONS.filter((k) => k !== 'countCache' && k !== 'embedCache' && k !== 'scores'), ...SESSION_OPTIONS];
 /** What a turn may change. */
 const TURN_OPTIONS = ['system', 'tools', 'query', 'budgets', 'scores'];
 /** The stable head takes at most this share of the budget, so that recent turns keep the rest. */
@@ -118,7 +121,7 @@ class ChatSession implements Session {
     if (o['embedCache'] !== undefined) throw invalidOption('embedCache', 'absent (a session keeps its own vectors: maxCachedVectors)', o['embedCache']);
     if (o['scores'] !== undefined) throw invalidOption('scores', 'absent here (one score per message of a history: pass it per turn, session.fit(history, { scores }))', o['scores']);
     // Here rather than at the first fit, with the session's own names among the known ones.
-    rejectUnknownOptions(o, [...FIT_OPTIONS.filter((k) => k !== 'countCache' && k !== 'embedCache' && k !== 'scores'), ...SESSION_OPTIONS], 'createSession');
+    rejectUnknownOptions(o, CREATE_SESSION_OPTIONS, 'createSession');
     for (const key of Object.keys(o)) if (!SESSION_OPTIONS.includes(key)) this.base[key] = o[key];
     const format = adapterOf(o['format']).name;
     this.pricing = readPricing(o['cache']);

@@ -12,6 +12,14 @@ import type { Budgets } from '../types.js';
 /** The fields of {@link Budgets}. */
 const BUDGET_FIELDS = ['tokens_max', 'output_reserve', 'overhead_tokens', 'per_fragment_overhead', 'safety_margin_percent'] as const;
 
+/** Budget names of providers and other libraries (folded: lower case, no `_` or `-`), and ctxpack's words for them. */
+const BUDGET_NAMES_ELSEWHERE: Readonly<Record<string, string>> = {
+  maxtokens: 'tokens_max (the whole window, prompt and reply) with output_reserve (the reply\'s share)',
+  maxinputtokens: 'tokens_max',
+  contextwindow: 'tokens_max',
+  maxcontexttokens: 'tokens_max',
+};
+
 /** Validated budgets. @internal */
 export interface CheckedBudgets {
   readonly tokensMax: number;
@@ -51,7 +59,7 @@ export function readBudgets(budgets: unknown): CheckedBudgets {
   // Unknown names first: `{ tokensMax }` is a misspelt tokens_max, not a missing one.
   for (const key of Object.keys(budgets)) {
     if (!(BUDGET_FIELDS as readonly string[]).includes(key)) {
-      throw invalidBudget(shownName(key), `is not a budget (known: ${BUDGET_FIELDS.join(', ')})${didYouMean(key, BUDGET_FIELDS)}`);
+      throw invalidBudget(shownName(key), `is not a budget (known: ${BUDGET_FIELDS.join(', ')})${didYouMean(key, BUDGET_FIELDS, BUDGET_NAMES_ELSEWHERE)}`);
     }
   }
   const tokensMax = readTokens(budgets, 'tokens_max');

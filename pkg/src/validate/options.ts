@@ -130,7 +130,6 @@ export function rejectUnknownOptions(o: Unchecked, known: readonly string[], own
   }
 }
 
-
 /** `dependencies`: `'ignore'` (default) or `'require'`. */
 export function readDependencyMode(o: Unchecked): DependencyMode {
   return readEnum(o, 'dependencies', ['ignore', 'require'] as const, 'ignore');
