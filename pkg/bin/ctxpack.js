@@ -49,7 +49,8 @@ options:
                         a fragment goes in only with the fragments it depends on
                         (fragments sharing a "group" always go in together)
   --estimate-tokens     count fragments that have content but no cost_tokens with the built-in
-                        estimator (ceil(characters / 4); approximate)
+                        estimator (estimateTokens: word pieces as a byte-pair tokenizer splits
+                        them; approximate)
   --json                print the whole plan as JSON
   --max-input-bytes N   read at most N bytes of input (default 67108864, 64 MiB); a larger input
                         is refused unread past the limit. JSON nested deeper than 256 levels is
@@ -447,17 +448,19 @@ function fit(input, values) {
   const m = r.metrics;
   const pad = (x, n) => String(x).padEnd(n);
   const lines = [`ctxpack fit (${format}): ${m.messages_kept} of ${m.candidate_count} messages, ${m.budget_used} of ${m.effective_budget} tokens (${m.pinned_tokens} of them kept by rule)`, ''];
-  lines.push(`  ${pad('#', 5)}${pad('role', 11)}${pad('tokens', 12)}${pad('score', 7)}${pad('', 6)}${pad('reason', 20)}message`);
+  // The reason column as wide as its longest entry (`group_excluded (with #12)`), and a space.
+  const reasonOf = (d) => `${d.reason}${d.unit !== d.index ? ` (with #${d.unit})` : ''}`;
+  const width = Math.max(20, ...r.decisions.map((d) => reasonOf(d).length + 1));
+  lines.push(`  ${pad('#', 5)}${pad('role', 11)}${pad('tokens', 12)}${pad('score', 7)}${pad('', 6)}${pad('reason', width)}message`);
   for (const d of r.decisions) {
     const msg = doc.messages[d.index];
     const calls = (msg.tool_calls ?? []).length + (Array.isArray(msg.content) ? msg.content.filter((p) => p?.type === 'tool_use' || p?.type === 'tool-call').length : 0);
     const preview = (typeof msg.content === 'string' ? msg.content : msg.content == null ? '' : JSON.stringify(msg.content)).replace(/\s+/g, ' ').slice(0, 48);
     const what = calls > 0 ? `[${calls} tool call${calls > 1 ? 's' : ''}] ${preview}` : preview;
-    const group = d.unit !== d.index ? ` (with #${d.unit})` : '';
     // A stub or a truncated tool result shows what is sent of what the message holds.
     const verdict = d.stubbed ? 'STUB' : d.truncated && d.included ? 'TRUNC' : d.included ? 'KEEP' : 'cut';
     const tokens = d.stubbed ? `${d.stub_tokens}/${d.cost_tokens}` : d.truncated ? `${d.truncated.to}/${d.truncated.from}` : d.cost_tokens;
-    lines.push(`  ${pad(d.index, 5)}${pad(msg.role ?? msg.type, 11)}${pad(tokens, 12)}${pad(d.score.toFixed(2), 7)}${pad(verdict, 6)}${pad(d.reason + group, 20)}${what}`);
+    lines.push(`  ${pad(d.index, 5)}${pad(msg.role ?? msg.type, 11)}${pad(tokens, 12)}${pad(d.score.toFixed(2), 7)}${pad(verdict, 6)}${pad(reasonOf(d), width)}${what}`);
   }
   for (const w of r.warnings) lines.push('', `warning: ${w}`);
   process.stdout.write(`${lines.join('\n')}\n`);
