@@ -193,3 +193,28 @@ test('prepareStep: the tools, which the SDK does not pass it, are counted when g
   assert.throws(() => ctxpackPrepareStep({ budgets: { tokens_max: 1_000 }, tools: [tools.read_file] }), (e) => e instanceof CtxpackError && e.code === 'INVALID_OPTION' && e.field === 'tools');
   assert.throws(() => ctxpackLanguageModelMiddleware({ budgets: { tokens_max: 1_000 }, tools }), (e) => e instanceof CtxpackError && e.code === 'INVALID_OPTION' && e.field === 'tools');
 });
+
+// prepareStep is not given the tools: passed as the option, they are counted as the model gets
+// them, a zod schema (the SDK's usual way) as its JSON Schema, as jsonSchema() tools and the
+// middleware (which the SDK hands JSON Schema) count them. Before, a zod tool counted its name
+// and description only: a 30-field schema was 29 tokens.
+test('prepareStep counts zod tools as their JSON Schema, as jsonSchema() tools and the middleware do', async () => {
+  const { z } = await import('zod');
+  const props = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`field_${i}`, z.string().describe(`The description of field number ${i}, long enough to weigh`)]));
+  const zodTools = { big: tool({ description: 'A tool', inputSchema: z.object(props), execute: async () => 'x' }) };
+  // The same schema as JSON Schema: zod's conversion, without its `$schema` URL (as ctxpack converts it).
+  const { $schema: _, ...converted } = z.toJSONSchema(z.object(props));
+  const jsonTools = { big: tool({ description: 'A tool', inputSchema: jsonSchema(converted), execute: async () => 'x' }) };
+  const messages = [{ role: 'user', content: 'hi' }];
+  const viaPrepareStep = async (tools) => {
+    let tokens;
+    const prepareStep = ctxpackPrepareStep({ budgets: { tokens_max: 100_000 }, tools, onFit: (r) => (tokens = r.metrics.prompt_tokens) });
+    await prepareStep({ steps: [], messages });
+    return tokens;
+  };
+  const none = await viaPrepareStep(undefined);
+  const zod = await viaPrepareStep(zodTools);
+  const json = await viaPrepareStep(jsonTools);
+  assert.ok(zod - none > 500, `the zod schema counted ${zod - none} tokens`);
+  assert.equal(zod, json);
+});

@@ -19,6 +19,7 @@ import type { CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions
 import type { Budgets } from '../types.js';
 import { isRecord } from '../validate/fields.js';
 import { invalidOption } from '../validate/options.js';
+import { jsonSchemaOf } from './schemas.js';
 import { type AdapterOptions, type AdapterSpec, anthropicBreakpoints, cacheControl, type CacheControl, Conversations, fitReported, readAdapterOptions, readBreakpoints, textsKey } from './sessions.js';
 
 /** `createMiddleware`'s brand (langchain's `MIDDLEWARE_BRAND`, a registered symbol): made here so that nothing of langchain is imported. */
@@ -231,25 +232,6 @@ function toolsToCount(tools: unknown): unknown {
     const parameters = jsonSchemaOf(t['schema']);
     return parameters === undefined ? { name: t['name'], description: t['description'] } : { name: t['name'], description: t['description'], parameters };
   });
-}
-
-/**
- * A tool's schema as JSON Schema: a zod 4 schema converts itself (`toJSONSchema()`, which
- * LangChain's own conversion uses too); a plain object is JSON Schema already. A zod 3 schema has
- * no conversion without importing zod: `undefined` (its name and description are still counted).
- */
-function jsonSchemaOf(schema: unknown): unknown {
-  if (!isRecord(schema)) return undefined;
-  const convert = schema['toJSONSchema'];
-  if (typeof convert === 'function') {
-    try {
-      const { $schema: _, ...rest } = convert.call(schema) as Record<string, unknown>;
-      return rest;
-    } catch {
-      return undefined; // a schema zod cannot express in JSON (a transform, a custom type)
-    }
-  }
-  return '_def' in schema || '_zod' in schema ? undefined : schema;
 }
 
 /** A conversation's identity: the thread, or its system prompt and first message (the task), the same at every step. */

@@ -14,6 +14,7 @@ import type { CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions
 import type { Budgets } from '../types.js';
 import { isRecord } from '../validate/fields.js';
 import { invalidOption } from '../validate/options.js';
+import { jsonSchemaOf } from './schemas.js';
 import { type AdapterOptions, type AdapterSpec, anthropicBreakpoints, cacheControl, type CacheControl, fitReported, readBreakpoints, textsKey } from './sessions.js';
 
 /**
@@ -53,12 +54,12 @@ export function promptOptions(entry: string, from: string, withTools = false): A
   };
 }
 
-/** An AI SDK `ToolSet` (`{ name: tool }`) as the model receives it, to be counted: each tool's name, description and JSON schema (a `jsonSchema()` schema's; a zod schema is not JSON, its name and description only). */
+/** An AI SDK `ToolSet` (`{ name: tool }`) as the model receives it, to be counted: each tool's name, description and input schema as JSON Schema (`jsonSchema()`'s, or a zod 4 schema's; a zod 3 schema's name and description only). */
 function readToolSet(tools: unknown): unknown {
   if (tools === undefined) return undefined;
   if (!isRecord(tools) || Array.isArray(tools)) throw invalidOption('tools', "the AI SDK's tools, an object of name: tool", tools);
   return Object.entries(tools).map(([name, t]) => {
-    const schema = isRecord(t) && isRecord(t['inputSchema']) ? t['inputSchema']['jsonSchema'] : undefined;
+    const schema = isRecord(t) ? jsonSchemaOf(t['inputSchema']) : undefined;
     return { type: 'function', name, description: isRecord(t) ? t['description'] : undefined, ...(isRecord(schema) ? { inputSchema: schema } : {}) };
   });
 }
