@@ -14,11 +14,17 @@
  *                                            3 characters on average): at least length / 1.5
  * run of ASCII punctuation                   1, then 0.3 per character (0.1 when it repeats the
  *                                            one before: a line of dashes)
- * a single space                             0 (it joins the next word); a longer run of spaces 1
- * line breaks and tabs, with any spaces after 1
+ * a run of L spaces and tabs                 before a word ⌈(L − 1) / 128⌉ (the last joins the
+ *                                            word: a single space is 0); before a line break 0
+ *                                            (it joins the break); before a digit one more
+ *                                            (the last is a token of its own); at the end ⌈L / 128⌉
+ * a run of L line breaks                     ⌈L / 16⌉
  * CJK, kana, hangul, full-width forms        1 per character
+ * Thai, Devanagari and the other Indic       1 per character
+ * scripts (U+0900–U+0E7F)
  * Latin-1 and Latin Extended, symbols        1 per character
  * (U+0080–U+02FF, U+2000–U+2BFF)
+ * Hebrew, Arabic (U+0590–U+06FF)             0.8 per character
  * other BMP characters (Cyrillic, Greek, …)  0.5 per character
  * a UTF-16 surrogate (half of most emoji)    1.5
  * ```
@@ -26,8 +32,10 @@
  * The sum is rounded up; a non-empty text is at least 1. pkg/test/estimate.test.mjs holds it to
  * 0.9–1.3 times the larger of the two vocabularies' counts on prose, markdown, code, type
  * declarations, JSON, logs, CSV, SQL, YAML, stack traces, directory listings, ids, base64, HTML,
- * Chinese, Russian, German and emoji (0.93–1.21 when this was written), where `ceil(length / 4)`
- * is 0.26–1.29. It is an estimate: a real tokenizer (`ctxpack/tokenizers/*`) counts exactly.
+ * indented and blank-line-separated text, runs of spaces, Chinese, Russian, German, Thai, Arabic
+ * and emoji, where `ceil(length / 4)` is 0.01–1.29; Devanagari to 0.7–1.3 (cl100k_base spends
+ * 2.5 times o200k_base's tokens on it, and the estimate sits between). It is an estimate: a real
+ * tokenizer (`ctxpack/tokenizers/*`) counts exactly.
  *
  * @internal
  * @module
@@ -45,7 +53,8 @@ const PUNCT = 6;
 const COST10 = 7; // other ASCII, CJK, Latin-1 and Latin Extended, symbols
 const COST5 = 8; // other BMP characters
 const COST15 = 9; // a surrogate
-const COST = [0, 0, 0, 0, 0, 0, 0, 10, 5, 15];
+const COST8 = 10; // Hebrew, Arabic
+const COST = [0, 0, 0, 0, 0, 0, 0, 10, 5, 15, 8];
 
 let table: Uint8Array | undefined;
 
@@ -64,6 +73,7 @@ function classes(): Uint8Array {
   const ranges: [number, number, number][] = [
     [0x80, 0x2ff, COST10], [0x2000, 0x2bff, COST10], [0x2e80, 0x9fff, COST10], [0xac00, 0xd7af, COST10],
     [0xf900, 0xfaff, COST10], [0xff00, 0xffef, COST10], [0xd800, 0xdfff, COST15],
+    [0x0900, 0x0e7f, COST10], [0x0590, 0x06ff, COST8],
   ];
   for (const [from, to, k] of ranges) t.fill(k, from, to + 1);
   return t;
@@ -123,19 +133,26 @@ export function estimatePieces(text: string): number {
       // Random-looking (ids, base64): ceil(length / 1.5) = floor((2·length + 2) / 3).
       tokens += 10 * (length >= 8 && length < 3 * pieces ? Math.max(pieces, Math.floor((2 * length + 2) / 3)) : pieces);
       i = j;
-    } else if (k === SPACE) {
-      let j = i + 1;
-      while (j < n && text.charCodeAt(j) === 32) j++;
-      if (j - i > 1) tokens += 10;
-      i = j;
-    } else if (k === BREAK) {
-      let j = i + 1;
+    } else if (k === SPACE || k === BREAK) {
+      // Whitespace, as byte-pair pre-tokenizers split it: a run of line breaks (with the spaces
+      // and tabs before it) is ⌈L / 16⌉; spaces and tabs before a word are ⌈(L − 1) / 128⌉, the
+      // last joining the word (before a digit, a token of its own); at the end ⌈L / 128⌉.
+      let j = i;
       while (j < n) {
-        const e = cls[text.charCodeAt(j)]!;
-        if (e !== BREAK && e !== SPACE) break;
-        j++;
+        let e = j;
+        while (e < n && (text.charCodeAt(e) === 32 || text.charCodeAt(e) === 9)) e++;
+        let b = e;
+        while (b < n && (text.charCodeAt(b) === 10 || text.charCodeAt(b) === 13)) b++;
+        if (b > e) {
+          tokens += 10 * Math.ceil((b - e) / 16);
+        } else if (e > j) {
+          // The last joins a word; before a number (digits are split on their own) it is one more.
+          const digit = e < n && ((text.charCodeAt(e) - 48) >>> 0) <= 9;
+          tokens += 10 * (e < n ? Math.ceil((e - j - 1) / 128) + (digit ? 1 : 0) : Math.ceil((e - j) / 128));
+        }
+        if (b === j) break;
+        j = b;
       }
-      tokens += 10;
       i = j;
     } else if (k === PUNCT) {
       // A run: 1, then 0.3 per character, 0.1 when it repeats the one before (a line of dashes).
