@@ -31,7 +31,7 @@ pub fn pack_stats(stats: &[TextStats]) -> Vec<u32> {
 }
 
 /// Reads what [`pack_stats`] wrote (from one call or several, concatenated).
-/// Checks the shape only; [`bm25_from_stats`] checks the matches.
+/// Checks the shape only; [`super::bm25_from_stats`] checks the matches.
 ///
 /// # Errors
 /// [`CtxpackError::InvalidInput`] when `packed` ends inside a text's stats.
