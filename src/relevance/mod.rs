@@ -94,7 +94,7 @@ mod short;
 use short::{short_key, ShortTerms};
 mod words;
 pub use words::tokenize;
-use words::{for_each_span, for_each_word, plural, word_of};
+use words::{for_each_span, for_each_word, plural, read8, word_of};
 
 /// BM25's two parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -8,9 +8,9 @@
 //! open-addressing table of its own; every other word is looked up as a
 //! string, among all the query's terms.
 
-use super::plural;
 #[cfg(doc)]
 use super::QueryTerms;
+use super::{plural, read8};
 
 /// Packs a lowercase word of at most 16 bytes (none of them 0).
 fn pack(word: &[u8]) -> Option<(u64, u64)> {
@@ -25,11 +25,6 @@ fn pack(word: &[u8]) -> Option<(u64, u64)> {
 
 /// ASCII lowercase of eight alphanumeric bytes at once.
 const LOWER: u64 = 0x2020_2020_2020_2020;
-
-/// The 8 bytes of `text` from `at`, little endian, if it has them.
-fn read8(text: &[u8], at: usize) -> Option<u64> {
-    Some(u64::from_le_bytes(*text.get(at..)?.first_chunk::<8>()?))
-}
 
 /// The low `n` bytes (at most 8) of a `u64` set.
 fn low_bytes(n: usize) -> u64 {

@@ -49,10 +49,47 @@ fn class_at(text: &str, i: usize) -> (bool, usize) {
     }
 }
 
+/// The high bit of each of eight bytes.
+const HIGH: u64 = 0x8080_8080_8080_8080;
+/// Each of eight bytes 1.
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// The 8 bytes of `bytes` from `at`, little endian, if it has them.
+pub(super) fn read8(bytes: &[u8], at: usize) -> Option<u64> {
+    Some(u64::from_le_bytes(*bytes.get(at..)?.first_chunk::<8>()?))
+}
+
+/// The high bit set in each byte of `x` from `m + 1` to `n - 1` (`m` below
+/// 128, `n` at most 128), exactly: no carry or borrow crosses a byte.
+const fn between(x: u64, m: u64, n: u64) -> u64 {
+    let low = x & (ONES * 127);
+    ((ONES * (127 + n)).wrapping_sub(low) & !x & low.wrapping_add(ONES * (127 - m))) & HIGH
+}
+
+/// How many ASCII letters and digits `bytes` has in a row from `at`, read
+/// eight at a time while they all are: the bytes of a word (most of a
+/// text), where one at a time was most of the time of reading a text.
+/// Stops at the last eight bytes; the caller reads on one at a time.
+fn alphanumeric_run(bytes: &[u8], at: usize) -> usize {
+    let mut i = at;
+    while let Some(x) = read8(bytes, i) {
+        let alphanumeric = between(x, 0x2f, 0x3a) | between(x | (ONES * 0x20), 0x60, 0x7b);
+        if alphanumeric == HIGH {
+            i += 8;
+        } else {
+            // The first byte that is not: its high bit is the lowest one clear.
+            i += ((!alphanumeric & HIGH).trailing_zeros() / 8) as usize;
+            break;
+        }
+    }
+    i - at
+}
+
 /// Calls `f` with where each word of `text` starts and ends (bytes) as it
 /// stands in the text (before lowercasing and folding), in order, and
 /// whether it is ASCII: the runs of alphanumeric characters. ASCII is read
-/// a byte at a time, anything else a character at a time.
+/// a byte at a time (a run of letters and digits eight at a time), anything
+/// else a character at a time.
 pub(super) fn for_each_span(text: &str, mut f: impl FnMut(usize, usize, bool)) {
     let bytes = text.as_bytes();
     let mut i = 0;
@@ -74,7 +111,7 @@ pub(super) fn for_each_span(text: &str, mut f: impl FnMut(usize, usize, bool)) {
         }
         while let Some(&b) = bytes.get(i) {
             if b.is_ascii_alphanumeric() {
-                i += 1;
+                i += 1 + alphanumeric_run(bytes, i + 1);
             } else if b.is_ascii() {
                 break;
             } else {
@@ -129,4 +166,28 @@ pub fn tokenize(text: &str) -> Vec<String> {
     let mut words = Vec::new();
     for_each_word(text, |w| words.push(w.to_owned()));
     words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eight_bytes_at_a_time_stop_where_one_at_a_time_would() {
+        let all: Vec<u8> = (0..=255).collect();
+        for b in all {
+            let mut text = *b"abcdefgh0123456789";
+            for at in [3, 8, 12] {
+                text[at] = b;
+                let one = text[..]
+                    .iter()
+                    .position(|c| !c.is_ascii_alphanumeric())
+                    .unwrap_or(text.len());
+                let eight = alphanumeric_run(&text, 0);
+                // Eight at a time stops at the last eight bytes at the latest.
+                assert_eq!(eight, one.min(16), "{b} at {at}");
+                text = *b"abcdefgh0123456789";
+            }
+        }
+    }
 }
