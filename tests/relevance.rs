@@ -110,7 +110,7 @@ fn bits(v: &[f64]) -> Vec<u64> {
 // ---------------------------------------------------------------------------
 
 /// Words with plurals, case, Unicode (a final sigma, a lowercase that grows
-/// from one character to two), punctuation and numbers.
+/// from one character to two), punctuation, numbers and long words.
 const VOCAB: &[&str] = &[
     "dog",
     "Dogs",
@@ -146,6 +146,18 @@ const VOCAB: &[&str] = &[
     "don't",
     "—",
     "  ",
+    // Around the 16 bytes of a short word's key (src/relevance/short.rs): looked up
+    // by key or as a string, the same word is the same term either way.
+    "Abcdefghijklmnop",
+    "abcdefghijklmnops",
+    "ABCDEFGHIJKLMNOPS",
+    "abcdefghijklmnoies",
+    "abcdefghijklmnoy",
+    "abcdefghijklmnopq",
+    "abcdefghijklmnopqrs",
+    // The Kelvin sign: a word beyond ASCII whose lowercase is ASCII ("key").
+    "\u{212A}ey",
+    "Keys",
 ];
 
 fn prop_text() -> impl Strategy<Value = String> {

@@ -25,8 +25,10 @@
 //!
 //! **Cost**: linear in the length of the texts and the query, whatever the
 //! number of distinct query terms. Each word of a text is one hash lookup
-//! among the query's terms ([`QueryTerms`]); a text's [`TextStats`] hold
-//! only the terms it has, so the Σ above only visits those.
+//! among the query's terms ([`QueryTerms`]), a short ASCII word (most) by
+//! its bytes alone, without making the word (`short.rs`); a text's
+//! [`TextStats`] hold only the terms it has, so the Σ above only visits
+//! those.
 //!
 //! ```
 //! use ctxpack_core::relevance::{bm25_scores, tokenize, Bm25};
@@ -86,6 +88,13 @@ pub(crate) type WordMap<V> = HashMap<String, V, BuildHasherDefault<WordHasher>>;
 
 mod index;
 pub use index::{doc_terms, query_terms, DocTerms};
+mod packed;
+pub use packed::{pack_stats, unpack_stats};
+mod short;
+use short::{short_key, ShortTerms};
+mod words;
+pub use words::tokenize;
+use words::{for_each_span, for_each_word, plural, read8, word_of};
 
 /// BM25's two parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -100,86 +109,6 @@ impl Default for Bm25 {
     fn default() -> Self {
         Self { k1: 1.2, b: 0.75 }
     }
-}
-
-/// Folds a plural to its singular, in place (see the module documentation).
-fn stem(word: &mut String) {
-    // Both rules need a final `s`, and more than three characters (of which
-    // bytes are an upper bound): most words leave at the first test.
-    if word.as_bytes().last() != Some(&b's') || word.len() <= 3 || word.chars().count() <= 3 {
-        return;
-    }
-    if word.ends_with("ies") {
-        word.truncate(word.len() - 3);
-        word.push('y');
-    } else if !(word.ends_with("ss") || word.ends_with("us") || word.ends_with("is")) {
-        word.pop();
-    }
-}
-
-/// Calls `f` with each word of `text` as [`tokenize`] gives it, in order,
-/// through one reused buffer: scoring reads every word of every text, and
-/// a string per word would be most of its cost. ASCII is read a byte at a
-/// time (for ASCII, `char::is_alphanumeric` is `[0-9A-Za-z]`), anything
-/// else a character at a time.
-fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
-    let bytes = text.as_bytes();
-    let mut word = String::new();
-    let mut emit = |w: &str, ascii: bool| {
-        word.clear();
-        if ascii {
-            word.push_str(w);
-            word.make_ascii_lowercase();
-        } else {
-            // The whole word at once: Unicode's lowercase of a letter can depend on
-            // its neighbours (a final Σ is ς).
-            word.push_str(&w.to_lowercase());
-        }
-        stem(&mut word);
-        f(&word);
-    };
-    let mut start: Option<usize> = None; // where the current word began
-    let mut ascii = true; // whether the current word is ASCII so far
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        let (alphanumeric, width) = if b.is_ascii() {
-            (b.is_ascii_alphanumeric(), 1)
-        } else {
-            // `i` is always at a character boundary: it moves by whole characters.
-            text[i..]
-                .chars()
-                .next()
-                .map_or((false, 1), |c| (c.is_alphanumeric(), c.len_utf8()))
-        };
-        if alphanumeric {
-            if start.is_none() {
-                start = Some(i);
-                ascii = true;
-            }
-            ascii &= width == 1;
-        } else if let Some(s) = start.take() {
-            emit(&text[s..i], ascii);
-        }
-        i += width;
-    }
-    if let Some(s) = start {
-        emit(&text[s..], ascii);
-    }
-}
-
-/// The words of `text`: Unicode lowercase, split at non-alphanumeric
-/// characters, plurals folded (see the module documentation).
-///
-/// ```
-/// use ctxpack_core::relevance::tokenize;
-/// assert_eq!(tokenize("Queries about the Ünïcode TOKENS!"), ["query", "about", "the", "ünïcode", "token"]);
-/// ```
-#[must_use]
-pub fn tokenize(text: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    for_each_word(text, |w| words.push(w.to_owned()));
-    words
 }
 
 /// The BM25 score of every text in `docs` for `query` (see the module
@@ -230,6 +159,9 @@ pub struct QueryTerms {
     /// pasted log) is then read once, not twice.
     query: Box<str>,
     own: TextStats,
+    /// The terms of at most 16 ASCII bytes again, for the words of a text
+    /// that have a key (most): found without making the word.
+    short: ShortTerms,
 }
 
 impl QueryTerms {
@@ -277,10 +209,12 @@ impl QueryTerms {
                 matches,
             }
         };
+        let short = ShortTerms::new(rank.iter().map(|(t, &i)| (t.as_str(), i)));
         Self {
             rank,
             query: query.into(),
             own,
+            short,
         }
     }
 
@@ -326,9 +260,23 @@ impl QueryTerms {
         }
         let mut words = 0_usize;
         let mut hits: Vec<u32> = Vec::new();
-        for_each_word(text, |w| {
+        let mut word = String::new();
+        for_each_span(text, |start, end, ascii| {
             words += 1;
-            if let Some(&t) = self.rank.get(w) {
+            // A short ASCII word by its key, any other as the word itself
+            // (`rank` has every term, the short ones too).
+            let key = if ascii {
+                short_key(text.as_bytes(), start, end)
+            } else {
+                None
+            };
+            let hit = if let Some(key) = key {
+                self.short.get(key)
+            } else {
+                word_of(&text[start..end], ascii, &mut word);
+                self.rank.get(word.as_str()).copied()
+            };
+            if let Some(t) = hit {
                 hits.push(t);
             }
         });
@@ -444,74 +392,6 @@ fn weigh(stats: &[TextStats], terms: usize, params: Bm25) -> Vec<f64> {
             .sum();
     }
     scores
-}
-
-/// Packs stats as one array of `u32`, the form they cross the wasm boundary
-/// in: per text, its length in words, its number of matches `m`, then `m`
-/// pairs (term, count).
-///
-/// ```
-/// use ctxpack_core::relevance::{pack_stats, QueryTerms};
-/// let q = QueryTerms::new("dog cat");
-/// let stats = [q.stats("cat dog dog"), q.stats("none")];
-/// assert_eq!(pack_stats(&stats), [3, 2, 0, 1, 1, 2, 1, 0]);
-/// ```
-#[must_use]
-pub fn pack_stats(stats: &[TextStats]) -> Vec<u32> {
-    let len = stats.iter().map(|s| 2 + 2 * s.matches.len()).sum();
-    let mut out = Vec::with_capacity(len);
-    for s in stats {
-        out.push(s.words);
-        out.push(u32::try_from(s.matches.len()).unwrap_or(u32::MAX));
-        for &(t, c) in &s.matches {
-            out.push(t);
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// Reads what [`pack_stats`] wrote (from one call or several, concatenated).
-/// Checks the shape only; [`bm25_from_stats`] checks the matches.
-///
-/// # Errors
-/// [`CtxpackError::InvalidInput`] when `packed` ends inside a text's stats.
-///
-/// ```
-/// use ctxpack_core::relevance::{pack_stats, unpack_stats, QueryTerms};
-/// let q = QueryTerms::new("dog cat");
-/// let stats = vec![q.stats("cat dog dog"), q.stats("none")];
-/// assert_eq!(unpack_stats(&pack_stats(&stats)).unwrap(), stats);
-/// assert!(unpack_stats(&[3, 2, 0, 1]).is_err());
-/// ```
-pub fn unpack_stats(packed: &[u32]) -> Result<Vec<TextStats>, CtxpackError> {
-    let mut stats = Vec::new();
-    let mut rest = packed;
-    while let [words, m, tail @ ..] = rest {
-        let m = *m as usize;
-        let Some(pairs) = m.checked_mul(2).and_then(|len| tail.get(..len)) else {
-            return Err(truncated(stats.len(), packed.len()));
-        };
-        stats.push(TextStats {
-            words: *words,
-            matches: pairs.chunks_exact(2).map(|p| (p[0], p[1])).collect(),
-        });
-        rest = &tail[pairs.len()..];
-    }
-    if rest.is_empty() {
-        Ok(stats)
-    } else {
-        Err(truncated(stats.len(), packed.len()))
-    }
-}
-
-/// The error of packed stats that end inside text `i`.
-fn truncated(i: usize, len: usize) -> CtxpackError {
-    CtxpackError::InvalidInput {
-        reason: format!(
-            "stats end inside text {i}: each text is its length, its number of matches m, then m (term, count) pairs; got {len} numbers"
-        ),
-    }
 }
 
 #[allow(clippy::cast_precision_loss)]

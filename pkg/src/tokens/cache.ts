@@ -95,6 +95,8 @@ export class CountCache<V = number> {
     this.entries.delete(key);
     this.entries.set(key, n);
     const bound = Math.max(this.limit, atLeast);
+    // No iterator while nothing is evicted (a call's own cache, every text of a long history).
+    if (this.entries.size <= bound) return;
     for (const k of this.entries.keys()) {
       if (this.entries.size <= bound) break;
       this.entries.delete(k);
