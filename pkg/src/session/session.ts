@@ -9,7 +9,7 @@
 import { CtxpackError, readingInput, shownName } from '../errors.js';
 import { embedFit, readConcurrency } from '../messages/fit.js';
 import { DEFAULT_MAX_VECTORS, embedNeedsAsync } from '../messages/caller.js';
-import { FIT_OPTIONS, chooseFit, fitQuery, prepareFit, scoreFit, type FitPlan, type PreparedFit, type ScoredFit } from '../messages/pipeline.js';
+import { FIT_OPTIONS, fitProblem, fitQuery, prepareFit, scoreFit, type FitFill, type FitProblem, type PreparedFit, type ScoredFit } from '../messages/pipeline.js';
 import { countFit, prefillFit } from '../messages/count.js';
 import { adapterOf } from '../messages/formats.js';
 import { Bm25Memo } from '../messages/relevance.js';
@@ -18,7 +18,6 @@ import type { Turn } from '../messages/turns.js';
 import { CountCache, textKey } from '../tokens/cache.js';
 import { estimateTokens } from '../tokens/counter.js';
 import { invalidOption, optionsRecord, readBoolean, readCount, readNonEmptyString, rejectUnknownOptions } from '../validate/options.js';
-import type { FitMessagesResult } from '../messages/types.js';
 import { placeBreakpoints } from './breakpoints.js';
 import { ANTHROPIC_MAX_MARKERS, messageMarkers } from '../messages/markers.js';
 import { cachedTokens, cutObjective, readPricing, requestCost, type Pricing } from './pricing.js';
@@ -303,15 +302,15 @@ class ChatSession implements Session {
     }
 
     /** The kept messages' common prefix with the previous request: messages, and prompt tokens. */
-    const prefixOf = (r: FitMessagesResult<M>): { messages: number; tokens: number; cached: number } => {
+    const prefixOf = (f: FitFill): { messages: number; tokens: number; cached: number } => {
       if (!sameSystem) return { messages: 0, tokens: 0, cached: 0 };
       let k = 0;
       let tokens = baseTokens;
-      for (const d of r.decisions) {
-        if (!d.included) continue;
-        const stub = d.stubbed === true;
-        if (k >= prev.entries.length || sentKey(d.index, stub) !== prev.entries[k]![1]) break;
-        tokens += sentTokens(d.index, stub);
+      for (let i = 0; i < n && k <= prev.entries.length; i++) {
+        if (f.included[i] === 0) continue;
+        const stub = f.stubbed[i] === 1 && s.stubOf[i]! >= 0;
+        if (k >= prev.entries.length || sentKey(i, stub) !== prev.entries[k]![1]) break;
+        tokens += sentTokens(i, stub);
         k++;
       }
       const reads = prev.breakpoints.filter(([before]) => before <= k).map(([, t]) => t);
@@ -323,48 +322,54 @@ class ChatSession implements Session {
     const queryKey = this.counts.keyOf(fitQuery(s));
     const newQuestion = this.replanOnQuestion && prev?.query !== undefined && prev.query !== queryKey;
 
-    let result: FitMessagesResult<M> | undefined;
+    let chosen: Planned<M> | undefined;
     let cut = false;
-    if (!this.pricing.enabled) result = chooseFit(s, { ownMarkers });
+    if (!this.pricing.enabled) chosen = planned(fitProblem(s, { ownMarkers }));
     else {
       const forced = new Uint8Array(n);
       if (sameSystem) for (const [index] of prev.entries) forced[index] = 1;
+      /** What every cut of this turn starts from (made once: a new question weighs two cuts). */
+      let base: CutBase<M> | undefined;
+      const cutBase = (): CutBase<M> => (base ??= this.cutBase(s, prev, sameSystem ? reusable : 0, ownMarkers, forcedStub));
       if (sameSystem && reusable === prev.entries.length && n >= prev.n && unitsWhole(s, forced)) {
         // Append: the previous request as it was, and every new message.
         const eligible = new Uint8Array(n);
         eligible.fill(1, prev.n);
-        const r = chooseFit(s, { forced, forcedStub, eligible, ownMarkers });
-        const allNew = r.decisions.every((d) => d.index < prev.n || d.included || s.broken[d.index] === 1);
+        const a = planned(fitProblem(s, { forced, forcedStub, eligible, ownMarkers }));
+        const r = a.fill;
+        let allNew = true;
+        for (let i = prev.n; i < n && allNew; i++) allNew = r.included[i] === 1 || s.broken[i] === 1;
         // The previous request whole (Responses: a new compaction item leaves out what it stands for: that is a cut).
-        const allOld = prev.entries.every(([index]) => r.decisions[index]!.included);
-        if (allNew && allOld && r.metrics.budget_used <= s.budget.effective) {
-          result = r;
+        const allOld = prev.entries.every(([index]) => r.included[index] === 1);
+        if (allNew && allOld && r.budgetUsed <= s.budget.effective) {
+          chosen = a;
           const mean = newQuestion && target === undefined ? questionGives(s, r) : undefined;
           if (mean !== undefined) {
             // The cut the objective chooses, and one refilled to the append's size (a swap of what is kept).
             let best = 0;
-            for (const size of [undefined, r.metrics.budget_used]) {
-              const c = this.cut(s, prev, reusable, budget, prefixOf, ownMarkers, forcedStub, size);
-              const net = cutMargin(this.pricing, s, r, c, mean, prefixOf);
+            for (const size of [undefined, r.budgetUsed]) {
+              const c = this.cut(s, cutBase(), budget, prefixOf, size);
+              const net = cutMargin(this.pricing, s, r, c.fill, mean, prefixOf);
               if (net > best) {
                 best = net;
-                result = c;
+                chosen = c;
                 cut = true;
               }
             }
           }
         }
       }
-      if (result === undefined) {
-        result = this.cut(s, prev, sameSystem ? reusable : 0, budget, prefixOf, ownMarkers, forcedStub, target);
+      if (chosen === undefined) {
+        chosen = this.cut(s, cutBase(), budget, prefixOf, target);
         cut = prev !== null;
       }
     }
+    const result = chosen.problem.result(chosen.fill);
 
     // The report, the breakpoints, and what to remember.
     const keptDecisions = result.decisions.filter((d) => d.included);
     const kept = keptDecisions.map((d) => d.index);
-    const prefix = prefixOf(result);
+    const prefix = prefixOf(chosen.fill);
     const entries: [number, string, number][] = [];
     let tokens = baseTokens;
     // A stubbed message is remembered by its stub's key: the next turn forces the stub, not the whole message.
@@ -450,21 +455,11 @@ class ChatSession implements Session {
   }
 
   /**
-   * A cut: keep the stable head (the previous request's first `head` entries still in the
-   * history), then choose the prompt size P that minimises `cutObjective` among CUT_SHARES of the
-   * budget, each filled by value as fitMessages fills it (or fill `target`, when given). Before
-   * any cut is needed (everything fits), the full fit.
+   * What every cut of a turn starts from: the stable head (the previous request's first `head`
+   * entries still in the history, `reusable` of them unchanged) forced, unless it leaves no room,
+   * and the fill of the whole budget under it.
    */
-  private cut<M>(
-    s: ScoredFit<M>,
-    prev: PreviousRequest | null,
-    reusable: number,
-    budget: number,
-    prefixOf: (r: FitMessagesResult<M>) => { cached: number },
-    ownMarkers: Uint8Array | undefined,
-    forcedStub: Uint8Array,
-    target: number | undefined,
-  ): FitMessagesResult<M> {
+  private cutBase<M>(s: ScoredFit<M>, prev: PreviousRequest | null, reusable: number, ownMarkers: Uint8Array | undefined, forcedStub: Uint8Array): CutBase<M> {
     const n = s.list.length;
     const overhead = s.budget.perFragmentOverhead;
     const forced = new Uint8Array(n);
@@ -478,36 +473,50 @@ class ChatSession implements Session {
       }
     }
     if (s.pinnedTokens + headTokens > s.budget.effective) forced.fill(0);
-    const full = chooseFit(s, { forced, forcedStub, ownMarkers });
-    if (full.decisions.every((d) => d.included || s.scored[d.index] === 0)) return full;
-    if (target !== undefined) return target >= s.budget.effective ? full : chooseFit(s, { forced, forcedStub, target, ownMarkers });
+    const problem = fitProblem(s, { forced, forcedStub, ownMarkers });
+    return { problem, forced, full: problem.fill() };
+  }
+
+  /**
+   * A cut from `base` (cutBase): choose the prompt size P that minimises `cutObjective` among
+   * CUT_SHARES of the budget, each filled by value as fitMessages fills it (or fill `target`,
+   * when given). Before any cut is needed (everything fits), the full fit.
+   */
+  private cut<M>(s: ScoredFit<M>, base: CutBase<M>, budget: number, prefixOf: (f: FitFill) => { cached: number }, target: number | undefined): Planned<M> {
+    const n = s.list.length;
+    const overhead = s.budget.perFragmentOverhead;
+    const { problem, forced, full } = base;
+    const planned = (fill: FitFill): Planned<M> => ({ problem, fill });
+    let fitsAll = true;
+    for (let i = 0; i < n && fitsAll; i++) fitsAll = full.included[i] === 1 || s.scored[i] === 0;
+    if (fitsAll) return planned(full);
+    if (target !== undefined) return planned(target >= s.budget.effective ? full : problem.fill(target));
 
     // What the full fit keeps is worth its price: value is measured against its mean value per token.
     let valueTokens = 0;
     let keptTokens = 0;
-    for (const d of full.decisions) {
-      if (!d.included || s.scored[d.index] === 0 || forced[d.index] === 1) continue;
-      valueTokens += s.values[d.index]! * (d.cost_tokens + overhead);
-      keptTokens += d.cost_tokens + overhead;
+    for (let i = 0; i < n; i++) {
+      if (full.included[i] === 0 || s.scored[i] === 0 || forced[i] === 1) continue;
+      valueTokens += s.values[i]! * (s.costs[i]! + overhead);
+      keptTokens += s.costs[i]! + overhead;
     }
     const meanValue = valueTokens > 0 ? valueTokens / keptTokens : 1;
     const growth = this.growthPerTurn(s);
     let best = full;
     let bestScore = Infinity;
     for (const share of CUT_SHARES) {
-      const plan: FitPlan = { forced, forcedStub, target: Math.floor(share * s.budget.effective), ownMarkers };
-      const r = share === 1 ? full : chooseFit(s, plan);
+      const r = share === 1 ? full : problem.fill(Math.floor(share * s.budget.effective));
       let lost = 0;
-      for (const d of full.decisions) {
-        if (d.included && !r.decisions[d.index]!.included) lost += (s.values[d.index]! / meanValue) * (d.cost_tokens + overhead);
+      for (let i = 0; i < n; i++) {
+        if (full.included[i] === 1 && r.included[i] === 0) lost += (s.values[i]! / meanValue) * (s.costs[i]! + overhead);
       }
-      const score = cutObjective(this.pricing, budget, r.metrics.prompt_tokens, prefixOf(r).cached, growth, lost);
+      const score = cutObjective(this.pricing, budget, r.promptTokens, prefixOf(r).cached, growth, lost);
       if (score < bestScore) {
         best = r;
         bestScore = score;
       }
     }
-    return best;
+    return planned(best);
   }
 
   /** Tokens the history grows by per turn: the mean of the last turns, or before any, the history's tokens per request in it. */
@@ -521,6 +530,21 @@ class ChatSession implements Session {
     }
     return Math.max(1, tokens / Math.max(1, requests));
   }
+}
+
+/** A plan's problem (pipeline.ts) and the fill of it a turn chose; its result is made once, for the fill kept. */
+interface Planned<M> {
+  readonly problem: FitProblem<M>;
+  readonly fill: FitFill;
+}
+
+const planned = <M>(problem: FitProblem<M>): Planned<M> => ({ problem, fill: problem.fill() });
+
+/** What the cuts of a turn share: the problem with the stable head forced, and its fill of the whole budget. */
+interface CutBase<M> {
+  readonly problem: FitProblem<M>;
+  readonly forced: Uint8Array;
+  readonly full: FitFill;
 }
 
 /**
