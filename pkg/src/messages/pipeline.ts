@@ -99,8 +99,11 @@ export interface PreparedFit<M> {
   readonly truncateAt: number | undefined;
   /** `truncateUserMessage`: the pinned user messages' text is cut too when what must be kept exceeds the budget. */
   readonly truncateUser: boolean;
-  /** A session's memo of the history (history.ts), and what it knew of this one when it was read. */
-  readonly history?: { readonly memo: HistoryMemo; readonly known: KnownCounts | undefined };
+  /**
+   * A session's memo of the history (history.ts), and what it knew of this one when it was read:
+   * its counts, and that the first `same` messages are those of the memo's read `read - 1`, unchanged.
+   */
+  readonly history?: { readonly memo: HistoryMemo; readonly known: KnownCounts | undefined; readonly read: number; readonly same: number };
 }
 
 /** The texts a fit counts: each message's, the system prompt's and the tools' JSON when given, each stub's. @internal */
@@ -252,7 +255,7 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
     framing: readBoolean(o, 'framing', true) ? FRAMING[provider] : undefined,
     fixedMarkers: adapter.name === 'anthropic' ? fixedMarkers(system) + fixedMarkers(tools) : 0,
     turns, units, pinned, broken, warnings, stubOf, stubs, stubMedia,
-    ...(memo === undefined ? {} : { history: { memo, known: memo.known } }),
+    ...(memo === undefined ? {} : { history: { memo, known: memo.known, read: memo.reads, same: memo.same } }),
     texts: { messages: turns.map((t) => t.text), system: systemText, tools: toolsJson, stubs: stubTexts },
   };
 }
@@ -326,7 +329,7 @@ export function fitQuery(p: PreparedFit<unknown>): string {
  */
 export function scoreFit<M>(c: CountedFit<M>, memo?: Bm25Memo, embedded?: Float64Array): ScoredFit<M> {
   const scored = competing(c);
-  const values = relevanceValues(c.texts.messages, fitQuery(c), scored, c.weights, memo, embedded ?? c.caller.scores);
+  const values = relevanceValues(c.texts.messages, fitQuery(c), scored, c.weights, memo, embedded ?? c.caller.scores, c.history);
   return { ...c, values, scored };
 }
 

@@ -83,13 +83,7 @@ class ChatSession implements Session {
   /** `embed`'s vectors by content key, across turns: a turn embeds only the texts it has not seen. */
   private readonly vectors: CountCache<Float32Array>;
   /** The message keys of the last turn, with what they were made from (messageKeys). */
-  private lastKeys: { turns: readonly Turn[]; contentKeys: readonly string[]; mediaKeys: readonly string[]; keys: readonly string[]; stubKeys: readonly string[] } = {
-    turns: [],
-    contentKeys: [],
-    mediaKeys: [],
-    keys: [],
-    stubKeys: [],
-  };
+  private lastKeys: LastKeys = { turns: [], contentKeys: [], mediaKeys: [], keys: [], stubKeys: [], stubOf: new Int32Array(0), truncated: new Map(), read: -2 };
   /** The turns of the last history: a turn reads only its new or changed messages. */
   private readonly history = new HistoryMemo();
   /** What BM25 read of the texts of the last turn (same query): a turn reads only its new ones. */
@@ -440,17 +434,29 @@ class ChatSession implements Session {
   private messageKeys(s: ScoredFit<unknown>): { keys: string[]; stubKeys: string[] } {
     const n = s.turns.length;
     const last = this.lastKeys;
-    const keys = new Array<string>(n);
-    const stubKeys = new Array<string>(n);
     const contentKeys = s.textKeys.messages;
-    for (let i = 0; i < n; i++) {
+    const keyAt = (i: number): void => {
       const t = s.turns[i]!;
       const same = i < last.turns.length && last.turns[i] === t && last.contentKeys[i] === contentKeys[i] && last.mediaKeys[i] === s.mediaKeys[i];
       const k = same ? last.keys[i]! : messageKey(t, contentKeys[i]!, s.mediaKeys[i]!);
       keys[i] = k;
       stubKeys[i] = s.stubOf[i]! < 0 ? '' : same && last.stubKeys[i] !== '' ? last.stubKeys[i]! : textKey(`${k}\u0004stub`);
+    };
+    // The history read right after the one last keyed: its first `same` messages are those, and
+    // so are their keys (a key is its message's alone) but where either turn truncated the
+    // message or its stub came or went; the others are compared as above.
+    const known = s.history !== undefined && s.history.read === last.read + 1 ? Math.min(s.history.same, n, last.keys.length) : 0;
+    const keys = last.keys.slice(0, known);
+    const stubKeys = last.stubKeys.slice(0, known);
+    keys.length = n;
+    stubKeys.length = n;
+    for (let i = 0; i < known; i++) {
+      if (s.stubOf[i]! < 0) stubKeys[i] = '';
+      else if (last.stubOf[i]! < 0) stubKeys[i] = textKey(`${keys[i]!}\u0004stub`);
     }
-    this.lastKeys = { turns: s.turns, contentKeys, mediaKeys: s.mediaKeys, keys, stubKeys };
+    for (const cut of [s.truncated, last.truncated]) for (const i of cut.keys()) if (i < known) keyAt(i);
+    for (let i = known; i < n; i++) keyAt(i);
+    this.lastKeys = { turns: s.turns, contentKeys, mediaKeys: s.mediaKeys, keys, stubKeys, stubOf: s.stubOf, truncated: s.truncated, read: s.history?.read ?? -2 };
     return { keys, stubKeys };
   }
 
@@ -530,6 +536,18 @@ class ChatSession implements Session {
     }
     return Math.max(1, tokens / Math.max(1, requests));
   }
+}
+
+/** The message keys of a turn (messageKeys), with what they were made from: the history read they are of. */
+interface LastKeys {
+  readonly turns: readonly Turn[];
+  readonly contentKeys: readonly string[];
+  readonly mediaKeys: readonly string[];
+  readonly keys: readonly string[];
+  readonly stubKeys: readonly string[];
+  readonly stubOf: Int32Array;
+  readonly truncated: ReadonlyMap<number, unknown>;
+  readonly read: number;
 }
 
 /** A plan's problem (pipeline.ts) and the fill of it a turn chose; its result is made once, for the fill kept. */
