@@ -9,7 +9,7 @@
 import { CtxpackError, readingInput, shownName } from '../errors.js';
 import { embedFit, readConcurrency } from '../messages/fit.js';
 import { DEFAULT_MAX_VECTORS, embedNeedsAsync } from '../messages/caller.js';
-import { FIT_OPTIONS, fitProblem, fitQuery, prepareFit, scoreFit, type FitFill, type FitProblem, type PreparedFit, type ScoredFit } from '../messages/pipeline.js';
+import { FIT_OPTIONS, fitProblem, fitQuery, prepareFit, scoreFit, type FitFill, type PreparedFit, type ScoredFit } from '../messages/pipeline.js';
 import { countFit, prefillFit } from '../messages/count.js';
 import { adapterOf } from '../messages/formats.js';
 import { Bm25Memo } from '../messages/relevance.js';
@@ -20,8 +20,9 @@ import { estimateTokens } from '../tokens/counter.js';
 import { invalidOption, optionsRecord, readBoolean, readCount, readNonEmptyString, rejectUnknownOptions } from '../validate/options.js';
 import { placeBreakpoints } from './breakpoints.js';
 import { ANTHROPIC_MAX_MARKERS, messageMarkers } from '../messages/markers.js';
-import { cachedTokens, cutObjective, readPricing, requestCost, type Pricing } from './pricing.js';
+import { cachedTokens, readPricing, requestCost, type Pricing } from './pricing.js';
 import { cutMargin, questionGives } from './question.js';
+import { cutBase, cutFill, planned, type CutBase, type Planned } from './cuts.js';
 import { readState, readStateKey } from './state.js';
 import { Summaries, type SummaryHost } from './summaries.js';
 import type { PreviousRequest, SessionFitResult, SessionOptions, SessionState, SessionStateWarning, SessionTurnOptions } from './types.js';
@@ -34,8 +35,6 @@ const TURN_OPTIONS = ['system', 'tools', 'query', 'budgets', 'scores'];
 export const HEAD_SHARE = 0.25;
 /** The growth per turn the cuts plan for is the mean of this many last turns. */
 const GROWTH_TURNS = 16;
-/** The prompt sizes a cut considers, as shares of the budget: 100 % down to 30 %. */
-const CUT_SHARES = Array.from({ length: 15 }, (_, k) => 1 - k * 0.05);
 
 /** A conversation's planner: call `fit` (or `fitAsync`) once per request, with the whole history so far. */
 export interface Session {
@@ -324,7 +323,7 @@ class ChatSession implements Session {
       if (sameSystem) for (const [index] of prev.entries) forced[index] = 1;
       /** What every cut of this turn starts from (made once: a new question weighs two cuts). */
       let base: CutBase<M> | undefined;
-      const cutBase = (): CutBase<M> => (base ??= this.cutBase(s, prev, sameSystem ? reusable : 0, ownMarkers, forcedStub));
+      const base0 = (): CutBase<M> => (base ??= cutBase(s, prev, sameSystem ? reusable : 0, ownMarkers, forcedStub));
       if (sameSystem && reusable === prev.entries.length && n >= prev.n && unitsWhole(s, forced)) {
         // Append: the previous request as it was, and every new message.
         const eligible = new Uint8Array(n);
@@ -342,7 +341,7 @@ class ChatSession implements Session {
             // The cut the objective chooses, and one refilled to the append's size (a swap of what is kept).
             let best = 0;
             for (const size of [undefined, r.budgetUsed]) {
-              const c = this.cut(s, cutBase(), budget, prefixOf, size);
+              const c = cutFill(this.pricing, s, base0(), budget, () => this.growthPerTurn(s), prefixOf, size);
               const net = cutMargin(this.pricing, s, r, c.fill, mean, prefixOf);
               if (net > best) {
                 best = net;
@@ -354,7 +353,7 @@ class ChatSession implements Session {
         }
       }
       if (chosen === undefined) {
-        chosen = this.cut(s, cutBase(), budget, prefixOf, target);
+        chosen = cutFill(this.pricing, s, base0(), budget, () => this.growthPerTurn(s), prefixOf, target);
         cut = prev !== null;
       }
     }
@@ -460,71 +459,6 @@ class ChatSession implements Session {
     return { keys, stubKeys };
   }
 
-  /**
-   * What every cut of a turn starts from: the stable head (the previous request's first `head`
-   * entries still in the history, `reusable` of them unchanged) forced, unless it leaves no room,
-   * and the fill of the whole budget under it.
-   */
-  private cutBase<M>(s: ScoredFit<M>, prev: PreviousRequest | null, reusable: number, ownMarkers: Uint8Array | undefined, forcedStub: Uint8Array): CutBase<M> {
-    const n = s.list.length;
-    const overhead = s.budget.perFragmentOverhead;
-    const forced = new Uint8Array(n);
-    let headTokens = 0;
-    for (let k = 0; prev !== null && k < Math.min(prev.head, reusable); k++) {
-      for (const j of s.units.members.get(s.units.unitOf[prev.entries[k]![0]]!)!) {
-        if (s.scored[j] === 1 && forced[j] === 0) {
-          forced[j] = 1;
-          headTokens += (forcedStub[j] === 1 ? s.stubCosts[s.stubOf[j]!]! : s.costs[j]!) + overhead;
-        }
-      }
-    }
-    if (s.pinnedTokens + headTokens > s.budget.effective) forced.fill(0);
-    const problem = fitProblem(s, { forced, forcedStub, ownMarkers });
-    return { problem, forced, full: problem.fill() };
-  }
-
-  /**
-   * A cut from `base` (cutBase): choose the prompt size P that minimises `cutObjective` among
-   * CUT_SHARES of the budget, each filled by value as fitMessages fills it (or fill `target`,
-   * when given). Before any cut is needed (everything fits), the full fit.
-   */
-  private cut<M>(s: ScoredFit<M>, base: CutBase<M>, budget: number, prefixOf: (f: FitFill) => { cached: number }, target: number | undefined): Planned<M> {
-    const n = s.list.length;
-    const overhead = s.budget.perFragmentOverhead;
-    const { problem, forced, full } = base;
-    const planned = (fill: FitFill): Planned<M> => ({ problem, fill });
-    let fitsAll = true;
-    for (let i = 0; i < n && fitsAll; i++) fitsAll = full.included[i] === 1 || s.scored[i] === 0;
-    if (fitsAll) return planned(full);
-    if (target !== undefined) return planned(target >= s.budget.effective ? full : problem.fill(target));
-
-    // What the full fit keeps is worth its price: value is measured against its mean value per token.
-    let valueTokens = 0;
-    let keptTokens = 0;
-    for (let i = 0; i < n; i++) {
-      if (full.included[i] === 0 || s.scored[i] === 0 || forced[i] === 1) continue;
-      valueTokens += s.values[i]! * (s.costs[i]! + overhead);
-      keptTokens += s.costs[i]! + overhead;
-    }
-    const meanValue = valueTokens > 0 ? valueTokens / keptTokens : 1;
-    const growth = this.growthPerTurn(s);
-    let best = full;
-    let bestScore = Infinity;
-    for (const share of CUT_SHARES) {
-      const r = share === 1 ? full : problem.fill(Math.floor(share * s.budget.effective));
-      let lost = 0;
-      for (let i = 0; i < n; i++) {
-        if (full.included[i] === 1 && r.included[i] === 0) lost += (s.values[i]! / meanValue) * (s.costs[i]! + overhead);
-      }
-      const score = cutObjective(this.pricing, budget, r.promptTokens, prefixOf(r).cached, growth, lost);
-      if (score < bestScore) {
-        best = r;
-        bestScore = score;
-      }
-    }
-    return planned(best);
-  }
-
   /** Tokens the history grows by per turn: the mean of the last turns, or before any, the history's tokens per request in it. */
   private growthPerTurn(s: ScoredFit<unknown>): number {
     if (this.growth.length > 0) return Math.max(1, this.growth.reduce((a, b) => a + b, 0) / this.growth.length);
@@ -548,21 +482,6 @@ interface LastKeys {
   readonly stubOf: Int32Array;
   readonly truncated: ReadonlyMap<number, unknown>;
   readonly read: number;
-}
-
-/** A plan's problem (pipeline.ts) and the fill of it a turn chose; its result is made once, for the fill kept. */
-interface Planned<M> {
-  readonly problem: FitProblem<M>;
-  readonly fill: FitFill;
-}
-
-const planned = <M>(problem: FitProblem<M>): Planned<M> => ({ problem, fill: problem.fill() });
-
-/** What the cuts of a turn share: the problem with the stable head forced, and its fill of the whole budget. */
-interface CutBase<M> {
-  readonly problem: FitProblem<M>;
-  readonly forced: Uint8Array;
-  readonly full: FitFill;
 }
 
 /**
