@@ -256,7 +256,7 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
     fixedMarkers: adapter.name === 'anthropic' ? fixedMarkers(system) + fixedMarkers(tools) : 0,
     turns, units, pinned, broken, warnings, stubOf, stubs, stubMedia,
     ...(memo === undefined ? {} : { history: { memo, known: memo.known, read: memo.reads, same: memo.same } }),
-    texts: { messages: turns.map((t) => t.text), system: systemText, tools: toolsJson, stubs: stubTexts },
+    texts: { messages: memo === undefined ? turns.map((t) => t.text) : memo.texts, system: systemText, tools: toolsJson, stubs: stubTexts },
   };
 }
 

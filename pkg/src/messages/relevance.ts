@@ -120,6 +120,17 @@ interface KeptStats {
   readonly starts: Uint32Array;
 }
 
+/**
+ * `length` numbers of which the first `keep` are those of `from` (a view from the start of its
+ * buffer): `from`'s buffer when it holds them, else a new one with a quarter more room.
+ */
+function grown(from: Uint32Array, keep: number, length: number): Uint32Array {
+  if (from.byteOffset === 0 && from.buffer.byteLength >= 4 * length) return new Uint32Array(from.buffer, 0, length);
+  const out = new Uint32Array(new ArrayBuffer(4 * (length + (length >> 2))), 0, length);
+  out.set(from.subarray(0, keep));
+  return out;
+}
+
 /** Where each of the `n` texts' stats start in `stats`, and the end. */
 function startsOf(stats: Uint32Array, n: number): Uint32Array {
   const starts = new Uint32Array(n + 1);
@@ -294,11 +305,12 @@ export class Bm25Memo {
       for (const m of order) tail.push(pairs[2 * m]!, pairs[2 * m + 1]!);
     }
     const head = reuse.starts[p]!;
-    const stats = new Uint32Array(head + tail.length);
-    stats.set(reuse.stats.subarray(0, head));
+    // In place after the kept head when the last call's arrays have room (they are the memo's
+    // alone, and that call's tail is not read again), else in new ones with room to grow: an
+    // append copies nothing of the history.
+    const stats = grown(reuse.stats, head, head + tail.length);
     stats.set(tail, head);
-    const starts = new Uint32Array(n + 1);
-    starts.set(reuse.starts.subarray(0, p + 1));
+    const starts = grown(reuse.starts, p + 1, n + 1);
     for (let i = p, at = head; i < n; i++) {
       starts[i] = at;
       at += 2 + 2 * stats[at + 1]!;
