@@ -153,3 +153,30 @@ test('a long session whose texts keep changing: what BM25 forgets of the texts n
     assert.deepEqual(outcome(session, h.slice()), outcome(fresh, h.slice()), `turn ${turn}`);
   }
 });
+
+test('fitAsync turns that overlap (each history read when called, planned in call order) plan as turns awaited one by one', async () => {
+  // A turn's history is read when fitAsync is called and planned after the turns before it: the
+  // reads and the plans interleave, and what a plan takes as unchanged must be of the read before.
+  for (const format of ['openai', 'anthropic']) {
+    const { messages: all, system } = agentSession(70, format, 20);
+    const options = { format, ...(system === undefined ? {} : { system }), budgets: { tokens_max: 3000 }, cache: format };
+    const overlapping = createSession(options);
+    const awaited = createSession(options);
+    const r = rng(70);
+    let h = structuredClone(all.slice(0, 4));
+    const histories = [];
+    for (let k = 0; k < 24; k++) {
+      h = [...h, ...structuredClone(all.slice(h.length, h.length + r.int(1, 4)))];
+      if (r.chance(0.25)) {
+        const j = r.int(0, h.length - 1);
+        h = h.map((m, i) => (i === j && typeof m.content === 'string' ? { ...m, content: `${m.content} edited` } : m));
+      }
+      histories.push(h.slice());
+    }
+    for (let k = 0; k < histories.length; k += 3) {
+      const batch = histories.slice(k, k + 3);
+      const got = await Promise.all(batch.map((x) => outcomeAsync(overlapping, x)));
+      for (let j = 0; j < batch.length; j++) assert.deepEqual(got[j], await outcomeAsync(awaited, batch[j]), `${format} turn ${k + j}`);
+    }
+  }
+});
