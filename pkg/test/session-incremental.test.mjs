@@ -16,9 +16,9 @@ function comparable(r) {
   return { messages: r.messages, decisions: r.decisions, cache: r.cache, warnings: r.warnings, metrics };
 }
 
-function outcome(session, history) {
+function outcome(session, history, turn) {
   try {
-    return { ok: comparable(session.fit(history)) };
+    return { ok: comparable(session.fit(history, turn)) };
   } catch (err) {
     return { error: err.code, message: err.message };
   }
@@ -60,7 +60,8 @@ function edit(r, h, i, inPlace) {
   return true;
 }
 
-async function run(seed, format, extra, async = false) {
+/** `perTurn(r)`: the options of each turn (both sessions get the same), drawn after the history's change. */
+async function run(seed, format, extra, async = false, perTurn = undefined) {
   const r = rng(seed);
   const { messages: all, system } = agentSession(seed, format, 14);
   const options = { format, ...(system === undefined ? {} : { system }), budgets: { tokens_max: r.pick([2500, 4000, 8000]) }, cache: format, ...extra };
@@ -91,8 +92,10 @@ async function run(seed, format, extra, async = false) {
     }
     // The reference: a new session that remembers the same previous request, and nothing else.
     const fresh = createSession({ ...options, state: session.exportState() });
-    const a = async ? await outcomeAsync(session, h.slice()) : outcome(session, h.slice());
-    const b = async ? await outcomeAsync(fresh, h.slice()) : outcome(fresh, h.slice());
+    const turnOptions = perTurn?.(r);
+    if (turnOptions !== undefined) ops.push(JSON.stringify(turnOptions));
+    const a = async ? await outcomeAsync(session, h.slice()) : outcome(session, h.slice(), turnOptions);
+    const b = async ? await outcomeAsync(fresh, h.slice()) : outcome(fresh, h.slice(), turnOptions);
     assert.deepEqual(a, b, `seed ${seed} ${format} turn ${turn} after ${ops.join(', ')}`);
   }
 }
@@ -124,4 +127,56 @@ test('with a query of its own, whose words first appear in edited texts, the sam
   // the same, and reads the others from their words: a word of the query that first appears in
   // such a text ('edited', 'more': what edits append) must count there.
   for (let seed = 40; seed <= 47; seed++) await run(seed, seed % 2 === 0 ? 'openai' : 'anthropic', { query: 'edited and then some more' });
+});
+
+test('with a budget that changes from turn to turn (what is truncated, pinned or stubbed changes in unchanged messages), the same', async () => {
+  // The session reuses the keys of the messages a turn keeps unchanged, but where this turn or
+  // the last one truncated the message, or its stub came or went: a new budget moves both.
+  const perTurn = (r) => ({ budgets: { tokens_max: r.pick([1500, 2500, 4000, 8000]) } });
+  for (let seed = 50; seed <= 55; seed++) {
+    await run(seed, 'openai', { stubToolResults: true }, false, perTurn);
+    await run(seed, 'anthropic', { stubToolResults: true, truncateToolResults: { maxTokens: 120 } }, false, perTurn);
+  }
+});
+
+test('a long session whose texts keep changing: what BM25 forgets of the texts no longer there, the same', () => {
+  // The memo forgets the texts of neither this turn nor the last once they outnumber the live
+  // ones by 1,024: every turn here rewrites each message, so it forgets every few turns.
+  const { messages: all } = agentSession(60, 'openai', 14);
+  const options = { format: 'openai', budgets: { tokens_max: 3000 }, cache: 'openai' };
+  const session = createSession(options);
+  let h = structuredClone(all.slice(0, 40));
+  for (let turn = 0; turn < 100; turn++) {
+    h = h.map((m, i) => (typeof m.content === 'string' && i % 3 !== turn % 3 ? { ...m, content: `${m.content} t${turn}` } : m));
+    if (turn % 5 === 0) h.push(...structuredClone(all.slice(h.length, h.length + 2)));
+    const fresh = createSession({ ...options, state: session.exportState() });
+    assert.deepEqual(outcome(session, h.slice()), outcome(fresh, h.slice()), `turn ${turn}`);
+  }
+});
+
+test('fitAsync turns that overlap (each history read when called, planned in call order) plan as turns awaited one by one', async () => {
+  // A turn's history is read when fitAsync is called and planned after the turns before it: the
+  // reads and the plans interleave, and what a plan takes as unchanged must be of the read before.
+  for (const format of ['openai', 'anthropic']) {
+    const { messages: all, system } = agentSession(70, format, 20);
+    const options = { format, ...(system === undefined ? {} : { system }), budgets: { tokens_max: 3000 }, cache: format };
+    const overlapping = createSession(options);
+    const awaited = createSession(options);
+    const r = rng(70);
+    let h = structuredClone(all.slice(0, 4));
+    const histories = [];
+    for (let k = 0; k < 24; k++) {
+      h = [...h, ...structuredClone(all.slice(h.length, h.length + r.int(1, 4)))];
+      if (r.chance(0.25)) {
+        const j = r.int(0, h.length - 1);
+        h = h.map((m, i) => (i === j && typeof m.content === 'string' ? { ...m, content: `${m.content} edited` } : m));
+      }
+      histories.push(h.slice());
+    }
+    for (let k = 0; k < histories.length; k += 3) {
+      const batch = histories.slice(k, k + 3);
+      const got = await Promise.all(batch.map((x) => outcomeAsync(overlapping, x)));
+      for (let j = 0; j < batch.length; j++) assert.deepEqual(got[j], await outcomeAsync(awaited, batch[j]), `${format} turn ${k + j}`);
+    }
+  }
 });

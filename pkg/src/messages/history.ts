@@ -105,6 +105,10 @@ export class HistoryMemo {
   private counted: { list: readonly unknown[]; costs: Uint32Array; keys: readonly string[] } | undefined;
   /** Of the history last read, the leading messages that the one before had, unchanged. */
   same = 0;
+  /** How many histories this memo has read: `same` is of read `reads` against read `reads - 1`. */
+  reads = 0;
+  /** The text of each message of the history last read (its turn's). */
+  texts: readonly string[] = [];
   /** For the history last read: the counts of its first `same` messages' texts, when the one before was counted. */
   known: KnownCounts | undefined;
 
@@ -141,6 +145,10 @@ export class HistoryMemo {
       shown[i] = evidence(m);
     }
     this.same = first < 0 ? n : first;
+    this.reads++;
+    const texts = this.texts.slice(0, this.same);
+    for (let i = this.same; i < n; i++) texts.push(turns[i]!.text);
+    this.texts = texts;
     const c = this.counted;
     this.known = c !== undefined && c.list === old && this.same > 0 ? { same: Math.min(this.same, c.costs.length), costs: c.costs, keys: c.keys } : undefined;
     this.list = list;
@@ -166,5 +174,6 @@ export class HistoryMemo {
     this.counted = undefined;
     this.known = undefined;
     this.same = 0;
+    this.texts = [];
   }
 }

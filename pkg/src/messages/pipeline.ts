@@ -15,7 +15,7 @@ import { isRecord, type Unchecked } from '../validate/fields.js';
 import { invalidOption, optionsRecord, readBoolean, readCount, readEnum, readFunction, readNonEmptyString, rejectUnknownOptions } from '../validate/options.js';
 import { defaultScale } from '../validate/variants.js';
 import { monotonicMs } from '../util/time.js';
-import { NOT_IN, problemReason, solveProblem, type ProblemResult } from '../core/problem.js';
+import { NOT_IN, problemReason, solveProblem, type ProblemInput, type ProblemResult } from '../core/problem.js';
 import { ANTHROPIC_MAX_MARKERS, capMarkers, fixedMarkers } from './markers.js';
 import { adapterOf } from './formats.js';
 import { readRelevance, relevanceValues, type Bm25Memo } from './relevance.js';
@@ -99,8 +99,11 @@ export interface PreparedFit<M> {
   readonly truncateAt: number | undefined;
   /** `truncateUserMessage`: the pinned user messages' text is cut too when what must be kept exceeds the budget. */
   readonly truncateUser: boolean;
-  /** A session's memo of the history (history.ts), and what it knew of this one when it was read. */
-  readonly history?: { readonly memo: HistoryMemo; readonly known: KnownCounts | undefined };
+  /**
+   * A session's memo of the history (history.ts), and what it knew of this one when it was read:
+   * its counts, and that the first `same` messages are those of the memo's read `read - 1`, unchanged.
+   */
+  readonly history?: { readonly memo: HistoryMemo; readonly known: KnownCounts | undefined; readonly read: number; readonly same: number };
 }
 
 /** The texts a fit counts: each message's, the system prompt's and the tools' JSON when given, each stub's. @internal */
@@ -252,8 +255,8 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
     framing: readBoolean(o, 'framing', true) ? FRAMING[provider] : undefined,
     fixedMarkers: adapter.name === 'anthropic' ? fixedMarkers(system) + fixedMarkers(tools) : 0,
     turns, units, pinned, broken, warnings, stubOf, stubs, stubMedia,
-    ...(memo === undefined ? {} : { history: { memo, known: memo.known } }),
-    texts: { messages: turns.map((t) => t.text), system: systemText, tools: toolsJson, stubs: stubTexts },
+    ...(memo === undefined ? {} : { history: { memo, known: memo.known, read: memo.reads, same: memo.same } }),
+    texts: { messages: memo === undefined ? turns.map((t) => t.text) : memo.texts, system: systemText, tools: toolsJson, stubs: stubTexts },
   };
 }
 
@@ -326,54 +329,109 @@ export function fitQuery(p: PreparedFit<unknown>): string {
  */
 export function scoreFit<M>(c: CountedFit<M>, memo?: Bm25Memo, embedded?: Float64Array): ScoredFit<M> {
   const scored = competing(c);
-  const values = relevanceValues(c.texts.messages, fitQuery(c), scored, c.weights, memo, embedded ?? c.caller.scores);
+  const values = relevanceValues(c.texts.messages, fitQuery(c), scored, c.weights, memo, embedded ?? c.caller.scores, c.history);
   return { ...c, values, scored };
 }
 
 /** Step 5: selection under the budget (and a session's plan), and the result. @internal */
 export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesResult<M> {
-  const { list, units, pinned, broken, costs, values, budget, systemCost } = s;
-  const n = list.length;
-  const overhead = budget.perFragmentOverhead;
-  const forced = plan.forced;
-  const target = Math.min(plan.target ?? budget.effective, budget.effective);
-  const chosen = choose(s, plan, Math.max(0, target));
+  const problem = fitProblem(s, plan);
+  return problem.result(problem.fill(plan.target));
+}
 
-  const reasons = new Array<MessageDecisionReason>(n);
-  const groupReasons = new Array<MessageDecisionReason | undefined>(n);
+/** What a fill keeps, per message, and the tokens it takes: a result before its objects are made. @internal */
+export interface FitFill {
+  readonly included: Uint8Array;
+  /** Of the included, those sent as their stub. */
+  readonly stubbed: Uint8Array;
+  /** `metrics.budget_used` and `metrics.prompt_tokens` of the result. */
+  readonly budgetUsed: number;
+  readonly promptTokens: number;
+  /** `metrics.tokens_selected`. */
+  readonly tokensSelected: number;
+  readonly kept: number;
+  readonly chosen: Chosen;
+}
+
+/**
+ * A plan's problem for the core, built once and filled to several sizes (`fill(target)`, the
+ * effective budget by default): a session's cut weighs up to fifteen sizes of one plan and makes
+ * the result (`result(fill)`, what chooseFit returns for the plan with that target) of the one it
+ * keeps. @internal
+ */
+export interface FitProblem<M> {
+  fill(target?: number): FitFill;
+  result(fill: FitFill): FitMessagesResult<M>;
+}
+
+/** The {@link FitProblem} of `plan` (its `target` aside). @internal */
+export function fitProblem<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitProblem<M> {
+  const built = buildChoice(s, plan);
+  return {
+    fill: (target) => fillOf(s, plan, solveChoice(built, Math.max(0, Math.min(target ?? s.budget.effective, s.budget.effective)))),
+    result: (fill) => resultOf(s, plan, fill),
+  };
+}
+
+/** Which messages a solved choice keeps, whole or as their stub, and what they take. */
+function fillOf<M>(s: ScoredFit<M>, plan: FitPlan, chosen: Chosen): FitFill {
+  const { pinned, broken, costs, budget } = s;
+  const n = s.list.length;
+  const forced = plan.forced;
   const included = new Uint8Array(n);
   const stubbed = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
-    if (pinned[i] === 1) {
-      reasons[i] = 'pinned';
-      included[i] = 1;
-    } else if (broken[i] !== 0) reasons[i] = broken[i] === COMPACTED ? 'compacted' : 'invalid_structure';
-    else if (forced?.[i] === 1) {
-      reasons[i] = 'cached_prefix';
+    if (pinned[i] === 1) included[i] = 1;
+    else if (broken[i] === 0 && forced?.[i] === 1) {
       included[i] = 1;
       if (plan.forcedStub?.[i] === 1 && s.stubOf[i]! >= 0) stubbed[i] = 1;
-    } else reasons[i] = 'cache_cut'; // not eligible under a session's plan; the core's reason replaces it for the eligible
+    }
+  }
+  const { rows, result } = chosen;
+  for (let k = 0; k < rows.length; k++) {
+    const i = rows[k]!;
+    if (result.included[k] === 1) included[i] = 1;
+    if (result.version[k] === 1) stubbed[i] = 1;
+  }
+  let tokensSelected = s.systemCost + s.toolsCost + s.requestFraming;
+  let kept = 0;
+  for (let i = 0; i < n; i++) {
+    if (included[i] === 0) continue;
+    kept++;
+    tokensSelected += stubbed[i] === 1 && s.stubOf[i]! >= 0 ? s.stubCosts[s.stubOf[i]!]! : costs[i]!;
+  }
+  const budgetUsed = tokensSelected + budget.perFragmentOverhead * (kept + (s.texts.system !== undefined ? 1 : 0));
+  return { included, stubbed, budgetUsed, promptTokens: budget.overheadTokens + budgetUsed, tokensSelected, kept, chosen };
+}
+
+/** The result of a fill: the kept messages (whole, truncated or stubbed), a decision per message, warnings and metrics. */
+function resultOf<M>(s: ScoredFit<M>, plan: FitPlan, fill: FitFill): FitMessagesResult<M> {
+  const { list, units, pinned, broken, costs, values, budget } = s;
+  const n = list.length;
+  const forced = plan.forced;
+  const { included, chosen } = fill;
+  const reasons = new Array<MessageDecisionReason>(n);
+  const groupReasons = new Array<MessageDecisionReason | undefined>(n);
+  for (let i = 0; i < n; i++) {
+    if (pinned[i] === 1) reasons[i] = 'pinned';
+    else if (broken[i] !== 0) reasons[i] = broken[i] === COMPACTED ? 'compacted' : 'invalid_structure';
+    else if (forced?.[i] === 1) reasons[i] = 'cached_prefix';
+    else reasons[i] = 'cache_cut'; // not eligible under a session's plan; the core's reason replaces it for the eligible
   }
   const { rows, result } = chosen;
   for (let k = 0; k < rows.length; k++) {
     const i = rows[k]!;
     reasons[i] = problemReason(result.reasons[k]!) as MessageDecisionReason;
     if (result.groupReasons[k] !== NOT_IN) groupReasons[i] = problemReason(result.groupReasons[k]!) as MessageDecisionReason;
-    if (result.included[k] === 1) included[i] = 1;
-    if (result.version[k] === 1) stubbed[i] = 1;
   }
 
   const kept: M[] = [];
   const decisions: MessageDecision[] = new Array(n);
-  let tokensSelected = systemCost + s.toolsCost + s.requestFraming;
   for (let i = 0; i < n; i++) {
     const inc = included[i] === 1;
-    const stub = inc && stubbed[i] === 1 ? s.stubOf[i]! : -1;
+    const stub = inc && fill.stubbed[i] === 1 ? s.stubOf[i]! : -1;
     const cut = s.truncated.get(i);
-    if (inc) {
-      kept.push(stub >= 0 ? s.stubs[stub]! : (cut?.message ?? list[i]!));
-      tokensSelected += stub >= 0 ? s.stubCosts[stub]! : costs[i]!;
-    }
+    if (inc) kept.push(stub >= 0 ? s.stubs[stub]! : (cut?.message ?? list[i]!));
     decisions[i] = { index: i, included: inc, reason: reasons[i]!, cost_tokens: costs[i]!, score: pinned[i] === 1 ? 1 : values[i]!, unit: units.unitOf[i]! };
     if (cut !== undefined) decisions[i]!.truncated = { from: cut.from, to: cut.tokens };
     if (s.mediaCosts[i]! > 0) decisions[i]!.media_tokens = s.mediaCosts[i]!;
@@ -392,7 +450,6 @@ export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesRe
       );
     }
   }
-  const budgetUsed = tokensSelected + overhead * (kept.length + (s.texts.system !== undefined ? 1 : 0));
   return {
     messages: kept,
     decisions,
@@ -400,11 +457,11 @@ export function chooseFit<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitMessagesRe
       candidate_count: n,
       messages_kept: kept.length,
       pinned_tokens: s.pinnedTokens,
-      tokens_selected: tokensSelected,
+      tokens_selected: fill.tokensSelected,
       fragments_counted: n + (s.texts.system !== undefined ? 1 : 0) + (s.texts.tools !== undefined ? 1 : 0) + s.texts.stubs.length,
       effective_budget: budget.effective,
-      budget_used: budgetUsed,
-      prompt_tokens: budget.overheadTokens + budgetUsed,
+      budget_used: fill.budgetUsed,
+      prompt_tokens: fill.promptTokens,
       planner_ms: monotonicMs() - s.t0,
     },
     warnings,
@@ -417,13 +474,19 @@ interface Chosen {
   readonly result: ProblemResult;
 }
 
+/** A plan's problem for the core but its budget, with the rows it is over. */
+interface BuiltChoice {
+  readonly rows: Uint32Array;
+  readonly input: Omit<ProblemInput, 'budget'>;
+}
+
 /**
  * The competing messages as one problem for the core (core/problem.ts): sizes with overheads,
  * values, units, stubs, and what is kept for sure (pinned, a session's prefix) with its tokens and
  * positions. Anthropic: the rule that the first kept message opens a user unit is part of the
  * problem, solved inside the strategy (src/problem in the crate), never a retry here.
  */
-function choose<M>(s: ScoredFit<M>, plan: FitPlan, target: number): Chosen {
+function buildChoice<M>(s: ScoredFit<M>, plan: FitPlan): BuiltChoice {
   const { turns, units, pinned, costs, values, scored, budget } = s;
   const n = turns.length;
   const overhead = budget.perFragmentOverhead;
@@ -475,26 +538,33 @@ function choose<M>(s: ScoredFit<M>, plan: FitPlan, target: number): Chosen {
     }
     k++;
   }
-  const result = solveProblem({
-    strategy: s.slicer,
-    budget: target,
-    sizes,
-    values: rowValues,
-    units: unitIds,
-    positions: rows,
-    stubs: stubItems.length === 0 ? undefined : { items: Uint32Array.from(stubItems), sizes: Uint32Array.from(stubSizes), values: Float64Array.from(stubValues) },
-    opensUser: s.adapter.firstFromUser ? Uint8Array.from(opensUser) : undefined,
-    kept: { tokens: s.pinnedTokens + forcedTokens, positions: keptPositions, user: keptUser },
-  });
+  return {
+    rows,
+    input: {
+      strategy: s.slicer,
+      sizes,
+      values: rowValues,
+      units: unitIds,
+      positions: rows,
+      stubs: stubItems.length === 0 ? undefined : { items: Uint32Array.from(stubItems), sizes: Uint32Array.from(stubSizes), values: Float64Array.from(stubValues) },
+      opensUser: s.adapter.firstFromUser ? Uint8Array.from(opensUser) : undefined,
+      kept: { tokens: s.pinnedTokens + forcedTokens, positions: keptPositions, user: keptUser },
+    },
+  };
+}
+
+/** The core's answer to a built problem with `target` tokens. */
+function solveChoice(built: BuiltChoice, target: number): Chosen {
+  const result = solveProblem({ ...built.input, budget: target });
   if (result.unmet) {
     // The first kept message is not a user message, and no user message can go before it.
-    const i = keptPositions[0]!;
+    const i = built.input.kept.positions[0]!;
     throw new CtxpackError('INVALID_MESSAGES', `messages[${i}] is kept by rule but would open the request, which must start with a user message`, {
       field: 'first_not_user',
       index: i,
     });
   }
-  return { rows, result };
+  return { rows: built.rows, result };
 }
 
 /** Whether a message may open a request that must start with a user message (Anthropic): a user's, or a compaction. */

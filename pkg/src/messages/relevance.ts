@@ -66,9 +66,10 @@ export function relevanceValues(
   w: Required<RelevanceWeights>,
   memo?: Bm25Memo,
   caller?: Float64Array,
+  history?: HistoryRead,
 ): Float64Array {
   const n = texts.length;
-  let bm25 = memo === undefined ? bm25Scores(texts, query, w.k1, w.b) : memo.scores(texts, query, w.k1, w.b);
+  let bm25 = memo === undefined ? bm25Scores(texts, query, w.k1, w.b) : memo.scores(texts, query, w.k1, w.b, history);
   if (caller !== undefined) bm25 = fuseCaller(bm25, caller, scored, w); // the caller's relevance (caller.ts)
   let max = 0;
   for (let i = 0; i < n; i++) if (scored[i] === 1 && bm25[i]! > max) max = bm25[i]!;
@@ -99,6 +100,12 @@ function recencyDecay(recencyTurns: number, n: number): Float64Array {
   return column;
 }
 
+/** Of a session's history (history.ts): its first `same` texts are those of the history's read `read - 1`. */
+export interface HistoryRead {
+  readonly read: number;
+  readonly same: number;
+}
+
 /** A text the memo has read: its serial, its length in words, and its distinct words (as vocabulary numbers) with their counts. */
 interface IndexedText {
   readonly serial: number;
@@ -111,6 +118,17 @@ interface IndexedText {
 interface KeptStats {
   readonly stats: Uint32Array;
   readonly starts: Uint32Array;
+}
+
+/**
+ * `length` numbers of which the first `keep` are those of `from` (a view from the start of its
+ * buffer): `from`'s buffer when it holds them, else a new one with a quarter more room.
+ */
+function grown(from: Uint32Array, keep: number, length: number): Uint32Array {
+  if (from.byteOffset === 0 && from.buffer.byteLength >= 4 * length) return new Uint32Array(from.buffer, 0, length);
+  const out = new Uint32Array(new ArrayBuffer(4 * (length + (length >> 2))), 0, length);
+  out.set(from.subarray(0, keep));
+  return out;
 }
 
 /** Where each of the `n` texts' stats start in `stats`, and the end. */
@@ -152,15 +170,30 @@ export class Bm25Memo {
   private ranks: { terms: readonly string[]; of: Map<number, number> } | undefined;
   /** The texts of the last call and what was read of each. */
   private last: { texts: readonly string[]; indexed: readonly (IndexedText | undefined)[] } = { texts: [], indexed: [] };
+  /** The history read (HistoryRead) the last call scored; -2 without one. */
+  private lastRead = -2;
 
-  /** The BM25 scores of `texts` for `query` (as `bm25Scores`). */
-  scores(texts: readonly string[], query: string, k1: number, b: number): Float64Array {
+  /**
+   * The BM25 scores of `texts` for `query` (as `bm25Scores`). `history`: the texts are those of a
+   * session's history read (history.ts); when the last call scored the read before it, the texts
+   * it keeps unchanged are the last call's, and are not compared again.
+   */
+  scores(texts: readonly string[], query: string, k1: number, b: number, history?: HistoryRead): Float64Array {
     // What the core is asked comes first: a failed call leaves the memo as it was.
     // A text where the last call had it is that call's (a session's unchanged history); any
     // other is looked up (comparing the whole text).
     const last = this.last;
-    const indexed = texts.map((text, i) => (i < last.texts.length && text === last.texts[i] ? last.indexed[i] : this.texts.get(text)));
-    const unseen = [...new Set(texts.filter((_, i) => indexed[i] === undefined))];
+    const n = texts.length;
+    const known = history !== undefined && history.read === this.lastRead + 1 ? Math.min(history.same, n, last.texts.length) : 0;
+    const indexed = last.indexed.slice(0, known);
+    const unseenSet = new Set<string>();
+    for (let i = known; i < n; i++) {
+      const text = texts[i]!;
+      const t = i < last.texts.length && text === last.texts[i] ? last.indexed[i] : this.texts.get(text);
+      if (t === undefined) unseenSet.add(text);
+      indexed.push(t);
+    }
+    const unseen = [...unseenSet];
     const read = unseen.length > 0 ? bm25DocTerms(unseen) : [];
     const sameQuery = query === this.query;
     const terms = sameQuery ? this.queryTerms : bm25QueryTerms(query);
@@ -168,7 +201,6 @@ export class Bm25Memo {
     this.queryTerms = terms;
     for (let k = 0; k < unseen.length; k++) this.add(unseen[k]!, read[k]!);
     const call = ++this.calls;
-    const n = texts.length;
     // The same query as the last call's: a text the last call had at the same position has the
     // same stats (they are the text's alone), so the leading ones are copied and only the texts
     // after them are read, from what the index keeps of each (a session's turn between two user
@@ -177,6 +209,7 @@ export class Bm25Memo {
     let p = 0;
     if (reuse !== undefined) {
       const lim = Math.min(n, last.texts.length);
+      p = known;
       while (p < lim && texts[p] === last.texts[p]) p++;
     }
     for (let i = n - 1; i >= p; i--) indexed[i] ??= this.texts.get(texts[i]!)!;
@@ -184,7 +217,8 @@ export class Bm25Memo {
     const stats = reuse !== undefined && 2 * p >= n ? this.statsAfter(reuse, p, indexed, terms, call) : this.statsOf(texts, indexed, terms, call);
     this.kept = stats;
     this.last = { texts, indexed };
-    this.dropStale(call, indexed.length);
+    this.lastRead = history?.read ?? -2;
+    this.dropStale(call, indexed as readonly IndexedText[]);
     return bm25FromStats(stats.stats, terms.length, k1, b);
   }
 
@@ -254,7 +288,7 @@ export class Bm25Memo {
    */
   private statsAfter(reuse: KeptStats, p: number, indexed: readonly (IndexedText | undefined)[], terms: readonly string[], call: number): KeptStats {
     const n = indexed.length;
-    for (let i = 0; i < n; i++) this.seen[indexed[i]!.serial] = call;
+    for (let i = p; i < n; i++) this.seen[indexed[i]!.serial] = call; // those before p: by dropStale, when it reads them
     const rankOf = this.rankOfIds(terms);
     const tail: number[] = [];
     const pairs: number[] = [];
@@ -271,11 +305,12 @@ export class Bm25Memo {
       for (const m of order) tail.push(pairs[2 * m]!, pairs[2 * m + 1]!);
     }
     const head = reuse.starts[p]!;
-    const stats = new Uint32Array(head + tail.length);
-    stats.set(reuse.stats.subarray(0, head));
+    // In place after the kept head when the last call's arrays have room (they are the memo's
+    // alone, and that call's tail is not read again), else in new ones with room to grow: an
+    // append copies nothing of the history.
+    const stats = grown(reuse.stats, head, head + tail.length);
     stats.set(tail, head);
-    const starts = new Uint32Array(n + 1);
-    starts.set(reuse.starts.subarray(0, p + 1));
+    const starts = grown(reuse.starts, p + 1, n + 1);
     for (let i = p, at = head; i < n; i++) {
       starts[i] = at;
       at += 2 + 2 * stats[at + 1]!;
@@ -313,9 +348,15 @@ export class Bm25Memo {
     this.texts.set(text, { serial, words: read.words, ids, counts: read.counts });
   }
 
-  /** Once the texts of neither this call nor the last outnumber the live ones (and 1,024), forgets them and rebuilds the postings. */
-  private dropStale(call: number, live: number): void {
-    if (this.texts.size <= 2 * live + 1024) return;
+  /**
+   * Once the texts of neither this call nor the last outnumber the live ones (and 1,024), forgets
+   * them and rebuilds the postings. A text statsAfter copied is marked live here, not there (a
+   * text of the last call it copied may then be forgotten a call early, and read again if it
+   * comes back).
+   */
+  private dropStale(call: number, live: readonly IndexedText[]): void {
+    if (this.texts.size <= 2 * live.length + 1024) return;
+    for (const t of live) this.seen[t.serial] = call;
     const kept = new Map<string, IndexedText>();
     for (const [text, t] of this.texts) if (this.seen[t.serial]! >= call - 1) kept.set(text, t);
     this.postings = this.postings.map(() => []);

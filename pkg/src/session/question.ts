@@ -7,8 +7,7 @@
  * @module
  */
 
-import type { ScoredFit } from '../messages/pipeline.js';
-import type { FitMessagesResult } from '../messages/types.js';
+import type { FitFill, ScoredFit } from '../messages/pipeline.js';
 import { requestCost, type Pricing } from './pricing.js';
 
 /**
@@ -16,17 +15,17 @@ import { requestCost, type Pricing } from './pricing.js';
  * (a cut by value may then bring back more than it gives up); `undefined` otherwise: the turn
  * appends without weighing a cut (a cut costs about fifteen fills).
  */
-export function questionGives(s: ScoredFit<unknown>, a: FitMessagesResult<unknown>): number | undefined {
+export function questionGives(s: ScoredFit<unknown>, a: FitFill): number | undefined {
   const overhead = s.budget.perFragmentOverhead;
   let valueTokens = 0;
   let keptTokens = 0;
   let best = -Infinity;
-  for (const d of a.decisions) {
-    if (s.scored[d.index] === 0) continue;
-    if (!d.included) best = Math.max(best, s.values[d.index]!);
+  for (let i = 0; i < a.included.length; i++) {
+    if (s.scored[i] === 0) continue;
+    if (a.included[i] === 0) best = Math.max(best, s.values[i]!);
     else {
-      valueTokens += s.values[d.index]! * (d.cost_tokens + overhead);
-      keptTokens += d.cost_tokens + overhead;
+      valueTokens += s.values[i]! * (s.costs[i]! + overhead);
+      keptTokens += s.costs[i]! + overhead;
     }
   }
   const mean = keptTokens > 0 && valueTokens > 0 ? valueTokens / keptTokens : 1;
@@ -41,16 +40,15 @@ export function questionGives(s: ScoredFit<unknown>, a: FitMessagesResult<unknow
  * question that gives value to what an earlier cut left out brings it back when that value pays
  * for the cache write; otherwise the turn appends, as every turn whose new messages fit.
  */
-export function cutMargin<M>(p: Pricing, s: ScoredFit<M>, a: FitMessagesResult<M>, c: FitMessagesResult<M>, mean: number, prefixOf: (r: FitMessagesResult<M>) => { cached: number }): number {
+export function cutMargin(p: Pricing, s: ScoredFit<unknown>, a: FitFill, c: FitFill, mean: number, prefixOf: (f: FitFill) => { cached: number }): number {
   const overhead = s.budget.perFragmentOverhead;
   let gain = 0;
-  for (const d of c.decisions) {
-    const inA = a.decisions[d.index]!.included;
-    if (d.included === inA || s.scored[d.index] === 0) continue;
-    const value = (s.values[d.index]! / mean) * (d.cost_tokens + overhead);
-    gain += d.included ? value : -value;
+  for (let i = 0; i < c.included.length; i++) {
+    if (c.included[i] === a.included[i] || s.scored[i] === 0) continue;
+    const value = (s.values[i]! / mean) * (s.costs[i]! + overhead);
+    gain += c.included[i] === 1 ? value : -value;
   }
   if (gain <= 0) return 0;
-  const extra = requestCost(p, c.metrics.prompt_tokens, prefixOf(c).cached) - requestCost(p, a.metrics.prompt_tokens, prefixOf(a).cached);
+  const extra = requestCost(p, c.promptTokens, prefixOf(c).cached) - requestCost(p, a.promptTokens, prefixOf(a).cached);
   return gain / 2 - extra;
 }

@@ -9,7 +9,7 @@
 import { CtxpackError, readingInput, shownName } from '../errors.js';
 import { embedFit, readConcurrency } from '../messages/fit.js';
 import { DEFAULT_MAX_VECTORS, embedNeedsAsync } from '../messages/caller.js';
-import { FIT_OPTIONS, chooseFit, fitQuery, prepareFit, scoreFit, type FitPlan, type PreparedFit, type ScoredFit } from '../messages/pipeline.js';
+import { FIT_OPTIONS, fitProblem, fitQuery, prepareFit, scoreFit, type FitFill, type PreparedFit, type ScoredFit } from '../messages/pipeline.js';
 import { countFit, prefillFit } from '../messages/count.js';
 import { adapterOf } from '../messages/formats.js';
 import { Bm25Memo } from '../messages/relevance.js';
@@ -18,11 +18,11 @@ import type { Turn } from '../messages/turns.js';
 import { CountCache, textKey } from '../tokens/cache.js';
 import { estimateTokens } from '../tokens/counter.js';
 import { invalidOption, optionsRecord, readBoolean, readCount, readNonEmptyString, rejectUnknownOptions } from '../validate/options.js';
-import type { FitMessagesResult } from '../messages/types.js';
 import { placeBreakpoints } from './breakpoints.js';
 import { ANTHROPIC_MAX_MARKERS, messageMarkers } from '../messages/markers.js';
-import { cachedTokens, cutObjective, readPricing, requestCost, type Pricing } from './pricing.js';
+import { cachedTokens, readPricing, requestCost, type Pricing } from './pricing.js';
 import { cutMargin, questionGives } from './question.js';
+import { cutBase, cutFill, planned, type CutBase, type Planned } from './cuts.js';
 import { readState, readStateKey } from './state.js';
 import { Summaries, type SummaryHost } from './summaries.js';
 import type { PreviousRequest, SessionFitResult, SessionOptions, SessionState, SessionStateWarning, SessionTurnOptions } from './types.js';
@@ -38,8 +38,6 @@ const TURN_OPTIONS = ['system', 'tools', 'query', 'budgets', 'scores'];
 export const HEAD_SHARE = 0.25;
 /** The growth per turn the cuts plan for is the mean of this many last turns. */
 const GROWTH_TURNS = 16;
-/** The prompt sizes a cut considers, as shares of the budget: 100 % down to 30 %. */
-const CUT_SHARES = Array.from({ length: 15 }, (_, k) => 1 - k * 0.05);
 
 /** A conversation's planner: call `fit` (or `fitAsync`) once per request, with the whole history so far. */
 export interface Session {
@@ -87,13 +85,7 @@ class ChatSession implements Session {
   /** `embed`'s vectors by content key, across turns: a turn embeds only the texts it has not seen. */
   private readonly vectors: CountCache<Float32Array>;
   /** The message keys of the last turn, with what they were made from (messageKeys). */
-  private lastKeys: { turns: readonly Turn[]; contentKeys: readonly string[]; mediaKeys: readonly string[]; keys: readonly string[]; stubKeys: readonly string[] } = {
-    turns: [],
-    contentKeys: [],
-    mediaKeys: [],
-    keys: [],
-    stubKeys: [],
-  };
+  private lastKeys: LastKeys = { turns: [], contentKeys: [], mediaKeys: [], keys: [], stubKeys: [], stubOf: new Int32Array(0), truncated: new Map(), read: -2 };
   /** The turns of the last history: a turn reads only its new or changed messages. */
   private readonly history = new HistoryMemo();
   /** What BM25 read of the texts of the last turn (same query): a turn reads only its new ones. */
@@ -306,15 +298,15 @@ class ChatSession implements Session {
     }
 
     /** The kept messages' common prefix with the previous request: messages, and prompt tokens. */
-    const prefixOf = (r: FitMessagesResult<M>): { messages: number; tokens: number; cached: number } => {
+    const prefixOf = (f: FitFill): { messages: number; tokens: number; cached: number } => {
       if (!sameSystem) return { messages: 0, tokens: 0, cached: 0 };
       let k = 0;
       let tokens = baseTokens;
-      for (const d of r.decisions) {
-        if (!d.included) continue;
-        const stub = d.stubbed === true;
-        if (k >= prev.entries.length || sentKey(d.index, stub) !== prev.entries[k]![1]) break;
-        tokens += sentTokens(d.index, stub);
+      for (let i = 0; i < n && k <= prev.entries.length; i++) {
+        if (f.included[i] === 0) continue;
+        const stub = f.stubbed[i] === 1 && s.stubOf[i]! >= 0;
+        if (k >= prev.entries.length || sentKey(i, stub) !== prev.entries[k]![1]) break;
+        tokens += sentTokens(i, stub);
         k++;
       }
       const reads = prev.breakpoints.filter(([before]) => before <= k).map(([, t]) => t);
@@ -326,48 +318,54 @@ class ChatSession implements Session {
     const queryKey = this.counts.keyOf(fitQuery(s));
     const newQuestion = this.replanOnQuestion && prev?.query !== undefined && prev.query !== queryKey;
 
-    let result: FitMessagesResult<M> | undefined;
+    let chosen: Planned<M> | undefined;
     let cut = false;
-    if (!this.pricing.enabled) result = chooseFit(s, { ownMarkers });
+    if (!this.pricing.enabled) chosen = planned(fitProblem(s, { ownMarkers }));
     else {
       const forced = new Uint8Array(n);
       if (sameSystem) for (const [index] of prev.entries) forced[index] = 1;
+      /** What every cut of this turn starts from (made once: a new question weighs two cuts). */
+      let base: CutBase<M> | undefined;
+      const base0 = (): CutBase<M> => (base ??= cutBase(s, prev, sameSystem ? reusable : 0, ownMarkers, forcedStub));
       if (sameSystem && reusable === prev.entries.length && n >= prev.n && unitsWhole(s, forced)) {
         // Append: the previous request as it was, and every new message.
         const eligible = new Uint8Array(n);
         eligible.fill(1, prev.n);
-        const r = chooseFit(s, { forced, forcedStub, eligible, ownMarkers });
-        const allNew = r.decisions.every((d) => d.index < prev.n || d.included || s.broken[d.index] === 1);
+        const a = planned(fitProblem(s, { forced, forcedStub, eligible, ownMarkers }));
+        const r = a.fill;
+        let allNew = true;
+        for (let i = prev.n; i < n && allNew; i++) allNew = r.included[i] === 1 || s.broken[i] === 1;
         // The previous request whole (Responses: a new compaction item leaves out what it stands for: that is a cut).
-        const allOld = prev.entries.every(([index]) => r.decisions[index]!.included);
-        if (allNew && allOld && r.metrics.budget_used <= s.budget.effective) {
-          result = r;
+        const allOld = prev.entries.every(([index]) => r.included[index] === 1);
+        if (allNew && allOld && r.budgetUsed <= s.budget.effective) {
+          chosen = a;
           const mean = newQuestion && target === undefined ? questionGives(s, r) : undefined;
           if (mean !== undefined) {
             // The cut the objective chooses, and one refilled to the append's size (a swap of what is kept).
             let best = 0;
-            for (const size of [undefined, r.metrics.budget_used]) {
-              const c = this.cut(s, prev, reusable, budget, prefixOf, ownMarkers, forcedStub, size);
-              const net = cutMargin(this.pricing, s, r, c, mean, prefixOf);
+            for (const size of [undefined, r.budgetUsed]) {
+              const c = cutFill(this.pricing, s, base0(), budget, () => this.growthPerTurn(s), prefixOf, size);
+              const net = cutMargin(this.pricing, s, r, c.fill, mean, prefixOf);
               if (net > best) {
                 best = net;
-                result = c;
+                chosen = c;
                 cut = true;
               }
             }
           }
         }
       }
-      if (result === undefined) {
-        result = this.cut(s, prev, sameSystem ? reusable : 0, budget, prefixOf, ownMarkers, forcedStub, target);
+      if (chosen === undefined) {
+        chosen = cutFill(this.pricing, s, base0(), budget, () => this.growthPerTurn(s), prefixOf, target);
         cut = prev !== null;
       }
     }
+    const result = chosen.problem.result(chosen.fill);
 
     // The report, the breakpoints, and what to remember.
     const keptDecisions = result.decisions.filter((d) => d.included);
     const kept = keptDecisions.map((d) => d.index);
-    const prefix = prefixOf(result);
+    const prefix = prefixOf(chosen.fill);
     const entries: [number, string, number][] = [];
     let tokens = baseTokens;
     // A stubbed message is remembered by its stub's key: the next turn forces the stub, not the whole message.
@@ -438,79 +436,30 @@ class ChatSession implements Session {
   private messageKeys(s: ScoredFit<unknown>): { keys: string[]; stubKeys: string[] } {
     const n = s.turns.length;
     const last = this.lastKeys;
-    const keys = new Array<string>(n);
-    const stubKeys = new Array<string>(n);
     const contentKeys = s.textKeys.messages;
-    for (let i = 0; i < n; i++) {
+    const keyAt = (i: number): void => {
       const t = s.turns[i]!;
       const same = i < last.turns.length && last.turns[i] === t && last.contentKeys[i] === contentKeys[i] && last.mediaKeys[i] === s.mediaKeys[i];
       const k = same ? last.keys[i]! : messageKey(t, contentKeys[i]!, s.mediaKeys[i]!);
       keys[i] = k;
       stubKeys[i] = s.stubOf[i]! < 0 ? '' : same && last.stubKeys[i] !== '' ? last.stubKeys[i]! : textKey(`${k}\u0004stub`);
+    };
+    // The history read right after the one last keyed: its first `same` messages are those, and
+    // so are their keys (a key is its message's alone) but where either turn truncated the
+    // message or its stub came or went; the others are compared as above.
+    const known = s.history !== undefined && s.history.read === last.read + 1 ? Math.min(s.history.same, n, last.keys.length) : 0;
+    const keys = last.keys.slice(0, known);
+    const stubKeys = last.stubKeys.slice(0, known);
+    keys.length = n;
+    stubKeys.length = n;
+    for (let i = 0; i < known; i++) {
+      if (s.stubOf[i]! < 0) stubKeys[i] = '';
+      else if (last.stubOf[i]! < 0) stubKeys[i] = textKey(`${keys[i]!}\u0004stub`);
     }
-    this.lastKeys = { turns: s.turns, contentKeys, mediaKeys: s.mediaKeys, keys, stubKeys };
+    for (const cut of [s.truncated, last.truncated]) for (const i of cut.keys()) if (i < known) keyAt(i);
+    for (let i = known; i < n; i++) keyAt(i);
+    this.lastKeys = { turns: s.turns, contentKeys, mediaKeys: s.mediaKeys, keys, stubKeys, stubOf: s.stubOf, truncated: s.truncated, read: s.history?.read ?? -2 };
     return { keys, stubKeys };
-  }
-
-  /**
-   * A cut: keep the stable head (the previous request's first `head` entries still in the
-   * history), then choose the prompt size P that minimises `cutObjective` among CUT_SHARES of the
-   * budget, each filled by value as fitMessages fills it (or fill `target`, when given). Before
-   * any cut is needed (everything fits), the full fit.
-   */
-  private cut<M>(
-    s: ScoredFit<M>,
-    prev: PreviousRequest | null,
-    reusable: number,
-    budget: number,
-    prefixOf: (r: FitMessagesResult<M>) => { cached: number },
-    ownMarkers: Uint8Array | undefined,
-    forcedStub: Uint8Array,
-    target: number | undefined,
-  ): FitMessagesResult<M> {
-    const n = s.list.length;
-    const overhead = s.budget.perFragmentOverhead;
-    const forced = new Uint8Array(n);
-    let headTokens = 0;
-    for (let k = 0; prev !== null && k < Math.min(prev.head, reusable); k++) {
-      for (const j of s.units.members.get(s.units.unitOf[prev.entries[k]![0]]!)!) {
-        if (s.scored[j] === 1 && forced[j] === 0) {
-          forced[j] = 1;
-          headTokens += (forcedStub[j] === 1 ? s.stubCosts[s.stubOf[j]!]! : s.costs[j]!) + overhead;
-        }
-      }
-    }
-    if (s.pinnedTokens + headTokens > s.budget.effective) forced.fill(0);
-    const full = chooseFit(s, { forced, forcedStub, ownMarkers });
-    if (full.decisions.every((d) => d.included || s.scored[d.index] === 0)) return full;
-    if (target !== undefined) return target >= s.budget.effective ? full : chooseFit(s, { forced, forcedStub, target, ownMarkers });
-
-    // What the full fit keeps is worth its price: value is measured against its mean value per token.
-    let valueTokens = 0;
-    let keptTokens = 0;
-    for (const d of full.decisions) {
-      if (!d.included || s.scored[d.index] === 0 || forced[d.index] === 1) continue;
-      valueTokens += s.values[d.index]! * (d.cost_tokens + overhead);
-      keptTokens += d.cost_tokens + overhead;
-    }
-    const meanValue = valueTokens > 0 ? valueTokens / keptTokens : 1;
-    const growth = this.growthPerTurn(s);
-    let best = full;
-    let bestScore = Infinity;
-    for (const share of CUT_SHARES) {
-      const plan: FitPlan = { forced, forcedStub, target: Math.floor(share * s.budget.effective), ownMarkers };
-      const r = share === 1 ? full : chooseFit(s, plan);
-      let lost = 0;
-      for (const d of full.decisions) {
-        if (d.included && !r.decisions[d.index]!.included) lost += (s.values[d.index]! / meanValue) * (d.cost_tokens + overhead);
-      }
-      const score = cutObjective(this.pricing, budget, r.metrics.prompt_tokens, prefixOf(r).cached, growth, lost);
-      if (score < bestScore) {
-        best = r;
-        bestScore = score;
-      }
-    }
-    return best;
   }
 
   /** Tokens the history grows by per turn: the mean of the last turns, or before any, the history's tokens per request in it. */
@@ -524,6 +473,18 @@ class ChatSession implements Session {
     }
     return Math.max(1, tokens / Math.max(1, requests));
   }
+}
+
+/** The message keys of a turn (messageKeys), with what they were made from: the history read they are of. */
+interface LastKeys {
+  readonly turns: readonly Turn[];
+  readonly contentKeys: readonly string[];
+  readonly mediaKeys: readonly string[];
+  readonly keys: readonly string[];
+  readonly stubKeys: readonly string[];
+  readonly stubOf: Int32Array;
+  readonly truncated: ReadonlyMap<number, unknown>;
+  readonly read: number;
 }
 
 /**
