@@ -350,8 +350,8 @@ const CHECKS = [
     file: 'README.md',
     snippet: "content: 'auth: session token expired\\n'.repeat(300)",
     check: ({ exports, value, seen }) => {
-      assert.deepEqual(value('decisions.map('), ['0: pinned', '1: scored', '2: scored', '3: scored (1804 → 730 tokens)', '4: scored', '5: pinned']);
-      assert.deepEqual(exports.decisions[3].truncated, { from: 1804, to: 730 });
+      assert.deepEqual(value('decisions.map('), ['0: pinned', '1: scored', '2: scored', '3: scored (1804 → 731 tokens)', '4: scored', '5: pinned']);
+      assert.deepEqual(exports.decisions[3].truncated, { from: 1804, to: 731 });
       assert.deepEqual(seen, [6]);
     },
   },

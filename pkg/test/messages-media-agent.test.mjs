@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
-import { createSession } from 'ctxpack';
+import { createSession, fitMessages } from 'ctxpack';
 import { checkAgentRequest } from './sdk-check.mjs';
 
 const STEPS = 64;
@@ -99,3 +99,24 @@ for (const format of ['openai', 'anthropic', 'ai-sdk', 'langchain']) {
     assert.ok(trimmed, 'the history outgrew the budget: the test trims');
   });
 }
+
+// Chat completions cannot put an image in a tool message, so a computer-use agent sends each
+// screenshot as a user message right after the result. That message is part of the step, not the
+// task: the task stays pinned (and is what relevance is measured against), however many steps
+// follow. A user message of text after a result is someone typing (an interjection): it is the task.
+test('openai: a screenshot sent as a user message after a tool result is not the task', () => {
+  const shot = { role: 'user', content: [{ type: 'text', text: 'screenshot' }, { type: 'image_url', image_url: { url: 'https://example.com/s.png' } }] };
+  const stepOf = (k) => [
+    { role: 'assistant', content: null, tool_calls: [{ id: `c${k}`, type: 'function', function: { name: 'computer', arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: `c${k}`, content: `clicked ${k}` },
+    shot,
+  ];
+  const history = [{ role: 'user', content: TASK }, ...stepOf(1), ...stepOf(2), ...stepOf(3)];
+  const r = fitMessages(history, { format: 'openai', budgets: { tokens_max: 1_000_000 } });
+  assert.equal(r.decisions[0].reason, 'pinned');
+  assert.equal(r.decisions[3].reason, 'scored', 'an earlier screenshot competes');
+  const typed = [...history, ...stepOf(4).slice(0, 2), { role: 'user', content: 'stop, book the train instead' }];
+  const t = fitMessages(typed, { format: 'openai', budgets: { tokens_max: 1_000_000 } });
+  assert.equal(t.decisions[0].reason, 'scored', 'the interjection is the task now');
+  assert.equal(t.decisions.at(-1).reason, 'pinned');
+});

@@ -202,9 +202,25 @@ function pinWholeUnits(pinned: Uint8Array, units: Units): void {
   for (let i = 0; i < pinned.length; i++) if (pinned[i] === 1) for (const j of units.members.get(units.unitOf[i]!)!) pinned[j] = 1;
 }
 
-/** The latest user message someone wrote (not one that only carries tool results), or -1. */
+/**
+ * The latest user message someone wrote, or -1: not one that only carries tool results, nor one
+ * that carries media right after a tool's result (a computer-use agent's screenshot, which chat
+ * formats cannot put in a tool message, so the agent sends it as a user message of the step).
+ */
 export function latestUserMessage(turns: readonly (Turn | undefined)[]): number {
   let latest = turns.length - 1;
-  while (latest >= 0 && !(turns[latest]?.role === 'user' && turns[latest]!.prose)) latest--;
+  while (latest >= 0 && !(turns[latest]?.role === 'user' && turns[latest]!.prose && !toolMedia(turns, latest))) latest--;
   return latest;
+}
+
+/** Whether user message `i` carries media and follows a tool's result (or another such message). */
+function toolMedia(turns: readonly (Turn | undefined)[], i: number): boolean {
+  if ((turns[i]!.media?.length ?? 0) === 0) return false;
+  for (let j = i - 1; j >= 0; j--) {
+    const t = turns[j];
+    if (t === undefined) continue;
+    if (t.results.length > 0) return true;
+    if (!(t.role === 'user' && (t.media?.length ?? 0) > 0)) return false;
+  }
+  return false;
 }
