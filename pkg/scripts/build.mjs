@@ -120,9 +120,11 @@ const ENTRIES = { index: 'src/index.ts', slicers: 'src/slicers.ts', acs: 'src/ac
 // Minified (less for V8 to scan at every cold start), in lines of at most 160 characters and with
 // names kept: an uncaught error prints the line it was thrown from, which in a one-line file was
 // 30-50 KB of code before the message, and `console.log(err)` showed the class as `x`.
+// CTXPACK_NO_MINIFY=1 builds it readable, for a profile that names the functions (CONTRIBUTING.md).
+const minify = process.env.CTXPACK_NO_MINIFY !== '1';
 const common = {
   bundle: true,
-  minify: true,
+  minify,
   lineLimit: 160,
   keepNames: true,
   target: 'es2022',
@@ -175,7 +177,7 @@ for (const t of targets) {
     plugins: [loader('node-cjs')],
   });
   for (const file of split.outputFiles) {
-    const { code } = await transform(file.text, { format: 'cjs', platform: 'node', target: 'es2022', minify: true, lineLimit: 160, keepNames: true, legalComments: 'none', logLevel: 'warning' });
+    const { code } = await transform(file.text, { format: 'cjs', platform: 'node', target: 'es2022', minify, lineLimit: 160, keepNames: true, legalComments: 'none', logLevel: 'warning' });
     writeFileSync(file.path, `'use strict';\n${code}`);
   }
 }
