@@ -89,6 +89,32 @@ impl Units {
         self.mode
     }
 
+    /// The units of items labelled by small integers (each below `bound`),
+    /// numbered by first appearance: what
+    /// `Groups::from_labels(labels.map(Some)).units()` gives, without
+    /// hashing (the message layer solves a 10,000-message problem at many
+    /// sizes, and the map was a third of each solve).
+    pub(crate) fn from_ids(labels: impl IntoIterator<Item = usize>, bound: usize) -> Units {
+        let mut unit_of_label = vec![usize::MAX; bound];
+        let mut unit_of = Vec::new();
+        let mut members: Vec<Vec<usize>> = Vec::new();
+        for (i, label) in labels.into_iter().enumerate() {
+            let slot = &mut unit_of_label[label];
+            if *slot == usize::MAX {
+                *slot = members.len();
+                members.push(Vec::new());
+            }
+            members[*slot].push(i);
+            unit_of.push(*slot);
+        }
+        Units {
+            needs: vec![Vec::new(); members.len()],
+            unit_of,
+            members,
+            mode: DependencyMode::Ignore,
+        }
+    }
+
     /// Whether any unit has more than one member.
     pub fn is_grouped(&self) -> bool {
         self.members.len() < self.unit_of.len()

@@ -371,7 +371,12 @@ impl Problem {
     /// What the items leave of the budget: the budget less what is kept
     /// for sure (at least 0).
     pub fn room(&self) -> i64 {
-        i64::try_from(self.budget.saturating_sub(self.kept_tokens)).unwrap_or(i64::MAX)
+        self.room_of(self.budget)
+    }
+
+    /// The room `budget` leaves once what is kept for sure is taken.
+    pub(crate) fn room_of(&self, budget: u64) -> i64 {
+        i64::try_from(budget.saturating_sub(self.kept_tokens)).unwrap_or(i64::MAX)
     }
 
     /// The items as the strategy sees them, and their stubs.

@@ -8,7 +8,8 @@
 //! * `input.rs`: [`Problem`], [`ProblemStrategy`], and the one place where
 //!   values are lifted for the value-maximising strategies;
 //! * `lead.rs`: the rule on the first message, over the units;
-//! * `solve.rs`: [`Problem::solve`] through the crate's slicers, groups and
+//! * `solve.rs`: [`Problem::solve`] (and at several sizes in one call,
+//!   [`Problem::solve_sizes`]) through the crate's slicers, units and
 //!   variants;
 //! * `first.rs`: `'exact'` and `'knapsack'` under the rule (what is exact,
 //!   and when it is not); `bound.rs`, the bound its search prunes by;

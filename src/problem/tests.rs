@@ -205,6 +205,41 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+    /// The units of dense labels are those of the groups of the same labels.
+    #[test]
+    fn units_of_ids_are_the_groups_of_the_labels(labels in proptest::collection::vec(0usize..12, 0..40)) {
+        let ids = crate::Units::from_ids(labels.iter().copied(), 12);
+        let groups = crate::Groups::from_labels(labels.iter().map(|&l| Some(l))).units();
+        prop_assert_eq!(ids, groups);
+    }
+
+    /// One call at several sizes answers as a solve per size, with the rule
+    /// on the first message and without it.
+    #[test]
+    fn solving_at_several_sizes_is_a_solve_per_size(
+        c in case(),
+        budgets in proptest::collection::vec(0u64..=240, 0..6),
+        rule in any::<bool>(),
+    ) {
+        let mut p = c.problem();
+        if !rule {
+            p.first_user = false;
+        }
+        for s in ProblemStrategy::ALL {
+            let many = p.solve_sizes(s, &budgets).unwrap();
+            prop_assert_eq!(many.len(), budgets.len());
+            for (out, &b) in many.iter().zip(&budgets) {
+                let mut one = p.clone();
+                one.budget = b;
+                prop_assert_eq!(out, &one.solve(s).unwrap(), "{} at {}", s.name(), b);
+            }
+        }
+    }
+}
+
 fn history(user: &[bool]) -> Vec<bool> {
     user.to_vec()
 }

@@ -10,12 +10,12 @@ use super::encode::to_js;
 use super::errors::to_js_error;
 use super::MAX_SAFE_INTEGER;
 use crate::error::js_number;
-use crate::{CtxpackError, Decision, Problem, ProblemStrategy, Reason};
+use crate::{CtxpackError, Decision, Outcome, Problem, ProblemStrategy, Reason};
 
 /// `version`'s and `groupReasons`' "none".
 const NONE: u8 = u8::MAX;
 
-/// Solves a problem given in columns: per item `sizes` (tokens, overhead
+/// Solves a problem given in columns at each of `budgets`: per item `sizes` (tokens, overhead
 /// included), `values` (in [0, 1]), `units` (unit ids below the number of
 /// items), `positions` (strictly increasing); stubs as three columns
 /// (`stubItems[k]`'s stub has `stubSizes[k]` tokens and is worth
@@ -23,10 +23,12 @@ const NONE: u8 = u8::MAX;
 /// `firstUser` the rule that the first kept message opens a user unit; the
 /// kept-for-sure messages' tokens, positions and user flags.
 ///
-/// Returns `{ included: Uint8Array, version: Uint8Array` (0 the item, 1
-/// its stub, 255 out) `, reasons: Uint8Array` (ids of `problemReasonCodes`)
-/// `, groupReasons: Uint8Array` (255: none) `, tokens, optimal` (`'exact'`:
-/// proven optimal; else `null`) `, firstSolves, unmet }`.
+/// Returns per budget, in order, `{ included: Uint8Array, version:
+/// Uint8Array` (0 the item, 1 its stub, 255 out) `, reasons: Uint8Array`
+/// (ids of `problemReasonCodes`) `, groupReasons: Uint8Array` (255: none)
+/// `, tokens, optimal` (`'exact'`: proven optimal; else `null`)
+/// `, firstSolves, unmet }`. Several budgets in one call share the work
+/// ([`Problem::solve_sizes`](crate::Problem::solve_sizes)).
 ///
 /// # Errors
 /// `INVALID_OPTION` (option `slicer`) for an unknown strategy;
@@ -36,7 +38,7 @@ const NONE: u8 = u8::MAX;
 #[allow(clippy::too_many_arguments, clippy::fn_params_excessive_bools)] // the JS calling convention
 pub fn solve_problem(
     strategy: &str,
-    budget: f64,
+    budgets: &[f64],
     sizes: Vec<u32>,
     values: Vec<f64>,
     units: Vec<u32>,
@@ -60,7 +62,7 @@ pub fn solve_problem(
         first_user,
         kept: (kept_tokens, kept_positions, kept_user),
     };
-    solve(strategy, budget, columns).map_err(|e| to_js_error(&e))
+    solve(strategy, budgets, columns).map_err(|e| to_js_error(&e))
 }
 
 /// The reason codes of `solveProblem`'s `reasons`, by id: the decisions',
@@ -100,7 +102,7 @@ fn tokens(n: f64, field: &'static str) -> Result<u64, CtxpackError> {
     })
 }
 
-fn solve(strategy: &str, budget: f64, c: Columns<'_>) -> Result<JsValue, CtxpackError> {
+fn solve(strategy: &str, budgets: &[f64], c: Columns<'_>) -> Result<JsValue, CtxpackError> {
     let Some(strategy) = ProblemStrategy::from_name(strategy) else {
         return Err(CtxpackError::InvalidOption {
             option: "slicer".into(),
@@ -109,37 +111,50 @@ fn solve(strategy: &str, budget: f64, c: Columns<'_>) -> Result<JsValue, Ctxpack
             ),
         });
     };
-    let budget = tokens(budget, "target_tokens")?;
+    let budgets = budgets
+        .iter()
+        .map(|&b| tokens(b, "target_tokens"))
+        .collect::<Result<Vec<u64>, _>>()?;
     let kept_tokens = tokens(c.kept.0, "kept_tokens")?;
     let kept_user: Vec<bool> = c.kept.2.iter().map(|&u| u != 0).collect();
-    let mut p = Problem::new(budget, c.sizes, c.values, c.units)?
+    let mut p = Problem::new(0, c.sizes, c.values, c.units)?
         .with_positions(c.positions)?
         .with_stubs(c.stubs.0, c.stubs.1, c.stubs.2)?
         .with_kept(kept_tokens, c.kept.1, &kept_user)?;
     if c.first_user {
         p = p.with_first_user(c.opens_user.iter().map(|&u| u != 0).collect())?;
     }
-    let out = p.solve(strategy)?;
-    let included: Vec<u8> = out.included.iter().map(|&k| u8::from(k)).collect();
-    let version: Vec<u8> = out.version.iter().map(|v| v.unwrap_or(NONE)).collect();
-    let reasons: Vec<u8> = out.reasons.iter().map(|r| r.id()).collect();
-    let group_reasons: Vec<u8> = out
-        .group_reasons
+    let outs: Vec<ProblemOut> = p
+        .solve_sizes(strategy, &budgets)?
         .iter()
-        .map(|r| r.map_or(NONE, Decision::id))
+        .map(ProblemOut::of)
         .collect();
-    #[allow(clippy::cast_precision_loss)] // token sums far below 2^53
-    let total = out.tokens as f64;
-    Ok(to_js(&ProblemOut {
-        included: Uint8Array::from(&included[..]),
-        version: Uint8Array::from(&version[..]),
-        reasons: Uint8Array::from(&reasons[..]),
-        group_reasons: Uint8Array::from(&group_reasons[..]),
-        tokens: total,
-        optimal: out.optimal,
-        first_solves: out.first_solves,
-        unmet: out.unmet,
-    }))
+    Ok(to_js(&outs))
+}
+
+impl ProblemOut {
+    fn of(out: &Outcome) -> ProblemOut {
+        let included: Vec<u8> = out.included.iter().map(|&k| u8::from(k)).collect();
+        let version: Vec<u8> = out.version.iter().map(|v| v.unwrap_or(NONE)).collect();
+        let reasons: Vec<u8> = out.reasons.iter().map(|r| r.id()).collect();
+        let group_reasons: Vec<u8> = out
+            .group_reasons
+            .iter()
+            .map(|r| r.map_or(NONE, Decision::id))
+            .collect();
+        #[allow(clippy::cast_precision_loss)] // token sums far below 2^53
+        let total = out.tokens as f64;
+        ProblemOut {
+            included: Uint8Array::from(&included[..]),
+            version: Uint8Array::from(&version[..]),
+            reasons: Uint8Array::from(&reasons[..]),
+            group_reasons: Uint8Array::from(&group_reasons[..]),
+            tokens: total,
+            optimal: out.optimal,
+            first_solves: out.first_solves,
+            unmet: out.unmet,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -169,11 +184,11 @@ mod tests {
         Reflect::get(o, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
     }
 
-    fn ranked(budget: f64, values: Vec<f64>) -> Result<JsValue, JsValue> {
-        // user 0, assistant 1, user 2, assistant 3
+    /// The answers at `budgets`, user 0, assistant 1, user 2, assistant 3.
+    fn ranked_at(budgets: &[f64], values: Vec<f64>) -> Result<Vec<JsValue>, JsValue> {
         solve_problem(
             "ranked",
-            budget,
+            budgets,
             vec![30, 40, 30, 40],
             values,
             vec![0, 1, 2, 3],
@@ -187,6 +202,29 @@ mod tests {
             &[],
             &[],
         )
+        .map(|a| js_sys::Array::from(&a).to_vec())
+    }
+
+    /// The answer at one budget.
+    fn ranked(budget: f64, values: Vec<f64>) -> Result<JsValue, JsValue> {
+        ranked_at(&[budget], values).map(|mut a| a.remove(0))
+    }
+
+    #[wasm_bindgen_test]
+    fn one_call_answers_at_each_budget_in_order() {
+        let values = vec![0.1, 0.9, 0.1, 0.8];
+        let all = ranked_at(&[80.0, 0.0, 140.0], values.clone()).unwrap();
+        assert_eq!(all.len(), 3);
+        for (out, budget) in all.iter().zip([80.0, 0.0, 140.0]) {
+            let one = ranked(budget, values.clone()).unwrap();
+            for key in ["included", "version", "reasons"] {
+                assert_eq!(
+                    Uint8Array::new(&get(out, key)).to_vec(),
+                    Uint8Array::new(&get(&one, key)).to_vec()
+                );
+            }
+        }
+        assert!(ranked_at(&[], values).unwrap().is_empty());
     }
 
     #[wasm_bindgen_test]
@@ -228,7 +266,7 @@ mod tests {
         );
         let acs = solve_problem(
             "acs",
-            1.0,
+            &[1.0],
             vec![],
             vec![],
             vec![],

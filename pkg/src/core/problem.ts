@@ -75,11 +75,21 @@ export function problemReason(id: number): string {
  * @throws {CtxpackError} `INVALID_INPUT`, `INVALID_FIELD`, `INVALID_BUDGET` for columns the core refuses.
  */
 export function solveProblem(p: ProblemInput): ProblemResult {
+  return solveProblemSizes(p, [p.budget])[0]!;
+}
+
+/**
+ * Solves the problem at each of `budgets` (in place of `p.budget`) in one call: the core builds
+ * the items, units and order once and walks them at each size (a session's cut weighs fifteen).
+ *
+ * @throws {CtxpackError} as {@link solveProblem}.
+ */
+export function solveProblemSizes(p: Omit<ProblemInput, 'budget'>, budgets: readonly number[]): ProblemResult[] {
   return call(
     () =>
       glue.solveProblem(
         p.strategy,
-        p.budget,
+        Float64Array.from(budgets),
         p.sizes,
         p.values,
         p.units,
@@ -92,6 +102,6 @@ export function solveProblem(p: ProblemInput): ProblemResult {
         p.kept.tokens,
         p.kept.positions,
         p.kept.user,
-      ) as ProblemResult,
+      ) as ProblemResult[],
   );
 }

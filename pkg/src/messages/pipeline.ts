@@ -15,7 +15,7 @@ import { isRecord, type Unchecked } from '../validate/fields.js';
 import { invalidOption, optionsRecord, readBoolean, readCount, readEnum, readFunction, readNonEmptyString, rejectUnknownOptions } from '../validate/options.js';
 import { defaultScale } from '../validate/variants.js';
 import { monotonicMs } from '../util/time.js';
-import { NOT_IN, problemReason, solveProblem, type ProblemInput, type ProblemResult } from '../core/problem.js';
+import { NOT_IN, problemReason, solveProblemSizes, type ProblemInput, type ProblemResult } from '../core/problem.js';
 import { ANTHROPIC_MAX_MARKERS, capMarkers, fixedMarkers } from './markers.js';
 import { adapterOf } from './formats.js';
 import { readRelevance, relevanceValues, type Bm25Memo } from './relevance.js';
@@ -355,20 +355,25 @@ export interface FitFill {
 
 /**
  * A plan's problem for the core, built once and filled to several sizes (`fill(target)`, the
- * effective budget by default): a session's cut weighs up to fifteen sizes of one plan and makes
- * the result (`result(fill)`, what chooseFit returns for the plan with that target) of the one it
+ * effective budget by default; `fills(targets)`, several in one call of the core, which shares
+ * the work between them): a session's cut weighs up to fifteen sizes of one plan and makes the
+ * result (`result(fill)`, what chooseFit returns for the plan with that target) of the one it
  * keeps. @internal
  */
 export interface FitProblem<M> {
   fill(target?: number): FitFill;
+  fills(targets: readonly number[]): FitFill[];
   result(fill: FitFill): FitMessagesResult<M>;
 }
 
 /** The {@link FitProblem} of `plan` (its `target` aside). @internal */
 export function fitProblem<M>(s: ScoredFit<M>, plan: FitPlan = {}): FitProblem<M> {
   const built = buildChoice(s, plan);
+  const size = (target: number | undefined) => Math.max(0, Math.min(target ?? s.budget.effective, s.budget.effective));
+  const fills = (targets: readonly (number | undefined)[]) => solveChoices(built, targets.map(size)).map((chosen) => fillOf(s, plan, chosen));
   return {
-    fill: (target) => fillOf(s, plan, solveChoice(built, Math.max(0, Math.min(target ?? s.budget.effective, s.budget.effective)))),
+    fill: (target) => fills([target])[0]!,
+    fills,
     result: (fill) => resultOf(s, plan, fill),
   };
 }
@@ -553,9 +558,13 @@ function buildChoice<M>(s: ScoredFit<M>, plan: FitPlan): BuiltChoice {
   };
 }
 
-/** The core's answer to a built problem with `target` tokens. */
-function solveChoice(built: BuiltChoice, target: number): Chosen {
-  const result = solveProblem({ ...built.input, budget: target });
+/** The core's answers to a built problem with each of `targets` tokens, in one call. */
+function solveChoices(built: BuiltChoice, targets: readonly number[]): Chosen[] {
+  return solveProblemSizes(built.input, targets).map((result) => chosenOf(built, result));
+}
+
+/** A solved problem's answer, or the rule the core could not keep. */
+function chosenOf(built: BuiltChoice, result: ProblemResult): Chosen {
   if (result.unmet) {
     // The first kept message is not a user message, and no user message can go before it.
     const i = built.input.kept.positions[0]!;

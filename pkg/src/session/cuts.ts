@@ -89,8 +89,10 @@ export function cutFill<M>(
   const growth = growthPerTurn();
   let best = full;
   let bestScore = Infinity;
-  for (const share of CUT_SHARES) {
-    const r = share === 1 ? full : problem.fill(Math.floor(share * s.budget.effective));
+  // Every size but the full fit's in one call of the core (it sorts and groups once).
+  const sized = problem.fills(CUT_SHARES.filter((share) => share !== 1).map((share) => Math.floor(share * s.budget.effective)));
+  for (let k = 0, j = 0; k < CUT_SHARES.length; k++) {
+    const r = CUT_SHARES[k] === 1 ? full : sized[j++]!;
     let lost = 0;
     for (let i = 0; i < n; i++) {
       if (full.included[i] === 1 && r.included[i] === 0) lost += (s.values[i]! / meanValue) * (s.costs[i]! + overhead);
