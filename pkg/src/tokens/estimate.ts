@@ -133,6 +133,9 @@ export function estimatePieces(text: string): number {
       // Random-looking (ids, base64): ceil(length / 1.5) = floor((2·length + 2) / 3).
       tokens += 10 * (length >= 8 && length < 3 * pieces ? Math.max(pieces, Math.floor((2 * length + 2) / 3)) : pieces);
       i = j;
+    } else if (k === SPACE && i + 1 < n && ((cls[text.charCodeAt(i + 1)]! - 1) >>> 0) <= 1) {
+      // One space before a letter, most of prose: it joins the word (the rule below, L = 1).
+      i++;
     } else if (k === SPACE || k === BREAK) {
       // Whitespace, as byte-pair pre-tokenizers split it: a run of line breaks (with the spaces
       // and tabs before it) is ⌈L / 16⌉; spaces and tabs before a word are ⌈(L − 1) / 128⌉, the
