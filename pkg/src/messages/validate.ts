@@ -181,35 +181,39 @@ function pairById(turns: readonly (Turn | undefined)[], out: MessageViolation[])
 const NONE: readonly string[] = [];
 
 function pairToolMessages(turns: readonly (Turn | undefined)[], out: MessageViolation[]): void {
-  let pending: { index: number; open: Set<string>; approved: Set<string>; approvals: Map<string, string> } | undefined;
+  // The approval maps are made only for a message that asks for approvals, and the set of calls
+  // answered after an approval only when one is: most assistant messages just make calls, and a
+  // 10,000-message history has thousands of them, each checked on every session turn.
+  let pending: { index: number; open: Set<string>; approved: Set<string> | undefined; approvals: Map<string, string> | undefined } | undefined;
   const close = (): void => {
     if (pending !== undefined && pending.open.size > 0) out.push(missing(pending.index));
     pending = undefined;
   };
-  turns.forEach((t, i) => {
-    if (t === undefined) return;
+  for (let i = 0; i < turns.length; i++) {
+    const t = turns[i];
+    if (t === undefined) continue;
     const responses = t.approvalResponses ?? NONE;
     if (t.role === 'tool') {
       let ok = pending !== undefined && t.results.length + responses.length > 0;
-      for (const id of t.results) if (pending?.open.delete(id) !== true && pending?.approved.delete(id) !== true) ok = false;
+      for (const id of t.results) if (pending?.open.delete(id) !== true && pending?.approved?.delete(id) !== true) ok = false;
       for (const approval of responses) {
-        const call = pending?.approvals.get(approval);
+        const call = pending?.approvals?.get(approval);
         if (pending === undefined || call === undefined) ok = false;
         else {
-          pending.approvals.delete(approval); // answered once
-          if (pending.open.delete(call)) pending.approved.add(call);
+          pending.approvals!.delete(approval); // answered once
+          if (pending.open.delete(call)) (pending.approved ??= new Set()).add(call);
         }
       }
       if (!ok) out.push(orphan(i));
-      return;
+      continue;
     }
     close();
     if (t.results.length + responses.length > 0) out.push(orphan(i));
     if (t.role === 'assistant' && t.calls.length + (t.approvalRequests?.length ?? 0) > 0) {
-      const approvals = new Map(t.approvalRequests ?? []);
-      if (t.calls.length + approvals.size > 0) pending = { index: i, open: new Set(t.calls), approved: new Set(), approvals }; // repeated ids: duplicate_tool_call_id
+      const approvals = t.approvalRequests === undefined || t.approvalRequests.length === 0 ? undefined : new Map(t.approvalRequests);
+      if (t.calls.length + (approvals?.size ?? 0) > 0) pending = { index: i, open: new Set(t.calls), approved: undefined, approvals }; // repeated ids: duplicate_tool_call_id
     }
-  });
+  }
   close();
 }
 
