@@ -8,7 +8,8 @@
 #![cfg(not(target_arch = "wasm32"))] // native dev-dependencies (proptest)
 
 use ctxpack_core::relevance::{
-    bm25_from_stats, bm25_scores, pack_stats, tokenize, unpack_stats, Bm25, QueryTerms, TextStats,
+    bm25_from_packed, bm25_from_stats, bm25_scores, pack_stats, tokenize, unpack_stats, Bm25,
+    QueryTerms, TextStats,
 };
 use proptest::prelude::*;
 
@@ -213,6 +214,8 @@ proptest! {
         prop_assert_eq!(stats.len(), docs.len());
         let parts = bm25_from_stats(&stats, q.len(), params).unwrap();
         prop_assert_eq!(bits(&parts), bits(&bm25_scores(&docs, &query, params)));
+        // Or weighed where they lie, as bm25FromStats does.
+        prop_assert_eq!(bits(&bm25_from_packed(&packed, q.len(), params).unwrap()), bits(&parts));
     }
 }
 
@@ -346,6 +349,19 @@ fn bad_stats_are_invalid_input_never_a_panic() {
     for packed in [&[4][..], &[4, 1, 0], &[4, 0, 4, 1, 0, 1, 7], &[1, u32::MAX]] {
         let err = unpack_stats(packed).unwrap_err();
         assert_eq!(err.code(), "INVALID_INPUT", "{packed:?}");
+        // Read in place, the same error.
+        let read = bm25_from_packed(packed, 2, Bm25::default()).unwrap_err();
+        assert_eq!(read.to_string(), err.to_string(), "{packed:?}");
+    }
+    // Bad matches in packed stats: the same error as unpacked.
+    for (bad, what) in [
+        (stats(vec![(2, 1)]), "term 2 of 2"),
+        (stats(vec![(1, 1), (0, 1)]), "descending"),
+        (stats(vec![(0, 0)]), "count 0"),
+    ] {
+        let unpacked = bm25_from_stats(&bad, 2, Bm25::default()).unwrap_err();
+        let read = bm25_from_packed(&pack_stats(&bad), 2, Bm25::default()).unwrap_err();
+        assert_eq!(read.to_string(), unpacked.to_string(), "{what}");
     }
     assert_eq!(
         unpack_stats(&[4, 0, 4, 1, 0]).unwrap_err().to_string(),

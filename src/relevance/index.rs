@@ -67,7 +67,9 @@ pub fn query_terms(query: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::relevance::{bm25_from_stats, bm25_scores, Bm25, TextStats};
+    use crate::relevance::{
+        bm25_from_packed, bm25_from_stats, bm25_scores, pack_stats, Bm25, TextStats,
+    };
 
     /// The stats [`QueryTerms::stats`] reads, built from the index alone.
     fn stats_from_index(doc: &DocTerms, query: &[String]) -> TextStats {
@@ -110,10 +112,11 @@ mod tests {
             }
             let scores = bm25_from_stats(&stats, terms.len(), Bm25::default()).unwrap();
             let direct = bm25_scores(&docs, query, Bm25::default());
-            assert_eq!(
-                scores.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
-                direct.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
-            );
+            let packed =
+                bm25_from_packed(&pack_stats(&stats), terms.len(), Bm25::default()).unwrap();
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&scores), bits(&direct));
+            assert_eq!(bits(&packed), bits(&direct));
         }
     }
 }

@@ -136,7 +136,7 @@ pub fn bm25_scores<S: AsRef<str>>(docs: &[S], query: &str, params: Bm25) -> Vec<
     let query = QueryTerms::new(query);
     let stats: Vec<TextStats> = docs.iter().map(|d| query.stats(d.as_ref())).collect();
     // Stats made by `query` itself: every index below its length, ascending.
-    weigh(&stats, query.len(), params)
+    weigh(&|| stats_of(&stats), query.len(), params)
 }
 
 /// A query's distinct terms, each numbered by its rank in sorted order:
@@ -335,36 +335,90 @@ pub fn bm25_from_stats(
     params: Bm25,
 ) -> Result<Vec<f64>, CtxpackError> {
     for (i, s) in stats.iter().enumerate() {
-        let mut next = 0_usize; // the lowest term number the next match may have
-        for (k, &(t, c)) in s.matches.iter().enumerate() {
-            let t = t as usize;
-            if t < next || t >= terms || c == 0 {
-                return Err(CtxpackError::InvalidInput {
-                    reason: format!(
-                        "stats[{i}] match {k}: term numbers must be strictly ascending and below terms = {terms}, counts above 0; got term {t}, count {c}"
-                    ),
-                });
-            }
-            next = t + 1;
-        }
+        check_matches(i, s.matches.iter().copied(), terms)?;
     }
-    Ok(weigh(stats, terms, params))
+    Ok(weigh(&|| stats_of(stats), terms, params))
 }
 
-/// [`bm25_from_stats`] of stats known to be valid for `terms` terms.
-fn weigh(stats: &[TextStats], terms: usize, params: Bm25) -> Vec<f64> {
-    let mut scores = vec![0.0; stats.len()];
-    if terms == 0 {
-        return scores;
+/// [`bm25_from_stats`] of stats packed as [`pack_stats`] writes them, read
+/// in place: the same scores, bit for bit, without a vector per text (a
+/// session's turn weighs every text of its history).
+///
+/// # Errors
+/// As [`unpack_stats`] (first), then as [`bm25_from_stats`].
+///
+/// ```
+/// use ctxpack_core::relevance::{bm25_from_packed, bm25_from_stats, pack_stats, Bm25, QueryTerms};
+/// let q = QueryTerms::new("wasm rust");
+/// let stats: Vec<_> = ["rust and wasm", "wasm wasm", "none"].iter().map(|d| q.stats(d)).collect();
+/// let packed = pack_stats(&stats);
+/// assert_eq!(bm25_from_packed(&packed, 2, Bm25::default())?, bm25_from_stats(&stats, 2, Bm25::default())?);
+/// assert!(bm25_from_packed(&packed[..5], 2, Bm25::default()).is_err());
+/// # Ok::<(), ctxpack_core::CtxpackError>(())
+/// ```
+pub fn bm25_from_packed(
+    packed: &[u32],
+    terms: usize,
+    params: Bm25,
+) -> Result<Vec<f64>, CtxpackError> {
+    packed::check_shape(packed)?;
+    for (i, (_, matches)) in packed::texts(packed).enumerate() {
+        check_matches(i, matches, terms)?;
     }
+    Ok(weigh(&|| packed::texts(packed), terms, params))
+}
+
+/// Text `i`'s matches: strictly ascending term numbers below `terms`, counts above 0.
+fn check_matches(
+    i: usize,
+    matches: impl Iterator<Item = (u32, u32)>,
+    terms: usize,
+) -> Result<(), CtxpackError> {
+    let mut next = 0_usize; // the lowest term number the next match may have
+    for (k, (t, c)) in matches.enumerate() {
+        let t = t as usize;
+        if t < next || t >= terms || c == 0 {
+            return Err(CtxpackError::InvalidInput {
+                reason: format!(
+                    "stats[{i}] match {k}: term numbers must be strictly ascending and below terms = {terms}, counts above 0; got term {t}, count {c}"
+                ),
+            });
+        }
+        next = t + 1;
+    }
+    Ok(())
+}
+
+/// [`TextStats`] as [`weigh`] reads texts.
+fn stats_of(
+    stats: &[TextStats],
+) -> impl Iterator<Item = (u32, impl Iterator<Item = (u32, u32)> + '_)> + '_ {
+    stats.iter().map(|s| (s.words, s.matches.iter().copied()))
+}
+
+/// [`bm25_from_stats`] of texts known to be valid for `terms` terms, each
+/// read as its length in words and its matches; `texts` gives them from the
+/// start each time it is called (twice: the collection's figures, then the
+/// scores).
+fn weigh<T, M>(texts: &dyn Fn() -> T, terms: usize, params: Bm25) -> Vec<f64>
+where
+    T: Iterator<Item = (u32, M)>,
+    M: Iterator<Item = (u32, u32)>,
+{
     let mut df = vec![0_u32; terms];
-    for s in stats {
-        for &(t, _) in &s.matches {
+    let (mut count, mut total) = (0_usize, 0.0_f64);
+    for (words, matches) in texts() {
+        count += 1;
+        total += f64::from(words);
+        for (t, _) in matches {
             df[t as usize] += 1;
         }
     }
-    let n = to_f64(stats.len());
-    let total: f64 = stats.iter().map(|s| f64::from(s.words)).sum();
+    let mut scores = vec![0.0; count];
+    if terms == 0 {
+        return scores;
+    }
+    let n = to_f64(count);
     let avgdl = if total > 0.0 { total / n } else { 1.0 };
     // Only the terms some text holds are ever read.
     let idf: Vec<f64> = df
@@ -377,15 +431,13 @@ fn weigh(stats: &[TextStats], terms: usize, params: Bm25) -> Vec<f64> {
             }
         })
         .collect();
-    for (score, s) in scores.iter_mut().zip(stats) {
-        let norm = params.k1 * (1.0 - params.b + params.b * f64::from(s.words) / avgdl);
+    for (score, (words, matches)) in scores.iter_mut().zip(texts()) {
+        let norm = params.k1 * (1.0 - params.b + params.b * f64::from(words) / avgdl);
         // Summed in ascending term order (the order of the terms' sort), as the
         // formula's Σ over the query's terms, skipping the zeros: the same bits
         // for the same texts whatever the query's size.
-        *score = s
-            .matches
-            .iter()
-            .map(|&(t, c)| {
+        *score = matches
+            .map(|(t, c)| {
                 let tf = f64::from(c);
                 idf[t as usize] * tf * (params.k1 + 1.0) / (tf + norm)
             })

@@ -72,3 +72,40 @@ fn truncated(i: usize, len: usize) -> CtxpackError {
         ),
     }
 }
+
+/// Checks that `packed` holds whole texts' stats ([`unpack_stats`]' error).
+pub(super) fn check_shape(packed: &[u32]) -> Result<(), CtxpackError> {
+    let (mut rest, mut i) = (packed, 0);
+    while let [_, m, tail @ ..] = rest {
+        let Some(len) = (*m as usize)
+            .checked_mul(2)
+            .filter(|&len| len <= tail.len())
+        else {
+            return Err(truncated(i, packed.len()));
+        };
+        rest = &tail[len..];
+        i += 1;
+    }
+    if rest.is_empty() {
+        Ok(())
+    } else {
+        Err(truncated(i, packed.len()))
+    }
+}
+
+/// The texts of stats [`check_shape`] accepted: each its length in words and
+/// its matches, read in place.
+pub(super) fn texts(
+    packed: &[u32],
+) -> impl Iterator<Item = (u32, impl Iterator<Item = (u32, u32)> + '_)> + '_ {
+    let mut rest = packed;
+    std::iter::from_fn(move || {
+        let [words, m, tail @ ..] = rest else {
+            return None;
+        };
+        let len = (*m as usize).saturating_mul(2).min(tail.len());
+        let (pairs, after) = tail.split_at(len);
+        rest = after;
+        Some((*words, pairs.chunks_exact(2).map(|p| (p[0], p[1]))))
+    })
+}

@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 
 use super::errors::to_js_error;
 use crate::relevance::fusion::{cosine_relevance, fuse, Fusion};
-use crate::relevance::{bm25_from_stats, bm25_scores, doc_terms, query_terms, unpack_stats, Bm25};
+use crate::relevance::{bm25_from_packed, bm25_scores, doc_terms, query_terms, Bm25};
 #[cfg(doc)]
 use crate::relevance::{pack_stats, QueryTerms};
 use crate::CtxpackError;
@@ -89,8 +89,7 @@ pub fn bm25_from_stats_wasm(
     k1: f64,
     b: f64,
 ) -> Result<Vec<f64>, JsValue> {
-    let stats = unpack_stats(stats).map_err(|e| to_js_error(&e))?;
-    bm25_from_stats(&stats, terms as usize, params(k1, b)).map_err(|e| to_js_error(&e))
+    bm25_from_packed(stats, terms as usize, params(k1, b)).map_err(|e| to_js_error(&e))
 }
 
 /// What an index keeps of the texts packed in `bytes` and `ends`
