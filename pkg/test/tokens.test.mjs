@@ -340,6 +340,32 @@ test('a counter that throws gives TOKEN_COUNT_FAILED with the error as cause, fo
   );
 });
 
+test('a counter that returns a Promise, or an object whose then getter throws, gives TOKEN_COUNT_FAILED and no unhandled rejection', async () => {
+  const unhandled = [];
+  const seen = (reason) => unhandled.push(reason);
+  process.on('unhandledRejection', seen);
+  try {
+    const candidates = [{ id: 'b', content: SECRET, entities: ['e0'] }];
+    assert.throws(
+      () => plan(candidates, 100, { countTokens: () => Promise.reject(new Error('late')) }),
+      (err) => err instanceof CtxpackError && err.code === 'TOKEN_COUNT_FAILED' && /got a Promise/.test(err.message),
+    );
+    const trap = Object.defineProperty({}, 'then', {
+      get() {
+        throw new Error('then getter');
+      },
+    });
+    assert.throws(
+      () => plan(candidates, 100, { countTokens: () => trap }),
+      (err) => err instanceof CtxpackError && err.code === 'TOKEN_COUNT_FAILED' && !/Promise/.test(err.message),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  } finally {
+    process.off('unhandledRejection', seen);
+  }
+  assert.deepEqual(unhandled, []);
+});
+
 test('a counter that returns a non-integer, a negative, NaN or too much gives TOKEN_COUNT_FAILED', () => {
   for (const slicer of SLICERS) {
     for (const [value, shown] of [

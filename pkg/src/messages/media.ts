@@ -14,6 +14,7 @@ import { countPdfTokens, imageSizeOf, pdfPagesOf, type MediaInput } from '../tok
 import { describeThrown } from '../tokens/counter.js';
 import { textKey } from '../tokens/cache.js';
 import { MAX_COST_TOKENS, isRecord } from '../validate/fields.js';
+import { refusedThenable } from '../util/thenable.js';
 import { jsonText, messageError } from './turns.js';
 
 /**
@@ -377,9 +378,7 @@ export function addCounts(a: number, b: number): number {
 /** What `countPart` answered, checked as counters' answers are (tokens/counter.ts `checkedCount`). */
 function checkedPart(answer: unknown, index: number, k: number): number {
   if (typeof answer === 'number' && Number.isInteger(answer) && answer >= 0 && answer <= MAX_COST_TOKENS) return answer;
-  const promise = typeof (answer as { then?: unknown } | null)?.then === 'function';
-  // Refused, so nobody awaits it: its rejection must not surface as an unhandled one.
-  if (promise) (answer as PromiseLike<unknown>).then(undefined, () => undefined);
+  const promise = refusedThenable(answer);
   throw new CtxpackError(
     'TOKEN_COUNT_FAILED',
     `options.countPart must return undefined or an integer from 0 to 4294967295 for messages[${index}] (its media part ${k}), got ${promise ? 'a Promise (countPart is synchronous)' : describeValue(answer)}`,

@@ -24,7 +24,8 @@ import type { MessageDecision } from '../messages/types.js';
 import { textKey } from '../tokens/cache.js';
 import { isRecord } from '../validate/fields.js';
 import { summaryLength, summaryPays, type Pricing, type SummaryPrice } from './pricing.js';
-import { isThenable, userMessage } from './summary-message.js';
+import { userMessage } from './summary-message.js';
+import { isThenable } from '../util/thenable.js';
 import { readOptions, type Read } from './summary-options.js';
 import type { SessionFitResult, SessionSummaryReport, SessionTurnOptions, SummarizeRequest } from './types.js';
 

@@ -1,6 +1,6 @@
 /**
  * The summariser's answer as a message (summaries.ts): the user message of the format a text
- * becomes, and whether an answer is a promise to wait for.
+ * becomes.
  *
  * @internal
  * @module
@@ -8,14 +8,6 @@
 
 import type { FormatAdapter, Turn } from '../messages/turns.js';
 import { isRecord } from '../validate/fields.js';
-
-export function isThenable(v: unknown): v is PromiseLike<unknown> {
-  try {
-    return (typeof v === 'object' || typeof v === 'function') && v !== null && typeof (v as { then?: unknown }).then === 'function';
-  } catch {
-    return false;
-  }
-}
 
 /**
  * A user message of the format with `text`: `{ role: 'user', content }` (OpenAI, the Responses

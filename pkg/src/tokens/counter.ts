@@ -11,6 +11,7 @@
 
 import { CtxpackError, describeValue } from '../errors.js';
 import { MAX_COST_TOKENS } from '../validate/fields.js';
+import { refusedThenable } from '../util/thenable.js';
 import { estimatePieces } from './estimate.js';
 
 /**
@@ -170,9 +171,7 @@ export function counterThrew(err: unknown, index: number, field = 'content'): Ct
  */
 export function checkedCount(n: unknown, index: number, field = 'content'): number {
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_COST_TOKENS) {
-    const promise = typeof (n as { then?: unknown } | null)?.then === 'function';
-    // Refused, so nobody awaits it: its rejection must not surface as an unhandled one.
-    if (promise) (n as PromiseLike<unknown>).then(undefined, () => undefined);
+    const promise = refusedThenable(n);
     throw new CtxpackError(
       'TOKEN_COUNT_FAILED',
       `options.countTokens must return an integer from 0 to 4294967295 for candidates[${index}].${field}, got ${promise ? 'a Promise (counters are synchronous here: fitMessagesAsync and session.fitAsync take async ones)' : describeValue(n)}`,
