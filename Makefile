@@ -148,6 +148,7 @@ test-bench: build
 	cargo test --bench native
 	node bench/bench.mjs --smoke
 	node bench/sessions.mjs --smoke
+	node bench/scale.mjs --before pkg --smoke
 	node bench/compare.mjs --before pkg --smoke
 	node bench/cold.mjs --smoke
 
@@ -195,6 +196,7 @@ bench: build bench-serde
 	cargo bench --bench native
 	node bench/bench.mjs --write bench/RESULTS.md
 	node bench/sessions.mjs --write bench/RESULTS.md
+	@d=.cache/bench-before/fe14830; [ -f $$d/pkg/dist/node.js ] || { rm -rf $$d && mkdir -p $$d && git archive fe14830 | tar -x -C $$d && $(MAKE) -C $$d build; } && node bench/scale.mjs --before $$d/pkg --before-rev fe14830 --write bench/RESULTS.md
 	node bench/serde-fragments.mjs --write bench/RESULTS.md
 	node bench/cold.mjs $(if $(COLD_BEFORE),--before $(COLD_BEFORE)) --write bench/RESULTS.md
 	node bench/sizes.mjs --write bench/SIZES.md

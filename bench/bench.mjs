@@ -17,14 +17,15 @@
 // same order): the `same` column.
 // Nothing here asserts a time.
 
-import { spawnSync, execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 import { acsSelectFragments, greedySlice, knapsackSlice } from './baselines.mjs';
+import { runChild } from './child.mjs';
+import { machine } from './machine.mjs';
+import { median } from './stats.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = dirname(here);
@@ -129,10 +130,6 @@ function fingerprint(selected) {
   return h >>> 0;
 }
 
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[s.length >> 1];
-}
 
 // ---- one measurement, in a child process ----
 
@@ -345,11 +342,7 @@ async function mediaChild(smoke) {
   return { images: images.length, mb, bytesMs: median(bytes), urlMs: median(url), smoke };
 }
 
-function spawnChild(args) {
-  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), ...args], { encoding: 'utf8', maxBuffer: 1 << 24 });
-  if (r.status !== 0) throw new Error(`child ${args.join(' ')} failed:\n${r.stderr}`);
-  return JSON.parse(r.stdout.trim().split('\n').at(-1));
-}
+const spawnChild = (args) => runChild(fileURLToPath(import.meta.url), args);
 
 // ---- formatting ----
 
@@ -502,35 +495,6 @@ function memoryTable(cases) {
   return lines.join('\n');
 }
 
-
-function machine() {
-  const cpus = os.cpus();
-  const rustc = (() => {
-    try {
-      return execFileSync('rustc', ['--version'], { encoding: 'utf8' }).trim();
-    } catch {
-      return 'rustc (unknown)';
-    }
-  })();
-  const git = (() => {
-    try {
-      const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-      const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' }).trim() !== '';
-      return `${head}${dirty ? ' + uncommitted changes' : ''}`;
-    } catch {
-      return 'unknown';
-    }
-  })();
-  return {
-    cpu: `${cpus[0]?.model ?? 'unknown'} (${cpus.length} cores)`,
-    memory: `${(os.totalmem() / 2 ** 30).toFixed(0)} GiB`,
-    os: `${os.type()} ${os.release()} ${os.arch()}`,
-    node: process.version,
-    rustc,
-    git,
-    load: os.loadavg().map((x) => x.toFixed(2)).join(' '),
-  };
-}
 
 // ---- targets ----
 

@@ -20,6 +20,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { entrySize, wasmSize } from './size-of.mjs';
+import { median } from './stats.mjs';
 import { putSection } from './write-section.mjs';
 
 const here = fileURLToPath(import.meta.url);
@@ -65,7 +66,6 @@ function run(dir, later) {
   return JSON.parse(r.stdout);
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const ms = (x) => x.toFixed(1);
 const KB = (n) => `${(n / 1000).toFixed(1)} KB`;
 

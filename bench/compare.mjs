@@ -13,14 +13,13 @@
 //     make bench-compare builds one from a git revision (BEFORE=<rev>, default HEAD~1).
 //   node bench/compare.mjs --child '<json>'   # one measurement (spawned below)
 
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { rng } from '../pkg/test/rng.mjs';
+import { importBuild, runChild } from './child.mjs';
 import { putSection } from './write-section.mjs';
 
 const here = fileURLToPath(import.meta.url);
@@ -170,19 +169,12 @@ const CASES = {
 
 // ---- one measurement, in a child ----
 
-/** A build's functions: its front door, and its slicers subpath when it has one (earlier builds exported them from the front door). */
-async function load(dir) {
-  const main = await import(pathToFileURL(join(dir, 'dist/node.js')).href);
-  const sub = join(dir, 'dist/node-slicers.js');
-  return existsSync(sub) ? { ...main, ...(await import(pathToFileURL(sub).href)) } : main;
-}
-
 /** Untimed calls of each build before the timed ones (fewer when they take over 5 s). */
 const WARM_CALLS = 8;
 
 async function child({ dirs, name, n, smoke }) {
   const c = CASES[name];
-  const libs = await Promise.all(dirs.map(load));
+  const libs = await Promise.all(dirs.map(importBuild));
   const input = await c.input(n);
   const budget = c.budget(n);
   const prepared = libs.map((lib) => (c.prepare ? c.prepare(lib, input, budget) : input));
@@ -215,9 +207,7 @@ async function child({ dirs, name, n, smoke }) {
 
 /** Both builds in one child process, their calls alternating: `[before, after]`. */
 function measure(dirs, name, n, smoke) {
-  const r = spawnSync(process.execPath, ['--max-old-space-size=8192', here, '--child', JSON.stringify({ dirs, name, n, smoke })], { encoding: 'utf8', maxBuffer: 1 << 24 });
-  if (r.status !== 0) throw new Error(`${name} n=${n}: exit ${r.status}\n${r.stderr}`);
-  return JSON.parse(r.stdout);
+  return runChild(here, ['--child', JSON.stringify({ dirs, name, n, smoke })], { nodeArgs: ['--max-old-space-size=8192'] });
 }
 
 const ms = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));

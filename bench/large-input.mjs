@@ -16,13 +16,13 @@
 //
 //   node bench/large-input.mjs --child '<json>'   # one measurement (spawned by largeInput below)
 
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { rng } from '../pkg/test/rng.mjs';
+import { runChild } from './child.mjs';
 
 const here = fileURLToPath(import.meta.url);
 const root = dirname(dirname(here));
@@ -183,11 +183,7 @@ async function child({ dist, kind, call, smoke, short, reps }) {
 
 // ---- the runs and the report ----
 
-function spawn(spec) {
-  const r = spawnSync(process.execPath, [here, '--child', JSON.stringify(spec)], { encoding: 'utf8', maxBuffer: 1 << 24 });
-  if (r.status !== 0) throw new Error(`large input ${JSON.stringify(spec)}: ${r.stderr}`);
-  return JSON.parse(r.stdout.trim().split('\n').at(-1));
-}
+const spawn = (spec) => runChild(here, ['--child', JSON.stringify(spec)]);
 
 const CALLS = ['fitMessages', 'session.fit'];
 

@@ -19,19 +19,19 @@
 // Nothing here asserts a time; the smoke run fails only if a request is invalid or over budget,
 // or (3.) a selection is wrong.
 
-import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+
+import { largeInput } from './large-input.mjs';
+import { trimCounter, trimMessages } from './others.mjs';
+import { mean, median, quantile } from './stats.mjs';
+import { putSection } from './write-section.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = dirname(here);
 const lib = await import(pathToFileURL(join(root, 'pkg/dist/node.js')).href);
 const { forEncoding } = await import(pathToFileURL(join(root, 'pkg/dist/tokenizers/js-tiktoken.js')).href);
 const { agentSession } = await import(pathToFileURL(join(root, 'pkg/test/agent-sessions.mjs')).href);
-const { largeInput } = await import(pathToFileURL(join(here, 'large-input.mjs')).href);
-const require = createRequire(join(root, 'pkg/package.json'));
-const { trimMessages } = await import(pathToFileURL(require.resolve('@langchain/core/messages')).href);
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
@@ -129,7 +129,6 @@ for (const format of ['openai', 'anthropic']) {
 
 // ---- 2. per-turn cost with js-tiktoken ----
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const tiktoken = forEncoding('o200k_base');
 const { messages: lc } = agentSession(1, 'langchain', ROUNDS);
 const lcEnds = lib.requestEnds(lc, 'langchain');
@@ -159,15 +158,9 @@ for (const end of lcEnds.slice(-LAST)) {
   lib.fitMessages(now, { format: 'langchain', budgets: { tokens_max: BUDGET }, countTokens: tiktoken, countCache });
   cachedMs.push(performance.now() - t);
 }
-const text = (m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)) + JSON.stringify(m.tool_calls ?? []);
-// trimMessages counts every shrinking prefix of the history (about N calls over up to N messages):
-// with a plain counter that is N × the history's tokens per turn (many minutes here), so the
-// counter it gets remembers each message's count within the call, as a careful caller would.
-const counterFor = () => {
-  const memo = new WeakMap();
-  const one = (m) => memo.get(m) ?? memo.set(m, tiktoken(text(m))).get(m);
-  return (msgs) => msgs.reduce((a, m) => a + one(m), 0);
-};
+// trimMessages counts every shrinking prefix of the history: the counter it gets remembers each
+// message's count within the call (bench/others.mjs), as a careful caller would.
+const counterFor = () => trimCounter(tiktoken);
 let t = performance.now();
 await trimMessages(lc, { maxTokens: BUDGET, tokenCounter: counterFor(), strategy: 'last', includeSystem: true, startOn: 'human' });
 const trimMs = performance.now() - t;
@@ -206,12 +199,12 @@ function turnsAt(n) {
     lib.fitMessages(history, { format: 'openai', budgets: { tokens_max: budget } });
     fitMs.push(performance.now() - t0);
   }
-  return { messages: history.length, turn: median(turnMs), fit: median(fitMs) };
+  return { messages: history.length, turn: median(turnMs), turnMean: mean(turnMs), turnP90: quantile(turnMs, 0.9), fit: median(fitMs) };
 }
 const growth = (smoke ? [100, 400] : [1_000, 10_000]).map((n) => ({ n, ...turnsAtWith(n) }));
 function turnsAtWith(n) {
   const r = turnsAt(n);
-  process.stderr.write(`sessions: a turn at ${r.messages} messages ${r.turn.toFixed(2)} ms, fitMessages ${r.fit.toFixed(1)} ms\n`);
+  process.stderr.write(`sessions: a turn at ${r.messages} messages ${r.turn.toFixed(2)} ms (mean ${r.turnMean.toFixed(2)}, p90 ${r.turnP90.toFixed(2)}), fitMessages ${r.fit.toFixed(1)} ms\n`);
   return r;
 }
 
@@ -274,12 +267,14 @@ Medians of the last ${LAST} turns, ms per turn:
 Generated tool-heavy OpenAI agent histories (\`pkg/test/agent-sessions.mjs\`, seed 1) cut at about
 ${growth.map((g) => g.n.toLocaleString('en-US')).join(' and ')} messages, budget 40 tokens a message (at least 2,000), \`cache: 'openai'\`,
 \`estimateTokens\`. *A turn*: one session through the history's last ${WARM_TURNS + LAST_TURNS + 1} requests one after
-another (its first fit takes the history up to the first of them), the median time of the last ${LAST_TURNS}; *fitMessages*: the whole history, the
-median of ${smoke ? 1 : 3} calls.
+another (its first fit takes the history up to the first of them), the median, mean and 90th
+percentile (nearest rank) of the last ${LAST_TURNS}: the median is the common turn; the mean and the 90th
+percentile show the turns whose new question makes the session re-plan. *fitMessages*: the whole
+history, the median of ${smoke ? 1 : 3} calls.
 
-| messages | a turn (ms) | \`fitMessages\` (ms) |
-|--:|--:|--:|
-${growth.map((g) => `| ${g.messages.toLocaleString('en-US')} | ${ms(g.turn)} | ${ms(g.fit)} |`).join('\n')}
+| messages | a turn, median (ms) | mean (ms) | 90th percentile (ms) | \`fitMessages\` (ms) |
+|--:|--:|--:|--:|--:|
+${growth.map((g) => `| ${g.messages.toLocaleString('en-US')} | ${ms(g.turn)} | ${ms(g.turnMean)} | ${ms(g.turnP90)} | ${ms(g.fit)} |`).join('\n')}
 
 | target | measured | |
 |--|--|--|
@@ -289,12 +284,4 @@ ${growth.map((g) => `| ${g.messages.toLocaleString('en-US')} | ${ms(g.turn)} | $
 
 ${large.section}`;
 
-process.stdout.write(`\n${section}`);
-if (large.failures.length > 0) throw new Error(`wrong selections:\n${large.failures.join('\n')}`);
-if (out !== undefined) {
-  const file = join(root, out);
-  const current = readFileSync(file, 'utf8');
-  const start = current.indexOf('## Sessions (issue 15)');
-  writeFileSync(file, `${start < 0 ? `${current.trimEnd()}\n\n` : current.slice(0, start)}${section}`);
-  process.stderr.write(`wrote ${out}\n`);
-}
+putSection(section, '## Sessions (issue 15)', out, large.failures.length > 0 ? [`wrong selections:\n${large.failures.join('\n')}`] : []);
