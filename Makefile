@@ -188,7 +188,8 @@ demo: build
 serve: build www-deps
 	node www/serve.mjs
 
-# The full side-by-side benchmark; rewrites bench/RESULTS.md (sessions.mjs adds its section, then
+# The full side-by-side benchmark; rewrites bench/RESULTS.md (sessions.mjs adds its section,
+# scale.mjs issue 30's figures beside fe14830's build (the build before issues 26 and 30), then
 # serde-fragments.mjs the object path's two readers: getters, serde-wasm-bindgen, then cold.mjs
 # the cold start, beside an earlier build when COLD_BEFORE names its package directory). Then the
 # sizes and their budgets: bench/SIZES.md.
@@ -196,21 +197,26 @@ bench: build bench-serde
 	cargo bench --bench native
 	node bench/bench.mjs --write bench/RESULTS.md
 	node bench/sessions.mjs --write bench/RESULTS.md
-	@d=.cache/bench-before/fe14830; [ -f $$d/pkg/dist/node.js ] || { rm -rf $$d && mkdir -p $$d && git archive fe14830 | tar -x -C $$d && $(MAKE) -C $$d build; } && node bench/scale.mjs --before $$d/pkg --before-rev fe14830 --write bench/RESULTS.md
+	@$(MAKE) --no-print-directory .cache/bench-before/fe14830/pkg/dist/node.js
+	node bench/scale.mjs --before .cache/bench-before/fe14830/pkg --before-rev fe14830 --write bench/RESULTS.md
 	node bench/serde-fragments.mjs --write bench/RESULTS.md
 	node bench/cold.mjs $(if $(COLD_BEFORE),--before $(COLD_BEFORE)) --write bench/RESULTS.md
 	node bench/sizes.mjs --write bench/SIZES.md
 
 # This build against an earlier one (BEFORE, a git revision, default HEAD~1), side by side in one
-# run: bench/compare.mjs replaces its section of bench/RESULTS.md. The earlier build is made once
-# from `git archive` in .cache/bench-before/<rev> (its own Rust build the first time: minutes).
+# run: bench/compare.mjs replaces its section of bench/RESULTS.md.
 BEFORE ?= HEAD~1
 bench-compare: build
-	@rev=$$(git rev-parse --short $(BEFORE)) && dir=.cache/bench-before/$$rev && \
-	  if [ ! -f $$dir/pkg/dist/node.js ]; then \
-	    rm -rf $$dir && mkdir -p $$dir && git archive $$rev | tar -x -C $$dir && $(MAKE) -C $$dir build; \
-	  fi && \
-	  node bench/compare.mjs --before $$dir/pkg --before-rev $$rev --write bench/RESULTS.md
+	@rev=$$(git rev-parse --short $(BEFORE)) && \
+	  $(MAKE) --no-print-directory .cache/bench-before/$$rev/pkg/dist/node.js && \
+	  node bench/compare.mjs --before .cache/bench-before/$$rev/pkg --before-rev $$rev --write bench/RESULTS.md
+
+# An earlier revision's package, made once from `git archive` in .cache/bench-before/<rev> (its
+# own Rust build the first time: minutes), for bench-compare and bench's scale.mjs.
+.cache/bench-before/%/pkg/dist/node.js:
+	rm -rf .cache/bench-before/$* && mkdir -p .cache/bench-before/$*
+	git archive $* | tar -x -C .cache/bench-before/$*
+	$(MAKE) -C .cache/bench-before/$* build
 
 bench-serde: wasm-toolchain node-deps
 	cargo build --target $(WASM_TARGET) --release --lib --features serde-fragments --target-dir $(BENCH_SERDE)
