@@ -15,10 +15,10 @@ const result = (k, text = 'export const x = 1;') => ({ role: 'tool', tool_call_i
 const openai = (requests, options = {}) => measure(requests, { format: 'openai', ...options });
 
 test("valid: a request validateMessages takes but the SDK's own check refuses is counted invalid", () => {
-  // The AI SDK's modelMessageSchema wants a tool result's output as { type, value }; ctxpack reads a plain string too.
+  // The AI SDK's modelMessageSchema wants a part's providerOptions as a record of records; ctxpack never reads them.
   const head = [{ role: 'system', content: SYSTEM }, { role: 'user', content: [{ type: 'text', text: TASK }] }];
-  const pair = (output) => [{ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read_file', input: {} }] }, { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'read_file', output }] }];
-  const m = measure([head, [...head, ...pair({ type: 'text', value: 'x' })], [...head, ...pair('x')]], { format: { name: 'ai-sdk', allowSystemInMessages: true } });
+  const pair = (providerOptions) => [{ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read_file', input: {} }] }, { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'read_file', output: { type: 'text', value: 'x' }, providerOptions }] }];
+  const m = measure([head, [...head, ...pair({ openai: {} })], [...head, ...pair(5)]], { format: { name: 'ai-sdk', allowSystemInMessages: true } });
   assert.equal(m.requests, 3);
   assert.equal(m.valid, 2);
 });

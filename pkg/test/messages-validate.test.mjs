@@ -112,3 +112,60 @@ test('holes and undefined elements are malformed messages: validateMessages repo
   assert.throws(() => fitMessages(sparse, { format: 'anthropic', budgets }), { code: 'INVALID_FIELD', index: 0 });
   assert.throws(() => createSession({ format: 'openai', budgets }).fit(tail), { code: 'INVALID_FIELD', index: 1 });
 });
+
+// Found by a new-user trial: parts the API refuses passed validateMessages and went out as they came.
+test('OpenAI content: [null] is malformed, as in every other format: validateMessages reports it, fitMessages refuses it', () => {
+  const m = [{ role: 'user', content: [null] }];
+  assert.deepEqual(rules(m, 'openai'), [[0, 'malformed']]);
+  assert.throws(() => fitMessages(m, { format: 'openai', budgets }), { code: 'INVALID_FIELD', index: 0, field: 'content[0]', message: 'messages[0].content[0] must be an object, got null' });
+});
+
+test('AI SDK tool-result without output (or toolName) is malformed: ai@7 refuses it, and a stub would make up its output', async () => {
+  const { modelMessageSchema } = await import('ai');
+  const tc = { type: 'tool-call', toolCallId: 'c1', toolName: 'f', input: {} };
+  const history = (part) => [{ role: 'user', content: 'q' }, { role: 'assistant', content: [tc] }, { role: 'tool', content: [part] }];
+  for (const [part, field] of [
+    [{ type: 'tool-result', toolCallId: 'c1', toolName: 'f' }, 'content[0].output'],
+    [{ type: 'tool-result', toolCallId: 'c1', toolName: 'f', output: `${SECRET} as a bare string` }, 'content[0].output'],
+    [{ type: 'tool-result', toolCallId: 'c1', output: { type: 'text', value: 'r' } }, 'content[0].toolName'],
+  ]) {
+    const m = history(part);
+    assert.equal(modelMessageSchema.safeParse(m[2]).success, false, 'the SDK refuses it');
+    assert.ok(validateMessages(m, 'ai-sdk').some((v) => v.index === 2 && v.rule === 'malformed'));
+    assert.throws(() => fitMessages(m, { format: 'ai-sdk', budgets }), (e) => e.code === 'INVALID_FIELD' && e.index === 2 && e.field === field && !e.message.includes(SECRET));
+  }
+  const ok = history({ type: 'tool-result', toolCallId: 'c1', toolName: 'f', output: { type: 'text', value: 'r' } });
+  assert.equal(modelMessageSchema.safeParse(ok[2]).success, true);
+  assert.deepEqual(validateMessages(ok, 'ai-sdk'), []);
+});
+
+test('unknown_part_type: OpenAI chat and the AI SDK list the part types each role takes; fitMessages sends another as it is and warns', async () => {
+  const { modelMessageSchema } = await import('ai');
+  // Each listed type passes the SDK's own schema (AI SDK) and validateMessages alike.
+  const listed = [
+    { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'image', image: 'https://example.com/a.png' }, { type: 'file', data: 'https://example.com/a.pdf', mediaType: 'application/pdf' }] },
+    { role: 'assistant', content: [{ type: 'reasoning', text: 'r' }, { type: 'text', text: 'b' }] },
+  ];
+  for (const m of listed) assert.equal(modelMessageSchema.safeParse(m).success, true);
+  assert.deepEqual(validateMessages(listed, 'ai-sdk'), []);
+  const cases = [
+    ['ai-sdk', [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }], 1, true],
+    ['ai-sdk', [{ role: 'user', content: 'q' }, { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'f', input: {} }] }], 0, true],
+    ['openai', [{ role: 'user', content: [{ type: 'input_text', text: 'a' }] }], 0, false],
+    ['openai', [{ role: 'system', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }, { role: 'user', content: 'q' }], 0, false],
+    ['openai', [{ role: 'user', content: [{ text: 'no type' }] }], 0, false],
+  ];
+  for (const [format, m, k, schema] of cases) {
+    const v = validateMessages(m, format).filter((x) => x.rule === 'unknown_part_type');
+    assert.equal(v.length, 1, `${format}: ${JSON.stringify(m)}`);
+    assert.equal(v[0].message, `messages[${v[0].index}].content[${k}] has a type the ${format} format does not list for ${m[v[0].index].role} messages`);
+    if (schema) assert.equal(modelMessageSchema.safeParse(m[v[0].index]).success, false, 'the SDK refuses it too');
+    const r = fitMessages(m, { format, budgets: { tokens_max: 10_000 } }); // an image's tokens and all
+    assert.equal(r.messages.length, m.length, 'nothing left out for it');
+    assert.ok(r.messages.includes(m[v[0].index]), 'the message goes out as it came');
+    assert.ok(r.warnings.some((w) => w.includes('(rule unknown_part_type): sent as it is')));
+  }
+  // The same parts under the formats that take them.
+  assert.deepEqual(validateMessages([{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }, { type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] }], 'openai'), []);
+  assert.deepEqual(validateMessages([{ role: 'assistant', content: [{ type: 'refusal', refusal: 'no' }] }, { role: 'user', content: 'q' }], 'openai'), []);
+});

@@ -14,9 +14,17 @@ import { shownName } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
 import { invalidOption } from '../validate/options.js';
 import { aiSdkMedia, replaceContentMedia, type MediaPart } from './media.js';
-import { collectText, joinText, messageError, messageRecord, readCallId, readParts, replaceMessageText, unanswerableCall, withMedia, type FormatAdapter, type Turn } from './turns.js';
+import { collectText, firstUnknownPart, joinText, messageError, messageRecord, readCallId, readParts, replaceMessageText, unanswerableCall, withMedia, type FormatAdapter, type Turn } from './turns.js';
 
 const ROLES = ['system', 'user', 'assistant', 'tool'] as const;
+
+/** The part types each role's content takes (ai@7's `modelMessageSchema`; a system message's content is a string). */
+const PART_TYPES: Readonly<Record<(typeof ROLES)[number], readonly string[]>> = {
+  system: [],
+  user: ['text', 'image', 'file'],
+  assistant: ['text', 'custom', 'file', 'reasoning', 'reasoning-file', 'tool-call', 'tool-result', 'tool-approval-request'],
+  tool: ['tool-result', 'tool-approval-response'],
+};
 
 function read(message: unknown, index: number): Turn {
   const m = messageRecord(message, index);
@@ -32,6 +40,7 @@ function read(message: unknown, index: number): Turn {
   for (const p of parts) if (p['type'] === 'tool-call') callIds.add(p['toolCallId']);
   for (let k = 0; k < parts.length; k++) {
     const p = parts[k]!;
+    if (p['type'] === 'tool-result') readResultPart(p, index, k);
     if (role === 'assistant' && p['type'] === 'tool-call' && p['providerExecuted'] !== true) {
       calls.push(readCallId(p['toolCallId'], index, `content[${k}].toolCallId`));
     } else if (role === 'assistant' && p['type'] === 'tool-approval-request') {
@@ -48,10 +57,25 @@ function read(message: unknown, index: number): Turn {
   }
   const media: MediaPart[] = [];
   const text = joinText(collectText(m['content'], [], { recognize: aiSdkMedia, out: media }));
-  const turn = withMedia({ role: role as Turn['role'], calls, results, prose: role === 'user', text }, media);
+  const unknownPart = firstUnknownPart(parts, PART_TYPES[role as (typeof ROLES)[number]]);
+  const read = withMedia({ role: role as Turn['role'], calls, results, prose: role === 'user', text }, media);
+  const turn = unknownPart === undefined ? read : { ...read, unknownPart };
   if (approvalRequests.length > 0) return { ...turn, approvalRequests };
   if (approvalResponses.length > 0) return { ...turn, approvalResponses };
   return turn;
+}
+
+/**
+ * What a `tool-result` part needs besides its call's id (ai@7's schema: "toolName: string,
+ * output: ToolResultOutput"): without them `generateText` refuses the whole prompt, and a stub
+ * would make up the output. A malformed message, as a missing id is.
+ */
+function readResultPart(p: Readonly<Record<string, unknown>>, index: number, k: number): void {
+  if (typeof p['toolName'] !== 'string') throw messageError(index, `content[${k}].toolName`, 'a string', p['toolName']);
+  const output = p['output'];
+  if (!isRecord(output) || typeof output['type'] !== 'string') {
+    throw messageError(index, `content[${k}].output`, "an object with a string type (the AI SDK's ToolResultOutput: { type: 'text', value } …)", output);
+  }
 }
 
 /** A tool message whose `tool-result` parts have `{ type: 'text', value: note }` as their output. */

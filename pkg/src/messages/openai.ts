@@ -7,9 +7,21 @@
  */
 
 import { openaiMedia, refuseBytes, replaceContentMedia, type MediaPart } from './media.js';
-import { collectText, joinText, messageError, messageRecord, readCallId, readToolCalls, replaceMessageText, withMedia, withName, type FormatAdapter, type Turn } from './turns.js';
+import { collectText, firstUnknownPart, joinText, messageError, messageRecord, readCallId, readParts, readToolCalls, replaceMessageText, withMedia, withName, type FormatAdapter, type Turn } from './turns.js';
 
 const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
+
+/**
+ * The content part types each role takes (openai 7, `ChatCompletion*MessageParam`): a user
+ * message's text, images, audio and files; an assistant's text and refusals; the others' text.
+ */
+const PART_TYPES: Readonly<Record<(typeof ROLES)[number], readonly string[]>> = {
+  system: ['text'],
+  developer: ['text'],
+  user: ['text', 'image_url', 'input_audio', 'file'],
+  assistant: ['text', 'refusal'],
+  tool: ['text'],
+};
 
 function read(message: unknown, index: number): Turn {
   const m = messageRecord(message, index);
@@ -19,6 +31,8 @@ function read(message: unknown, index: number): Turn {
   if (content !== undefined && content !== null && typeof content !== 'string' && !Array.isArray(content)) {
     throw messageError(index, 'content', 'a string, an array of parts or null', content);
   }
+  // Each part an object, as in every format ("must be an object, got null").
+  const unknownPart = Array.isArray(content) ? firstUnknownPart(readParts(content, index, 'content', true), PART_TYPES[role as (typeof ROLES)[number]]) : undefined;
   const media: MediaPart[] = [];
   const text = collectText(content, [], { recognize: openaiMedia, out: media });
   refuseBytes(media, content, index);
@@ -29,6 +43,7 @@ function read(message: unknown, index: number): Turn {
   const turnRole = role === 'developer' || role === 'system' ? 'system' : (role as Turn['role']);
   const emptyContent = (content === undefined || content === null) && !hasOtherContent(m, role, calls);
   const turn = withName(withMedia({ role: turnRole, calls, results, prose: turnRole === 'user' && !emptyContent, text: joinText(text) }, media), m['name']);
+  if (unknownPart !== undefined) return { ...turn, unknownPart }; // content is an array: not empty
   return emptyContent ? { ...turn, emptyContent: true } : turn;
 }
 

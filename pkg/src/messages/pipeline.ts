@@ -202,9 +202,11 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   // A session's memo reads only the messages it has not read unchanged (history.ts).
   const turns: Turn[] = memo === undefined ? list.map((m, i) => readTurn(adapter, m, i)) : memo.read(adapter, list);
   const units = buildUnits(turns, adapter);
-  // Units that break a rule (an empty result and a leading assistant are fixed after selection).
+  // Units that break a rule (an empty result and a leading assistant are fixed after selection; an
+  // unknown part type is only said).
   const compacted = compactedItems(turns, adapter.compacts); // never sent, so checked as absent
-  const violations = structureViolations(turns.map((t, i) => (compacted[i] === 1 ? undefined : t)), adapter).filter((v) => v.rule !== 'no_messages' && v.rule !== 'first_not_user');
+  const found = structureViolations(turns.map((t, i) => (compacted[i] === 1 ? undefined : t)), adapter);
+  const violations = found.filter((v) => v.rule !== 'no_messages' && v.rule !== 'first_not_user' && v.rule !== 'unknown_part_type');
   const broken = new Uint8Array(n);
   for (const v of violations) for (const j of units.members.get(units.unitOf[v.index]!)!) broken[j] = 1;
   for (let i = 0; i < n; i++) if (compacted[i] === 1) broken[i] = COMPACTED;
@@ -216,6 +218,7 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   if (evident !== undefined && evident !== adapter.name) {
     warnings.push(`the messages have a shape only the '${evident}' format has (detectMessageFormat), but format is '${adapter.name}': tool calls and results are paired by the '${adapter.name}' rules`);
   }
+  for (const v of found) if (v.rule === 'unknown_part_type') warnings.push(`${v.message} (rule ${v.rule}): sent as it is`);
   for (const v of violations) {
     const unit = units.members.get(units.unitOf[v.index]!)!;
     if (unit.some((j) => pinned[j] === 1)) {

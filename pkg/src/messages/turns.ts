@@ -42,6 +42,12 @@ export interface Turn {
   readonly emptyPart?: number;
   /** The index of a tool result that comes after a part of another kind (Anthropic wants them first): rule `tool_result_not_first`. */
   readonly resultAfterOther?: number;
+  /**
+   * The index of the first part whose `type` the format's API does not list for the message's
+   * role (OpenAI chat, the AI SDK: closed lists): rule `unknown_part_type`. `fitMessages` sends
+   * such a part as it is (it is the caller's, and a newer API may take it) and warns.
+   */
+  readonly unknownPart?: number;
   /** Responses: a reasoning item, which the API takes only with the item after it: in that item's unit (rule `reasoning_without_item`). */
   readonly joinsNext?: true;
   /** Responses: the call ids of the programs (`program` items) that made this call or produced this output: in their unit. */
@@ -230,6 +236,18 @@ export function readParts(value: unknown, index: number, field: string, allowStr
     if (!isRecord(value[k])) throw messageError(index, `${field}[${k}]`, 'an object', value[k]);
   }
   return value as readonly Readonly<Record<string, unknown>>[];
+}
+
+/**
+ * The index of the first of `parts` whose `type` is not in `known`, if any: where a format's API
+ * lists the part types each role takes (OpenAI chat, the AI SDK), the rest is refused there.
+ */
+export function firstUnknownPart(parts: readonly Readonly<Record<string, unknown>>[], known: readonly string[]): number | undefined {
+  for (let k = 0; k < parts.length; k++) {
+    const type = parts[k]!['type'];
+    if (typeof type !== 'string' || !known.includes(type)) return k;
+  }
+  return undefined;
 }
 
 /**

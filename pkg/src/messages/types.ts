@@ -79,7 +79,9 @@ export interface AiSdkFormat {
  * (Anthropic), `'reasoning_without_item'` (Responses: a reasoning item with no item after it),
  * `'duplicate_item_id'` (Responses: an item with an earlier item's `id`), `'compaction_not_first'`
  * (Anthropic: a message opening with a `compaction` block after another message),
- * `'system_in_messages'` (AI SDK without `allowSystemInMessages`: any system message).
+ * `'system_in_messages'` (AI SDK without `allowSystemInMessages`: any system message),
+ * `'unknown_part_type'` (OpenAI chat, AI SDK: a content part of a type the API does not list for
+ * the message's role; `fitMessages` sends it as it is and warns).
  */
 export type MessageRule =
   | 'malformed'
@@ -94,7 +96,8 @@ export type MessageRule =
   | 'reasoning_without_item'
   | 'duplicate_item_id'
   | 'compaction_not_first'
-  | 'system_in_messages';
+  | 'system_in_messages'
+  | 'unknown_part_type';
 
 /** One rule violation: the message at fault (0 for `no_messages`), the rule, and a message naming indexes, never text. */
 export interface MessageViolation {

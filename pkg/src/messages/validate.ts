@@ -72,6 +72,10 @@ function violation(index: number, rule: MessageRule, message: string): MessageVi
  *   without its required following item");
  * - `duplicate_item_id` (Responses): an item whose `id` an earlier item has ("Duplicate item
  *   found with id");
+ * - `unknown_part_type` (OpenAI chat, AI SDK: the formats whose API lists the part types each
+ *   role takes): a part of another type, or without one. Advisory in `fitMessages`, which sends
+ *   the part as it is and warns: it is the caller's, a newer API may take it, and leaving its
+ *   message out would lose what the caller meant to send;
  * - `compaction_not_first` (Anthropic): an assistant message that opens with a `compaction` block
  *   after another message (the API takes the block only as the first of the conversation:
  *   compaction_block_misplaced). Such a message may open the request: `first_not_user` allows it.
@@ -92,6 +96,9 @@ export function structureViolations(turns: readonly (Turn | undefined)[], adapte
     else if (t.emptyPart !== undefined) out.push(violation(i, 'empty_content', `messages[${i}].content[${t.emptyPart}] is a text block without text`));
     if (t.resultAfterOther !== undefined) {
       out.push(violation(i, 'tool_result_not_first', `messages[${i}].content[${t.resultAfterOther}] is a tool result after a block of another kind (tool results come first)`));
+    }
+    if (t.unknownPart !== undefined) {
+      out.push(violation(i, 'unknown_part_type', `messages[${i}].content[${t.unknownPart}] has a type the ${adapter.name} format does not list for ${t.role} messages`));
     }
   }
   duplicateCalls(turns, adapter, out);
