@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
-import { convertMessagesToCompletionsMessageParams } from '@langchain/openai';
+import { convertCompletionsMessageToBaseMessage, convertMessagesToCompletionsMessageParams, convertMessagesToResponsesInput } from '@langchain/openai';
 import { CtxpackError, createSession, estimateTokens, fitMessages, fitMessagesAsync, validateMessages } from 'ctxpack';
 import { agentSession } from './agent-sessions.mjs';
 import { chat } from './messages-histories.mjs';
@@ -122,6 +122,33 @@ test('LangChain: a call in invalid_tool_calls or additional_kwargs is a call; it
   assert.deepEqual(params.filter((m) => m.role === 'tool').map((m) => m.tool_call_id), calls);
   const sent = convertMessagesToCompletionsMessageParams({ messages: unanswered.messages });
   assert.deepEqual(sent.flatMap((m) => m.tool_calls ?? []), [], 'and without it, the converter sends no call');
+});
+
+test('LangChain: an invalid call beside a valid one is not sent, so it needs no result (the step is kept, not refused or dropped)', () => {
+  // LangChain's own parser on a reply with two parallel calls, one with arguments that are not JSON.
+  const ai = convertCompletionsMessageToBaseMessage({
+    message: { role: 'assistant', content: null, tool_calls: [
+      { id: 'call_1', type: 'function', function: { name: 'read_logs', arguments: '{"svc":"auth"}' } },
+      { id: 'call_2', type: 'function', function: { name: 'read_db', arguments: '{"q": "select' } },
+    ] },
+    rawResponse: { id: 'r1', choices: [] },
+  });
+  assert.deepEqual([ai.tool_calls.map((c) => c.id), ai.invalid_tool_calls.map((c) => c.id)], [['call_1'], ['call_2']]);
+  const step = [new SystemMessage('sys'), new HumanMessage('why does login fail?'), ai, new ToolMessage({ tool_call_id: 'call_1', content: 'auth: token expired' })];
+  for (const history of [step, [...step, new HumanMessage('now fix it')]]) {
+    assert.deepEqual(validateMessages(history, 'langchain'), []);
+    const r = fitMessages(history, { format: 'langchain', budgets: { tokens_max: 10_000 } });
+    assert.equal(r.messages.length, history.length, 'nothing left out');
+    // What both OpenAI converters send: the valid call alone, with its result.
+    const chat = convertMessagesToCompletionsMessageParams({ messages: r.messages });
+    assert.deepEqual(chat.flatMap((m) => (m.tool_calls ?? []).map((c) => c.id)), ['call_1']);
+    assert.deepEqual(chat.filter((m) => m.role === 'tool').map((m) => m.tool_call_id), ['call_1']);
+    const responses = convertMessagesToResponsesInput({ messages: r.messages, zdrEnabled: false, model: 'gpt-4o' });
+    assert.deepEqual(responses.filter((i) => i.type === 'function_call').map((i) => i.call_id), ['call_1']);
+  }
+  // A result for the invalid call answers a call no converter sends: an orphan.
+  const orphan = [...step, new ToolMessage({ tool_call_id: 'call_2', content: 'error: bad arguments' }), new HumanMessage('again')];
+  assert.deepEqual(validateMessages(orphan, 'langchain').map((v) => [v.index, v.rule]), [[4, 'orphan_tool_result']]);
 });
 
 test('the caller\'s array is read once: emptying it while the async counter runs loses nothing', async () => {

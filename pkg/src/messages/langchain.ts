@@ -44,11 +44,14 @@ function read(message: unknown, index: number): Turn {
 }
 
 /**
- * The tool calls an AI message carries besides `tool_calls`, each of which LangChain's converters
- * send to the provider, so each needs its result like any other call: `invalid_tool_calls` (a
- * model reply whose arguments are not JSON: `tool_calls` is then empty), the provider's raw calls
- * in `additional_kwargs.tool_calls`, and `tool_use` / `tool_call` content blocks. A call already
- * read (same id) is not read twice; one without an id is unanswerable (as in `readToolCalls`).
+ * The tool calls an AI message carries besides `tool_calls` that LangChain's converters send to
+ * the provider, so each needs its result like any other call (@langchain/openai's completions and
+ * Responses converters, @langchain/anthropic's): the provider's raw calls in
+ * `additional_kwargs.tool_calls`, sent only when `tool_calls` is empty (a reply whose arguments are
+ * not JSON: LangChain's parser moves such a call to `invalid_tool_calls` and keeps the raw one
+ * there), and `tool_use` / `tool_call` content blocks. `invalid_tool_calls` itself is never sent:
+ * beside a valid call it is dropped, and a result for it would be an orphan. A call already read
+ * (same id) is not read twice; one without an id is unanswerable (as in `readToolCalls`).
  */
 function otherCalls(m: Readonly<Record<string, unknown>>, index: number, calls: string[], text: string[]): void {
   const seen = new Set(calls);
@@ -66,9 +69,10 @@ function otherCalls(m: Readonly<Record<string, unknown>>, index: number, calls: 
       if (where !== 'content') collectText(textOf(c), text); // content blocks are in the message's text already
     }
   };
-  add(m['invalid_tool_calls'], 'invalid_tool_calls', (c) => [c['name'], c['args']]);
   const kwargs = m['additional_kwargs'];
-  if (isRecord(kwargs)) add(kwargs['tool_calls'], 'additional_kwargs.tool_calls', (c) => c['function']);
+  const toolCalls = m['tool_calls'];
+  // The converters' own test: `message.tool_calls?.length`.
+  if (isRecord(kwargs) && !(Array.isArray(toolCalls) && toolCalls.length > 0)) add(kwargs['tool_calls'], 'additional_kwargs.tool_calls', (c) => c['function']);
   add(m['content'], 'content', () => undefined);
 }
 
