@@ -125,3 +125,18 @@ test('fitMessages warns when the messages have a shape only another format has, 
     }
   }
 });
+
+test('an OpenAI tool message with text parts as content is openai, not ai-sdk (new-user trial finding)', () => {
+  // openai's ChatCompletionToolMessageParam: content is a string or an array of text parts.
+  const history = [
+    { role: 'system', content: 'You are a coder.' },
+    { role: 'user', content: 'Read the db.' },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_db', arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: 'call_1', content: [{ type: 'text', text: 'rows: 3' }] },
+    { role: 'user', content: 'Summarise.' },
+  ];
+  assert.equal(detectMessageFormat(history), 'openai');
+  const r = fitMessages(history, { format: 'openai', budgets: { tokens_max: 1000 } });
+  assert.deepEqual(r.warnings, [], 'no warning of another format');
+  assert.equal(r.messages.length, 5);
+});

@@ -84,7 +84,7 @@ function formatOfPart(p: Readonly<Record<string, unknown>>): 'ai-sdk' | 'anthrop
  *    content part `input_text`, `output_text`, `input_image` or `input_file`: `'openai-responses'`;
  * 3. an AI SDK part: typed `tool-call`, `tool-result`, `reasoning`, `reasoning-file`, `custom`,
  *    `tool-approval-request` or `tool-approval-response`, an `image` part with an `image` field or
- *    a `file` part with a `data` field (or a `tool` message whose content is an array): `'ai-sdk'`;
+ *    a `file` part with a `data` field: `'ai-sdk'`;
  * 4. an Anthropic block: any type of the Messages API's content blocks but `text` (`tool_use`,
  *    `tool_result`, `thinking`, `server_tool_use`, `mcp_tool_use`, `search_result`,
  *    `container_upload`, `compaction`, the server tools' results…), or an `image` or `document`
@@ -116,11 +116,10 @@ export function evidentFormat(messages: readonly unknown[]): MessageFormatName |
   return evidentOf(mask);
 }
 
-/** What one message shows (bits: LangChain's classes, a Responses item, an AI SDK part or tool message, an Anthropic block). @internal */
+/** What one message shows (bits: LangChain's classes, a Responses item, an AI SDK part, an Anthropic block; an array as a `tool` message's content is not one: OpenAI's takes text parts). @internal */
 export function evidence(m: unknown): number {
   if (!isRecord(m)) return 0;
   let mask = (isLangChain(m) ? LANGCHAIN : 0) | (isResponsesItem(m) ? RESPONSES : 0);
-  if (m['role'] === 'tool' && Array.isArray(m['content'])) mask |= AI_SDK;
   const content = m['content'];
   if (Array.isArray(content)) {
     for (const p of content) {
