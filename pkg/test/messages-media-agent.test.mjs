@@ -120,3 +120,49 @@ test('openai: a screenshot sent as a user message after a tool result is not the
   assert.equal(t.decisions[0].reason, 'scored', 'the interjection is the task now');
   assert.equal(t.decisions.at(-1).reason, 'pinned');
 });
+
+// Found by a new-user trial: a truncated tool result came back as one text, its screenshot gone
+// (and an AI SDK content output as a text output). Truncation cuts a result's text only.
+test('a truncated tool result keeps its screenshot, in every format that carries images in results', () => {
+  const shot = shots[2];
+  const log = 'ERROR at line 42: connection refused\n'.repeat(800);
+  const histories = {
+    anthropic: [{ role: 'user', content: TASK }, ...step('anthropic', 1, shot)],
+    'ai-sdk': [{ role: 'user', content: TASK }, ...step('ai-sdk', 0, shot)],
+    langchain: [new HumanMessage(TASK), ...step('langchain', 0, shot)],
+    'openai-responses': [
+      { role: 'user', content: TASK },
+      { type: 'function_call', call_id: 'c1', name: 'computer', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'c1', output: [{ type: 'input_text', text: 'x' }, { type: 'input_image', image_url: `data:${shot.type};base64,${shot.buf.toString('base64')}` }] },
+    ],
+  };
+  const b64 = shot.buf.toString('base64');
+  const withLog = (format, h) => {
+    // The result's text part made long, the image part as it was.
+    const last = h.at(-1);
+    if (format === 'anthropic') return [...h.slice(0, -1), { ...last, content: [{ ...last.content[0], content: [{ type: 'text', text: log }, last.content[0].content[1]] }] }];
+    if (format === 'ai-sdk') return [...h.slice(0, -1), { ...last, content: [{ ...last.content[0], output: { type: 'content', value: [{ type: 'text', text: log }, last.content[0].output.value[1]] } }] }];
+    if (format === 'langchain') return [...h.slice(0, -1), new ToolMessage({ tool_call_id: last.tool_call_id, content: [{ type: 'text', text: log }, last.content[1]] })];
+    return [...h.slice(0, -1), { ...last, output: [{ type: 'input_text', text: log }, last.output[1]] }];
+  };
+  for (const [format, base] of Object.entries(histories)) {
+    const h = withLog(format, base);
+    const r = fitMessages(h, { format, budgets: { tokens_max: 4_000 } });
+    const d = r.decisions.at(-1);
+    assert.ok(d.truncated !== undefined && d.truncated.to < d.truncated.from, `${format}: the result is truncated`);
+    const sent = r.messages.at(-1);
+    assert.notEqual(sent, h.at(-1), `${format}: a copy`);
+    const json = JSON.stringify(sent.content ?? sent.output);
+    assert.ok(json.includes(b64), `${format}: the screenshot is still in the result`);
+    assert.ok(json.includes('characters left out'), `${format}: its text is cut`);
+    assert.ok(d.media_tokens > 0, `${format}: and counted`);
+    assert.ok(r.metrics.budget_used <= r.metrics.effective_budget, format);
+    checkAgentRequest(format, r, 0, (m) => (m instanceof HumanMessage ? m.content === TASK : m.role === 'user' && m.content === TASK));
+    if (format === 'ai-sdk') assert.equal(sent.content[0].output.type, 'content', 'a content output stays one');
+  }
+  // A stub still stands for the whole result, its media too.
+  const older = [...withLog('anthropic', histories.anthropic), { role: 'assistant', content: 'done' }, { role: 'user', content: 'thanks' }];
+  const stubbed = fitMessages(older, { format: 'anthropic', budgets: { tokens_max: 1_500 }, stubToolResults: true, truncateToolResults: false });
+  assert.equal(stubbed.decisions[2].stubbed, true);
+  assert.ok(!JSON.stringify(stubbed.messages).includes(b64), 'a stub carries no screenshot');
+});

@@ -14,7 +14,7 @@ import { shownName } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
 import { invalidOption } from '../validate/options.js';
 import { aiSdkMedia, replaceContentMedia, type MediaPart } from './media.js';
-import { collectText, firstUnknownPart, joinText, messageError, messageRecord, readCallId, readParts, replaceMessageText, unanswerableCall, withMedia, type FormatAdapter, type Turn } from './turns.js';
+import { collectText, firstUnknownPart, joinText, messageError, messageRecord, readCallId, readParts, replacedResult, replaceMessageText, unanswerableCall, withMedia, type FormatAdapter, type Turn } from './turns.js';
 
 const ROLES = ['system', 'user', 'assistant', 'tool'] as const;
 
@@ -79,9 +79,14 @@ function readResultPart(p: Readonly<Record<string, unknown>>, index: number, k: 
 }
 
 /** A tool message whose `tool-result` parts have `{ type: 'text', value: note }` as their output. */
-function replaceResults(message: unknown, replace: (text: string) => string): unknown {
+function replaceResults(message: unknown, replace: (text: string) => string, keepMedia = false): unknown {
   const m = message as { content: readonly Record<string, unknown>[] };
-  const replaced = (output: unknown): { type: string; value: string } => {
+  const replaced = (output: unknown): { type: string; value: unknown } => {
+    // A `content` output keeps its media items when cut (truncation), its text as one text item.
+    if (keepMedia && isRecord(output) && output['type'] === 'content') {
+      const value = replacedResult(output['value'], aiSdkMedia, replace, (text) => ({ type: 'text', text }));
+      if (Array.isArray(value)) return { type: 'content', value };
+    }
     // An error result stays an error (`error-text`); any other becomes text.
     const error = isRecord(output) && typeof output['type'] === 'string' && output['type'].startsWith('error');
     return { type: error ? 'error-text' : 'text', value: replace(joinText(collectText(output, [], { recognize: aiSdkMedia, out: [] }))) };

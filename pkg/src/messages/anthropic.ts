@@ -12,7 +12,7 @@
  */
 
 import { anthropicMedia, refuseBytes, replaceContentMedia, type MediaPart } from './media.js';
-import { collectText, joinText, messageError, messageRecord, readCallId, readParts, replaceMessageText, withMedia, type FormatAdapter, type Turn } from './turns.js';
+import { collectText, joinText, messageError, messageRecord, readCallId, readParts, replacedResult, replaceMessageText, withMedia, type FormatAdapter, type Turn } from './turns.js';
 
 function read(message: unknown, index: number): Turn {
   const m = messageRecord(message, index);
@@ -60,9 +60,10 @@ function read(message: unknown, index: number): Turn {
 }
 
 /** A user message whose `tool_result` blocks hold `replace(their text)` (their ids, `is_error` and the other blocks kept). */
-function replaceResults(message: unknown, replace: (text: string) => string): unknown {
+function replaceResults(message: unknown, replace: (text: string) => string, keepMedia = false): unknown {
   const m = message as { content: readonly Record<string, unknown>[] };
-  return { ...m, content: m.content.map((b) => (b['type'] === 'tool_result' ? { ...b, content: replace(joinText(collectText(b['content'], [], { recognize: anthropicMedia, out: [] }))) } : b)) };
+  const textPart = keepMedia ? (text: string) => ({ type: 'text', text }) : undefined;
+  return { ...m, content: m.content.map((b) => (b['type'] === 'tool_result' ? { ...b, content: replacedResult(b['content'], anthropicMedia, replace, textPart) } : b)) };
 }
 
 /** The Anthropic Messages adapter. */

@@ -9,7 +9,7 @@
 
 import { isRecord } from '../validate/fields.js';
 import { langchainMedia, replaceMediaParts, plainTextPart, type MediaPart } from './media.js';
-import { collectText, joinText, jsonText, messageError, messageRecord, readCallId, readToolCalls, replaceContentText, unanswerableCall, withMedia, withName, type FormatAdapter, type Turn } from './turns.js';
+import { collectText, joinText, jsonText, messageError, messageRecord, readCallId, readToolCalls, replacedResult, replaceContentText, unanswerableCall, withMedia, withName, type FormatAdapter, type Turn } from './turns.js';
 
 const TYPES: Readonly<Record<string, Turn['role']>> = { system: 'system', developer: 'system', human: 'user', ai: 'assistant', tool: 'tool' };
 
@@ -81,11 +81,12 @@ function otherCalls(m: Readonly<Record<string, unknown>>, index: number, calls: 
  * fields as LangChain constructs it) with `replace(its text)` as content; `undefined` if that
  * class refuses.
  */
-function replaceResults(message: unknown, replace: (text: string) => string): unknown {
+function replaceResults(message: unknown, replace: (text: string) => string, keepMedia = false): unknown {
   const m = message as Record<string, unknown> & { constructor: new (fields: object) => unknown };
+  const textPart = keepMedia ? (text: string) => ({ type: 'text', text }) : undefined;
   try {
     return new m.constructor({
-      content: replace(joinText(collectText(m['content'], [], { recognize: langchainMedia, out: [] }))),
+      content: replacedResult(m['content'], langchainMedia, replace, textPart),
       tool_call_id: m['tool_call_id'],
       name: m['name'],
       id: m['id'],

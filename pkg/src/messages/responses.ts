@@ -24,6 +24,7 @@ import {
   messageRecord,
   readCallId,
   readParts,
+  replacedResult,
   unanswerableCall,
   replaceMessageText,
   withMedia,
@@ -175,13 +176,16 @@ function programCaller(m: Item): string | undefined {
 }
 
 /** A copy of an output item whose output reads `replace(its text)`; `undefined` for outputs that are not text (a screenshot, an approval, found tools). */
-function replaceResults(message: unknown, replace: (text: string) => string): unknown {
+function replaceResults(message: unknown, replace: (text: string) => string, keepMedia = false): unknown {
   const m = message as Item;
   const kind = typeof m['type'] === 'string' && Object.hasOwn(KINDS, m['type']) ? KINDS[m['type']] : undefined;
   const out = kind?.output;
   if (out === undefined) return undefined;
+  if (out.as === 'text') {
+    const textPart = keepMedia ? (text: string) => ({ type: 'input_text', text }) : undefined;
+    return { ...m, [out.field]: replacedResult(m[out.field], responsesMedia, replace, textPart) };
+  }
   const text = replace(joinText(collectText(m[out.field], [], { recognize: responsesMedia, out: [] })));
-  if (out.as === 'text') return { ...m, [out.field]: text };
   // shell_call_output: one entry with the text as its stdout, the first entry's outcome kept.
   const first: unknown = Array.isArray(m[out.field]) ? (m[out.field] as readonly unknown[])[0] : undefined;
   const outcome = isRecord(first) && isRecord(first['outcome']) ? first['outcome'] : { type: 'exit', exit_code: 0 };

@@ -1,7 +1,8 @@
 /**
  * Tool results too large for the budget, truncated instead of failing the request (options
  * `truncateToolResults`): the head and the tail of each result's text with a marker saying how
- * many characters were left out between them, the call ids kept so that the pair stays valid.
+ * many characters were left out between them, the call ids kept so that the pair stays valid, and
+ * its images, PDFs and files kept (they are counted as fixed: cutting text does not shrink them).
  *
  * Two steps. Every tool result over `maxTokens` (default half the effective budget) is cut to it,
  * kept by rule or not: the same result, budget and counter give the same bytes on every turn, so
@@ -133,7 +134,7 @@ function* cutTo<M>(t: TruncationInput<M>, targets: ReadonlyMap<number, number>):
       const cut = (s: string): string => headTail(s, Math.floor(s.length * o.share));
       // A message with tool results has them cut; a user message someone typed (truncateUserMessage), its text.
       const results = t.turns[o.i]!.results.length > 0 && t.maxTokens !== undefined;
-      const message = (results ? t.adapter.replaceResults(t.list[o.i], cut) : t.adapter.replaceText(t.list[o.i], cut)) as M | undefined;
+      const message = (results ? t.adapter.replaceResults(t.list[o.i], cut, true) : t.adapter.replaceText(t.list[o.i], cut)) as M | undefined;
       if (message === undefined) continue; // cannot be copied: sent whole, or not at all
       cuts.push({ i: o.i, message, text: t.read(message, o.i).text });
     }

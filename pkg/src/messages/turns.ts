@@ -100,10 +100,12 @@ export interface FormatAdapter {
   /**
    * A new message like `message` (already read: it carries tool results) whose every tool result
    * reads `replace(its text)` instead, with its call id (and error flag) kept, so that the pair
-   * stays valid: `fitMessages`' stubs (`stubToolResults`) and truncated results. `undefined` when
-   * the message cannot be copied. The caller's message is never modified.
+   * stays valid: `fitMessages`' stubs (`stubToolResults`) and truncated results. With
+   * `keepMedia` (truncation: the result is cut, not left out) its images, PDFs and files stay, and
+   * only its text is replaced ({@link replacedResult}). `undefined` when the message cannot be
+   * copied. The caller's message is never modified.
    */
-  replaceResults(message: unknown, replace: (text: string) => string): unknown;
+  replaceResults(message: unknown, replace: (text: string) => string, keepMedia?: boolean): unknown;
   /**
    * A new message like `message` whose non-text parts (images, PDFs, audio, files) each read as a
    * text part with their note (`[image omitted: 1568×980]`, media.ts `mediaNote`), valid where
@@ -311,6 +313,32 @@ export function replaceContentText(content: unknown, replace: (text: string) => 
   return content.map((p: unknown) =>
     isRecord(p) && (p['type'] === 'text' || p['type'] === 'input_text') && typeof p['text'] === 'string' ? { ...p, text: replace(p['text']) } : p,
   );
+}
+
+/**
+ * A tool result's content with its text replaced: the text of all of it as `replace(text)`, one
+ * string. With `textPart` (truncation keeps a result's media: a computer-use agent's screenshot is
+ * what its step is about, and costs what it costs whether the text is cut or not) and an array
+ * holding parts its format reads as media, those parts stay as they were, in their order, and the
+ * rest becomes one `textPart(replace(its text))` where the first of it was.
+ */
+export function replacedResult(content: unknown, recognize: Recognizer, replace: (text: string) => string, textPart?: (text: string) => unknown): unknown {
+  const isMedia = (p: unknown): boolean => isRecord(p) && recognize(p)?.media !== undefined;
+  if (textPart === undefined || !Array.isArray(content) || !content.some(isMedia)) {
+    return replace(joinText(collectText(content, [], { recognize, out: [] })));
+  }
+  const text: string[] = [];
+  const out: unknown[] = [];
+  let at = -1;
+  for (const p of content) {
+    if (isMedia(p)) out.push(p);
+    else {
+      if (at < 0) at = out.push(undefined) - 1;
+      collectText(p, text, { recognize, out: [] });
+    }
+  }
+  if (at >= 0) out[at] = textPart(replace(joinText(text)));
+  return out;
 }
 
 /** Joins the text pieces of a message. */
