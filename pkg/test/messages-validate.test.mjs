@@ -64,8 +64,9 @@ test('Anthropic tool_result_not_first: a block before a tool_result in a user me
   assert.deepEqual(validateMessages(r.messages, 'anthropic'), []);
 });
 
-test('Anthropic empty_content: an empty string or array, or a text block without text; a last assistant message may be empty (a prefill)', () => {
-  for (const content of ['', []]) {
+test('Anthropic empty_content: an empty or blank string or an empty array, or a text block without text; a last assistant message may be empty (a prefill)', () => {
+  // A string is sent as one text block: whitespace alone is refused as a blank block is (a trial finding).
+  for (const content of ['', [], '  \n']) {
     assert.deepEqual(rules([{ role: 'user', content: 'q' }, { role: 'assistant', content }, { role: 'user', content: 'r' }], 'anthropic'), [[1, 'empty_content']]);
     assert.deepEqual(rules([{ role: 'user', content }, { role: 'assistant', content: 'a' }, { role: 'user', content: 'r' }], 'anthropic'), [[0, 'empty_content']]);
     assert.deepEqual(rules([{ role: 'user', content: 'q' }, { role: 'assistant', content }], 'anthropic'), [], 'the final assistant message');
@@ -114,6 +115,28 @@ test('holes and undefined elements are malformed messages: validateMessages repo
 });
 
 // Found by a new-user trial: parts the API refuses passed validateMessages and went out as they came.
+test('a text part whose text is not a string is malformed in every format that types its parts (OpenAI, Anthropic, AI SDK, Responses)', () => {
+  for (const [format, part] of [['openai', { type: 'text' }], ['anthropic', { type: 'text', text: 5 }], ['ai-sdk', { type: 'text', text: { value: SECRET } }], ['openai-responses', { type: 'input_text', text: null }]]) {
+    const m = [{ role: 'user', content: [{ type: 'text', text: 'q' }, part] }];
+    if (format === 'openai-responses') m[0].content[0].type = 'input_text';
+    assert.deepEqual(rules(m, format), [[0, 'malformed']], format);
+    assert.throws(() => fitMessages(m, { format, budgets }), (e) => e.code === 'INVALID_FIELD' && e.field === 'content[1].text' && !e.message.includes(SECRET), format);
+  }
+});
+
+test('an AI SDK tool result output of an unknown type is malformed (ai@7: text, json, execution-denied, error-text, error-json, content)', async () => {
+  const { modelMessageSchema } = await import('ai');
+  const tool = { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'f', output: { type: 'txt', value: 'ok' } }] };
+  assert.equal(modelMessageSchema.safeParse(tool).success, false);
+  const m = [{ role: 'user', content: 'q' }, { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'f', input: {} }] }, tool];
+  assert.throws(() => fitMessages(m, { format: 'ai-sdk', budgets }), { code: 'INVALID_FIELD', index: 2, field: 'content[0].output.type' });
+  for (const output of [{ type: 'json', value: { a: 1 } }, { type: 'execution-denied' }, { type: 'error-json', value: {} }, { type: 'content', value: [{ type: 'text', text: 'x' }] }]) {
+    const ok = [m[0], m[1], { role: 'tool', content: [{ ...tool.content[0], output }] }];
+    assert.equal(modelMessageSchema.safeParse(ok[2]).success, true, output.type);
+    assert.deepEqual(validateMessages(ok, 'ai-sdk'), [], output.type);
+  }
+});
+
 test('OpenAI content: [null] is malformed, as in every other format: validateMessages reports it, fitMessages refuses it', () => {
   const m = [{ role: 'user', content: [null] }];
   assert.deepEqual(rules(m, 'openai'), [[0, 'malformed']]);

@@ -73,10 +73,12 @@ function read(message: unknown, index: number): Turn {
 function readResultPart(p: Readonly<Record<string, unknown>>, index: number, k: number): void {
   if (typeof p['toolName'] !== 'string') throw messageError(index, `content[${k}].toolName`, 'a string', p['toolName']);
   const output = p['output'];
-  if (!isRecord(output) || typeof output['type'] !== 'string') {
-    throw messageError(index, `content[${k}].output`, "an object with a string type (the AI SDK's ToolResultOutput: { type: 'text', value } …)", output);
-  }
+  if (!isRecord(output)) throw messageError(index, `content[${k}].output`, "an object (the AI SDK's ToolResultOutput: { type: 'text', value } …)", output);
+  if (!(OUTPUT_TYPES as readonly unknown[]).includes(output['type'])) throw messageError(index, `content[${k}].output.type`, `one of ${OUTPUT_TYPES.join(', ')}`, output['type']);
 }
+
+/** The types of a tool result's output (ai@7's `ToolResultOutput`). */
+const OUTPUT_TYPES = ['text', 'json', 'execution-denied', 'error-text', 'error-json', 'content'] as const;
 
 /** A tool message whose `tool-result` parts have `{ type: 'text', value: note }` as their output. */
 function replaceResults(message: unknown, replace: (text: string) => string, keepMedia = false): unknown {

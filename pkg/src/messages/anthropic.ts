@@ -48,8 +48,9 @@ function read(message: unknown, index: number): Turn {
   const opening = blocks[0];
   if (role === 'assistant' && opening !== undefined && opening['type'] === 'compaction' && typeof opening['content'] === 'string') (turn as { compaction?: true }).compaction = true;
   // "all messages must have non-empty content except for the optional final assistant message"
-  // (the API's own refusal): an empty string or array.
-  const emptyContent = (typeof content === 'string' || Array.isArray(content)) && content.length === 0;
+  // (the API's own refusal): an empty string or array. A string is sent as one text block, so one of
+  // whitespace only is refused as a blank block is ("must contain non-whitespace text").
+  const emptyContent = typeof content === 'string' ? content.trim() === '' : Array.isArray(content) && content.length === 0;
   if (!emptyContent && emptyPart === undefined && resultAfterOther === undefined) return turn;
   return {
     ...turn,

@@ -230,12 +230,18 @@ export function readCallId(value: unknown, index: number, field: string): string
   return value;
 }
 
+/** The part types whose text is their `text` field: OpenAI's, Anthropic's and the AI SDK's `text`, the Responses API's `input_text` and `output_text`. */
+const TEXT_PARTS = new Set(['text', 'input_text', 'output_text']);
+
 /** An array of content parts (objects), or a string; `field` names it in errors. */
 export function readParts(value: unknown, index: number, field: string, allowString: boolean): readonly Readonly<Record<string, unknown>>[] {
   if (allowString && typeof value === 'string') return [];
   if (!Array.isArray(value)) throw messageError(index, field, allowString ? 'a string or an array of parts' : 'an array of parts', value);
   for (let k = 0; k < value.length; k++) {
-    if (!isRecord(value[k])) throw messageError(index, `${field}[${k}]`, 'an object', value[k]);
+    const p: unknown = value[k];
+    if (!isRecord(p)) throw messageError(index, `${field}[${k}]`, 'an object', p);
+    // A text part's text is a string in every format that types its parts so (every API refuses another).
+    if (TEXT_PARTS.has(p['type'] as string) && typeof p['text'] !== 'string') throw messageError(index, `${field}[${k}].text`, 'a string', p['text']);
   }
   return value as readonly Readonly<Record<string, unknown>>[];
 }

@@ -64,8 +64,8 @@ function violation(index: number, rule: MessageRule, message: string): MessageVi
  * - `duplicate_tool_call_id`: a tool call whose id another call of its message has (a result names
  *   its call by id, so neither could be answered alone), or, where the format wants ids unique in
  *   the request (Anthropic: "`tool_use` ids must be unique"), an earlier message;
- * - `empty_content`: a message without content as its format reads it (Anthropic: an empty string
- *   or array, except in a last assistant message, a prefill; or a text block without text. OpenAI:
+ * - `empty_content`: a message without content as its format reads it (Anthropic: an empty or
+ *   blank string or an empty array, except in a last assistant message, a prefill; or a text block without text. OpenAI:
  *   no `content`, and for an assistant message no tool calls either);
  * - `tool_result_not_first` (Anthropic): a tool result after a block of another kind in its message;
  * - `reasoning_without_item` (Responses): a reasoning item with no item after it ("provided
