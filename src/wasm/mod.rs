@@ -57,6 +57,7 @@ mod lazy;
 mod media;
 mod options;
 mod problem;
+mod reason;
 mod relevance;
 mod simulation;
 mod slice;
@@ -71,6 +72,7 @@ pub use media::{
     pdf_pages, pdf_tokens,
 };
 pub use problem::{problem_reason_codes, solve_problem};
+pub use reason::{error_reason_kinds, error_reason_samples};
 pub use relevance::{
     bm25_doc_terms, bm25_from_stats_wasm, bm25_query_terms, bm25_scores_wasm,
     cosine_relevance_wasm, fuse_relevance_wasm, packed_texts,
