@@ -295,4 +295,61 @@ mod tests {
         assert_eq!(listed.len(), before, "a kind listed twice");
         assert_eq!(sampled, listed);
     }
+
+    /// The sentences, frozen: the package's test checks its own against
+    /// these (`errorReasonSamples()`), and each is in the shape of a message
+    /// the crate wrote before reasons were structured (issue 26).
+    #[test]
+    fn every_sample_reads_as_the_crate_always_wrote_it() {
+        let text: Vec<String> = ErrorReason::samples()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        let want = [
+            "is required",
+            "could not be read",
+            "is not a known option (known: targetTokens, maxTokens)",
+            "must be a string, got a number",
+            "must be 'degrade' or 'throw'",
+            "must be an integer from 0 to 2^53 - 1, got -1",
+            "must be a whole number from 1 to 9007199254740991",
+            "must be at least targetTokens (100), got 50",
+            "must be at least 0, got -3",
+            "must be at most the item's value (0.5), got 0.75",
+            "must be a unit id below 4, got 9",
+            "must be the index of another item, got 12 (there are 5 items)",
+            "is out of range: there are 5 items",
+            "'require' is not supported by budget simulation (only groups are)",
+            "(alternative versions of items) are not supported by the count-constrained strategies",
+            "must hold at least 16 bytes, got 3 bytes",
+            "must derive a key of 16 bytes, got 32 bytes",
+            "must increase strictly, got 3 after 7",
+            "is kind id 4, but there are 2 kind names",
+            "is in a group of 3 items totalling 5000000000 tokens, over 4294967295",
+            "is in a group of 3 items totalling more than 4294967295 tokens",
+            "tokens sum past 4294967295",
+            "the group's combinations of versions keep more than 4096 options",
+            "position 8 is also an item's",
+            "unit 6 has no opens-user flag (there are 2)",
+            "seed 9 is out of range for 3 items",
+            "the groups describe 4 items, got 5 items",
+            "tokens, scores and kinds must have the same length, got 1, 2 and 3",
+            "positions must have 4 entries, got 3",
+            "groupOf must be empty or have one entry per item, got 2 for 3 items",
+            "pinned must have one entry per item, got 2 for 3 items",
+            "depOffsets must be empty or 4 non-decreasing offsets from 0 to depTargets.length (2)",
+            "texts[1]: ends[1] = 3 must be at least 5, at most 10 and end a UTF-8 text",
+            "stats end inside text 2: each text is its length, its number of matches m, then m (term, count) pairs; got 7 numbers",
+            "stats[1] match 2: term numbers must be strictly ascending and below terms = 5, counts above 0; got term 7, count 1",
+            "the texts' vectors must be whole vectors of the query vector's length (3, at least 1), got 7 numbers",
+            "the query vector's number 2 must be finite",
+            "vector 1's number 2 must be finite",
+            "lexical (2) and caller (3) scores must be one per text (4)",
+            "lexical score 1 must be a finite number of at least 0",
+            "slicer must be one of 'greedy', 'knapsack', got a string of length 5",
+            "sliceNumeric takes 'greedy' or 'packer', got a string",
+            "has a second stub",
+        ];
+        assert_eq!(text, want);
+    }
 }

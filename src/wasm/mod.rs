@@ -35,6 +35,9 @@
 //!   `errors.rs`: every error becomes a JS `Error` with
 //!   `name = "CtxpackError"`, `code`, `field`, `index` and the fields its
 //!   sentence needs, there only (the package writes the sentence);
+//!   `reason.rs`: an [`ErrorReason`](crate::ErrorReason) as `reasonKind` and
+//!   its fields, and `errorReasonKinds()` / `errorReasonSamples()` for the
+//!   package's test that it words every kind as the core does;
 //! * `strategies.rs`: the strategy table (`strategies()`), the option
 //!   defaults (`optionDefaults()`), and the checks the package asks for
 //!   outside a slice (`checkSimulated`, `checkOptions`).
