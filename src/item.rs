@@ -1,6 +1,6 @@
 //! The slicers' input: scored items and a token budget.
 
-use crate::CtxpackError;
+use crate::{CtxpackError, ErrorReason};
 
 /// One candidate for the context window: its token cost, its relevance
 /// score and its kind.
@@ -98,9 +98,11 @@ impl Budget {
         if max_tokens < target_tokens {
             return Err(CtxpackError::InvalidBudget {
                 field: "max_tokens",
-                reason: format!(
-                    "must be at least target_tokens ({target_tokens}), got {max_tokens}"
-                ),
+                reason: ErrorReason::AtLeast {
+                    than: Some("target_tokens"),
+                    min: target_tokens,
+                    got: max_tokens,
+                },
             });
         }
         Ok(Budget {

@@ -64,7 +64,7 @@ pub mod relevance;
 pub mod state_key;
 
 pub use count_constrained::{CountConstrainedKnapsackSlice, CountQuotaEntry, ScarcityBehavior};
-pub use error::{CountEntryProblem, CtxpackError, TableLimit};
+pub use error::{CountEntryProblem, CtxpackError, ErrorReason, TableLimit};
 pub use exact::{
     ExactKnapsackSlice, ExactReport, FallbackReason, Solver, DEFAULT_MAX_STATES, DEFAULT_MAX_WORK,
 };

@@ -23,15 +23,15 @@ const errorCodes = call(() => glue.errorCodes());
 /** Per code, the fields of an error as the boundary gives them, index 7 and a field to name. */
 const SAMPLES = {
   INVALID_SCORE: { field: 'score', index: 7, noun: 'candidates', value: NaN },
-  INVALID_BUDGET: { field: 'maxTokens', reason: 'must be at least targetTokens (10), got 5' },
+  INVALID_BUDGET: { field: 'maxTokens', reasonKind: 'atLeast', than: 'targetTokens', min: 10, got: 5 },
   INVALID_BUCKET_SIZE: { field: 'bucketSize', value: 0 },
   INVALID_COUNT_ENTRY: { field: 'entries', index: 7, problem: 'require_over_cap', requireCount: 3, capCount: 2 },
   TABLE_TOO_LARGE: { field: 'maxTableBytes', candidates: 10, capacity: 99, columns: 100, cells: 1000, bytes: 1125, limit: 64, unit: 'bytes', bucketHelps: true },
   COUNT_REQUIREMENT_SHORTFALL: { field: 'entries', index: 7, satisfied: 1, required: 2 },
   COUNT_REQUIREMENT_OVER_BUDGET: { requiredTokens: 120, targetTokens: 100, bucketSize: 1 },
   NOT_MONOTONIC: { field: 'slicer', slicer: 'exact-count' },
-  INVALID_OPTION: { field: 'maxCells', reason: 'must be an integer from 0 to 2^53 - 1, got -1' },
-  INVALID_FIELD: { field: 'cost_tokens', index: 7, noun: 'candidates', reason: 'must be a non-negative integer, got -5' },
+  INVALID_OPTION: { field: 'maxCells', reasonKind: 'range', what: 'an integer', min: 0, max: 9007199254740991, maxByName: true, got: '-1' },
+  INVALID_FIELD: { field: 'cost_tokens', index: 7, noun: 'candidates', reasonKind: 'expected', expected: 'a non-negative integer', got: '-5' },
   INVALID_INPUT: { field: 'kind', index: 7, noun: 'candidates' },
 };
 

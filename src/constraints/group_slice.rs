@@ -5,9 +5,9 @@
 use crate::exact::value_of;
 use crate::{
     Budget, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError, Decision, DependencyMode,
-    ExactCountConstrainedSlice, ExactKnapsackSlice, ExactReport, ExclusionReason, GreedyPacker,
-    GreedySlice, Groups, InclusionReason, Item, KnapsackSlice, Selection, Shortfall, Slicer,
-    Strategy, UnitScore, Units,
+    ErrorReason, ExactCountConstrainedSlice, ExactKnapsackSlice, ExactReport, ExclusionReason,
+    GreedyPacker, GreedySlice, Groups, InclusionReason, Item, KnapsackSlice, Selection, Shortfall,
+    Slicer, Strategy, UnitScore, Units,
 };
 
 /// A strategy that slices under [`Groups`]: every slicer of the crate,
@@ -225,7 +225,11 @@ impl Units {
         if self.requires() && entries.is_some() {
             return Err(CtxpackError::InvalidOption {
                 option: "dependencies".into(),
-                reason: "'require' is not supported by the count-constrained strategies".into(),
+                reason: ErrorReason::NotSupported {
+                    what: "'require'",
+                    plural: false,
+                    by: "the count-constrained strategies",
+                },
             });
         }
         self.unit_tokens(items, limit, entries)

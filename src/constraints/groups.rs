@@ -27,7 +27,7 @@ use std::collections::HashMap;
 use std::hash::Hash;
 
 pub use super::units::{UnitScore, Units};
-use crate::CtxpackError;
+use crate::{CtxpackError, ErrorReason};
 
 /// How the dependencies of a [`Groups`] are treated.
 ///
@@ -151,7 +151,7 @@ impl Groups {
                 return Err(CtxpackError::InvalidField {
                     field: "group".into(),
                     index: Some(i),
-                    reason: format!("is out of range: there are {} items", self.len),
+                    reason: ErrorReason::OutOfRange { len: self.len },
                 });
             }
             match first {
@@ -213,7 +213,7 @@ impl Groups {
             return Err(CtxpackError::InvalidField {
                 field: "dependencies".into(),
                 index: Some(item),
-                reason: format!("is out of range: there are {} items", self.len),
+                reason: ErrorReason::OutOfRange { len: self.len },
             });
         }
         for (k, j) in on {
@@ -228,10 +228,10 @@ impl Groups {
                 return Err(CtxpackError::InvalidField {
                     field: format!("dependencies[{k}]"),
                     index: Some(item),
-                    reason: format!(
-                        "must be the index of another item, got {j} (there are {} items)",
-                        self.len
-                    ),
+                    reason: ErrorReason::IndexOfAnother {
+                        got: j,
+                        len: self.len,
+                    },
                 });
             }
             self.edges.push((item, j));

@@ -7,7 +7,8 @@ use std::hash::Hash;
 use super::groups::DependencyMode;
 use crate::knapsack::scaled_value;
 use crate::{
-    check_scores, BudgetSimulation, CountQuotaEntry, CtxpackError, Item, MinBudget, Strategy,
+    check_scores, BudgetSimulation, CountQuotaEntry, CtxpackError, ErrorReason, Item, MinBudget,
+    Strategy,
 };
 
 /// Which score a unit of several items gets as an item (a single item
@@ -153,12 +154,13 @@ impl Units {
         let mut reached = vec![false; self.members.len()];
         let mut stack = Vec::new();
         for i in seeds {
-            let u = *self
-                .unit_of
-                .get(i)
-                .ok_or_else(|| CtxpackError::InvalidInput {
-                    reason: format!("seed {i} is out of range for {} items", self.unit_of.len()),
-                })?;
+            let u = *self.unit_of.get(i).ok_or(CtxpackError::InvalidInput {
+                reason: ErrorReason::IndexOutOfRange {
+                    what: "seed",
+                    at: i,
+                    len: self.unit_of.len(),
+                },
+            })?;
             if !reached[u] {
                 reached[u] = true;
                 stack.push(u);
@@ -181,11 +183,11 @@ impl Units {
             Ok(())
         } else {
             Err(CtxpackError::InvalidInput {
-                reason: format!(
-                    "the groups describe {} items, got {} items",
-                    self.unit_of.len(),
-                    items.len()
-                ),
+                reason: ErrorReason::Describes {
+                    what: "groups",
+                    describes: self.unit_of.len(),
+                    got: items.len(),
+                },
             })
         }
     }
@@ -243,7 +245,7 @@ impl Units {
                 out.push(items[m[0]].tokens);
                 continue;
             }
-            let too_many = |reason: String| CtxpackError::InvalidField {
+            let too_many = |reason: ErrorReason| CtxpackError::InvalidField {
                 field: "group".into(),
                 index: Some(m[0]),
                 reason,
@@ -255,17 +257,18 @@ impl Units {
                     .iter()
                     .try_fold(0i64, |acc, &i| acc.checked_add(items[i].tokens))
                     .ok_or_else(|| {
-                        too_many(format!(
-                            "is in a group of {} items totalling more than {} tokens",
-                            m.len(),
-                            i64::MAX
-                        ))
+                        too_many(ErrorReason::GroupTokens {
+                            members: m.len(),
+                            tokens: None,
+                            limit: i64::MAX,
+                        })
                     })?;
                 if sum > limit {
-                    return Err(too_many(format!(
-                        "is in a group of {} items totalling {sum} tokens, over {limit}",
-                        m.len()
-                    )));
+                    return Err(too_many(ErrorReason::GroupTokens {
+                        members: m.len(),
+                        tokens: Some(sum),
+                        limit,
+                    }));
                 }
                 sum
             };
@@ -338,7 +341,11 @@ impl Units {
         if self.mode == DependencyMode::Require {
             return Err(CtxpackError::InvalidOption {
                 option: "dependencies".into(),
-                reason: "'require' is not supported by budget simulation (only groups are)".into(),
+                reason: ErrorReason::NotSupported {
+                    what: "'require'",
+                    plural: false,
+                    by: "budget simulation (only groups are)",
+                },
             });
         }
         let score = match sim.strategy() {
@@ -400,12 +407,13 @@ impl Units {
         max_budget: Option<i64>,
     ) -> Result<MinBudget, CtxpackError> {
         let (units, values) = self.simulated(sim, items)?;
-        let unit = *self
-            .unit_of
-            .get(index)
-            .ok_or_else(|| CtxpackError::InvalidInput {
-                reason: format!("index {index} is out of range for {} items", items.len()),
-            })?;
+        let unit = *self.unit_of.get(index).ok_or(CtxpackError::InvalidInput {
+            reason: ErrorReason::IndexOutOfRange {
+                what: "index",
+                at: index,
+                len: items.len(),
+            },
+        })?;
         sim.min_budget_valued(&units, &values, unit, max_budget)
     }
 }

@@ -96,7 +96,7 @@ impl fmt::Display for CtxpackError {
                 f,
                 "items[{index}].{field} could not be read: a getter or a Proxy trap threw, or a Proxy was revoked (the thrown value is this error's cause)"
             ),
-            Self::InvalidInput { reason } => f.write_str(reason),
+            Self::InvalidInput { reason } => write!(f, "{reason}"),
         }
     }
 }

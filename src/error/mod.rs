@@ -1,8 +1,11 @@
 //! The one error type of the crate; its sentences in `display.rs`.
 
 mod display;
+mod reason;
+mod reason_kind;
 
 pub(crate) use display::js_number;
+pub use reason::ErrorReason;
 
 use std::fmt;
 
@@ -36,7 +39,7 @@ pub enum CtxpackError {
         /// The budget field at fault.
         field: &'static str,
         /// Why it was rejected.
-        reason: String,
+        reason: ErrorReason,
     },
     /// A knapsack bucket size of zero or less.
     InvalidBucketSize {
@@ -70,7 +73,7 @@ pub enum CtxpackError {
         /// or a key no entry takes); empty for the entry as a whole.
         member: String,
         /// What the field takes and what it got (described, never shown).
-        reason: String,
+        reason: ErrorReason,
     },
     /// The knapsack keep table would exceed the configured byte limit.
     TableTooLarge {
@@ -134,7 +137,7 @@ pub enum CtxpackError {
         /// The option's name.
         option: String,
         /// Why it was rejected.
-        reason: String,
+        reason: ErrorReason,
     },
     /// A field of an input item is missing or has the wrong type or value
     /// (used by the wasm boundary decoders).
@@ -144,7 +147,7 @@ pub enum CtxpackError {
         /// Index of the item, when the field belongs to one.
         index: Option<usize>,
         /// Why it was rejected.
-        reason: String,
+        reason: ErrorReason,
     },
     /// An item names itself among its dependencies. Code `INVALID_FIELD`;
     /// its own variant so that the index the message repeats is the
@@ -178,8 +181,8 @@ pub enum CtxpackError {
     /// The input as a whole has the wrong shape (for example not an array,
     /// or parallel arrays of different lengths).
     InvalidInput {
-        /// What was wrong.
-        reason: String,
+        /// What was wrong: the whole sentence.
+        reason: ErrorReason,
     },
 }
 
@@ -389,7 +392,7 @@ impl CtxpackError {
 
 #[cfg(test)]
 mod tests {
-    use super::CtxpackError;
+    use super::{CtxpackError, ErrorReason};
 
     #[test]
     fn every_variant_has_a_listed_code() {
@@ -401,7 +404,7 @@ mod tests {
             },
             CtxpackError::InvalidBudget {
                 field: "f",
-                reason: text(),
+                reason: ErrorReason::Required,
             },
             CtxpackError::InvalidBucketSize { value: 0 },
             CtxpackError::BucketSizeNotInteger { got: text() },
@@ -413,7 +416,7 @@ mod tests {
             CtxpackError::CountEntryShape {
                 index: None,
                 member: text(),
-                reason: text(),
+                reason: ErrorReason::Required,
             },
             CtxpackError::TableTooLarge {
                 candidates: 0,
@@ -438,12 +441,12 @@ mod tests {
             CtxpackError::NotMonotonic { slicer: text() },
             CtxpackError::InvalidOption {
                 option: text(),
-                reason: text(),
+                reason: ErrorReason::Required,
             },
             CtxpackError::InvalidField {
                 field: text(),
                 index: None,
-                reason: text(),
+                reason: ErrorReason::Required,
             },
             CtxpackError::CountedKindInGroup {
                 index: 0,
@@ -458,7 +461,9 @@ mod tests {
                 dependency: 0,
                 field: text(),
             },
-            CtxpackError::InvalidInput { reason: text() },
+            CtxpackError::InvalidInput {
+                reason: ErrorReason::Required,
+            },
         ];
         let mut codes: Vec<&str> = all.iter().map(CtxpackError::code).collect();
         codes.sort_unstable();

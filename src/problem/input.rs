@@ -2,8 +2,8 @@
 //! solves it.
 
 use crate::{
-    CtxpackError, ExactKnapsackSlice, GreedyPacker, GroupedStrategy, Item, KnapsackSlice, Variants,
-    SCORE_SCALE,
+    CtxpackError, ErrorReason, ExactKnapsackSlice, GreedyPacker, GroupedStrategy, Item,
+    KnapsackSlice, Variants, SCORE_SCALE,
 };
 
 /// How a [`Problem`] is solved.
@@ -169,11 +169,11 @@ impl Problem {
         let n = sizes.len();
         if values.len() != n || units.len() != n || u32::try_from(n).is_err() {
             return Err(CtxpackError::InvalidInput {
-                reason: format!(
-                    "sizes, values and units must have equal lengths (at most 2^32 - 1), got {n}, {} and {}",
-                    values.len(),
-                    units.len()
-                ),
+                reason: ErrorReason::Lengths {
+                    what: "sizes, values and units",
+                    must: "have equal lengths (at most 2^32 - 1)",
+                    lengths: [n, values.len(), units.len()],
+                },
             });
         }
         check_values("values", &values, |i| i)?;
@@ -181,7 +181,11 @@ impl Problem {
             return Err(field(
                 "units",
                 i,
-                format!("must be a unit id below {n}, got {}", units[i]),
+                ErrorReason::Below {
+                    what: "a unit id",
+                    limit: n,
+                    got: u64::from(units[i]),
+                },
             ));
         }
         Ok(Problem {
@@ -225,11 +229,10 @@ impl Problem {
             return Err(field(
                 "positions",
                 i,
-                format!(
-                    "must increase strictly, got {} after {}",
-                    positions[i],
-                    positions[i - 1]
-                ),
+                ErrorReason::NotIncreasing {
+                    got: u64::from(positions[i]),
+                    after: u64::from(positions[i - 1]),
+                },
             ));
         }
         self.positions = positions;
@@ -261,12 +264,11 @@ impl Problem {
     ) -> Result<Self, CtxpackError> {
         if sizes.len() != items.len() || values.len() != items.len() {
             return Err(CtxpackError::InvalidInput {
-                reason: format!(
-                    "the stub columns must have equal lengths, got {}, {} and {}",
-                    items.len(),
-                    sizes.len(),
-                    values.len()
-                ),
+                reason: ErrorReason::Lengths {
+                    what: "the stub columns",
+                    must: "have equal lengths",
+                    lengths: [items.len(), sizes.len(), values.len()],
+                },
             });
         }
         check_values("stubs.values", values, |k| items[k] as usize)?;
@@ -278,11 +280,11 @@ impl Problem {
                 return Err(field(
                     "stubs.values",
                     i as usize,
-                    format!(
-                        "must be at most the item's value ({}), got {}",
-                        crate::error::js_number(own),
-                        crate::error::js_number(values[k])
-                    ),
+                    ErrorReason::AtMost {
+                        than: "the item's value",
+                        max: own,
+                        got: values[k],
+                    },
                 ));
             }
             match self.stubs.get_mut(i as usize) {
@@ -295,7 +297,7 @@ impl Problem {
                     return Err(field(
                         "stubs",
                         i as usize,
-                        format!("is out of range: there are {n} items"),
+                        ErrorReason::OutOfRange { len: n },
                     ));
                 }
             }
@@ -328,7 +330,9 @@ impl Problem {
             return Err(field(
                 "kept",
                 k,
-                format!("position {} is also an item's", positions[k]),
+                ErrorReason::KeptPosition {
+                    position: u64::from(positions[k]),
+                },
             ));
         }
         self.kept_tokens = tokens;
@@ -356,11 +360,10 @@ impl Problem {
             return Err(field(
                 "units",
                 i,
-                format!(
-                    "unit {} has no opens-user flag (there are {})",
-                    self.units[i],
-                    opens_user.len()
-                ),
+                ErrorReason::NoOpensUser {
+                    unit_id: u64::from(self.units[i]),
+                    flags: opens_user.len(),
+                },
             ));
         }
         self.opens_user = opens_user;
@@ -403,7 +406,7 @@ impl Problem {
     }
 }
 
-fn field(name: &str, index: usize, reason: String) -> CtxpackError {
+fn field(name: &str, index: usize, reason: ErrorReason) -> CtxpackError {
     CtxpackError::InvalidField {
         field: name.into(),
         index: Some(index),
@@ -411,9 +414,13 @@ fn field(name: &str, index: usize, reason: String) -> CtxpackError {
     }
 }
 
-fn length(name: &str, got: usize, want: usize) -> CtxpackError {
+fn length(name: &'static str, got: usize, want: usize) -> CtxpackError {
     CtxpackError::InvalidInput {
-        reason: format!("{name} must have {want} entries, got {got}"),
+        reason: ErrorReason::Entries {
+            what: name,
+            want,
+            got,
+        },
     }
 }
 
@@ -428,10 +435,13 @@ fn check_values(
         Some(k) => Err(field(
             name,
             item(k),
-            format!(
-                "must be a number from 0 to 1, got {}",
-                crate::error::js_number(values[k])
-            ),
+            ErrorReason::Range {
+                what: "a number",
+                min: 0.0,
+                max: 1.0,
+                max_by_name: true,
+                got: Some(crate::error::js_number(values[k])),
+            },
         )),
         None => Ok(()),
     }

@@ -37,7 +37,7 @@
 //! assert_eq!(fused, [1.0, 1.0]);
 //! ```
 
-use crate::CtxpackError;
+use crate::{CtxpackError, ErrorReason};
 
 /// RRF's constant: a rank `r` weighs `1 / (RRF_K + r)`.
 pub const RRF_K: f64 = 60.0;
@@ -79,22 +79,22 @@ pub enum Fusion {
 pub fn cosine_relevance(query: &[f32], docs: &[f32]) -> Result<Vec<f64>, CtxpackError> {
     let dim = query.len();
     if dim == 0 || docs.len() % dim != 0 {
-        return Err(invalid(format!(
-            "the texts' vectors must be whole vectors of the query vector's length ({dim}, at least 1), got {} numbers",
-            docs.len()
-        )));
+        return Err(invalid(ErrorReason::VectorLength {
+            dim,
+            got: docs.len(),
+        }));
     }
     if let Some(i) = query.iter().position(|x| !x.is_finite()) {
-        return Err(invalid(format!(
-            "the query vector's number {i} must be finite"
-        )));
+        return Err(invalid(ErrorReason::NotFinite {
+            vector: None,
+            number: i,
+        }));
     }
     if let Some(i) = docs.iter().position(|x| !x.is_finite()) {
-        return Err(invalid(format!(
-            "vector {}'s number {} must be finite",
-            i / dim,
-            i % dim
-        )));
+        return Err(invalid(ErrorReason::NotFinite {
+            vector: Some(i / dim),
+            number: i % dim,
+        }));
     }
     let q_norm = norm(query);
     Ok(docs
@@ -148,17 +148,15 @@ pub fn fuse(
 ) -> Result<Vec<f64>, CtxpackError> {
     let n = competing.len();
     if lexical.len() != n || caller.len() != n {
-        return Err(invalid(format!(
-            "lexical ({}) and caller ({}) scores must be one per text ({n})",
-            lexical.len(),
-            caller.len()
-        )));
+        return Err(invalid(ErrorReason::ScoresPerText {
+            lexical: lexical.len(),
+            caller: caller.len(),
+            texts: n,
+        }));
     }
     for (name, list) in [("lexical", lexical), ("caller", caller)] {
         if let Some(i) = list.iter().position(|x| !x.is_finite() || *x < 0.0) {
-            return Err(invalid(format!(
-                "{name} score {i} must be a finite number of at least 0"
-            )));
+            return Err(invalid(ErrorReason::Score { list: name, at: i }));
         }
     }
     let (weight, k) = match fusion {
@@ -215,7 +213,7 @@ fn ranks(list: &[f64], competing: &[bool]) -> Vec<usize> {
     order
 }
 
-fn invalid(reason: String) -> CtxpackError {
+fn invalid(reason: ErrorReason) -> CtxpackError {
     CtxpackError::InvalidInput { reason }
 }
 

@@ -44,7 +44,7 @@ pub mod fusion;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::CtxpackError;
+use crate::{CtxpackError, ErrorReason};
 
 /// The hash of the word maps: `FxHash`'s multiply-rotate over 8 bytes at a
 /// time. Scoring looks up every word of every text, and the standard
@@ -379,9 +379,13 @@ fn check_matches(
         let t = t as usize;
         if t < next || t >= terms || c == 0 {
             return Err(CtxpackError::InvalidInput {
-                reason: format!(
-                    "stats[{i}] match {k}: term numbers must be strictly ascending and below terms = {terms}, counts above 0; got term {t}, count {c}"
-                ),
+                reason: ErrorReason::StatsMatch {
+                    text: i,
+                    entry: k,
+                    terms,
+                    term: t,
+                    count: u64::from(c),
+                },
             });
         }
         next = t + 1;

@@ -3,7 +3,7 @@
 //! ([`pack_stats`], [`unpack_stats`]).
 
 use super::TextStats;
-use crate::CtxpackError;
+use crate::{CtxpackError, ErrorReason};
 
 /// Packs stats as one array of `u32`, the form they cross the wasm boundary
 /// in: per text, its length in words, its number of matches `m`, then `m`
@@ -67,9 +67,7 @@ pub fn unpack_stats(packed: &[u32]) -> Result<Vec<TextStats>, CtxpackError> {
 /// The error of packed stats that end inside text `i`.
 fn truncated(i: usize, len: usize) -> CtxpackError {
     CtxpackError::InvalidInput {
-        reason: format!(
-            "stats end inside text {i}: each text is its length, its number of matches m, then m (term, count) pairs; got {len} numbers"
-        ),
+        reason: ErrorReason::StatsTruncated { text: i, len },
     }
 }
 

@@ -9,8 +9,8 @@ use crate::exact::value_of;
 use crate::knapsack::scaled_value;
 use crate::TableLimit;
 use crate::{
-    check_scores, Budget, CtxpackError, ExactKnapsackSlice, GreedyPacker, GreedySlice, Item,
-    KnapsackSlice, Slicer, DEFAULT_MAX_TABLE_BYTES,
+    check_scores, Budget, CtxpackError, ErrorReason, ExactKnapsackSlice, GreedyPacker, GreedySlice,
+    Item, KnapsackSlice, Slicer, DEFAULT_MAX_TABLE_BYTES,
 };
 
 /// The default limit on the cells (DP states × budgets) of one simulation:
@@ -341,13 +341,20 @@ impl BudgetSimulation {
         check_scores(items)?;
         if index >= items.len() {
             return Err(CtxpackError::InvalidInput {
-                reason: format!("index {index} is out of range for {} items", items.len()),
+                reason: ErrorReason::IndexOutOfRange {
+                    what: "index",
+                    at: index,
+                    len: items.len(),
+                },
             });
         }
         if let Some(m) = max_budget.filter(|&m| m < 0) {
             return Err(CtxpackError::InvalidOption {
                 option: "maxBudget".into(),
-                reason: format!("must be a non-negative integer, got {m}"),
+                reason: ErrorReason::Expected {
+                    expected: "a non-negative integer".into(),
+                    got: Some(m.to_string()),
+                },
             });
         }
         match self.strategy {
@@ -379,7 +386,10 @@ impl BudgetSimulation {
         if slack < 0 {
             return Err(CtxpackError::InvalidOption {
                 option: "slack".into(),
-                reason: format!("must be a non-negative integer, got {slack}"),
+                reason: ErrorReason::Expected {
+                    expected: "a non-negative integer".into(),
+                    got: Some(slack.to_string()),
+                },
             });
         }
         let shrunk_target = budget.target_tokens().saturating_sub(slack).max(0);

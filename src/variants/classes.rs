@@ -2,7 +2,7 @@
 //! choose in.
 
 use crate::knapsack::scaled_value;
-use crate::{CtxpackError, Item, Units};
+use crate::{CtxpackError, ErrorReason, Item, Units};
 
 /// The most options a class keeps (the undominated combinations of its
 /// members' versions); a group past it is refused.
@@ -58,12 +58,11 @@ impl Variants {
     ) -> Result<Self, CtxpackError> {
         if class.len() != tokens.len() || class.len() != scores.len() {
             return Err(CtxpackError::InvalidInput {
-                reason: format!(
-                    "the variant columns must have equal lengths, got {}, {} and {}",
-                    class.len(),
-                    tokens.len(),
-                    scores.len()
-                ),
+                reason: ErrorReason::Lengths {
+                    what: "the variant columns",
+                    must: "have equal lengths",
+                    lengths: [class.len(), tokens.len(), scores.len()],
+                },
             });
         }
         let mut v = Variants::new(len);
@@ -93,7 +92,7 @@ impl Variants {
             return Err(CtxpackError::InvalidField {
                 field: "variants".into(),
                 index: Some(item),
-                reason: format!("is out of range: there are {n} items"),
+                reason: ErrorReason::OutOfRange { len: n },
             });
         };
         let k = list.len();
@@ -101,17 +100,21 @@ impl Variants {
             return Err(CtxpackError::InvalidField {
                 field: format!("variants[{k}].tokens"),
                 index: Some(item),
-                reason: format!("must be at least 0, got {tokens}"),
+                reason: ErrorReason::AtLeast {
+                    than: None,
+                    min: 0,
+                    got: tokens,
+                },
             });
         }
         if !score.is_finite() {
             return Err(CtxpackError::InvalidField {
                 field: format!("variants[{k}].score"),
                 index: Some(item),
-                reason: format!(
-                    "must be a finite number, got {}",
-                    crate::error::js_number(score)
-                ),
+                reason: ErrorReason::Expected {
+                    expected: "a finite number".into(),
+                    got: Some(crate::error::js_number(score)),
+                },
             });
         }
         list.push((tokens, score));
@@ -183,11 +186,11 @@ pub(crate) fn classes(
 ) -> Result<Vec<Class>, CtxpackError> {
     if variants.len() != items.len() {
         return Err(CtxpackError::InvalidInput {
-            reason: format!(
-                "the variants describe {} items, got {} items",
-                variants.len(),
-                items.len()
-            ),
+            reason: ErrorReason::Describes {
+                what: "variants",
+                describes: variants.len(),
+                got: items.len(),
+            },
         });
     }
     units
@@ -207,7 +210,7 @@ fn class_of(
     let overflow = || CtxpackError::InvalidField {
         field: "group".into(),
         index: Some(first),
-        reason: format!("tokens sum past {limit}"),
+        reason: ErrorReason::SumPast { limit },
     };
     let negative = members.iter().any(|&i| items[i].tokens < 0);
     let mut full = (0i64, 0f64);
@@ -246,9 +249,7 @@ fn class_of(
             return Err(CtxpackError::InvalidField {
                 field: "variants".into(),
                 index: Some(first),
-                reason: format!(
-                    "the group's combinations of versions keep more than {MAX_OPTIONS} options"
-                ),
+                reason: ErrorReason::TooManyOptions { max: MAX_OPTIONS },
             });
         }
     }

@@ -4,8 +4,8 @@
 use super::classes::{classes, Class, Variants};
 use super::{mcknap, mckp, walk};
 use crate::{
-    check_scores, Budget, CtxpackError, Decision, DependencyMode, ExactReport, ExclusionReason,
-    GroupedStrategy, Groups, InclusionReason, Item, Selection, Units,
+    check_scores, Budget, CtxpackError, Decision, DependencyMode, ErrorReason, ExactReport,
+    ExclusionReason, GroupedStrategy, Groups, InclusionReason, Item, Selection, Units,
 };
 
 /// The answer of [`Variants::slice`]: the selection over the items (its
@@ -113,9 +113,11 @@ impl Variants {
         ) {
             return Err(CtxpackError::InvalidOption {
                 option: "variants".into(),
-                reason:
-                    "(alternative versions of items) are not supported by the count-constrained strategies, which count items, not versions"
-                        .into(),
+                reason: ErrorReason::NotSupported {
+                    what: "(alternative versions of items)",
+                    plural: true,
+                    by: "the count-constrained strategies, which count items, not versions",
+                },
             });
         }
         let classes = classes(units, items, self, limit)?;

@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 use super::errors::Refused;
 
 use crate::error::js_number;
-use crate::{CtxpackError, Item};
+use crate::{CtxpackError, ErrorReason, Item};
 
 /// The items of columns: `kinds` empty (no kinds) or one id into
 /// `kind_names` per item.
@@ -19,12 +19,11 @@ pub(super) fn columnar_items<'a>(
 ) -> Result<Vec<Item<'a>>, CtxpackError> {
     if scores.len() != tokens.len() || !(kinds.is_empty() || kinds.len() == tokens.len()) {
         return Err(CtxpackError::InvalidInput {
-            reason: format!(
-                "tokens, scores and kinds must have the same length, got {}, {} and {}",
-                tokens.len(),
-                scores.len(),
-                kinds.len()
-            ),
+            reason: ErrorReason::Lengths {
+                what: "tokens, scores and kinds",
+                must: "have the same length",
+                lengths: [tokens.len(), scores.len(), kinds.len()],
+            },
         });
     }
     kinds_of(kinds, kind_names, tokens.len())?
@@ -59,10 +58,10 @@ pub(super) fn kinds_of<'a>(
                 .ok_or_else(|| CtxpackError::InvalidField {
                     field: "kind".into(),
                     index: Some(i),
-                    reason: format!(
-                        "is kind id {k}, but there are {} kind names",
-                        kind_names.len()
-                    ),
+                    reason: ErrorReason::KindId {
+                        id: u64::from(k),
+                        kind_names: kind_names.len(),
+                    },
                 })
         })
         .collect()
@@ -117,11 +116,19 @@ pub(super) struct Decoded {
     pub(super) kind: String,
 }
 
-pub(super) fn field_error(field: &str, index: usize, reason: String) -> CtxpackError {
+pub(super) fn field_error(field: &str, index: usize, reason: ErrorReason) -> CtxpackError {
     CtxpackError::InvalidField {
         field: field.into(),
         index: Some(index),
         reason,
+    }
+}
+
+/// `must be {what}, got {v described}`.
+pub(super) fn expected(what: &'static str, v: &JsValue) -> ErrorReason {
+    ErrorReason::Expected {
+        expected: what.into(),
+        got: Some(describe(v)),
     }
 }
 
@@ -186,7 +193,7 @@ fn not_an_object(i: usize, v: &JsValue) -> Refused {
     CtxpackError::InvalidField {
         field: String::new(),
         index: Some(i),
-        reason: format!("must be an object, got {}", describe(v)),
+        reason: expected("an object", v),
     }
     .into()
 }
@@ -199,9 +206,7 @@ fn check_fragment(
 ) -> Result<Decoded, Refused> {
     let id = read("id")?;
     if !id.is_string() {
-        return Err(
-            field_error("id", i, format!("must be a string, got {}", describe(&id))).into(),
-        );
+        return Err(field_error("id", i, expected("a string", &id)).into());
     }
     let raw_tokens = read("cost_tokens")?;
     let tokens = match raw_tokens.as_f64() {
@@ -214,10 +219,13 @@ fn check_fragment(
             return Err(field_error(
                 "cost_tokens",
                 i,
-                format!(
-                    "must be an integer from 0 to 4294967295, got {}",
-                    describe(&raw_tokens)
-                ),
+                ErrorReason::Range {
+                    what: "an integer",
+                    min: 0.0,
+                    max: f64::from(u32::MAX),
+                    max_by_name: true,
+                    got: Some(describe(&raw_tokens)),
+                },
             )
             .into())
         }
@@ -226,13 +234,9 @@ fn check_fragment(
     let score = if raw_score.is_undefined() {
         0.0
     } else {
-        raw_score.as_f64().ok_or_else(|| {
-            field_error(
-                "score",
-                i,
-                format!("must be a number, got {}", describe(&raw_score)),
-            )
-        })?
+        raw_score
+            .as_f64()
+            .ok_or_else(|| field_error("score", i, expected("a number", &raw_score)))?
     };
     let raw_kind = read("kind")?;
     let kind = if raw_kind.is_undefined() {
@@ -241,13 +245,7 @@ fn check_fragment(
         raw_kind
             .dyn_ref::<JsString>()
             .map(kind_from_js)
-            .ok_or_else(|| {
-                field_error(
-                    "kind",
-                    i,
-                    format!("must be a string, got {}", describe(&raw_kind)),
-                )
-            })?
+            .ok_or_else(|| field_error("kind", i, expected("a string", &raw_kind)))?
     };
     Ok(Decoded {
         tokens,
@@ -285,7 +283,7 @@ pub(super) fn decode_fragment_serde(i: usize, v: &JsValue) -> Result<Decoded, Re
         serde_wasm_bindgen::from_value(v.clone()).map_err(|_| CtxpackError::InvalidField {
             field: String::new(),
             index: Some(i),
-            reason: "could not be read".into(),
+            reason: ErrorReason::Unreadable,
         })?;
     let mut f = Some(f);
     check_fragment(i, |field| {

@@ -5,6 +5,7 @@ use wasm_bindgen::prelude::*;
 
 use super::encode::{i64_f64, index_f64, set};
 use super::options::{parse_options, Mode, Options};
+use super::reason::set_reason;
 use crate::{CountEntryProblem, CtxpackError, TableLimit};
 
 /// How errors name the items: `noun[origin[i]]` for the core's
@@ -56,7 +57,8 @@ pub(super) fn to_js_error(err: &CtxpackError) -> JsValue {
 ///
 /// The error crosses as its fields: `code`, `field` (in the words JS callers
 /// use), `index`, `noun` for an item's index, and whatever else its sentence
-/// needs (`limit`, `unit`, `reason`…). The package writes the sentence from
+/// needs (`limit`, `unit`; a reason's `reasonKind` and its fields, see
+/// [`set_reason`]). The package writes the sentence from
 /// them (pkg/src/error-text.ts); the message here is the core's own
 /// (`Display`), untouched, for whoever reads the glue directly.
 pub(super) fn to_js_error_named(err: &CtxpackError, naming: Option<&Naming<'_>>) -> JsValue {
@@ -103,14 +105,14 @@ pub(super) fn to_js_error_named(err: &CtxpackError, naming: Option<&Naming<'_>>)
             if !member.is_empty() {
                 text("member", member);
             }
-            text("reason", reason);
+            set_reason(obj, reason);
         }
         CtxpackError::InvalidBucketSize { value } => num("value", i64_f64(*value)),
         CtxpackError::BucketSizeNotInteger { got } => text("got", got),
         CtxpackError::InvalidBudget { reason, .. }
         | CtxpackError::InvalidOption { reason, .. }
         | CtxpackError::InvalidField { reason, .. }
-        | CtxpackError::InvalidInput { reason } => text("reason", reason),
+        | CtxpackError::InvalidInput { reason } => set_reason(obj, reason),
         CtxpackError::TableTooLarge {
             candidates,
             capacity,

@@ -20,7 +20,7 @@ use super::encode::{index_f64, slice_out, to_js, With};
 use super::errors::with_naming;
 use super::options::{strategy_of, Mode, Options};
 use super::slice::ItemColumns;
-use crate::{Budget, CtxpackError, Decision, DependencyMode, Groups, Item, Units};
+use crate::{Budget, CtxpackError, Decision, DependencyMode, ErrorReason, Groups, Item, Units};
 
 /// `groupOf`'s "no group".
 const NO_GROUP: u32 = u32::MAX;
@@ -33,18 +33,21 @@ pub(super) struct Structure<'a> {
     pub(super) origin: &'a [u32],
 }
 
-fn shape_error(reason: String) -> CtxpackError {
+fn shape_error(reason: ErrorReason) -> CtxpackError {
     CtxpackError::InvalidInput { reason }
 }
 
 /// Refuses an optional per-item array of another length.
-fn per_item(name: &str, len: usize, n: usize) -> Result<(), CtxpackError> {
+fn per_item(name: &'static str, len: usize, n: usize) -> Result<(), CtxpackError> {
     if len == 0 || len == n {
         Ok(())
     } else {
-        Err(shape_error(format!(
-            "{name} must be empty or have one entry per item, got {len} for {n} items"
-        )))
+        Err(shape_error(ErrorReason::PerItem {
+            what: name,
+            or_empty: true,
+            got: len,
+            items: n,
+        }))
     }
 }
 
@@ -94,11 +97,10 @@ impl<'a> Structure<'a> {
             && offsets.windows(2).all(|w| w[0] <= w[1])
             && offsets[n] as usize == self.dep_targets.len();
         if !well_formed {
-            return Err(shape_error(format!(
-                "depOffsets must be empty or {} non-decreasing offsets from 0 to depTargets.length ({})",
-                n + 1,
-                self.dep_targets.len()
-            )));
+            return Err(shape_error(ErrorReason::DepOffsets {
+                want: n + 1,
+                targets: self.dep_targets.len(),
+            }));
         }
         for (i, w) in offsets.windows(2).enumerate() {
             if w[0] < w[1] {
@@ -274,10 +276,12 @@ pub fn pin_closure(
             .find(|&len| len > 0)
             .unwrap_or(pinned.len());
         if pinned.len() != n {
-            return Err(shape_error(format!(
-                "pinned must have one entry per item, got {} for {n} items",
-                pinned.len()
-            )));
+            return Err(shape_error(ErrorReason::PerItem {
+                what: "pinned",
+                or_empty: false,
+                got: pinned.len(),
+                items: n,
+            }));
         }
         let units = structure.groups(n, o.dependencies)?.units();
         let seeds = (0..n).filter(|&i| pinned[i] != 0);

@@ -6,7 +6,7 @@ use super::decode::{describe, field_error};
 use super::encode::{index_f64, slice_out, to_js, With};
 use super::errors::to_js_error;
 use super::options::{parse_options, Mode};
-use crate::{Budget, CtxpackError, GreedyPacker};
+use crate::{Budget, CtxpackError, ErrorReason, GreedyPacker};
 
 /// What `packLazy` adds to a slice's result.
 #[derive(serde::Serialize)]
@@ -75,10 +75,13 @@ pub(super) fn lazy(
             _ => Err(LazyError::Core(field_error(
                 "tokens",
                 i,
-                format!(
-                    "must be counted as an integer from 0 to 4294967295, got {}",
-                    describe(&v)
-                ),
+                ErrorReason::Range {
+                    what: "counted as an integer",
+                    min: 0.0,
+                    max: f64::from(u32::MAX),
+                    max_by_name: true,
+                    got: Some(describe(&v)),
+                },
             ))),
         }
     })?;

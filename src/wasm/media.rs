@@ -16,7 +16,7 @@ use crate::media::{
     pdf_tokens as core_pdf_tokens, probe, probe_base64, Probe, MAX_ROUNDS, PDF_SCAN_BYTES,
     WINDOW_BYTES, WINDOW_CHARS,
 };
-use crate::CtxpackError;
+use crate::{CtxpackError, ErrorReason};
 
 /// `[WINDOW_BYTES, WINDOW_CHARS, MAX_ROUNDS, PDF_SCAN_BYTES]`: the window
 /// a probe reads, in bytes and in base64 characters, the windows to follow
@@ -39,12 +39,13 @@ fn whole(value: f64, max: f64, field: &str) -> Result<f64, JsValue> {
     } else {
         Err(to_js_error(&CtxpackError::InvalidOption {
             option: field.into(),
-            // Through JS (`js_number`): `{max}` of an f64 would link Rust's float
-            // formatting into the .wasm (about 14 KB) for this one message.
-            reason: format!(
-                "must be a whole number from 0 to {}",
-                crate::error::js_number(max)
-            ),
+            reason: ErrorReason::Range {
+                what: "a whole number",
+                min: 0.0,
+                max,
+                max_by_name: false,
+                got: None,
+            },
         }))
     }
 }

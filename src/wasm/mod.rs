@@ -35,6 +35,9 @@
 //!   `errors.rs`: every error becomes a JS `Error` with
 //!   `name = "CtxpackError"`, `code`, `field`, `index` and the fields its
 //!   sentence needs, there only (the package writes the sentence);
+//!   `reason.rs`: an [`ErrorReason`](crate::ErrorReason) as `reasonKind` and
+//!   its fields, and `errorReasonKinds()` / `errorReasonSamples()` for the
+//!   package's test that it words every kind as the core does;
 //! * `strategies.rs`: the strategy table (`strategies()`), the option
 //!   defaults (`optionDefaults()`), and the checks the package asks for
 //!   outside a slice (`checkSimulated`, `checkOptions`).
@@ -57,6 +60,7 @@ mod lazy;
 mod media;
 mod options;
 mod problem;
+mod reason;
 mod relevance;
 mod simulation;
 mod slice;
@@ -71,6 +75,7 @@ pub use media::{
     pdf_pages, pdf_tokens,
 };
 pub use problem::{problem_reason_codes, solve_problem};
+pub use reason::{error_reason_kinds, error_reason_samples};
 pub use relevance::{
     bm25_doc_terms, bm25_from_stats_wasm, bm25_query_terms, bm25_scores_wasm,
     cosine_relevance_wasm, fuse_relevance_wasm, packed_texts,

@@ -12,14 +12,13 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
 use super::de::{from_js, Error as DeError, Whole, SAFE};
-use super::decode::describe;
+use super::decode::expected;
 use super::strategies::{simulated, strategy, Engine};
 use super::MAX_SAFE_INTEGER;
-use crate::error::js_number;
 use crate::{
     Budget, BudgetSimulation, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError,
-    DependencyMode, ExactCountConstrainedSlice, ExactKnapsackSlice, GreedyPacker, GroupedStrategy,
-    KnapsackSlice, ScarcityBehavior, Strategy,
+    DependencyMode, ErrorReason, ExactCountConstrainedSlice, ExactKnapsackSlice, GreedyPacker,
+    GroupedStrategy, KnapsackSlice, ScarcityBehavior, Strategy,
 };
 
 /// The options of an entry point, checked: what [`RawOptions`] holds,
@@ -92,7 +91,7 @@ pub(super) enum Mode {
     MinBudget,
 }
 
-pub(super) fn invalid_option(option: &str, reason: String) -> CtxpackError {
+pub(super) fn invalid_option(option: &str, reason: ErrorReason) -> CtxpackError {
     CtxpackError::InvalidOption {
         option: option.to_owned(),
         reason,
@@ -108,10 +107,7 @@ pub(super) fn known_keys(
     what: &str,
 ) -> Result<Vec<&'static str>, CtxpackError> {
     if !obj.is_object() || obj.is_null() || Array::is_array(obj) {
-        return Err(invalid_option(
-            what,
-            format!("must be an object, got {}", describe(obj)),
-        ));
+        return Err(invalid_option(what, expected("an object", obj)));
     }
     let mut present = Vec::new();
     for key in Object::keys(obj.unchecked_ref::<Object>()).iter() {
@@ -124,7 +120,10 @@ pub(super) fn known_keys(
             };
             return Err(invalid_option(
                 &name,
-                format!("is not a known option (known: {})", known.join(", ")),
+                ErrorReason::Unknown {
+                    what: "a known option",
+                    known: known.to_vec(),
+                },
             ));
         };
         present.push(name);
@@ -286,19 +285,37 @@ fn refusal(e: DeError) -> CtxpackError {
             path,
             expected,
             got,
-        } => (path, format!("must be {expected}, got {got}")),
-        DeError::Missing { path } => (path, "is required".into()),
+        } => (
+            path,
+            ErrorReason::Expected {
+                expected: expected.into(),
+                got: Some(got),
+            },
+        ),
+        DeError::Missing { path } => (path, ErrorReason::Required),
         DeError::Unknown { path, known } => {
             let what = if path.starts_with("entries") {
                 "a field of a count entry"
             } else {
                 "a known option"
             };
-            (path, format!("is not {what} (known: {})", known.join(", ")))
+            (
+                path,
+                ErrorReason::Unknown {
+                    what,
+                    known: known.to_vec(),
+                },
+            )
         }
-        DeError::Unreadable { path } => (path, "could not be read".into()),
-        DeError::Bare { expected } => (String::new(), format!("must be {expected}")),
-        DeError::MissingField(field) => (field.to_owned(), "is required".into()),
+        DeError::Unreadable { path } => (path, ErrorReason::Unreadable),
+        DeError::Bare { expected } => (
+            String::new(),
+            ErrorReason::Expected {
+                expected: expected.into(),
+                got: None,
+            },
+        ),
+        DeError::MissingField(field) => (field.to_owned(), ErrorReason::Required),
     };
     match count_entry_path(&path) {
         Some((index, member)) => CtxpackError::CountEntryShape {
@@ -340,16 +357,13 @@ pub(super) fn whole_number(
         Some(n) if n.fract() == 0.0 && n >= min && n <= max => Ok(n as i64),
         _ => Err(invalid_option(
             name,
-            format!(
-                "must be an integer from {} to {}, got {}",
-                js_number(min),
-                if max == MAX_SAFE_INTEGER {
-                    "2^53 - 1".into()
-                } else {
-                    js_number(max)
-                },
-                got()
-            ),
+            ErrorReason::Range {
+                what: "an integer",
+                min,
+                max,
+                max_by_name: true,
+                got: Some(got()),
+            },
         )),
     }
 }
@@ -382,21 +396,25 @@ fn parse_budget(o: &RawOptions, mode: Mode) -> Result<(Option<Budget>, Option<i6
     if matches!(mode, Mode::Curve | Mode::MinBudget) {
         let m = o.max_budget.map(int);
         if mode == Mode::Curve && m.is_none() {
-            return Err(invalid_option("maxBudget", "is required".into()));
+            return Err(invalid_option("maxBudget", ErrorReason::Required));
         }
         return Ok((None, m));
     }
     let target = match o.target_tokens {
         Some(t) => int(t),
         None if mode == Mode::Units => return Ok((None, None)),
-        None => return Err(invalid_option("targetTokens", "is required".into())),
+        None => return Err(invalid_option("targetTokens", ErrorReason::Required)),
     };
     let budget = match o.max_tokens.map(int) {
         None => Budget::new(target),
         Some(max) if max < target => {
             return Err(CtxpackError::InvalidBudget {
                 field: "maxTokens",
-                reason: format!("must be at least targetTokens ({target}), got {max}"),
+                reason: ErrorReason::AtLeast {
+                    than: Some("targetTokens"),
+                    min: target,
+                    got: max,
+                },
             })
         }
         Some(max) => Budget::with_max(target, max)?,

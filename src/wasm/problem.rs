@@ -10,7 +10,7 @@ use super::encode::to_js;
 use super::errors::to_js_error;
 use super::MAX_SAFE_INTEGER;
 use crate::error::js_number;
-use crate::{CtxpackError, Decision, Outcome, Problem, ProblemStrategy, Reason};
+use crate::{CtxpackError, Decision, ErrorReason, Outcome, Problem, ProblemStrategy, Reason};
 
 /// `version`'s and `groupReasons`' "none".
 const NONE: u8 = u8::MAX;
@@ -95,10 +95,13 @@ fn tokens(n: f64, field: &'static str) -> Result<u64, CtxpackError> {
     }
     Err(CtxpackError::InvalidBudget {
         field,
-        reason: format!(
-            "must be a whole number from 0 to 2^53 - 1, got {}",
-            js_number(n)
-        ),
+        reason: ErrorReason::Range {
+            what: "a whole number",
+            min: 0.0,
+            max: MAX_SAFE_INTEGER,
+            max_by_name: true,
+            got: Some(js_number(n)),
+        },
     })
 }
 
@@ -106,9 +109,11 @@ fn solve(strategy: &str, budgets: &[f64], c: Columns<'_>) -> Result<JsValue, Ctx
     let Some(strategy) = ProblemStrategy::from_name(strategy) else {
         return Err(CtxpackError::InvalidOption {
             option: "slicer".into(),
-            reason: format!(
-                "must be 'exact', 'knapsack', 'greedy', 'ranked' or 'packer', got '{strategy}'"
-            ),
+            // The caller's string, shown (as it always was): see the report on issue 26.
+            reason: ErrorReason::Expected {
+                expected: "'exact', 'knapsack', 'greedy', 'ranked' or 'packer'".into(),
+                got: Some(format!("'{strategy}'")),
+            },
         });
     };
     let budgets = budgets

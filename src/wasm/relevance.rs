@@ -12,7 +12,7 @@ use crate::relevance::fusion::{cosine_relevance, fuse, Fusion};
 use crate::relevance::{bm25_from_packed, bm25_scores, doc_terms, query_terms, Bm25};
 #[cfg(doc)]
 use crate::relevance::{pack_stats, QueryTerms};
-use crate::CtxpackError;
+use crate::{CtxpackError, ErrorReason};
 
 /// `k1` and `b`, each of the defaults where not finite and non-negative
 /// (`b` at most 1).
@@ -44,7 +44,12 @@ pub fn packed_texts<'a>(bytes: &'a [u8], ends: &[u32]) -> Result<Vec<&'a str>, J
             .and_then(|b| std::str::from_utf8(b).ok())
             .ok_or_else(|| {
                 to_js_error(&CtxpackError::InvalidInput {
-                    reason: format!("texts[{i}]: ends[{i}] = {end} must be at least {from}, at most {} and end a UTF-8 text", bytes.len()),
+                    reason: ErrorReason::TextEnd {
+                        text: i,
+                        end,
+                        from,
+                        len: bytes.len(),
+                    },
                 })
             })?;
         texts.push(text);

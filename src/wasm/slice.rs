@@ -16,7 +16,7 @@ use super::options::{
 };
 use super::variants::variants;
 use crate::error::js_number;
-use crate::{Budget, CtxpackError, DependencyMode, Item};
+use crate::{Budget, CtxpackError, DependencyMode, ErrorReason, Item};
 
 pub(super) fn run(
     slicer: &str,
@@ -139,7 +139,12 @@ fn numeric(
     let skips = max_consecutive_skips(Some(skips), || js_number(skips))?;
     let Some(strategy) = walk_of(slicer, skips) else {
         return Err(CtxpackError::InvalidInput {
-            reason: format!("sliceNumeric takes 'greedy' or 'packer', got '{slicer}'"),
+            // The caller's string, shown (as it always was): see the report on issue 26.
+            reason: ErrorReason::Takes {
+                what: "sliceNumeric",
+                expected: "'greedy' or 'packer'",
+                got: format!("'{slicer}'"),
+            },
         });
     };
     let items = columnar_items(tokens, scores, &[], &[])?;

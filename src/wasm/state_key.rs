@@ -8,14 +8,18 @@ use wasm_bindgen::prelude::*;
 
 use super::errors::to_js_error;
 use crate::state_key::{derive_key, key_check, text_hash, MIN_SECRET_BYTES};
-use crate::CtxpackError;
+use crate::{CtxpackError, ErrorReason};
 
 /// The 16-byte key the package passes back, or `INVALID_OPTION`.
 fn key_of(key: &[u8]) -> Result<[u8; 16], JsValue> {
     <[u8; 16]>::try_from(key).map_err(|_| {
         to_js_error(&CtxpackError::InvalidOption {
             option: "stateKey".to_owned(),
-            reason: format!("must derive a key of 16 bytes, got {} bytes", key.len()),
+            reason: ErrorReason::Bytes {
+                want: 16,
+                got: key.len(),
+                at_least: false,
+            },
         })
     })
 }
@@ -29,10 +33,11 @@ pub fn state_key_derive(secret: &[u8]) -> Result<Vec<u8>, JsValue> {
     derive_key(secret).map(|k| k.to_vec()).ok_or_else(|| {
         to_js_error(&CtxpackError::InvalidOption {
             option: "stateKey".to_owned(),
-            reason: format!(
-                "must hold at least {MIN_SECRET_BYTES} bytes, got {} bytes",
-                secret.len()
-            ),
+            reason: ErrorReason::Bytes {
+                want: MIN_SECRET_BYTES,
+                got: secret.len(),
+                at_least: true,
+            },
         })
     })
 }

@@ -8,7 +8,7 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use super::encode::to_js;
-use crate::CtxpackError;
+use crate::{CtxpackError, ErrorReason};
 
 /// A core slicer, which one or more names run.
 #[derive(Clone, Copy, PartialEq, Eq, Serialize)]
@@ -126,14 +126,13 @@ pub(super) const STRATEGIES: [StrategySpec; 7] = [
 /// The strategy `name`, or `INVALID_INPUT` listing the names.
 pub(super) fn strategy(name: &str) -> Result<&'static StrategySpec, CtxpackError> {
     STRATEGIES.iter().find(|s| s.name == name).ok_or_else(|| {
-        let names: Vec<String> = STRATEGIES.iter().map(|s| format!("'{}'", s.name)).collect();
         CtxpackError::InvalidInput {
             // The name described, never shown: it is the caller's string.
-            reason: format!(
-                "slicer must be one of {}, got a string of length {}",
-                names.join(", "),
-                name.encode_utf16().count()
-            ),
+            reason: ErrorReason::OneOf {
+                what: "slicer",
+                names: STRATEGIES.iter().map(|s| s.name).collect(),
+                length: name.encode_utf16().count(),
+            },
         }
     })
 }

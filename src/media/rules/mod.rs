@@ -17,7 +17,7 @@ pub use gemini_tiles::GeminiCropTiles;
 pub use openai_patches::OpenAiPatches;
 pub use openai_tiles::OpenAiTiles;
 
-use crate::CtxpackError;
+use crate::{CtxpackError, ErrorReason};
 
 /// A provider whose counting rules are in the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,7 +48,10 @@ pub fn parse_provider(name: &str) -> Result<Provider, CtxpackError> {
         "gemini" => Ok(Provider::Gemini),
         _ => Err(CtxpackError::InvalidOption {
             option: "provider".into(),
-            reason: "must be 'openai', 'anthropic' or 'gemini'".into(),
+            reason: ErrorReason::Expected {
+                expected: "'openai', 'anthropic' or 'gemini'".into(),
+                got: None,
+            },
         }),
     }
 }
@@ -95,7 +98,10 @@ impl Detail {
             "ultra_high" => Ok(Detail::UltraHigh),
             _ => Err(CtxpackError::InvalidOption {
                 option: "detail".into(),
-                reason: "must be 'low', 'medium', 'high', 'ultra_high' or 'auto'".into(),
+                reason: ErrorReason::Expected {
+                    expected: "'low', 'medium', 'high', 'ultra_high' or 'auto'".into(),
+                    got: None,
+                },
             }),
         }
     }
@@ -194,7 +200,10 @@ fn detail_for(provider: Provider, detail: &str) -> Result<Detail, CtxpackError> 
     if provider == Provider::OpenAi && matches!(parsed, Detail::Medium | Detail::UltraHigh) {
         return Err(CtxpackError::InvalidOption {
             option: "detail".into(),
-            reason: "must be 'low', 'high' or 'auto' for openai".into(),
+            reason: ErrorReason::Expected {
+                expected: "'low', 'high' or 'auto' for openai".into(),
+                got: None,
+            },
         });
     }
     Ok(parsed)
