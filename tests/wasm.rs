@@ -1046,7 +1046,7 @@ fn numeric_entry_refuses_as_the_columnar_one() {
         (other.code.as_str(), other.message.as_str()),
         (
             "INVALID_INPUT",
-            "sliceNumeric takes 'greedy' or 'packer', got 'knapsack'"
+            "sliceNumeric takes 'greedy' or 'packer', got a string of length 8"
         )
     );
 }

@@ -109,10 +109,13 @@ fn solve(strategy: &str, budgets: &[f64], c: Columns<'_>) -> Result<JsValue, Ctx
     let Some(strategy) = ProblemStrategy::from_name(strategy) else {
         return Err(CtxpackError::InvalidOption {
             option: "slicer".into(),
-            // The caller's string, shown (as it always was): see the report on issue 26.
+            // Described, never shown: a caller's string.
             reason: ErrorReason::Expected {
                 expected: "'exact', 'knapsack', 'greedy', 'ranked' or 'packer'".into(),
-                got: Some(format!("'{strategy}'")),
+                got: Some(format!(
+                    "a string of length {}",
+                    strategy.encode_utf16().count()
+                )),
             },
         });
     };

@@ -139,11 +139,11 @@ fn numeric(
     let skips = max_consecutive_skips(Some(skips), || js_number(skips))?;
     let Some(strategy) = walk_of(slicer, skips) else {
         return Err(CtxpackError::InvalidInput {
-            // The caller's string, shown (as it always was): see the report on issue 26.
+            // Described, never shown: a caller's string.
             reason: ErrorReason::Takes {
                 what: "sliceNumeric",
                 expected: "'greedy' or 'packer'",
-                got: format!("'{slicer}'"),
+                got: format!("a string of length {}", slicer.encode_utf16().count()),
             },
         });
     };
