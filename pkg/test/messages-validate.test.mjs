@@ -87,7 +87,8 @@ test('OpenAI empty_content: content is required but for an assistant message wit
   const q = { role: 'user', content: 'q' };
   assert.deepEqual(rules([q, { role: 'assistant', content: null }, { role: 'user', content: 'r' }], 'openai'), [[1, 'empty_content']]);
   assert.deepEqual(rules([q, { role: 'assistant' }, { role: 'user', content: 'r' }], 'openai'), [[1, 'empty_content']]);
-  assert.deepEqual(rules([q, { role: 'assistant', content: null, tool_calls: [] }, { role: 'user', content: 'r' }], 'openai'), [[1, 'empty_content']]);
+  // An empty tool_calls is refused by itself (below), before its message is read as empty.
+  assert.deepEqual(rules([q, { role: 'assistant', content: null, tool_calls: [] }, { role: 'user', content: 'r' }], 'openai'), [[1, 'malformed']]);
   assert.deepEqual(rules([q, { role: 'assistant', content: null, tool_calls: [call('c')] }, { role: 'tool', tool_call_id: 'c', content: 'r' }], 'openai'), []);
   assert.deepEqual(rules([q, { role: 'assistant', content: null, audio: { id: 'audio_1' } }], 'openai'), [], 'a previous audio reply');
   assert.deepEqual(rules([q, { role: 'assistant', content: '' }], 'openai'), [], 'an empty string is content');
@@ -115,6 +116,16 @@ test('holes and undefined elements are malformed messages: validateMessages repo
 });
 
 // Found by a new-user trial: parts the API refuses passed validateMessages and went out as they came.
+test("OpenAI tool_calls: [] is malformed: the API refuses an empty array (\"Invalid 'messages[1].tool_calls': empty array\")", () => {
+  const m = [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'a', tool_calls: [] }, { role: 'user', content: 'r' }];
+  assert.deepEqual(rules(m, 'openai'), [[1, 'malformed']]);
+  assert.throws(() => fitMessages(m, { format: 'openai', budgets }), { code: 'INVALID_FIELD', index: 1, field: 'tool_calls' });
+  const { tool_calls: _, ...without } = m[1];
+  assert.deepEqual(rules([m[0], without, m[2]], 'openai'), [], 'absent is fine');
+  // LangChain's AIMessage has tool_calls [] by default, and its converters send none: not refused.
+  assert.deepEqual(validateMessages([new HumanMessage('q'), new AIMessage('a'), new HumanMessage('r')], 'langchain'), []);
+});
+
 test('a text part whose text is not a string is malformed in every format that types its parts (OpenAI, Anthropic, AI SDK, Responses)', () => {
   for (const [format, part] of [['openai', { type: 'text' }], ['anthropic', { type: 'text', text: 5 }], ['ai-sdk', { type: 'text', text: { value: SECRET } }], ['openai-responses', { type: 'input_text', text: null }]]) {
     const m = [{ role: 'user', content: [{ type: 'text', text: 'q' }, part] }];

@@ -38,7 +38,13 @@ function read(message: unknown, index: number): Turn {
   refuseBytes(media, content, index);
   const calls: string[] = [];
   const results: string[] = [];
-  if (role === 'assistant') readToolCalls(m['tool_calls'], index, calls, text, (call) => call['function'] ?? call['custom']);
+  if (role === 'assistant') {
+    // "Invalid 'messages[i].tool_calls': empty array" (the API's refusal; openai-node's parse() once
+    // returned every message so, and a history that keeps them fails on its next request).
+    const list = m['tool_calls'];
+    if (Array.isArray(list) && list.length === 0) throw messageError(index, 'tool_calls', 'absent or a non-empty array (the API refuses an empty one)', list);
+    readToolCalls(list, index, calls, text, (call) => call['function'] ?? call['custom']);
+  }
   if (role === 'tool') results.push(readCallId(m['tool_call_id'], index, 'tool_call_id'));
   const turnRole = role === 'developer' || role === 'system' ? 'system' : (role as Turn['role']);
   const emptyContent = (content === undefined || content === null) && !hasOtherContent(m, role, calls);
