@@ -239,3 +239,17 @@ test('Anthropic (ChatAnthropic): the session breakpoints reach the API as cache_
   await createAgent({ model: off.model, tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET }, breakpoints: false })] }).invoke({ messages: [{ role: 'user', content: TASK }] }, { recursionLimit: 1_000 });
   assert.ok(off.bodies.every((b) => cacheMarks(b.messages) === 0));
 });
+
+test("ChatAnthropic: provider 'anthropic' by default, so a cut chat still opens with a user message (Bedrock and Vertex refuse an assistant first)", async () => {
+  const { bodies, model } = anthropicModel();
+  // An earlier exchange whose question the budget cannot keep: its answer would open the request.
+  const history = [new HumanMessage(`an old question ${'with a long pasted log '.repeat(300)}`), new AIMessage('an old answer'), new HumanMessage(TASK)];
+  const agent = createAgent({ model, tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackAgentMiddleware({ budgets: { tokens_max: 1_200 } })] });
+  await agent.invoke({ messages: history }, { recursionLimit: 1_000 });
+  assert.ok(bodies.length > 0);
+  for (const [k, body] of bodies.entries()) {
+    assert.equal(body.messages[0].role, 'user', `request ${k}`);
+    assert.deepEqual(validateMessages(body.messages, 'anthropic'), [], `request ${k}`);
+    assert.ok(!JSON.stringify(body.messages).includes('an old answer'), `request ${k}: the answer without its question is left out`);
+  }
+});

@@ -187,3 +187,42 @@ test("'exact' reaches the brute-force optimum under the rule on small random his
   assert.ok(checked >= 200, `checked ${checked}`);
   assert.ok(constrained >= 20, `constrained ${constrained}`);
 });
+
+// A new-user trial found the AI SDK and LangChain formats bound for Claude (provider: 'anthropic')
+// opening with an assistant message after a cut: Claude on Bedrock and Vertex refuses that.
+test("provider 'anthropic' in another format: the request opens with a user message after its system messages", async () => {
+  const { render, randomHistory } = await import('./messages-histories.mjs');
+  const { SystemMessage, HumanMessage, AIMessage } = await import('@langchain/core/messages');
+  const opener = (format, messages) => {
+    const m = messages.find((x) => (format === 'langchain' ? x.getType() !== 'system' : x.role !== 'system'));
+    return m === undefined ? undefined : format === 'langchain' ? (m.getType() === 'human' ? 'user' : m.getType()) : m.role;
+  };
+  // The trial's case: the long task cut, the assistant reply after it would open the request.
+  const h = [new SystemMessage('sys'), new HumanMessage('Long task description '.repeat(200)), new AIMessage('Sure, apples.'), new HumanMessage('ok')];
+  const open = fitMessages(h, { format: 'langchain', budgets: { tokens_max: 200 } });
+  assert.equal(opener('langchain', open.messages), 'ai', 'without the provider an assistant may open (OpenAI takes it)');
+  const r = fitMessages(h, { format: 'langchain', provider: 'anthropic', budgets: { tokens_max: 200 } });
+  assert.deepEqual(reasons(r), ['pinned', 'budget_exceeded', 'first_not_user', 'pinned']);
+  assert.equal(opener('langchain', r.messages), 'user');
+  let cut = 0;
+  for (let seed = 1; seed <= 60; seed++) {
+    for (const format of ['ai-sdk', 'langchain']) {
+      const { messages, system } = render(randomHistory(seed), format);
+      for (const tokens_max of [150, 400, 1200]) {
+        let res;
+        try {
+          res = fitMessages(messages, { format, provider: 'anthropic', budgets: { tokens_max }, ...(system === undefined ? {} : { system }) });
+        } catch (e) {
+          assert.ok(e.code === 'PINNED_OVER_BUDGET' || e.code === 'INVALID_MESSAGES', `${format} seed ${seed}: ${e.code}`);
+          continue;
+        }
+        assert.deepEqual(validateMessages(res.messages, format), [], `${format} seed ${seed}`);
+        const first = opener(format, res.messages);
+        if (first !== undefined) assert.equal(first, 'user', `${format} seed ${seed} at ${tokens_max}`);
+        assert.ok(res.metrics.budget_used <= res.metrics.effective_budget);
+        if (res.messages.length < messages.length) cut++;
+      }
+    }
+  }
+  assert.ok(cut > 50, `the budgets cut (${cut} requests)`);
+});

@@ -134,7 +134,9 @@ class Conversation {
   constructor(private readonly o: Read, model: unknown) {
     const anthropic = isAnthropicChatModel(model);
     const cache = o.cache ?? (anthropic ? 'anthropic' : 'openai');
-    this.session = createSession({ ...o.session, cache, format: 'langchain', ...(o.counter ? { countTokens: o.counter } : {}) } as SessionOptions);
+    // ChatAnthropic's requests go to Claude: its image rules, and a user message first.
+    const provider = o.session['provider'] === undefined && anthropic ? { provider: 'anthropic' } : {};
+    this.session = createSession({ ...o.session, ...provider, cache, format: 'langchain', ...(o.counter ? { countTokens: o.counter } : {}) } as SessionOptions);
     this.mark = anthropic && o.breakpoints ? cacheControl(cache) : undefined;
   }
 

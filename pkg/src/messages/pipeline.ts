@@ -86,6 +86,12 @@ export interface PreparedFit<M> {
   readonly fixedMarkers: number;
   readonly turns: readonly Turn[];
   readonly units: Units;
+  /**
+   * The request must open with a user message, after its system messages: Anthropic's format, or
+   * `provider: 'anthropic'` in another (an SDK sends the system messages apart; Bedrock's and
+   * Vertex's Claude refuse an assistant first, "first message must use the user role").
+   */
+  readonly firstFromUser: boolean;
   readonly pinned: Uint8Array;
   readonly broken: Uint8Array;
   readonly warnings: string[];
@@ -210,7 +216,8 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   const broken = new Uint8Array(n);
   for (const v of violations) for (const j of units.members.get(units.unitOf[v.index]!)!) broken[j] = 1;
   for (let i = 0; i < n; i++) if (compacted[i] === 1) broken[i] = COMPACTED;
-  const pinned = pinnedMessages(list, turns, units, keep, adapter.firstFromUser, broken);
+  const firstFromUser = adapter.firstFromUser || provider === 'anthropic';
+  const pinned = pinnedMessages(list, turns, units, keep, firstFromUser, broken);
   const warnings: string[] = [];
   // A wrong format reads another format's tool calls and results as text: nothing is paired, and
   // a cut can orphan a call. Said, not refused: the shapes only suggest it.
@@ -257,7 +264,7 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
     mediaRules: { provider, model, countPart },
     framing: readBoolean(o, 'framing', true) ? FRAMING[provider] : undefined,
     fixedMarkers: adapter.name === 'anthropic' ? fixedMarkers(system) + fixedMarkers(tools) : 0,
-    turns, units, pinned, broken, warnings, stubOf, stubs, stubMedia,
+    turns, units, firstFromUser, pinned, broken, warnings, stubOf, stubs, stubMedia,
     ...(memo === undefined ? {} : { history: { memo, known: memo.known, read: memo.reads, same: memo.same } }),
     texts: { messages: memo === undefined ? turns.map((t) => t.text) : memo.texts, system: systemText, tools: toolsJson, stubs: stubTexts },
   };
@@ -503,8 +510,10 @@ function buildChoice<M>(s: ScoredFit<M>, plan: FitPlan): BuiltChoice {
   let m = 0;
   let keptCount = 0;
   let forcedTokens = 0;
+  // System messages are sent apart from the rest (or first): the rule reads what follows them.
+  const ruled = (i: number): boolean => !(s.firstFromUser && turns[i]!.role === 'system');
   for (let i = 0; i < n; i++) {
-    if (pinned[i] === 1) keptCount++;
+    if (pinned[i] === 1) keptCount += ruled(i) ? 1 : 0;
     else if (scored[i] === 1 && forced?.[i] === 1) {
       keptCount++;
       forcedTokens += (plan.forcedStub?.[i] === 1 && s.stubOf[i]! >= 0 ? s.stubCosts[s.stubOf[i]!]! : costs[i]!) + overhead;
@@ -524,6 +533,7 @@ function buildChoice<M>(s: ScoredFit<M>, plan: FitPlan): BuiltChoice {
   const stubValues: number[] = [];
   for (let i = 0, k = 0, q = 0; i < n; i++) {
     if (pinned[i] === 1 || (scored[i] === 1 && forced?.[i] === 1)) {
+      if (!ruled(i)) continue;
       keptPositions[q] = i;
       keptUser[q++] = opensRequest(turns[i]!) ? 1 : 0;
       continue;
@@ -555,7 +565,7 @@ function buildChoice<M>(s: ScoredFit<M>, plan: FitPlan): BuiltChoice {
       units: unitIds,
       positions: rows,
       stubs: stubItems.length === 0 ? undefined : { items: Uint32Array.from(stubItems), sizes: Uint32Array.from(stubSizes), values: Float64Array.from(stubValues) },
-      opensUser: s.adapter.firstFromUser ? Uint8Array.from(opensUser) : undefined,
+      opensUser: s.firstFromUser ? Uint8Array.from(opensUser) : undefined,
       kept: { tokens: s.pinnedTokens + forcedTokens, positions: keptPositions, user: keptUser },
     },
   };

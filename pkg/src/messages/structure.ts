@@ -185,9 +185,11 @@ export function pinnedMessages(
   // then breaks a rule and says so).
   for (let i = 0; i < n; i++) if (broken[i] === COMPACTED) pinned[i] = 0;
   if (firstFromUser) {
-    // A pinned unit that would open the request (Anthropic: it must start with a user message)
-    // brings the nearest user message before it that starts a unit of its own, if there is one.
-    const first = pinned.indexOf(1);
+    // A pinned unit that would open the request (Anthropic: it must start with a user message;
+    // system messages go apart) brings the nearest user message before it that starts a unit of
+    // its own, if there is one.
+    let first = pinned.indexOf(1);
+    while (first >= 0 && turns[first]?.role === 'system') first = pinned.indexOf(1, first + 1);
     if (first >= 0 && turns[first]?.role !== 'user' && turns[first]?.compaction !== true) {
       let j = first - 1;
       while (j >= 0 && !(turns[j]?.role === 'user' && units.unitOf[j] === j && broken[j] === 0)) j--;

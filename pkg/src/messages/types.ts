@@ -222,7 +222,9 @@ export interface FitMessagesOptions<M = unknown> {
    * Whose rules count the messages' images and PDFs: `'openai'`, `'anthropic'` or `'gemini'`.
    * Default: `'anthropic'` for the `'anthropic'` format, else `'openai'` (the AI SDK and LangChain
    * say nothing of the provider they send to: set it). `options.model` picks the model's rule
-   * (docs/messages.md, "Images, PDFs and other parts").
+   * (docs/messages.md, "Images, PDFs and other parts"). `'anthropic'` also makes the request open
+   * with a user message after its system messages, as in the `'anthropic'` format (Claude on
+   * Bedrock and Vertex refuses an assistant first).
    */
   provider?: 'openai' | 'anthropic' | 'gemini';
   /**
@@ -279,7 +281,7 @@ export interface FitMessagesAsyncOptions<M = unknown> extends Omit<FitMessagesOp
  * `'zero_tokens'`, `'no_budget'`, `'budget_exceeded'`, `'not_in_optimal_set'`,
  * `'skip_limit_reached'`, `'group_excluded'`: its tool call or result did not go in), or
  * `'invalid_structure'` (it breaks a rule of its format, `validateMessages`: an orphaned call or result, a duplicate call id, empty content…; never sent)
- * and `'first_not_user'` (Anthropic: left out so that the request starts with a user message),
+ * and `'first_not_user'` (Anthropic, or `provider: 'anthropic'`: left out so that the request starts with a user message),
  * `'compacted'` (what the latest compaction stands for: Responses, a model item before the latest `compaction` item; Anthropic, every message before the one opening with the latest `compaction` block).
  * A session (`createSession`) adds `'cached_prefix'` (kept because the previous request had it:
  * the prompt cache's prefix) and `'cache_cut'` (left out at an earlier cut, so that the prefix
