@@ -110,7 +110,19 @@ export interface CtxpackErrorDetails {
  *   `INVALID_OPTION`, the option name (`'slicer'`, `'weights.alpha'`), and `index` is absent or
  *   the position inside that array (`gaze.entities[2]` → `index: 2`).
  */
+/** The brand of a `CtxpackError`, the same symbol in every copy of the package (`Symbol.for`). */
+const BRAND = Symbol.for('ctxpack.CtxpackError');
+
 export class CtxpackError extends Error {
+  /**
+   * `err instanceof CtxpackError` is true of an error of any copy of the package: the ES module
+   * and CommonJS builds each have their own class (an application that loads both, through a
+   * dependency, would see `false` for the other's), so instances carry a registered brand.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  }
+
   override readonly name = 'CtxpackError';
   /** Machine-readable code; stable across versions. */
   readonly code: CtxpackErrorCode;
@@ -124,6 +136,7 @@ export class CtxpackError extends Error {
 
   constructor(code: CtxpackErrorCode, message: string, details: CtxpackErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    Object.defineProperty(this, BRAND, { value: true });
     this.code = code;
     const self = this as { field?: string; index?: number; otherIndex?: number };
     if (details.field !== undefined) self.field = details.field;

@@ -107,6 +107,27 @@ test('Anthropic: the session breakpoints reach the model as providerOptions.anth
   assert.ok(calls.every(({ prompt }) => prompt.every((m) => m.providerOptions?.anthropic === undefined)));
 });
 
+// A new-user trial found prepareStep's counted copy of the tools without their providerOptions:
+// the caller's own tool marker went uncounted, and the provider dropped a fifth breakpoint.
+test('Anthropic: a marker the caller put on a tool counts against the four, through both glues', async () => {
+  const marked = { [READ_FILE.name]: tool({ ...tools[READ_FILE.name], providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } }) };
+  for (const glue of ['middleware', 'prepareStep']) {
+    const { model, calls } = agentModel({ provider: 'anthropic.messages' });
+    const options = { budgets: { tokens_max: BUDGET } };
+    const args = glue === 'middleware'
+      ? { model: wrapLanguageModel({ model, middleware: ctxpackLanguageModelMiddleware(options) }) }
+      : { model, prepareStep: ctxpackPrepareStep({ ...options, tools: marked }) };
+    await generateText({ ...args, tools: marked, instructions: INSTRUCTIONS, prompt: TASK, stopWhen: stepCountIs(12) });
+    for (const [k, { prompt, tools: sent }] of calls.entries()) {
+      const inTools = sent.filter((t) => t.providerOptions?.anthropic?.cacheControl !== undefined).length;
+      assert.equal(inTools, 1, `${glue}: the tool reaches the model with its marker`);
+      const inPrompt = prompt.filter((m) => m.providerOptions?.anthropic?.cacheControl !== undefined).length;
+      assert.ok(inPrompt + inTools <= 4, `${glue}, request ${k}: ${inPrompt} + ${inTools} markers`);
+      if (k >= 4) assert.equal(inPrompt, 3, `${glue}, request ${k}: the adapter uses the room left`);
+    }
+  }
+});
+
 test('middleware: a system message mid-conversation, which ai@7 allows with allowSystemInMessages, is kept where it stands', async () => {
   const { model, calls } = agentModel();
   const messages = [
@@ -153,6 +174,8 @@ test('options: bad ones are a CtxpackError naming the field, at creation', () =>
     // A typo of the adapter's own option is hinted, among the adapter's names, not createSession's.
     [{ budgets: { tokens_max: 1000 }, onfit: () => {} }, 'onfit', 'INVALID_OPTION', /not an option of ctxpack\/ai-sdk \(known: (?!.*\bformat\b).*\bonFit\b.*did you mean onFit\?$/],
     [{ budgets: { tokens_max: 1000 }, maxSession: 2 }, 'maxSession', 'INVALID_OPTION', /did you mean maxSessions\?$/],
+    // 0 sessions would keep none: refused, not read as 1 (a new-user trial finding).
+    [{ budgets: { tokens_max: 1000 }, maxSessions: 0 }, 'maxSessions', 'INVALID_OPTION', /must be a positive integer/],
   ];
   for (const make of [ctxpackPrepareStep, ctxpackLanguageModelMiddleware]) {
     for (const [options, field, code = 'INVALID_OPTION', message = /./] of bad) {

@@ -253,3 +253,17 @@ test("ChatAnthropic: provider 'anthropic' by default, so a cut chat still opens 
     assert.ok(!JSON.stringify(body.messages).includes('an old answer'), `request ${k}: the answer without its question is left out`);
   }
 });
+
+test('ChatAnthropic: a cache_control the caller put on a tool counts against the four (the body the real client sends)', async () => {
+  const { bodies, model } = anthropicModel();
+  const cached = { type: 'custom', name: 'lookup', description: 'Looks a word up.', input_schema: { type: 'object', properties: { q: { type: 'string' } } }, cache_control: { type: 'ephemeral' } };
+  const agent = createAgent({ model, tools: [readFile, cached], systemPrompt: SYSTEM, middleware: [ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET } })] });
+  await agent.invoke({ messages: [{ role: 'user', content: TASK }] }, { recursionLimit: 1_000 });
+  assert.equal(bodies.length, STEPS);
+  for (const [k, body] of bodies.entries()) {
+    const inTools = cacheMarks(body.tools);
+    assert.equal(inTools, 1, `request ${k}: the tool's marker is sent`);
+    const marks = inTools + cacheMarks(body.messages) + (Array.isArray(body.system) ? cacheMarks(body.system) : 0);
+    assert.ok(marks <= 4, `request ${k}: ${marks} markers`);
+  }
+});

@@ -86,6 +86,20 @@ test('Anthropic: the session breakpoints reach the model as providerOptions.anth
   assert.ok(other.calls.every(({ prompt }) => prompt.every((m) => m.providerOptions?.anthropic === undefined)));
 });
 
+test('Anthropic: a marker the caller put on a tool counts against the four (a new-user trial finding)', async () => {
+  const { model, calls } = agentModel({ provider: 'anthropic.messages' });
+  const cached = createTool({ id: READ_FILE.name, description: READ_FILE.description, inputSchema: z.object({ path: z.string() }), execute: async ({ path }) => READ_FILE.read(path),
+    providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } });
+  const agent = new Agent({ id: 'coder', name: 'coder', instructions: INSTRUCTIONS, model, tools: { read_file: cached }, inputProcessors: [ctxpackInputProcessor({ budgets: { tokens_max: BUDGET } })] });
+  await agent.generate(TASK, { maxSteps: 12 });
+  for (const [k, { prompt, tools }] of calls.entries()) {
+    const inTools = tools.filter((t) => t.providerOptions?.anthropic?.cacheControl !== undefined).length;
+    assert.equal(inTools, 1, `request ${k}: the tool reaches the model with its marker`);
+    const inPrompt = prompt.filter((m) => m.providerOptions?.anthropic?.cacheControl !== undefined).length;
+    assert.ok(inPrompt + inTools <= 4, `request ${k}: ${inPrompt} + ${inTools} markers`);
+  }
+});
+
 test('interleaved conversations through one processor keep a session each', async () => {
   const fits = [];
   const processor = ctxpackInputProcessor({ budgets: { tokens_max: 4_000 }, onFit: (r) => fits.push(r.cache) });

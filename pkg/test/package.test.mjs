@@ -80,6 +80,12 @@ test('the entries share one core and one CtxpackError: an error from a subpath i
   assert.throws(() => cjsLangchain.ctxpackAgentMiddleware({}), (e) => e instanceof cjs.CtxpackError && e.field === 'budgets');
   assert.throws(() => mastra.ctxpackInputProcessor({}), (e) => e instanceof esm.CtxpackError && e.field === 'budgets');
   assert.throws(() => cjsMastra.ctxpackInputProcessor({}), (e) => e instanceof cjs.CtxpackError && e.field === 'budgets');
+  // Across the two builds too (an application that loads both, one through a dependency): each has
+  // its own class, and instanceof reads the brand both share (a new-user trial finding).
+  assert.notEqual(esm.CtxpackError, cjs.CtxpackError);
+  assert.throws(() => cjsAiSdk.ctxpackPrepareStep({}), (e) => e instanceof esm.CtxpackError);
+  assert.throws(() => aiSdk.ctxpackLanguageModelMiddleware({}), (e) => e instanceof cjs.CtxpackError);
+  for (const other of [new Error('x'), { code: 'INVALID_FIELD', name: 'CtxpackError' }, null, 'CtxpackError']) assert.equal(other instanceof esm.CtxpackError, false);
 });
 
 // Each framework is an optional peer dependency of its adapter's entry: its types only, nothing of

@@ -149,7 +149,7 @@ class Conversation {
     const result = await fitReported(this.session, [...head, ...messages], { tools } as SessionTurnOptions, this.o.onFit);
     const out = result.messages.slice();
     if (this.mark !== undefined) {
-      for (const { index } of anthropicBreakpoints(result.cache.breakpoints, out)) out[index] = withCacheControl(out[index]!, this.mark);
+      for (const { index } of anthropicBreakpoints(result.cache.breakpoints, tools, out)) out[index] = withCacheControl(out[index]!, this.mark);
     }
     // The system prompt is pinned, so it leads what the session returns; the agent sends it beside the messages.
     return head.length > 0 && result.messages[0] === system ? { messages: out.slice(1), system: out[0] } : { messages: out, system };
@@ -232,7 +232,9 @@ function toolsToCount(tools: unknown): unknown {
   return tools.map((t) => {
     if (!isRecord(t)) return {};
     const parameters = jsonSchemaOf(t['schema']);
-    return parameters === undefined ? { name: t['name'], description: t['description'] } : { name: t['name'], description: t['description'], parameters };
+    // A provider tool's own cache marker (a dict with cache_control): it counts against Anthropic's four.
+    const marker = t['cache_control'] === undefined ? {} : { cache_control: t['cache_control'] };
+    return parameters === undefined ? { name: t['name'], description: t['description'], ...marker } : { name: t['name'], description: t['description'], parameters, ...marker };
   });
 }
 

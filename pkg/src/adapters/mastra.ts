@@ -14,7 +14,7 @@ import type { InputProcessor, ProcessInputStepArgs, ProcessLLMRequestArgs, Proce
 import { readingInput } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
 import { invalidOption } from '../validate/options.js';
-import { PromptConversation, promptKey, promptOptions, type PromptOptions } from './prompts.js';
+import { ownMarker, PromptConversation, promptKey, promptOptions, type PromptOptions } from './prompts.js';
 import { Conversations, readAdapterOptions } from './sessions.js';
 
 /** Options of `ctxpackInputProcessor`: a session's, less what the agent's call gives. */
@@ -67,7 +67,7 @@ function toolsToCount(tools: unknown): unknown {
     if (!isRecord(t)) return { name };
     const parameters = t['parameters'];
     const schema = isRecord(parameters) && isRecord(parameters['jsonSchema']) ? parameters['jsonSchema'] : undefined;
-    return { type: 'function', name, description: t['description'], ...(schema !== undefined ? { inputSchema: schema } : {}) };
+    return { type: 'function', name, description: t['description'], ...(schema !== undefined ? { inputSchema: schema } : {}), ...ownMarker(t) };
   });
 }
 

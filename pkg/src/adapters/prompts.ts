@@ -60,8 +60,17 @@ function readToolSet(tools: unknown): unknown {
   if (!isRecord(tools) || Array.isArray(tools)) throw invalidOption('tools', "the AI SDK's tools, an object of name: tool", tools);
   return Object.entries(tools).map(([name, t]) => {
     const schema = isRecord(t) ? jsonSchemaOf(t['inputSchema']) : undefined;
-    return { type: 'function', name, description: isRecord(t) ? t['description'] : undefined, ...(isRecord(schema) ? { inputSchema: schema } : {}) };
+    return { type: 'function', name, description: isRecord(t) ? t['description'] : undefined, ...(isRecord(schema) ? { inputSchema: schema } : {}), ...ownMarker(t) };
   });
+}
+
+/**
+ * A tool's own `providerOptions` (an Anthropic `cacheControl` the caller placed), kept on the copy
+ * that is counted, so that the breakpoints the adapter writes leave room for it, as the language
+ * model middleware's tools (the provider's own, which carry them) do.
+ */
+export function ownMarker(tool: unknown): { providerOptions?: unknown } {
+  return isRecord(tool) && isRecord(tool['providerOptions']) ? { providerOptions: tool['providerOptions'] } : {};
 }
 
 /** Whether `model` is Anthropic's: its provider (`anthropic.messages`), or an `anthropic/…` id through the AI Gateway. */
@@ -81,7 +90,9 @@ export class PromptConversation {
   constructor(private readonly o: Read, model: unknown) {
     const anthropic = isAnthropicModel(model);
     const cache = o.cache ?? (anthropic ? 'anthropic' : 'openai');
-    this.session = createSession({ ...o.session, format: FORMAT, cache } as SessionOptions);
+    // Anthropic's models: Claude's image rules, and a user message first (as ctxpack/langchain).
+    const provider = o.session['provider'] === undefined && anthropic ? { provider: 'anthropic' } : {};
+    this.session = createSession({ ...o.session, ...provider, format: FORMAT, cache } as SessionOptions);
     const mark = anthropic && o.breakpoints ? cacheControl(cache) : undefined;
     this.marks = mark === undefined ? undefined : { cacheControl: mark };
   }

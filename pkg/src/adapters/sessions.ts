@@ -76,7 +76,7 @@ export function readAdapterOptions<E extends object = Record<never, never>>(opti
       session,
       cache: o['cache'] as CachePricing | undefined,
       onFit: onFit as OnFit | undefined,
-      maxSessions: Math.max(1, readCount(o, 'maxSessions', 64)),
+      maxSessions: readMaxSessions(o),
     };
     const read = { ...common, ...(spec.read?.(o) ?? ({} as E)) };
     // Every option a fit reads is refused now, not at the first call: a fit of nothing reads them all.
@@ -154,4 +154,10 @@ function markers(value: unknown, depth = 0): number {
   const anthropic = isRecord(po) ? po['anthropic'] : undefined;
   const own = (isRecord(anthropic) && (anthropic['cacheControl'] !== undefined || anthropic['cache_control'] !== undefined)) || value['cache_control'] !== undefined ? 1 : 0;
   return own + markers(value['content'], depth + 1);
+}
+
+/** `maxSessions`: a positive integer (0 would keep no conversation's session: refused rather than read as 1). */
+function readMaxSessions(o: Unchecked): number {
+  if (o['maxSessions'] === 0) throw invalidOption('maxSessions', 'a positive integer (the conversations kept at once)', 0);
+  return readCount(o, 'maxSessions', 64);
 }
