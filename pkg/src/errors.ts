@@ -97,6 +97,9 @@ export interface CtxpackErrorDetails {
   cause?: unknown;
 }
 
+/** The brand of a `CtxpackError`, the same symbol in every copy of the package (`Symbol.for`). */
+const BRAND = Symbol.for('ctxpack.CtxpackError');
+
 /**
  * The one error class ctxpack throws.
  *
@@ -110,9 +113,6 @@ export interface CtxpackErrorDetails {
  *   `INVALID_OPTION`, the option name (`'slicer'`, `'weights.alpha'`), and `index` is absent or
  *   the position inside that array (`gaze.entities[2]` → `index: 2`).
  */
-/** The brand of a `CtxpackError`, the same symbol in every copy of the package (`Symbol.for`). */
-const BRAND = Symbol.for('ctxpack.CtxpackError');
-
 export class CtxpackError extends Error {
   /**
    * `err instanceof CtxpackError` is true of an error of any copy of the package: the ES module
