@@ -126,6 +126,16 @@ test("OpenAI tool_calls: [] is malformed: the API refuses an empty array (\"Inva
   assert.deepEqual(validateMessages([new HumanMessage('q'), new AIMessage('a'), new HumanMessage('r')], 'langchain'), []);
 });
 
+test('Responses: an output given as parts has objects for parts, as a message does (output: [null] is malformed)', () => {
+  const call = { type: 'function_call', call_id: 'c', name: 'f', arguments: '{}' };
+  const m = (output) => [{ role: 'user', content: 'q' }, call, { type: 'function_call_output', call_id: 'c', output }];
+  assert.ok(rules(m([null]), 'openai-responses').some(([i, rule]) => i === 2 && rule === 'malformed'));
+  assert.throws(() => fitMessages(m([null]), { format: 'openai-responses', budgets }), { code: 'INVALID_FIELD', index: 2, field: 'output[0]' });
+  assert.throws(() => fitMessages(m([{ type: 'input_text', text: 7 }]), { format: 'openai-responses', budgets }), { code: 'INVALID_FIELD', index: 2, field: 'output[0].text' });
+  assert.deepEqual(rules(m([{ type: 'input_text', text: 'r' }]), 'openai-responses'), []);
+  assert.deepEqual(rules(m('r'), 'openai-responses'), []);
+});
+
 test('a text part whose text is not a string is malformed in every format that types its parts (OpenAI, Anthropic, AI SDK, Responses)', () => {
   for (const [format, part] of [['openai', { type: 'text' }], ['anthropic', { type: 'text', text: 5 }], ['ai-sdk', { type: 'text', text: { value: SECRET } }], ['openai-responses', { type: 'input_text', text: null }]]) {
     const m = [{ role: 'user', content: [{ type: 'text', text: 'q' }, part] }];

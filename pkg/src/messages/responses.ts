@@ -130,6 +130,9 @@ function read(message: unknown, index: number): Turn {
     results.push(field === undefined ? unanswerableCall(`messages[${index}] names no call`) : readCallId(m[field], index, field));
   }
   clientToolSearch(m, type, index, calls, results);
+  // An output given as parts (input_text, input_image, input_file): each an object, as a message's.
+  const out = kind.output;
+  if (out?.as === 'text' && Array.isArray(m[out.field])) readParts(m[out.field], index, out.field, true);
   const text = collectText(kind.text.map((f) => m[f]), [], sink);
   opaque(m, type, media);
   const holder = kind.output?.field ?? 'content';
