@@ -1,13 +1,15 @@
 // A session turn resumes the structure passes of the previous one (issue 30: a turn costs what is
-// new; src/messages/structure-memo.ts): the units, the compaction marks and the rule violations.
+// new; src/messages/structure-memo.ts): the units, the compaction marks, the rule violations and
+// the messages pinned for what they are.
 // Property: over random histories in every format and random sequences of appends (the history's
 // next messages; a stray copy of an earlier message or of another history's, which repeats ids,
 // orphans results and leaves calls unanswered; a compaction, a lone reasoning item, AI SDK
 // approvals, an empty assistant message that is a prefill only while it is the last), in-place
-// edits of an earlier message (an id, its content), replacements by a new object and
-// truncations, every turn's units (and each unit's members), compaction marks and violations
-// through a history memo equal those of the same passes from scratch, and prepareFit through a
-// memo gives the same units, pins, broken units and warnings (or the same error) as without one.
+// edits of an earlier message (an id, its content), replacements by a new object, truncations
+// (of the last message alone too) and reads the structure is not asked for, every turn's units
+// (and each unit's members), compaction marks, violations and system and compaction pins through
+// a history memo equal those of the same passes from scratch, and prepareFit through a memo gives
+// the same units, pins, broken units and warnings (or the same error) as without one.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
@@ -98,6 +100,7 @@ function sameStructure(inc, ref, where) {
   }
   assert.deepEqual(Array.from(inc.compacted), Array.from(ref.compacted), `${where}: compaction marks`);
   assert.deepEqual(inc.violations, ref.violations, `${where}: violations`);
+  assert.deepEqual(inc.pinnable, ref.pinnable, `${where}: messages pinned for what they are`);
 }
 
 const opArb = fc.oneof(

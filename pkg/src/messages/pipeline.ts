@@ -204,14 +204,14 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   const turns: Turn[] = memo === undefined ? list.map((m, i) => readTurn(adapter, m, i)) : memo.read(adapter, list);
   // Units, what the latest compaction stands for (never sent, so checked as absent), and the rules
   // broken: a session's memo scans only what is new (structure-memo.ts).
-  const { units, compacted, violations: found } = memo === undefined ? historyStructure(turns, adapter) : memo.structure.of(turns, adapter, memo.reads, memo.same);
+  const { units, compacted, violations: found, pinnable } = memo === undefined ? historyStructure(turns, adapter) : memo.structure.of(turns, adapter, memo.reads, memo.same);
   // Units that break a rule (an empty result and a leading assistant are fixed after selection; an
   // unknown part type is only said).
   const violations = found.filter((v) => v.rule !== 'no_messages' && v.rule !== 'first_not_user' && v.rule !== 'unknown_part_type');
   const broken = new Uint8Array(n);
   for (const v of violations) for (const j of units.members.get(units.unitOf[v.index]!)!) broken[j] = 1;
   for (let i = 0; i < n; i++) if (compacted[i] === 1) broken[i] = COMPACTED;
-  const pinned = pinnedMessages(list, turns, units, keep, adapter.firstFromUser, broken);
+  const pinned = pinnedMessages(list, turns, units, keep, adapter.firstFromUser, broken, pinnable);
   const warnings: string[] = [];
   // A wrong format reads another format's tool calls and results as text: nothing is paired, and
   // a cut can orphan a call. Said, not refused: the shapes only suggest it.

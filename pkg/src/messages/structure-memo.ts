@@ -1,6 +1,6 @@
 /**
  * The structure of a history (its units, what its latest compaction stands for, the rules it
- * breaks), kept across a session's reads so that a turn scans only what is new (issue 30). The
+ * breaks, the messages pinned for what they are), kept across a session's reads so that a turn scans only what is new (issue 30). The
  * units and the rules are each one scan over the messages in order (structure.ts `scanUnits`,
  * validate.ts `scanRules`), whose state can be saved before a message and resumed there: from
  * scratch is the same scan from an empty state, so each rule is written once.
@@ -28,7 +28,7 @@
  * @module
  */
 
-import { compactedFrom, latestCompaction, scanUnits, type Units, type UnitsState } from './structure.js';
+import { compactedFrom, latestCompaction, pinnableMessages, scanUnits, type Units, type UnitsState } from './structure.js';
 import type { FormatAdapter, Turn } from './turns.js';
 import type { MessageViolation } from './types.js';
 import { scanRules, type RulesState } from './validate.js';
@@ -40,6 +40,8 @@ export interface HistoryStructure {
   readonly compacted: Uint8Array;
   /** The structure rules the turns break with the compacted ones left out (validate.ts `structureViolations`). */
   readonly violations: readonly MessageViolation[];
+  /** The messages pinned for what they are, system messages and compactions (structure.ts `pinnableMessages`). */
+  readonly pinnable: readonly number[];
 }
 
 /** The structure of `turns`, from scratch. @internal */
@@ -59,6 +61,7 @@ interface Kept {
   readonly compacted: Uint8Array;
   readonly units: UnitsState;
   readonly rules: RulesState;
+  readonly pinnable: number[];
 }
 
 /** A history's structure, kept from one read of a session's history memo to the next. @internal */
@@ -94,11 +97,15 @@ export class StructureMemo {
     const compacted = compactedFrom(turns, compacts, last, marks, from);
     const units = scanUnits(turns, adapter, resume ? kept!.units : undefined, n - 1);
     const rules = scanRules(turns, adapter, compacts === undefined ? undefined : compacted, resume ? kept!.rules : undefined, n - 1);
+    // Each message's answer is its own: those before the boundary stay (an ascending list).
+    const pinnable = resume ? kept!.pinnable : [];
+    while (pinnable.length > 0 && pinnable[pinnable.length - 1]! >= from) pinnable.pop();
+    pinnableMessages(turns, from, pinnable);
     if (n > 0) {
       const before = latestFrom(n - 1, kept?.before ?? -1);
-      this.kept = { adapter, read, length: n, last, before, compacted, units: units.state!, rules: rules.state! };
+      this.kept = { adapter, read, length: n, last, before, compacted, units: units.state!, rules: rules.state!, pinnable };
     }
     this.resumed = resume;
-    return { units: units.units, compacted, violations: rules.violations };
+    return { units: units.units, compacted, violations: rules.violations, pinnable: pinnable.slice() };
   }
 }

@@ -213,8 +213,9 @@ function kept(keep: (message: unknown, index: number) => unknown, message: unkno
 }
 
 /**
- * The pinned messages: system messages; the latest user message someone wrote (not one that only
- * carries tool results); the last message; `keep`; the latest compaction item; then whole units; and with `firstFromUser`,
+ * The pinned messages: system messages and the latest compaction item (`pinnable`, as
+ * {@link pinnableMessages} lists them); the latest user message someone wrote (not one that only
+ * carries tool results); the last message; `keep`; then whole units; and with `firstFromUser`,
  * when the first of them is not a user message, the nearest user message before it that is a
  * unit of its own and breaks no rule (`broken`: it could not be sent), so that `keep` never makes
  * a request that has to open with an assistant. Items `broken` marks `COMPACTED` are never pinned.
@@ -226,19 +227,16 @@ export function pinnedMessages(
   keep: KeepRule | undefined,
   firstFromUser: boolean,
   broken: Uint8Array,
+  pinnable: readonly number[] = pinnableMessages(turns, 0, []),
 ): Uint8Array {
   const n = turns.length;
   const pinned = new Uint8Array(n);
   const latest = latestUserMessage(turns);
   if (latest >= 0) pinned[latest] = 1;
   if (n > 0) pinned[n - 1] = 1;
-  for (let i = 0; i < n; i++) {
-    if (turns[i]?.role === 'system') pinned[i] = 1;
-    // Responses: the latest compaction stands for everything the model did before it (the
-    // earlier ones are COMPACTED, unpinned below).
-    if (turns[i]?.compaction === true) pinned[i] = 1;
-    if (typeof keep === 'number' ? i >= n - keep : keep !== undefined && kept(keep, messages[i], i)) pinned[i] = 1;
-  }
+  for (const i of pinnable) pinned[i] = 1;
+  if (typeof keep === 'number') for (let i = Math.max(0, n - keep); i < n; i++) pinned[i] = 1;
+  else if (keep !== undefined) for (let i = 0; i < n; i++) if (kept(keep, messages[i], i)) pinned[i] = 1;
   pinWholeUnits(pinned, units);
   // What a compaction stands for is never sent, whatever pins it (a unit across the compaction
   // then breaks a rule and says so).
@@ -254,6 +252,17 @@ export function pinnedMessages(
     }
   }
   return pinned;
+}
+
+/**
+ * Appends to `out` the messages from `from` on that are pinned for what they are: system messages,
+ * and compactions (Responses: the latest stands for everything the model did before it; the
+ * earlier ones are COMPACTED, unpinned by {@link pinnedMessages}). Each message's answer is its
+ * own, so a session keeps the list from one turn to the next (structure-memo.ts).
+ */
+export function pinnableMessages(turns: readonly (Turn | undefined)[], from: number, out: number[]): number[] {
+  for (let i = from; i < turns.length; i++) if (turns[i]?.role === 'system' || turns[i]?.compaction === true) out.push(i);
+  return out;
 }
 
 /** Pins every member of a unit that has a pinned member. */
