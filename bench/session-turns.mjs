@@ -26,7 +26,8 @@ const { agentSession } = await import(pathToFileURL(join(root, 'pkg/test/agent-s
 export const turnCounts = (smoke) => ({ last: smoke ? 2 : 12, warm: smoke ? 2 : 30 });
 
 /**
- * A generated agent history in `format` (OpenAI's by default) cut at about `n` messages; a session of `lib` fits it up to
+ * A generated agent history in `format` (OpenAI's by default) cut at about `n` messages (at a
+ * request end); a session of `lib` fits it up to
  * `warm + last` requests before its end, then each request after, one after another, the last
  * `last` timed: the turns of a long-lived session (the untimed ones before also let the engine
  * compile the turn's code, which the first turns of a process run unoptimised). `plans`, when
@@ -35,8 +36,10 @@ export const turnCounts = (smoke) => ({ last: smoke ? 2 : 12, warm: smoke ? 2 : 
 export function turnsAt(lib, n, { smoke = false, fits = smoke ? 1 : 3, plans, format = 'openai' } = {}) {
   const { last, warm } = turnCounts(smoke);
   const { messages, system } = agentSession(1, format, Math.max(1, Math.ceil(n / 7)));
-  const history = messages.slice(0, Math.min(n, messages.length));
-  const ends = lib.requestEnds(history, format);
+  // Cut at the last request end of the whole history within `n` messages: a cut between parallel
+  // calls' results would leave the last request with a call unanswered (refused, the step in flight).
+  const ends = lib.requestEnds(messages, format).filter((e) => e < n);
+  const history = messages.slice(0, ends[ends.length - 1] + 1);
   const from = Math.max(0, ends.length - last - warm - 1);
   const budget = Math.max(2_000, history.length * 40);
   const cache = format === 'anthropic' ? 'anthropic' : 'openai';

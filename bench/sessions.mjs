@@ -236,7 +236,7 @@ Medians of the last ${LAST} turns, ms per turn:
 
 ### Per turn as the history grows (issue 30)
 
-Generated tool-heavy OpenAI agent histories (\`pkg/test/agent-sessions.mjs\`, seed 1) cut at about
+Generated tool-heavy OpenAI agent histories (\`pkg/test/agent-sessions.mjs\`, seed 1) cut (at a request end) at about
 ${growth.map((g) => g.n.toLocaleString('en-US')).join(' and ')} messages, budget 40 tokens a message (at least 2,000), \`cache: 'openai'\`,
 \`estimateTokens\`. *A turn*: one session through the history's last ${WARM_TURNS + LAST_TURNS + 1} requests one after
 another (its first fit takes the history up to the first of them), the median, mean and 90th
