@@ -45,11 +45,17 @@ export function turnsAt(lib, n, { smoke = false, fits = smoke ? 1 : 3, plans, fo
   const cache = format === 'anthropic' ? 'anthropic' : 'openai';
   const session = lib.createSession({ format, system, budgets: { tokens_max: budget }, cache });
   const turnMs = [];
+  const cpuMs = [];
   for (let k = from; k < ends.length; k++) {
     const now = history.slice(0, ends[k] + 1);
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     const r = session.fit(now);
-    if (k >= ends.length - last) turnMs.push(performance.now() - t0);
+    if (k >= ends.length - last) {
+      turnMs.push(performance.now() - t0);
+      const c = process.cpuUsage(c0);
+      cpuMs.push((c.user + c.system) / 1000);
+    }
     if (r.metrics.budget_used > r.metrics.effective_budget) throw new Error(`turns at ${n}: over budget`);
     plans?.push(JSON.stringify(r.decisions));
   }
@@ -59,7 +65,7 @@ export function turnsAt(lib, n, { smoke = false, fits = smoke ? 1 : 3, plans, fo
     lib.fitMessages(history, { format, system, budgets: { tokens_max: budget } });
     fitMs.push(performance.now() - t0);
   }
-  return { messages: history.length, turnMs, turn: median(turnMs), turnMean: mean(turnMs), turnP90: quantile(turnMs, 0.9), fit: median(fitMs) };
+  return { messages: history.length, turnMs, cpuMs, turn: median(turnMs), turnMean: mean(turnMs), turnP90: quantile(turnMs, 0.9), fit: median(fitMs) };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
@@ -71,9 +77,10 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const then = beforeDir === undefined ? undefined : await import(pathToFileURL(join(beforeDir, 'dist/node.js')).href);
   const ROUNDS = args.includes('--rounds') ? Number(args[args.indexOf('--rounds') + 1]) : smoke ? 2 : 4;
   const f = (x) => (x < 10 ? x.toFixed(2) : x.toFixed(1));
-  const line = (name, turnMs) => `${name}: median ${f(median(turnMs))} ms, mean ${f(mean(turnMs))}, p90 ${f(quantile(turnMs, 0.9))} (${turnMs.length} turns)`;
+  const line = (name, { turnMs, cpuMs }) =>
+    `${name}: median ${f(median(turnMs))} ms, mean ${f(mean(turnMs))}, p90 ${f(quantile(turnMs, 0.9))}; CPU (the process's, all threads) median ${f(median(cpuMs))} ms (${turnMs.length} turns)`;
   for (const n of smoke ? [100, 400] : [1_000, 10_000]) {
-    const all = { before: [], after: [] };
+    const all = { before: { turnMs: [], cpuMs: [] }, after: { turnMs: [], cpuMs: [] } };
     let messages = 0;
     for (let round = 0; round < ROUNDS; round++) {
       const plans = { before: [], after: [] };
@@ -82,7 +89,8 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
       for (const [name, lib] of builds) {
         globalThis.gc?.();
         const r = turnsAt(lib, n, { smoke, fits: 0, plans: plans[name], format });
-        all[name].push(...r.turnMs);
+        all[name].turnMs.push(...r.turnMs);
+        all[name].cpuMs.push(...r.cpuMs);
         messages = r.messages;
       }
       if (then !== undefined && plans.before.join('\n') !== plans.after.join('\n')) throw new Error(`turns at ${n}: the builds planned differently`);

@@ -1,9 +1,10 @@
 /**
  * The structure of a history (its units, what its latest compaction stands for, the rules it
- * breaks, the messages pinned for what they are), kept across a session's reads so that a turn scans only what is new (issue 30). The
- * units and the rules are each one scan over the messages in order (structure.ts `scanUnits`,
- * validate.ts `scanRules`), whose state can be saved before a message and resumed there: from
- * scratch is the same scan from an empty state, so each rule is written once.
+ * breaks, the messages pinned for what they are), kept across a session's reads so that a turn
+ * scans only what is new (issue 30). The units and the rules are each one scan over the messages
+ * in order (structure.ts `scanUnits`, validate.ts `scanRules`), whose state can be saved before a
+ * message and resumed there: from scratch is the same scan from an empty state, so each rule is
+ * written once.
  *
  * Where a turn resumes: before the previous history's last message. That is safe when the memo
  * vouches that every message before it is unchanged (history.ts `same`, of the read just before
@@ -20,7 +21,10 @@
  *   union and answers afresh;
  * - the rules read the messages with the compacted ones left out, and the latest compaction marks
  *   the messages before it: the scans resume only when the marks before the boundary are those
- *   of the previous turn (no compaction came after the boundary, or one was already there).
+ *   of the previous turn (the latest compaction is where it was, or it was and is at or after
+ *   the boundary);
+ * - the messages pinned for what they are (system messages, compactions) are each one's own
+ *   answer: those before the boundary stay listed.
  * Anything else (an edit before the boundary, a truncation, another adapter, a read the memo did
  * not see) scans from the first message.
  *
