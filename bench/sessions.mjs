@@ -23,8 +23,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { largeInput } from './large-input.mjs';
+import { turnCounts, turnsAt } from './session-turns.mjs';
 import { trimCounter, trimMessages } from './others.mjs';
-import { mean, median, quantile } from './stats.mjs';
+import { median } from './stats.mjs';
 import { putSection } from './write-section.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -170,40 +171,11 @@ const cost = { session: median(sessionMs), fresh: median(freshMs), cached: media
 
 // ---- 4. per turn as the history grows (issue 30) ----
 
-/**
- * A generated OpenAI agent history cut at about `n` messages; a session fits it up to
- * `WARM_TURNS + LAST_TURNS` requests before its end, then each request after, one after another,
- * the last `LAST_TURNS` timed: the turns of a long-lived session (the untimed ones before also
- * let the engine compile the turn's code, which the first turns of a process run unoptimised).
- */
-const LAST_TURNS = smoke ? 2 : 12;
-const WARM_TURNS = smoke ? 2 : 30;
-function turnsAt(n) {
-  const { messages } = agentSession(1, 'openai', Math.max(1, Math.ceil(n / 7)));
-  const history = messages.slice(0, Math.min(n, messages.length));
-  const ends = lib.requestEnds(history, 'openai');
-  const from = Math.max(0, ends.length - LAST_TURNS - WARM_TURNS - 1);
-  const budget = Math.max(2_000, history.length * 40);
-  const session = lib.createSession({ format: 'openai', budgets: { tokens_max: budget }, cache: 'openai' });
-  const turnMs = [];
-  for (let k = from; k < ends.length; k++) {
-    const now = history.slice(0, ends[k] + 1);
-    const t0 = performance.now();
-    const r = session.fit(now);
-    if (k >= ends.length - LAST_TURNS) turnMs.push(performance.now() - t0);
-    if (r.metrics.budget_used > r.metrics.effective_budget) throw new Error(`turns at ${n}: over budget`);
-  }
-  const fitMs = [];
-  for (let k = 0; k < (smoke ? 1 : 3); k++) {
-    const t0 = performance.now();
-    lib.fitMessages(history, { format: 'openai', budgets: { tokens_max: budget } });
-    fitMs.push(performance.now() - t0);
-  }
-  return { messages: history.length, turn: median(turnMs), turnMean: mean(turnMs), turnP90: quantile(turnMs, 0.9), fit: median(fitMs) };
-}
+// The measurement is bench/session-turns.mjs's, which also runs it on its own beside an earlier build (--before).
+const { last: LAST_TURNS, warm: WARM_TURNS } = turnCounts(smoke);
 const growth = (smoke ? [100, 400] : [1_000, 10_000]).map((n) => ({ n, ...turnsAtWith(n) }));
 function turnsAtWith(n) {
-  const r = turnsAt(n);
+  const r = turnsAt(lib, n, { smoke });
   process.stderr.write(`sessions: a turn at ${r.messages} messages ${r.turn.toFixed(2)} ms (mean ${r.turnMean.toFixed(2)}, p90 ${r.turnP90.toFixed(2)}), fitMessages ${r.fit.toFixed(1)} ms\n`);
   return r;
 }
@@ -264,7 +236,7 @@ Medians of the last ${LAST} turns, ms per turn:
 
 ### Per turn as the history grows (issue 30)
 
-Generated tool-heavy OpenAI agent histories (\`pkg/test/agent-sessions.mjs\`, seed 1) cut at about
+Generated tool-heavy OpenAI agent histories (\`pkg/test/agent-sessions.mjs\`, seed 1) cut (at a request end) at about
 ${growth.map((g) => g.n.toLocaleString('en-US')).join(' and ')} messages, budget 40 tokens a message (at least 2,000), \`cache: 'openai'\`,
 \`estimateTokens\`. *A turn*: one session through the history's last ${WARM_TURNS + LAST_TURNS + 1} requests one after
 another (its first fit takes the history up to the first of them), the median, mean and 90th

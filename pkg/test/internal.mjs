@@ -44,3 +44,13 @@ export const importMedia = () =>
       "export { wasmMemoryBytes } from './src/core/bridge.ts';\n" +
       "export { CtxpackError } from './src/errors.ts';\n",
   );
+
+/** A session's structure passes (src/messages/structure-memo.ts) and what they are checked against. */
+export const importStructure = () =>
+  importInternal(
+    "export { HistoryMemo } from './src/messages/history.ts';\n" +
+      "export { historyStructure } from './src/messages/structure-memo.ts';\n" +
+      "export { prepareFit } from './src/messages/pipeline.ts';\n" +
+      "export { adapterOf } from './src/messages/formats.ts';\n" +
+      "export { readTurn } from './src/messages/turns.ts';\n",
+  );

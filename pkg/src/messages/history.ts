@@ -14,6 +14,7 @@
 import { readTurn, type FormatAdapter, type Turn } from './turns.js';
 import { evidence, evidentOf } from './detect.js';
 import type { MessageFormatName } from './turns.js';
+import { StructureMemo } from './structure-memo.js';
 
 /** How deep a snapshot reads a message: the message's fields, their elements and fields, and so on. */
 export const SNAPSHOT_DEPTH = 5;
@@ -111,6 +112,8 @@ export class HistoryMemo {
   texts: readonly string[] = [];
   /** For the history last read: the counts of its first `same` messages' texts, when the one before was counted. */
   known: KnownCounts | undefined;
+  /** The structure of the histories read (structure-memo.ts), resumed from one read to the next. */
+  readonly structure = new StructureMemo();
 
   /**
    * Remembers the counts of `list`'s message texts (`costs[i]`, `keys[i]`, as counted through the

@@ -20,14 +20,15 @@ import { ANTHROPIC_MAX_MARKERS, capMarkers, fixedMarkers } from './markers.js';
 import { adapterOf } from './formats.js';
 import { readRelevance, relevanceValues, type Bm25Memo } from './relevance.js';
 import { readCaller, type CallerOptions } from './caller.js';
-import { buildUnits, COMPACTED, compactedItems, latestUserMessage, pinnedMessages, type KeepRule, type Units } from './structure.js';
+import { COMPACTED, latestUserMessage, pinnedMessages, type KeepRule, type Units } from './structure.js';
+import { historyStructure } from './structure-memo.js';
 import { collectText, joinText, readTurn, type FormatAdapter, type Turn } from './turns.js';
 import type { MediaPart, CountPartContext, MediaRules } from './media.js';
 import { DEFAULT_TRUNCATE_SHARE, type Truncation } from './truncate.js';
 import { evidentFormat } from './detect.js';
 import { FRAMING, type FramingRule } from './framing.js';
 import type { HistoryMemo, KnownCounts } from './history.js';
-import { messageArray, structureViolations } from './validate.js';
+import { messageArray } from './validate.js';
 import type { FitMessagesAsyncOptions, FitMessagesOptions, FitMessagesResult, MessageDecision, MessageDecisionReason, RelevanceWeights } from './types.js';
 
 /** The options `fitMessages` reads (sessions take them too; `embed` and `embedCache` only async ones). @internal */
@@ -207,17 +208,17 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   const n = list.length;
   // A session's memo reads only the messages it has not read unchanged (history.ts).
   const turns: Turn[] = memo === undefined ? list.map((m, i) => readTurn(adapter, m, i)) : memo.read(adapter, list);
-  const units = buildUnits(turns, adapter);
+  // Units, what the latest compaction stands for (never sent, so checked as absent), and the rules
+  // broken: a session's memo scans only what is new (structure-memo.ts).
+  const { units, compacted, violations: found, pinnable } = memo === undefined ? historyStructure(turns, adapter) : memo.structure.of(turns, adapter, memo.reads, memo.same);
   // Units that break a rule (an empty result and a leading assistant are fixed after selection; an
   // unknown part type is only said).
-  const compacted = compactedItems(turns, adapter.compacts); // never sent, so checked as absent
-  const found = structureViolations(turns.map((t, i) => (compacted[i] === 1 ? undefined : t)), adapter);
   const violations = found.filter((v) => v.rule !== 'no_messages' && v.rule !== 'first_not_user' && v.rule !== 'unknown_part_type');
   const broken = new Uint8Array(n);
   for (const v of violations) for (const j of units.members.get(units.unitOf[v.index]!)!) broken[j] = 1;
   for (let i = 0; i < n; i++) if (compacted[i] === 1) broken[i] = COMPACTED;
   const firstFromUser = adapter.firstFromUser || provider === 'anthropic';
-  const pinned = pinnedMessages(list, turns, units, keep, firstFromUser, broken);
+  const pinned = pinnedMessages(list, turns, units, keep, firstFromUser, broken, pinnable);
   const warnings: string[] = [];
   // A wrong format reads another format's tool calls and results as text: nothing is paired, and
   // a cut can orphan a call. Said, not refused: the shapes only suggest it.

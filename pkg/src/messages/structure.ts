@@ -14,6 +14,7 @@
 
 import { CtxpackError } from '../errors.js';
 import type { FormatAdapter, Turn } from './turns.js';
+import { Undo } from './undo.js';
 
 /** Units over the messages: `unitOf[i]` is the index of the first message of `i`'s unit. */
 export interface Units {
@@ -29,26 +30,93 @@ export interface UnitMembers {
 
 /** Pairs calls with results as the format places them (see validate.ts for the rules themselves). */
 export function buildUnits(turns: readonly (Turn | undefined)[], adapter: FormatAdapter): Units {
-  if (adapter.results === 'by-id') return withMembers(unitsById(turns));
+  return scanUnits(turns, adapter).units;
+}
+
+/**
+ * A units scan's state before message `at`, to resume there on a later history that has the same
+ * first `at` messages (structure-memo.ts). Consumed by the scan that resumes from it: its maps are
+ * the live ones, with the changes made from `at` on in `undo`.
+ */
+export interface UnitsState {
+  readonly at: number;
+  /** Per message before `at`: the scan's array there (a unit's first message; by-id, the union's parent, which a later message may still merge). */
+  readonly root: Int32Array;
+  /** Tool messages: the assistant message before `at` whose tool messages run up to `at`, or -1. */
+  readonly owner: number;
+  /** By id: the latest message making each call id. */
+  readonly callAt: Map<string, number>;
+  readonly undo: Undo;
+}
+
+/**
+ * The units, by one scan over the messages in order (from `from.at` on with `from`, else from the
+ * first), and the scan's state before message `saveAt` (none without it). Each step decides only
+ * whether message `i` joins the unit of a message before it, by looking at it and at those before
+ * it: tool messages join the assistant message their run follows, an Anthropic user message the
+ * assistant message just before, a Responses item the item of its call, the call before it, the
+ * program it names or the reasoning item just before it. So the steps before `at` and the state
+ * there hold for any history with the same first `at` messages; a later message may still merge
+ * earlier units by id (Responses), which is why the state keeps the union, not the answer.
+ */
+export function scanUnits(turns: readonly (Turn | undefined)[], adapter: FormatAdapter, from?: UnitsState, saveAt = -1): { units: Units; state: UnitsState | undefined } {
   const n = turns.length;
+  const start = from?.at ?? 0;
   const unitOf = new Int32Array(n);
-  for (let i = 0; i < n; i++) unitOf[i] = i;
-  for (let i = 0; i < n; i++) {
+  if (from !== undefined) unitOf.set(from.root);
+  for (let i = start; i < n; i++) unitOf[i] = i;
+  const undo = from?.undo ?? new Undo();
+  undo.rewind();
+  const callAt = from?.callAt ?? new Map<string, number>();
+  let state: UnitsState | undefined;
+  if (adapter.results === 'by-id') {
+    const find = (i: number): number => {
+      while (unitOf[i] !== i) i = unitOf[i] = unitOf[unitOf[i]!]!;
+      return i;
+    };
+    const join = (a: number, b: number): void => {
+      const x = find(a);
+      const y = find(b);
+      if (x < y) unitOf[y] = x;
+      else unitOf[x] = y;
+    };
+    for (let i = start; i < n; i++) {
+      if (i === saveAt) {
+        state = { at: i, root: unitOf.slice(0, i), owner: -1, callAt, undo };
+        undo.on = true;
+      }
+      byId(turns, i, join, callAt, undo);
+    }
+    for (let i = 0; i < n; i++) unitOf[i] = find(i);
+    return { units: withMembers(unitOf), state };
+  }
+  let owner = from?.owner ?? -1;
+  let calls: (id: string) => boolean = () => false;
+  let approvals: ((id: string) => boolean) | undefined;
+  const own = (i: number): void => {
+    const t = turns[i]!;
+    calls = memberOf(t.calls);
+    approvals = t.approvalRequests === undefined ? undefined : memberOf(t.approvalRequests.map(([approval]) => approval));
+  };
+  if (owner >= 0) own(owner);
+  for (let i = start; i < n; i++) {
+    if (i === saveAt) state = { at: i, root: unitOf.slice(0, i), owner, callAt, undo };
     const t = turns[i];
-    if (t?.role !== 'assistant' || (t.calls.length === 0 && t.approvalRequests === undefined)) continue;
-    const calls = memberOf(t.calls);
     if (adapter.results === 'next-user') {
-      const next = turns[i + 1];
-      if (next?.role === 'user' && next.results.some(calls)) unitOf[i + 1] = unitOf[i]!;
+      // An Anthropic user message joins the assistant message just before it when it answers one of its calls.
+      const prev = turns[i - 1];
+      if (t?.role === 'user' && prev?.role === 'assistant' && (prev.calls.length > 0 || prev.approvalRequests !== undefined) && t.results.some(memberOf(prev.calls))) unitOf[i] = i - 1;
       continue;
     }
-    const approvals = t.approvalRequests === undefined ? undefined : memberOf(t.approvalRequests.map(([approval]) => approval));
-    for (let j = i + 1; j < n && turns[j]?.role === 'tool'; j++) {
-      const u = turns[j]!;
-      if (u.results.some(calls) || (approvals !== undefined && u.approvalResponses?.some(approvals) === true)) unitOf[j] = unitOf[i]!;
+    // Tool messages join the assistant message whose calls their run follows, each when it answers one of them.
+    if (t?.role === 'tool') {
+      if (owner >= 0 && (t.results.some(calls) || (approvals !== undefined && t.approvalResponses?.some(approvals) === true))) unitOf[i] = owner;
+      continue;
     }
+    owner = t?.role === 'assistant' && (t.calls.length > 0 || t.approvalRequests !== undefined) ? i : -1;
+    if (owner >= 0) own(owner);
   }
-  return withMembers(unitOf);
+  return { units: withMembers(unitOf), state };
 }
 
 /** Whether an id is in `ids`: a look through the list for the few calls of one message, a Set beyond. */
@@ -89,34 +157,17 @@ function withMembers(unitOf: Int32Array): Units {
  * unit (the latest call with that id before it), wherever it comes; calls one after another (the
  * parallel calls of one model turn, which a reasoning item before them precedes) share a unit; a
  * reasoning item joins the next item's; an item a program made joins the program's. Each unit is
- * named by its first item (the union's root is its smallest index).
+ * named by its first item (the union's root is its smallest index). One step: item `i`.
  */
-function unitsById(turns: readonly (Turn | undefined)[]): Int32Array {
-  const n = turns.length;
-  const root = new Int32Array(n);
-  for (let i = 0; i < n; i++) root[i] = i;
-  const find = (i: number): number => {
-    while (root[i] !== i) i = root[i] = root[root[i]!]!;
-    return i;
-  };
-  const join = (a: number, b: number): void => {
-    const x = find(a);
-    const y = find(b);
-    if (x < y) root[y] = x;
-    else root[x] = y;
-  };
-  const callAt = new Map<string, number>();
-  for (let i = 0; i < n; i++) {
-    const t = turns[i];
-    if (t === undefined) continue;
-    if (t.calls.length > 0 && (turns[i - 1]?.calls.length ?? 0) > 0) join(i - 1, i);
-    for (const id of t.results) if (callAt.has(id)) join(callAt.get(id)!, i);
-    for (const id of t.attachedTo ?? []) if (callAt.has(id)) join(callAt.get(id)!, i);
-    for (const id of t.calls) callAt.set(id, i);
-    if (t.joinsNext === true && i + 1 < n && turns[i + 1] !== undefined) join(i, i + 1);
-  }
-  for (let i = 0; i < n; i++) root[i] = find(i);
-  return root;
+function byId(turns: readonly (Turn | undefined)[], i: number, join: (a: number, b: number) => void, callAt: Map<string, number>, undo: Undo): void {
+  const t = turns[i];
+  if (t === undefined) return;
+  if (t.calls.length > 0 && (turns[i - 1]?.calls.length ?? 0) > 0) join(i - 1, i);
+  for (const id of t.results) if (callAt.has(id)) join(callAt.get(id)!, i);
+  for (const id of t.attachedTo ?? []) if (callAt.has(id)) join(callAt.get(id)!, i);
+  for (const id of t.calls) undo.set(callAt, id, i);
+  // The reasoning item just before joins this one (the step of the reasoning item cannot know the next).
+  if (turns[i - 1]?.joinsNext === true) join(i - 1, i);
 }
 
 /** `broken`'s mark for an item that the latest compaction item stands for (1 marks a rule broken). */
@@ -133,12 +184,20 @@ export const COMPACTED = 2;
  *   the first of the conversation, in place of what it summarises).
  */
 export function compactedItems(turns: readonly (Turn | undefined)[], compacts: FormatAdapter['compacts']): Uint8Array {
-  const out = new Uint8Array(turns.length);
+  return compactedFrom(turns, compacts, compacts === undefined ? -1 : latestCompaction(turns, 0, turns.length), new Uint8Array(turns.length), 0);
+}
+
+/** {@link compactedItems} into `out` from message `from` on, the latest compaction being `last` (-1: none). */
+export function compactedFrom(turns: readonly (Turn | undefined)[], compacts: FormatAdapter['compacts'], last: number, out: Uint8Array, from: number): Uint8Array {
   if (compacts === undefined) return out;
-  let last = turns.length - 1;
-  while (last >= 0 && turns[last]?.compaction !== true) last--;
-  for (let i = 0; i < last; i++) if (turns[i] !== undefined && (compacts === 'all' || (turns[i]!.role !== 'system' && turns[i]!.role !== 'user'))) out[i] = 1;
+  for (let i = from; i < last; i++) if (turns[i] !== undefined && (compacts === 'all' || (turns[i]!.role !== 'system' && turns[i]!.role !== 'user'))) out[i] = 1;
   return out;
+}
+
+/** The latest compaction among messages `from` to `to - 1`, or -1. */
+export function latestCompaction(turns: readonly (Turn | undefined)[], from: number, to: number): number {
+  for (let i = to - 1; i >= from; i--) if (turns[i]?.compaction === true) return i;
+  return -1;
 }
 
 /** What `options.keep` may be: the last N messages, or a predicate on `(message, index)`. */
@@ -154,8 +213,9 @@ function kept(keep: (message: unknown, index: number) => unknown, message: unkno
 }
 
 /**
- * The pinned messages: system messages; the latest user message someone wrote (not one that only
- * carries tool results); the last message; `keep`; the latest compaction item; then whole units; and with `firstFromUser`,
+ * The pinned messages: system messages and the latest compaction item (`pinnable`, as
+ * {@link pinnableMessages} lists them); the latest user message someone wrote (not one that only
+ * carries tool results); the last message; `keep`; then whole units; and with `firstFromUser`,
  * when the first of them is not a user message, the nearest user message before it that is a
  * unit of its own and breaks no rule (`broken`: it could not be sent), so that `keep` never makes
  * a request that has to open with an assistant. Items `broken` marks `COMPACTED` are never pinned.
@@ -167,19 +227,16 @@ export function pinnedMessages(
   keep: KeepRule | undefined,
   firstFromUser: boolean,
   broken: Uint8Array,
+  pinnable: readonly number[] = pinnableMessages(turns, 0, []),
 ): Uint8Array {
   const n = turns.length;
   const pinned = new Uint8Array(n);
   const latest = latestUserMessage(turns);
   if (latest >= 0) pinned[latest] = 1;
   if (n > 0) pinned[n - 1] = 1;
-  for (let i = 0; i < n; i++) {
-    if (turns[i]?.role === 'system') pinned[i] = 1;
-    // Responses: the latest compaction stands for everything the model did before it (the
-    // earlier ones are COMPACTED, unpinned below).
-    if (turns[i]?.compaction === true) pinned[i] = 1;
-    if (typeof keep === 'number' ? i >= n - keep : keep !== undefined && kept(keep, messages[i], i)) pinned[i] = 1;
-  }
+  for (const i of pinnable) pinned[i] = 1;
+  if (typeof keep === 'number') for (let i = Math.max(0, n - keep); i < n; i++) pinned[i] = 1;
+  else if (keep !== undefined) for (let i = 0; i < n; i++) if (kept(keep, messages[i], i)) pinned[i] = 1;
   pinWholeUnits(pinned, units);
   // What a compaction stands for is never sent, whatever pins it (a unit across the compaction
   // then breaks a rule and says so).
@@ -197,6 +254,17 @@ export function pinnedMessages(
     }
   }
   return pinned;
+}
+
+/**
+ * Appends to `out` the messages from `from` on that are pinned for what they are: system messages,
+ * and compactions (Responses: the latest stands for everything the model did before it; the
+ * earlier ones are COMPACTED, unpinned by {@link pinnedMessages}). Each message's answer is its
+ * own, so a session keeps the list from one turn to the next (structure-memo.ts).
+ */
+export function pinnableMessages(turns: readonly (Turn | undefined)[], from: number, out: number[]): number[] {
+  for (let i = from; i < turns.length; i++) if (turns[i]?.role === 'system' || turns[i]?.compaction === true) out.push(i);
+  return out;
 }
 
 /** Pins every member of a unit that has a pinned member. */

@@ -8,6 +8,7 @@
 import { CtxpackError, describeValue } from '../errors.js';
 import { adapterOf } from './formats.js';
 import type { FormatAdapter, Turn } from './turns.js';
+import { Undo } from './undo.js';
 import type { AiSdkFormat, MessageFormat, MessageViolation, MessageRule } from './types.js';
 
 /** The messages read into turns; a malformed message is `undefined` there and a `'malformed'` violation. */
@@ -81,58 +82,146 @@ function violation(index: number, rule: MessageRule, message: string): MessageVi
  *   compaction_block_misplaced). Such a message may open the request: `first_not_user` allows it.
  */
 export function structureViolations(turns: readonly (Turn | undefined)[], adapter: FormatAdapter): MessageViolation[] {
-  const out: MessageViolation[] = [];
-  if (turns.length === 0) out.push(violation(0, 'no_messages', 'messages is empty'));
-  let other = false;
-  for (let i = 0; i < turns.length; i++) {
-    const t = turns[i];
-    if (t === undefined) continue;
-    if (t.role === 'system' && adapter.noSystemMessages === true) {
-      out.push(violation(i, 'system_in_messages', `messages[${i}] is a system message, which the API refuses among the messages (AI SDK: pass it as options.system, the call's instructions, or set allowSystemInMessages)`));
-    } else if (t.role === 'system' && other && !adapter.systemAnywhere) out.push(violation(i, 'system_not_first', `messages[${i}] is a system message after the conversation started`));
-    if (t.role !== 'system') other = true;
-    const prefill = adapter.emptyLastAssistant === true && t.role === 'assistant' && i === turns.length - 1;
-    if (t.emptyContent === true && !prefill) out.push(violation(i, 'empty_content', `messages[${i}].content is empty or missing`));
-    else if (t.emptyPart !== undefined) out.push(violation(i, 'empty_content', `messages[${i}].content[${t.emptyPart}] is a text block without text`));
-    if (t.resultAfterOther !== undefined) {
-      out.push(violation(i, 'tool_result_not_first', `messages[${i}].content[${t.resultAfterOther}] is a tool result after a block of another kind (tool results come first)`));
+  return scanRules(turns, adapter).violations;
+}
+
+/** Tool messages: the assistant message whose calls the tool messages after it answer, and what is still open. */
+interface Pending {
+  readonly index: number;
+  readonly open: Set<string>;
+  approved: Set<string> | undefined;
+  readonly approvals: Map<string, string> | undefined;
+}
+
+const copyPending = (p: Pending | undefined): Pending | undefined =>
+  p === undefined ? undefined : { index: p.index, open: new Set(p.open), approved: p.approved === undefined ? undefined : new Set(p.approved), approvals: p.approvals === undefined ? undefined : new Map(p.approvals) };
+
+/**
+ * A rules scan's state before message `at`, to resume there on a later history that has the same
+ * first `at` messages, read the same (structure-memo.ts). Consumed by the scan that resumes from
+ * it: its sets and maps are the live ones, with the changes made from `at` on in `undo`.
+ */
+export interface RulesState {
+  readonly at: number;
+  /** The violations the steps before `at` found, in the order found: `found`'s first `count` (the live array). */
+  readonly found: MessageViolation[];
+  readonly count: number;
+  /** Whether a message of another role than system came before `at`. */
+  readonly other: boolean;
+  /** Anthropic: the first message read before `at` (-1: none), the one a compaction block may open. */
+  readonly opening: number;
+  readonly pending: Pending | undefined;
+  /** Anthropic, Responses: the call ids made before `at` (unique in the request). */
+  readonly earlier: Set<string>;
+  /** Responses: the calls not answered yet, by id (the first message making each), and the items' own ids. */
+  readonly open: Map<string, number>;
+  readonly ids: Set<string>;
+  readonly undo: Undo;
+}
+
+/**
+ * Every structure rule over the turns (`mask[i] === 1`: turn `i` left out, as `undefined`), by one
+ * scan in order, from `from.at` on with `from` (else from the first), and the scan's state before
+ * message `saveAt` (none without it). Step `i` says only what message `i` and those before it show:
+ * each rule looks back (a result at its call before it, a call's results in the messages after it
+ * checked when they come, when the next message that is not a tool message comes, or at the end),
+ * and only a message's being the last (a prefill, a reasoning item with nothing after it) looks
+ * at what follows. So the violations found before `at` and the state there hold for any history
+ * with the same first `at` turns and more than `at` messages (the
+ * steps before `at` found none of them the last); what the end says (calls still
+ * unanswered) is said again at the end of every scan.
+ */
+export function scanRules(
+  turns: readonly (Turn | undefined)[],
+  adapter: FormatAdapter,
+  mask?: Uint8Array,
+  from?: RulesState,
+  saveAt = -1,
+): { violations: MessageViolation[]; state: RulesState | undefined } {
+  const n = turns.length;
+  const turnAt = (i: number): Turn | undefined => (mask?.[i] === 1 ? undefined : turns[i]);
+  const start = from?.at ?? 0;
+  const found = from?.found ?? [];
+  found.length = from?.count ?? 0;
+  const undo = from?.undo ?? new Undo();
+  undo.rewind();
+  const earlier = from?.earlier ?? new Set<string>();
+  const open = from?.open ?? new Map<string, number>();
+  const ids = from?.ids ?? new Set<string>();
+  let other = from?.other ?? false;
+  let opening = from?.opening ?? -1;
+  // The approval maps are made only for a message that asks for approvals, and the set of calls
+  // answered after an approval only when one is: most assistant messages just make calls, and a
+  // 10,000-message history has thousands of them.
+  let pending = copyPending(from?.pending);
+  const close = (): void => {
+    if (pending !== undefined && pending.open.size > 0) found.push(missing(pending.index));
+    pending = undefined;
+  };
+  let state: RulesState | undefined;
+  let prev = start > 0 ? turnAt(start - 1) : undefined;
+  for (let i = start; i < n; prev = turnAt(i), i++) {
+    if (i === saveAt) {
+      state = { at: i, found, count: found.length, other, opening, pending: copyPending(pending), earlier, open, ids, undo };
+      undo.on = true;
     }
-    if (t.unknownPart !== undefined) {
-      out.push(violation(i, 'unknown_part_type', `messages[${i}].content[${t.unknownPart}] has a type the ${adapter.name} format does not list for ${t.role} messages`));
+    const t = turnAt(i);
+    if (t !== undefined) {
+      if (t.role === 'system' && adapter.noSystemMessages === true) {
+        found.push(violation(i, 'system_in_messages', `messages[${i}] is a system message, which the API refuses among the messages (AI SDK: pass it as options.system, the call's instructions, or set allowSystemInMessages)`));
+      } else if (t.role === 'system' && other && !adapter.systemAnywhere) found.push(violation(i, 'system_not_first', `messages[${i}] is a system message after the conversation started`));
+      if (t.role !== 'system') other = true;
+      const prefill = adapter.emptyLastAssistant === true && t.role === 'assistant' && i === n - 1;
+      if (t.emptyContent === true && !prefill) found.push(violation(i, 'empty_content', `messages[${i}].content is empty or missing`));
+      else if (t.emptyPart !== undefined) found.push(violation(i, 'empty_content', `messages[${i}].content[${t.emptyPart}] is a text block without text`));
+      if (t.resultAfterOther !== undefined) {
+        found.push(violation(i, 'tool_result_not_first', `messages[${i}].content[${t.resultAfterOther}] is a tool result after a block of another kind (tool results come first)`));
+      }
+      if (t.unknownPart !== undefined) {
+        found.push(violation(i, 'unknown_part_type', `messages[${i}].content[${t.unknownPart}] has a type the ${adapter.name} format does not list for ${t.role} messages`));
+      }
+      duplicateCalls(t, i, adapter, earlier, undo, found);
+    }
+    if (i === 0 && adapter.firstFromUser && t !== undefined && t.role !== 'user' && t.compaction !== true) {
+      found.push(violation(0, 'first_not_user', 'messages[0] must be from the user'));
+    }
+    if (adapter.compacts === 'all' && t !== undefined) {
+      // Messages left out (undefined) do not count: fitMessages checks what it may send.
+      if (opening < 0) opening = i;
+      if (t.compaction === true && i !== opening) found.push(violation(i, 'compaction_not_first', `messages[${i}] opens with a compaction block but is not the first message`));
+    }
+    if (adapter.results === 'next-user') pairNextUser(prev, t, i, found);
+    else if (adapter.results === 'by-id') {
+      if (t !== undefined) pairById(t, i, n, open, ids, undo, found);
+    } else if (t !== undefined) {
+      if (t.role === 'tool') pending = answer(pending, t, i, found);
+      else {
+        close();
+        pending = opened(t, i, found);
+      }
     }
   }
-  duplicateCalls(turns, adapter, out);
-  const first = turns[0];
-  if (adapter.firstFromUser && first !== undefined && first.role !== 'user' && first.compaction !== true) {
-    out.push(violation(0, 'first_not_user', 'messages[0] must be from the user'));
-  }
-  if (adapter.compacts === 'all') {
-    // Messages left out (undefined) do not count: fitMessages checks what it may send.
-    const opening = turns.findIndex((t) => t !== undefined);
-    turns.forEach((t, i) => {
-      if (t?.compaction === true && i !== opening) out.push(violation(i, 'compaction_not_first', `messages[${i}] opens with a compaction block but is not the first message`));
-    });
-  }
-  if (adapter.results === 'next-user') pairNextUser(turns, out);
-  else if (adapter.results === 'by-id') pairById(turns, out);
-  else pairToolMessages(turns, out);
-  return out.sort((a, b) => a.index - b.index);
+  // What the end says: the calls left unanswered (Anthropic: by the last message, which nothing follows).
+  const out = found.slice();
+  if (n === 0) out.push(violation(0, 'no_messages', 'messages is empty'));
+  if (adapter.results === 'next-user') {
+    if (prev !== undefined) pairNextUser(prev, undefined, n, out);
+  } else if (adapter.results === 'by-id') {
+    for (const i of new Set(open.values())) out.push(missing(i));
+  } else if (pending !== undefined && (pending as Pending).open.size > 0) out.push(missing((pending as Pending).index));
+  return { violations: out.sort((a, b) => a.index - b.index), state };
 }
 
 /** Rule `duplicate_tool_call_id`: reported on the message that repeats an id (where the API reports it). */
-function duplicateCalls(turns: readonly (Turn | undefined)[], adapter: FormatAdapter, out: MessageViolation[]): void {
-  const earlier = new Set<string>();
-  for (let i = 0; i < turns.length; i++) {
-    const t = turns[i];
-    if (t === undefined || t.calls.length === 0) continue;
-    // One call cannot repeat an id within its message (no Set for the common case).
-    const own = t.calls.length === 1 ? t.calls : new Set(t.calls);
-    const size = Array.isArray(own) ? own.length : (own as Set<string>).size;
-    if (size !== t.calls.length || (earlier.size > 0 && t.calls.some((id) => earlier.has(id)))) {
-      out.push(violation(i, 'duplicate_tool_call_id', `messages[${i}] makes a tool call whose id another call in ${size !== t.calls.length ? 'the message' : 'an earlier message'} has`));
-    }
-    if (adapter.callIdsUniqueInRequest === true) for (const id of own) earlier.add(id);
+function duplicateCalls(t: Turn, i: number, adapter: FormatAdapter, earlier: Set<string>, undo: Undo, out: MessageViolation[]): void {
+  if (t.calls.length === 0) return;
+  // One call cannot repeat an id within its message (no Set for the common case).
+  const own = t.calls.length === 1 ? t.calls : new Set(t.calls);
+  const size = Array.isArray(own) ? own.length : (own as Set<string>).size;
+  if (size !== t.calls.length || (earlier.size > 0 && t.calls.some((id) => earlier.has(id)))) {
+    out.push(violation(i, 'duplicate_tool_call_id', `messages[${i}] makes a tool call whose id another call in ${size !== t.calls.length ? 'the message' : 'an earlier message'} has`));
   }
+  if (adapter.callIdsUniqueInRequest === true) for (const id of own) undo.add(earlier, id);
 }
 
 const missing = (i: number): MessageViolation =>
@@ -140,88 +229,74 @@ const missing = (i: number): MessageViolation =>
 const orphan = (i: number): MessageViolation =>
   violation(i, 'orphan_tool_result', `messages[${i}] carries a tool result whose call is not in the message the format requires`);
 
-/** Anthropic: a `tool_use` needs its `tool_result` in the next message (from the user), and a `tool_result` its `tool_use` in the one before. */
-function pairNextUser(turns: readonly (Turn | undefined)[], out: MessageViolation[]): void {
-  turns.forEach((t, i) => {
-    if (t === undefined) return;
-    if (t.results.length > 0) {
-      const prev = turns[i - 1];
-      const calls = new Set(prev?.role === 'assistant' ? prev.calls : []);
-      if (new Set(t.results).size !== t.results.length || !t.results.every((id) => calls.has(id))) out.push(orphan(i));
-    }
-    if (t.calls.length > 0) {
-      const next = turns[i + 1];
-      const results = new Set(next?.role === 'user' ? next.results : []);
-      if (!t.calls.every((id) => results.has(id))) out.push(missing(i));
-    }
-  });
+/**
+ * Anthropic: a `tool_use` needs its `tool_result` in the next message (from the user), and a
+ * `tool_result` its `tool_use` in the one before. At message `i` (`t`; `undefined` past the end
+ * or left out): its results against `prev`'s calls, and `prev`'s calls against its results.
+ */
+function pairNextUser(prev: Turn | undefined, t: Turn | undefined, i: number, out: MessageViolation[]): void {
+  if (prev !== undefined && prev.calls.length > 0) {
+    const results = new Set(t?.role === 'user' ? t.results : []);
+    if (!prev.calls.every((id) => results.has(id))) out.push(missing(i - 1));
+  }
+  if (t !== undefined && t.results.length > 0) {
+    const calls = new Set(prev?.role === 'assistant' ? prev.calls : []);
+    if (new Set(t.results).size !== t.results.length || !t.results.every((id) => calls.has(id))) out.push(orphan(i));
+  }
 }
 
 /**
  * Responses: an output answers the call of its id made before it, once, wherever it comes (its
  * call's id unique in the input: `duplicate_tool_call_id`); a call left unanswered is
- * `missing_tool_result`. A reasoning item needs an item after it; an item's own id is unique.
+ * `missing_tool_result` (said at the end). A reasoning item needs an item after it; an item's own
+ * id is unique. At item `i` of `n`.
  */
-function pairById(turns: readonly (Turn | undefined)[], out: MessageViolation[]): void {
-  const open = new Map<string, number>();
-  const ids = new Set<string>();
-  turns.forEach((t, i) => {
-    if (t === undefined) return;
-    if (t.itemId !== undefined) {
-      if (ids.has(t.itemId)) out.push(violation(i, 'duplicate_item_id', `messages[${i}] has the id of an earlier item`));
-      ids.add(t.itemId);
-    }
-    if (t.results.length > 0 && !t.results.every((id) => open.delete(id))) out.push(orphan(i));
-    for (const id of t.calls) if (!open.has(id)) open.set(id, i);
-    if (t.joinsNext === true && i === turns.length - 1) {
-      out.push(violation(i, 'reasoning_without_item', `messages[${i}] is a reasoning item with no item after it`));
-    }
-  });
-  for (const i of new Set(open.values())) out.push(missing(i));
+function pairById(t: Turn, i: number, n: number, open: Map<string, number>, ids: Set<string>, undo: Undo, out: MessageViolation[]): void {
+  if (t.itemId !== undefined) {
+    if (ids.has(t.itemId)) out.push(violation(i, 'duplicate_item_id', `messages[${i}] has the id of an earlier item`));
+    undo.add(ids, t.itemId);
+  }
+  if (t.results.length > 0 && !t.results.every((id) => undo.delete(open, id))) out.push(orphan(i));
+  for (const id of t.calls) if (!open.has(id)) undo.set(open, id, i);
+  if (t.joinsNext === true && i === n - 1) {
+    out.push(violation(i, 'reasoning_without_item', `messages[${i}] is a reasoning item with no item after it`));
+  }
 }
 
 /**
  * OpenAI, AI SDK, LangChain: the tool messages right after an assistant message answer each of its
  * calls, once. AI SDK approvals: a response to one of the message's approval requests answers the
- * call it names (which may still get its result after it, once).
+ * call it names (which may still get its result after it, once). Tool message `i` against what
+ * is `pending`; the calls still open when the next message of another role comes (`opened`) are
+ * `missing_tool_result`.
  */
 const NONE: readonly string[] = [];
 
-function pairToolMessages(turns: readonly (Turn | undefined)[], out: MessageViolation[]): void {
-  // The approval maps are made only for a message that asks for approvals, and the set of calls
-  // answered after an approval only when one is: most assistant messages just make calls, and a
-  // 10,000-message history has thousands of them, each checked on every session turn.
-  let pending: { index: number; open: Set<string>; approved: Set<string> | undefined; approvals: Map<string, string> | undefined } | undefined;
-  const close = (): void => {
-    if (pending !== undefined && pending.open.size > 0) out.push(missing(pending.index));
-    pending = undefined;
-  };
-  for (let i = 0; i < turns.length; i++) {
-    const t = turns[i];
-    if (t === undefined) continue;
-    const responses = t.approvalResponses ?? NONE;
-    if (t.role === 'tool') {
-      let ok = pending !== undefined && t.results.length + responses.length > 0;
-      for (const id of t.results) if (pending?.open.delete(id) !== true && pending?.approved?.delete(id) !== true) ok = false;
-      for (const approval of responses) {
-        const call = pending?.approvals?.get(approval);
-        if (pending === undefined || call === undefined) ok = false;
-        else {
-          pending.approvals!.delete(approval); // answered once
-          if (pending.open.delete(call)) (pending.approved ??= new Set()).add(call);
-        }
-      }
-      if (!ok) out.push(orphan(i));
-      continue;
-    }
-    close();
-    if (t.results.length + responses.length > 0) out.push(orphan(i));
-    if (t.role === 'assistant' && t.calls.length + (t.approvalRequests?.length ?? 0) > 0) {
-      const approvals = t.approvalRequests === undefined || t.approvalRequests.length === 0 ? undefined : new Map(t.approvalRequests);
-      if (t.calls.length + (approvals?.size ?? 0) > 0) pending = { index: i, open: new Set(t.calls), approved: undefined, approvals }; // repeated ids: duplicate_tool_call_id
+function answer(pending: Pending | undefined, t: Turn, i: number, out: MessageViolation[]): Pending | undefined {
+  const responses = t.approvalResponses ?? NONE;
+  let ok = pending !== undefined && t.results.length + responses.length > 0;
+  for (const id of t.results) if (pending?.open.delete(id) !== true && pending?.approved?.delete(id) !== true) ok = false;
+  for (const approval of responses) {
+    const call = pending?.approvals?.get(approval);
+    if (pending === undefined || call === undefined) ok = false;
+    else {
+      pending.approvals!.delete(approval); // answered once
+      if (pending.open.delete(call)) (pending.approved ??= new Set()).add(call);
     }
   }
-  close();
+  if (!ok) out.push(orphan(i));
+  return pending;
+}
+
+/** A message of another role than tool (after `close`): results there are orphans; an assistant message's calls open. */
+function opened(t: Turn, i: number, out: MessageViolation[]): Pending | undefined {
+  const responses = t.approvalResponses ?? NONE;
+  if (t.results.length + responses.length > 0) out.push(orphan(i));
+  if (t.role === 'assistant' && t.calls.length + (t.approvalRequests?.length ?? 0) > 0) {
+    const approvals = t.approvalRequests === undefined || t.approvalRequests.length === 0 ? undefined : new Map(t.approvalRequests);
+    if (t.calls.length + (approvals?.size ?? 0) > 0) return { index: i, open: new Set(t.calls), approved: undefined, approvals }; // repeated ids: duplicate_tool_call_id
+  }
+  return undefined;
 }
 
 /**
