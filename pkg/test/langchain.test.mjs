@@ -240,7 +240,7 @@ test('Anthropic (ChatAnthropic): the session breakpoints reach the API as cache_
   assert.ok(off.bodies.every((b) => cacheMarks(b.messages) === 0));
 });
 
-test("ChatAnthropic: provider 'anthropic' by default, so a cut chat still opens with a user message (Bedrock and Vertex refuse an assistant first)", async () => {
+test("ChatAnthropic: provider 'anthropic' by default, so a cut chat still opens with a user message (Claude on Bedrock refuses an assistant first)", async () => {
   const { bodies, model } = anthropicModel();
   // An earlier exchange whose question the budget cannot keep: its answer would open the request.
   const history = [new HumanMessage(`an old question ${'with a long pasted log '.repeat(300)}`), new AIMessage('an old answer'), new HumanMessage(TASK)];

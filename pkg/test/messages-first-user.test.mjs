@@ -189,7 +189,7 @@ test("'exact' reaches the brute-force optimum under the rule on small random his
 });
 
 // A new-user trial found the AI SDK and LangChain formats bound for Claude (provider: 'anthropic')
-// opening with an assistant message after a cut: Claude on Bedrock and Vertex refuses that.
+// opening with an assistant message after a cut: Claude on Bedrock refuses that.
 test("provider 'anthropic' in another format: the request opens with a user message after its system messages", async () => {
   const { render, randomHistory } = await import('./messages-histories.mjs');
   const { SystemMessage, HumanMessage, AIMessage } = await import('@langchain/core/messages');

@@ -89,8 +89,8 @@ export interface PreparedFit<M> {
   readonly units: Units;
   /**
    * The request must open with a user message, after its system messages: Anthropic's format, or
-   * `provider: 'anthropic'` in another (an SDK sends the system messages apart; Bedrock's and
-   * Vertex's Claude refuse an assistant first, "first message must use the user role").
+   * `provider: 'anthropic'` in another (an SDK sends the system messages apart; Claude on Bedrock
+   * refuses an assistant first, "first message must use the user role").
    */
   readonly firstFromUser: boolean;
   readonly pinned: Uint8Array;

@@ -224,7 +224,7 @@ export interface FitMessagesOptions<M = unknown> {
    * say nothing of the provider they send to: set it). `options.model` picks the model's rule
    * (docs/messages.md, "Images, PDFs and other parts"). `'anthropic'` also makes the request open
    * with a user message after its system messages, as in the `'anthropic'` format (Claude on
-   * Bedrock and Vertex refuses an assistant first).
+   * Bedrock refuses an assistant first).
    */
   provider?: 'openai' | 'anthropic' | 'gemini';
   /**
