@@ -117,16 +117,17 @@ const loader = (name) => ({
 // `langchain` likewise imports only types from `langchain` and `@langchain/core`; `mastra` from `@mastra/core`.
 const ENTRIES = { index: 'src/index.ts', slicers: 'src/slicers.ts', acs: 'src/acs.ts', 'ai-sdk': 'src/ai-sdk.ts', 'openai-agents': 'src/openai-agents.ts', langchain: 'src/langchain.ts', mastra: 'src/mastra.ts' };
 
-// Minified (less for V8 to scan at every cold start), in lines of at most 160 characters and with
-// names kept: an uncaught error prints the line it was thrown from, which in a one-line file was
-// 30-50 KB of code before the message, and `console.log(err)` showed the class as `x`.
+// Minified (less for V8 to scan at every cold start), in lines of at most 160 characters: an
+// uncaught error prints the line it was thrown from, which in a one-line file was 30-50 KB of code
+// before the message. No keepNames: it wraps every function made at run time in a call that
+// redefines its name (a tenth of a 20-item slice, a fifth of a 22-message session turn); the one
+// name a user sees, CtxpackError's, is set in errors.ts.
 // CTXPACK_NO_MINIFY=1 builds it readable, for a profile that names the functions (CONTRIBUTING.md).
 const minify = process.env.CTXPACK_NO_MINIFY !== '1';
 const common = {
   bundle: true,
   minify,
   lineLimit: 160,
-  keepNames: true,
   target: 'es2022',
   external: ['*.wasm', '*.wasm?module', 'node:*'],
   legalComments: 'none',
@@ -177,7 +178,7 @@ for (const t of targets) {
     plugins: [loader('node-cjs')],
   });
   for (const file of split.outputFiles) {
-    const { code } = await transform(file.text, { format: 'cjs', platform: 'node', target: 'es2022', minify, lineLimit: 160, keepNames: true, legalComments: 'none', logLevel: 'warning' });
+    const { code } = await transform(file.text, { format: 'cjs', platform: 'node', target: 'es2022', minify, lineLimit: 160, legalComments: 'none', logLevel: 'warning' });
     writeFileSync(file.path, `'use strict';\n${code}`);
   }
 }
