@@ -64,22 +64,83 @@ fn slice_grouped(
     origin: &[u32],
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let none: &[u32] = &[];
+    // No versions: absent, as the package passes them.
     solve_slice(
         slicer,
         tokens,
         scores,
         kinds,
         kind_names,
-        group_of,
-        dep_offsets,
-        dep_targets,
-        origin,
-        none,
-        none,
-        &[],
+        some_u32(group_of),
+        some_u32(dep_offsets),
+        some_u32(dep_targets),
+        some_u32(origin),
+        None,
+        None,
+        None,
         options,
     )
+}
+
+/// An absent column (`undefined` from JS) is read as an empty one, for every strategy.
+#[wasm_bindgen_test]
+fn solve_slice_reads_absent_columns_as_empty() {
+    let tokens = [300, 500, 200, 400];
+    let scores = [0.9, 0.2, 0.7, 0.5];
+    for slicer in ["greedy", "knapsack", "packer", "exact"] {
+        let o = || obj(&[("targetTokens", num(900.0))]);
+        let absent = solve_slice(
+            slicer,
+            &tokens,
+            &scores,
+            &[],
+            vec![],
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            o(),
+        )
+        .expect("absent");
+        let empty = solve_slice(
+            slicer,
+            &tokens,
+            &scores,
+            &[],
+            vec![],
+            some_u32(&[]),
+            some_u32(&[]),
+            some_u32(&[]),
+            some_u32(&[]),
+            some_u32(&[]),
+            some_u32(&[]),
+            some_f64(&[]),
+            o(),
+        )
+        .expect("empty");
+        assert_eq!(
+            u32s(&absent, "selected"),
+            u32s(&empty, "selected"),
+            "{slicer}"
+        );
+        assert_eq!(u8s(&absent, "reasons"), u8s(&empty, "reasons"), "{slicer}");
+        assert!(!u32s(&absent, "selected").is_empty(), "{slicer}");
+    }
+}
+
+/// A column for `solve_slice`, given (the JS side passes `undefined` for an absent one).
+#[allow(clippy::unnecessary_wraps)] // the parameter's type
+fn some_u32(column: &[u32]) -> Option<Vec<u32>> {
+    Some(column.to_vec())
+}
+
+/// A `f64` column for `solve_slice`, given.
+#[allow(clippy::unnecessary_wraps)] // the parameter's type
+fn some_f64(column: &[f64]) -> Option<Vec<f64>> {
+    Some(column.to_vec())
 }
 
 // ---------------------------------------------------------------------------
@@ -3099,13 +3160,13 @@ fn slice_variants_equals_the_native_variant_slice() {
                 &f.scores,
                 &f.kinds,
                 js_names(&f.kind_names),
-                &group_of,
-                &[],
-                &[],
-                &[],
-                &class,
-                &tokens,
-                &scores,
+                some_u32(&group_of),
+                some_u32(&[]),
+                some_u32(&[]),
+                some_u32(&[]),
+                some_u32(&class),
+                some_u32(&tokens),
+                some_f64(&scores),
                 o,
             )
             .unwrap_or_else(|e| panic!("{name} {target}: {e:?}"));
@@ -3145,13 +3206,13 @@ fn slice_variants_refuses_naming_the_callers_item() {
         &[0.5, 0.4],
         &[],
         vec![],
-        &[],
-        &[],
-        &[],
-        &[3, 7],
-        &[2],
-        &[5],
-        &[0.1],
+        some_u32(&[]),
+        some_u32(&[]),
+        some_u32(&[]),
+        some_u32(&[3, 7]),
+        some_u32(&[2]),
+        some_u32(&[5]),
+        some_f64(&[0.1]),
         o,
     ));
     assert_eq!(
@@ -3165,13 +3226,13 @@ fn slice_variants_refuses_naming_the_callers_item() {
         &[0.5, 0.4],
         &[],
         vec![],
-        &[],
-        &[],
-        &[],
-        &[],
-        &[1],
-        &[5],
-        &[0.1],
+        some_u32(&[]),
+        some_u32(&[]),
+        some_u32(&[]),
+        some_u32(&[]),
+        some_u32(&[1]),
+        some_u32(&[5]),
+        some_f64(&[0.1]),
         o,
     ));
     assert_eq!(
@@ -3185,13 +3246,13 @@ fn slice_variants_refuses_naming_the_callers_item() {
         &[0.5, 0.4],
         &[],
         vec![],
-        &[],
-        &[],
-        &[],
-        &[],
-        &[1, 0],
-        &[5],
-        &[0.1],
+        some_u32(&[]),
+        some_u32(&[]),
+        some_u32(&[]),
+        some_u32(&[]),
+        some_u32(&[1, 0]),
+        some_u32(&[5]),
+        some_f64(&[0.1]),
         o,
     ));
     assert_eq!(r.code, "INVALID_INPUT");
@@ -3475,13 +3536,13 @@ fn solve_slice_answers_what_the_structure_calls_for() {
         &scores,
         &[],
         Vec::new(),
-        &[],
-        &[],
-        &[],
-        &[],
-        &[0],
-        &[10],
-        &[0.6],
+        some_u32(&[]),
+        some_u32(&[]),
+        some_u32(&[]),
+        some_u32(&[]),
+        some_u32(&[0]),
+        some_u32(&[10]),
+        some_f64(&[0.6]),
         budget(),
     )
     .expect("versions");

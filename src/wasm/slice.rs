@@ -58,15 +58,25 @@ pub fn solve_slice(
     scores: &[f64],
     kinds: &[u32],
     kind_names: Vec<JsString>,
-    group_of: &[u32],
-    dep_offsets: &[u32],
-    dep_targets: &[u32],
-    origin: &[u32],
-    var_class: &[u32],
-    var_tokens: &[u32],
-    var_scores: &[f64],
+    group_of: Option<Vec<u32>>,
+    dep_offsets: Option<Vec<u32>>,
+    dep_targets: Option<Vec<u32>>,
+    origin: Option<Vec<u32>>,
+    var_class: Option<Vec<u32>>,
+    var_tokens: Option<Vec<u32>>,
+    var_scores: Option<Vec<f64>>,
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
+    // Optional, so that a call without structure passes nothing for them: an
+    // empty array still costs an allocation in the core per column, a tenth
+    // of a 20-item slice.
+    let group_of = group_of.as_deref().unwrap_or_default();
+    let dep_offsets = dep_offsets.as_deref().unwrap_or_default();
+    let dep_targets = dep_targets.as_deref().unwrap_or_default();
+    let origin = origin.as_deref().unwrap_or_default();
+    let var_class = var_class.as_deref().unwrap_or_default();
+    let var_tokens = var_tokens.as_deref().unwrap_or_default();
+    let var_scores = var_scores.as_deref().unwrap_or_default();
     let structure = Structure::new(group_of, dep_offsets, dep_targets, origin);
     let kind_names = kind_names_from_js(&kind_names);
     let versions = (var_class, var_tokens, var_scores);

@@ -69,7 +69,6 @@ function options(req: object): Record<string, unknown> {
 /** No kind names, no kinds (the glue only reads them). */
 const NO_NAMES: string[] = [];
 const EMPTY_U32 = new Uint32Array(0);
-const EMPTY_F64 = new Float64Array(0);
 
 function decode(raw: RawResult): ColumnarResult {
   return { ...raw, reasons: reasonsOf(raw.reasons) as ReasonCode[] };
@@ -117,13 +116,14 @@ export function solveSlice(slicer: SlicerName, req: ColumnarRequest, structure: 
       req.scores,
       req.kinds ?? EMPTY_U32,
       req.kindNames ?? NO_NAMES,
-      links?.groupOf ?? EMPTY_U32,
-      links?.depOffsets ?? EMPTY_U32,
-      links?.depTargets ?? EMPTY_U32,
-      naming?.origin ?? EMPTY_U32,
-      versions?.versionClass ?? EMPTY_U32,
-      versions?.tokens ?? EMPTY_U32,
-      versions?.scores ?? EMPTY_F64,
+      // Absent columns go as undefined: the core reads them as empty without an allocation each.
+      links?.groupOf,
+      links?.depOffsets,
+      links?.depTargets,
+      naming?.origin,
+      versions?.versionClass,
+      versions?.tokens,
+      versions?.scores,
       o,
     ) as RawResult & Partial<RawGrouped & { version: Uint32Array }>);
   return raw.groupReasons === undefined ? decode(raw) : groupedOf(raw as RawGrouped);

@@ -72,13 +72,16 @@ function columns(items: unknown): Columns {
   const kindIds = new Map<string, number>();
   const firstIndex = new Map<string, number>();
   const rows: VersionRows = { cls: [], tokens: [], scores: [] };
+  // Where readId's error points, one object moved along the items rather than one made per item.
+  const at = { collection: 'items', index: 0 };
   for (let i = 0; i < n; i++) {
     const item: unknown = items[i];
     if (!isRecord(item)) {
       throw new CtxpackError('INVALID_FIELD', `items[${i}] must be an object, got ${describeValue(item)}`, { field: 'items', index: i });
     }
     const { tokens, score, kind, group, dependencies, variants } = item;
-    const id = readId(item, { collection: 'items', index: i });
+    at.index = i;
+    const id = readId(item, at);
     const first = firstIndex.get(id);
     if (first !== undefined) throw duplicateIdError('items', i, first);
     firstIndex.set(id, i);
