@@ -85,7 +85,7 @@ export function solveProblem(p: ProblemInput): ProblemResult {
  * @throws {CtxpackError} as {@link solveProblem}.
  */
 export function solveProblemSizes(p: Omit<ProblemInput, 'budget'>, budgets: readonly number[]): ProblemResult[] {
-  return call(
+  const [bytes, numbers] = call(
     () =>
       glue.solveProblem(
         p.strategy,
@@ -102,6 +102,24 @@ export function solveProblemSizes(p: Omit<ProblemInput, 'budget'>, budgets: read
         p.kept.tokens,
         p.kept.positions,
         p.kept.user,
-      ) as ProblemResult[],
+      ) as [Uint8Array, Float64Array],
   );
+  // Per budget 4n bytes and four numbers (src/wasm/problem.rs `packed`); the rows are views.
+  const n = p.sizes.length;
+  const out: ProblemResult[] = [];
+  for (let k = 0; k < budgets.length; k++) {
+    const at = 4 * n * k;
+    const optimal = numbers[4 * k + 1]!;
+    out.push({
+      included: bytes.subarray(at, at + n),
+      version: bytes.subarray(at + n, at + 2 * n),
+      reasons: bytes.subarray(at + 2 * n, at + 3 * n),
+      groupReasons: bytes.subarray(at + 3 * n, at + 4 * n),
+      tokens: numbers[4 * k]!,
+      optimal: optimal < 0 ? null : optimal === 1,
+      firstSolves: numbers[4 * k + 2]!,
+      unmet: numbers[4 * k + 3] === 1,
+    });
+  }
+  return out;
 }
