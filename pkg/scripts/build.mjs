@@ -157,6 +157,18 @@ for (const t of targets) {
   });
 }
 
+// The browser build names the .wasm as `new URL("../wasm/ctxpack_bg.wasm", import.meta.url)`, a
+// pattern bundlers recognise only whole; lineLimit may break the string with a line continuation
+// (`"../\<newline>wasm/…"`, which a JS engine reads as the same string and Vite does not). Joined
+// again here; tests/bundlers/package.test.mjs checks the pattern is there once.
+for (const f of readdirSync(join(root, 'dist'))) {
+  if (!/^(index|slicers|acs)\.js$|^index-chunk-.*\.js$/.test(f)) continue;
+  const file = join(root, 'dist', f);
+  const text = readFileSync(file, 'utf8');
+  const joined = text.replace(/new URL\("((?:[^"\\\n]|\\\n)*)",import\.meta\.url\)/g, (_m, s) => `new URL("${s.replaceAll('\\\n', '')}",import.meta.url)`);
+  if (joined !== text) writeFileSync(file, joined);
+}
+
 // CommonJS: esbuild cannot split CommonJS, so the Node build is split as ES modules first (the
 // CommonJS loader, `.cjs` names, chunks `cjs-chunk-*`), then each file, entry or chunk, is turned
 // into CommonJS on its own: `import … from './cjs-chunk-x.cjs'` becomes a `require` of that chunk.
