@@ -120,8 +120,8 @@ const ENTRIES = { index: 'src/index.ts', slicers: 'src/slicers.ts', acs: 'src/ac
 // Minified (less for V8 to scan at every cold start), in lines of at most 160 characters: an
 // uncaught error prints the line it was thrown from, which in a one-line file was 30-50 KB of code
 // before the message. No keepNames: it wraps every function made at run time in a call that
-// redefines its name (a tenth of a 20-item slice, a fifth of a 22-message session turn); the one
-// name a user sees, CtxpackError's, is set in errors.ts.
+// redefines its name (a tenth of a 20-item greedySlice); the one name a user sees, CtxpackError's,
+// is set in errors.ts.
 // CTXPACK_NO_MINIFY=1 builds it readable, for a profile that names the functions (CONTRIBUTING.md).
 const minify = process.env.CTXPACK_NO_MINIFY !== '1';
 const common = {

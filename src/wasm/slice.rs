@@ -68,8 +68,7 @@ pub fn solve_slice(
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
     // Optional, so that a call without structure passes nothing for them: an
-    // empty array still costs an allocation in the core per column, a tenth
-    // of a 20-item slice.
+    // empty array still costs an allocation in the core per column.
     let group_of = group_of.as_deref().unwrap_or_default();
     let dep_offsets = dep_offsets.as_deref().unwrap_or_default();
     let dep_targets = dep_targets.as_deref().unwrap_or_default();
