@@ -87,7 +87,7 @@ impl Hasher for WordHasher {
 pub(crate) type WordMap<V> = HashMap<String, V, BuildHasherDefault<WordHasher>>;
 
 mod index;
-pub use index::{doc_terms, query_terms, DocTerms};
+pub use index::{doc_terms, query_terms, DocTerms, TermCounter};
 mod packed;
 pub use packed::{pack_stats, unpack_stats};
 mod short;

@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 
 use super::errors::to_js_error;
 use crate::relevance::fusion::{cosine_relevance, fuse, Fusion};
-use crate::relevance::{bm25_from_packed, bm25_scores, doc_terms, query_terms, Bm25};
+use crate::relevance::{bm25_from_packed, bm25_scores, query_terms, Bm25, TermCounter};
 #[cfg(doc)]
 use crate::relevance::{pack_stats, QueryTerms};
 use crate::{CtxpackError, ErrorReason};
@@ -98,7 +98,8 @@ pub fn bm25_from_stats_wasm(
 }
 
 /// What an index keeps of the texts packed in `bytes` and `ends`
-/// ([`packed_texts`]; [`crate::relevance::doc_terms`]), for a
+/// ([`packed_texts`]; [`crate::relevance::doc_terms`], through one
+/// [`TermCounter`] for all of them), for a
 /// caller that reads each text once and scores it for any later query. One
 /// array: `L`, then `L` numbers (per text its length in words, its number
 /// `m` of distinct words, then their `m` counts), then the byte length `B`
@@ -114,15 +115,17 @@ pub fn bm25_doc_terms(bytes: &[u8], ends: &[u32]) -> Result<Vec<u32>, JsValue> {
     let docs = packed_texts(bytes, ends)?;
     let mut counts: Vec<u32> = Vec::new();
     let mut words: Vec<u8> = Vec::new();
+    let mut counter = TermCounter::default();
     for d in docs {
-        let t = doc_terms(d);
-        counts.push(t.words);
-        counts.push(u32::try_from(t.terms.len()).unwrap_or(u32::MAX));
-        for (word, count) in t.terms {
+        counts.push(counter.read(d));
+        let at = counts.len();
+        counts.push(0);
+        for (word, count) in counter.terms() {
             counts.push(count);
             words.extend_from_slice(word.as_bytes());
             words.push(0);
         }
+        counts[at] = u32::try_from(counts.len() - at - 1).unwrap_or(u32::MAX);
     }
     let mut out = Vec::with_capacity(2 + counts.len() + words.len().div_ceil(4));
     out.push(u32::try_from(counts.len()).unwrap_or(u32::MAX));
