@@ -103,7 +103,7 @@ test('sessions stay valid with mangled saved states, a history changed while cou
         turns++;
         if (result.warnings.some((w) => w.startsWith('state_mismatch'))) statesIgnored++;
         assert.deepEqual(validateMessages(result.messages, format), [], where);
-        sdkCheck(format, result.messages);
+        sdkCheck(format, result.messages, expected);
         assert.ok(result.metrics.budget_used <= result.metrics.effective_budget, where);
         assert.equal(result.decisions.length, expected.length, `${where}: the history as passed`);
         if (format === 'anthropic') {

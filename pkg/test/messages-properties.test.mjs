@@ -35,7 +35,7 @@ test('every fit of a random history is valid for its format and its SDK, at ever
         runs++;
         const where = `seed ${seed} ${format} tokens_max ${tokens_max}`;
         assert.deepEqual(validateMessages(r.messages, format), [], where);
-        sdkCheck(format, r.messages);
+        sdkCheck(format, r.messages, messages);
         // A subsequence, in order, of the caller's own objects (a truncated tool result: a new object in its place).
         const sent = r.decisions.filter((d) => d.included);
         assert.equal(sent.length, r.messages.length);

@@ -56,7 +56,7 @@ test('what is counted: the visible text of each item, images by the rule, never 
   assert.equal(counted.decisions[items.findIndex((i) => i.type === 'reasoning')].media_tokens, 700);
 });
 
-test('calls pair with their outputs by call_id wherever they come; parallel calls and the reasoning before them are one unit', () => {
+test('calls pair with their outputs by call_id wherever they come; parallel calls, and a reasoning item with every item of its response, are one unit', () => {
   const items = [
     user('task'),
     rs('rs_1'),
@@ -74,7 +74,9 @@ test('calls pair with their outputs by call_id wherever they come; parallel call
   ];
   assert.deepEqual(validateMessages(items, F), []);
   const r = fitMessages(items, { format: F, budgets: ample });
-  assert.deepEqual(r.decisions.map((d) => d.unit), [0, 1, 1, 1, 1, 1, 6, 7, 7, 9, 10, 9, 12]);
+  // rs_2's response is the answer, the call and the message after it ("Item 'fc_…' of type
+  // 'function_call' was provided without its required 'reasoning' item"), and c's output joins its call.
+  assert.deepEqual(r.decisions.map((d) => d.unit), [0, 1, 1, 1, 1, 1, 6, 7, 7, 7, 7, 7, 12]);
   // Tight: a unit goes whole or not at all, and the request stays valid at every budget.
   for (let tokens_max = 10; tokens_max < 80; tokens_max += 3) {
     let t;
@@ -85,7 +87,7 @@ test('calls pair with their outputs by call_id wherever they come; parallel call
       continue;
     }
     assert.deepEqual(validateMessages(t.messages, F), [], `tokens_max ${tokens_max}`);
-    sdkCheck(F, t.messages);
+    sdkCheck(F, t.messages, items);
     const inc = t.decisions.map((d) => d.included);
     for (const unit of [[1, 2, 3, 4, 5], [7, 8], [9, 11]]) assert.ok(unit.every((i) => inc[i] === inc[unit[0]]), `tokens_max ${tokens_max}: unit ${unit} split`);
   }

@@ -8,8 +8,13 @@ import { modelMessageSchema } from 'ai';
 import { BaseMessage } from '@langchain/core/messages';
 import { validateMessages } from 'ctxpack';
 
-/** The AI SDK's own schema, and LangChain's pairing (AIMessage.tool_calls ids ↔ ToolMessage.tool_call_id). */
-export function sdkCheck(format, messages) {
+/**
+ * The AI SDK's own schema, and LangChain's pairing (AIMessage.tool_calls ids ↔ ToolMessage.tool_call_id).
+ * With `original` (the messages fitted), also the rules that depend on what the history held
+ * ({@link keptCheck}).
+ */
+export function sdkCheck(format, messages, original) {
+  if (original !== undefined) keptCheck(format, original, messages);
   if (format === 'openai-responses') responsesCheck(messages);
   if (format === 'ai-sdk') {
     for (const m of messages) assert.ok(modelMessageSchema.safeParse(m).success, 'modelMessageSchema rejects a kept message');
@@ -75,3 +80,55 @@ function responsesCheck(items) {
   });
   assert.equal(open.size, 0, `no tool output found for ${[...open.keys()].length} call(s)`);
 }
+
+/**
+ * The refusals that depend on what the history held (`original`) as much as on what was kept:
+ * - Anthropic, with thinking on: "Expected `thinking` or `redacted_thinking`, but found
+ *   `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking
+ *   block": when the turn in flight (the steps since the latest user message that carries no tool
+ *   result) opened with the model's thinking, the request's turn in flight opens with it too. The
+ *   AI SDK's `reasoning` part is what its Anthropic provider sends as a thinking block.
+ * - Responses: "Item 'fc_…' of type 'function_call' was provided without its required
+ *   'reasoning' item": an item of a response that had a reasoning item (the items the model
+ *   output after it, up to the next one it did not) goes with that reasoning item.
+ */
+export function keptCheck(format, original, kept) {
+  if (format === 'anthropic' || format === 'ai-sdk') {
+    const from = openingOfTurn(original);
+    if (from >= 0 && opensWithThinking(original[from])) {
+      const k = openingOfTurn(kept);
+      assert.ok(k >= 0 && opensWithThinking(kept[k]), `the turn in flight opened with thinking, and the request's opens with ${k < 0 ? 'nothing' : kept[k].content[0]?.type}`);
+    }
+  }
+  if (format === 'openai-responses') {
+    const reasoningOf = new Map();
+    let current;
+    for (const item of original) {
+      if (item.type === 'reasoning') current = item;
+      else if (!fromModel(item)) current = undefined;
+      else if (current !== undefined) reasoningOf.set(item, current);
+    }
+    const sent = new Set(kept);
+    kept.forEach((item, i) => {
+      const r = reasoningOf.get(item);
+      assert.ok(r === undefined || sent.has(r), `input[${i}] (${item.type}) was provided without its required reasoning item ${r?.id}`);
+    });
+  }
+}
+
+/** The first assistant message after the latest user message that carries no tool result, or -1. */
+function openingOfTurn(messages) {
+  const carriesResult = (m) => Array.isArray(m.content) && m.content.some((b) => b?.type === 'tool_result');
+  let i = messages.length - 1;
+  while (i >= 0 && !(messages[i].role === 'user' && !carriesResult(messages[i]))) i--;
+  for (i++; i < messages.length; i++) if (messages[i].role === 'assistant') return i;
+  return -1;
+}
+
+const opensWithThinking = (m) => Array.isArray(m.content) && ['thinking', 'redacted_thinking', 'reasoning'].includes(m.content[0]?.type);
+
+/** A Responses item the model outputs: an assistant message, a call, a hosted tool's item (not an output, not the caller's). */
+const fromModel = (item) =>
+  (item.type === 'message' && item.role === 'assistant') ||
+  (item.type !== undefined && item.type.endsWith('_call')) ||
+  ['mcp_approval_request', 'mcp_list_tools', 'program'].includes(item.type);

@@ -14,7 +14,7 @@ import { shownName } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
 import { invalidOption } from '../validate/options.js';
 import { aiSdkMedia, replaceContentMedia, type MediaPart } from './media.js';
-import { collectText, firstUnknownPart, joinText, messageError, messageRecord, readCallId, readParts, replacedResult, replaceMessageText, unanswerableCall, withMedia, type FormatAdapter, type Turn } from './turns.js';
+import { collectText, firstUnknownPart, joinText, messageError, messageRecord, readCallId, readParts, replacedResult, replaceMessageText, unanswerableCall, withMedia, withThinking, type FormatAdapter, type Turn } from './turns.js';
 
 const ROLES = ['system', 'user', 'assistant', 'tool'] as const;
 
@@ -58,7 +58,7 @@ function read(message: unknown, index: number): Turn {
   const media: MediaPart[] = [];
   const text = joinText(collectText(m['content'], [], { recognize: aiSdkMedia, out: media }));
   const unknownPart = firstUnknownPart(parts, PART_TYPES[role as (typeof ROLES)[number]]);
-  const read = withMedia({ role: role as Turn['role'], calls, results, prose: role === 'user', text }, media);
+  const read = withThinking(withMedia({ role: role as Turn['role'], calls, results, prose: role === 'user', text }, media), m['content']);
   const turn = unknownPart === undefined ? read : { ...read, unknownPart };
   if (approvalRequests.length > 0) return { ...turn, approvalRequests };
   if (approvalResponses.length > 0) return { ...turn, approvalResponses };

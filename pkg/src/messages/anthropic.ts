@@ -12,7 +12,7 @@
  */
 
 import { anthropicMedia, refuseBytes, replaceContentMedia, type MediaPart } from './media.js';
-import { collectText, joinText, messageError, messageRecord, readCallId, readParts, replacedResult, replaceMessageText, withMedia, type FormatAdapter, type Turn } from './turns.js';
+import { collectText, joinText, messageError, messageRecord, readCallId, readParts, replacedResult, replaceMessageText, withMedia, withThinking, type FormatAdapter, type Turn } from './turns.js';
 
 function read(message: unknown, index: number): Turn {
   const m = messageRecord(message, index);
@@ -39,7 +39,7 @@ function read(message: unknown, index: number): Turn {
   const media: MediaPart[] = [];
   const text = joinText(collectText(content, [], { recognize: anthropicMedia, out: media }));
   refuseBytes(media, content, index);
-  const turn = withMedia({ role, calls, results, prose: role === 'user' && prose, text }, media);
+  const turn = withThinking(withMedia({ role, calls, results, prose: role === 'user' && prose, text }, media), content);
   // Server-side compaction (compact_20260112, or a `compaction` config) answers with an assistant
   // message that opens with a `compaction` block: sent back, it must be the first block of the
   // request, in place of every message it summarises (the API refuses it elsewhere:

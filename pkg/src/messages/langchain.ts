@@ -9,7 +9,7 @@
 
 import { isRecord } from '../validate/fields.js';
 import { langchainMedia, replaceMediaParts, plainTextPart, type MediaPart } from './media.js';
-import { collectText, joinText, jsonText, messageError, messageRecord, readCallId, readToolCalls, replacedResult, replaceContentText, unanswerableCall, withMedia, withName, type FormatAdapter, type Turn } from './turns.js';
+import { collectText, joinText, jsonText, messageError, messageRecord, readCallId, readToolCalls, replacedResult, replaceContentText, unanswerableCall, withMedia, withName, withThinking, type FormatAdapter, type Turn } from './turns.js';
 
 const TYPES: Readonly<Record<string, Turn['role']>> = { system: 'system', developer: 'system', human: 'user', ai: 'assistant', tool: 'tool' };
 
@@ -40,7 +40,7 @@ function read(message: unknown, index: number): Turn {
     otherCalls(m, index, calls, text);
   }
   if (role === 'tool') results.push(readCallId(m['tool_call_id'], index, 'tool_call_id'));
-  return withName(withMedia({ role, calls, results, prose: role === 'user', text: joinText(text) }, media), m['name']);
+  return withName(withThinking(withMedia({ role, calls, results, prose: role === 'user', text: joinText(text) }, media), m['content']), m['name']);
 }
 
 /**

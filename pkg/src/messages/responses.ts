@@ -87,6 +87,9 @@ const KINDS: Readonly<Record<string, Kind>> = {
   configuration_update: { role: 'system', text: ['reasoning', 'text'] },
 };
 
+/** Items of the assistant's side that are not the model's output of a response (Turn.fromModel): compactions and references stand for others. */
+const NOT_FROM_MODEL: ReadonlySet<string> = new Set(['compaction', 'compaction_trigger', 'item_reference']);
+
 /** The item types of the format (the messages' `'message'` besides), for detection (detect.ts). */
 export const RESPONSES_ITEM_TYPES: ReadonlySet<string> = new Set(['message', ...Object.keys(KINDS)]);
 
@@ -118,7 +121,8 @@ function read(message: unknown, index: number): Turn {
     const text = joinText(collectText(content, [], sink));
     refuseBytes(media, content, index);
     const prose = turnRole === 'user' && (content as string | readonly unknown[]).length > 0;
-    return withItemId(withMedia({ role: turnRole, calls: [], results: [], prose, text }, media), m, type);
+    const turn = withMedia({ role: turnRole, calls: [], results: [], prose, text }, media);
+    return withItemId(turnRole === 'assistant' ? { ...turn, fromModel: true } : turn, m, type);
   }
   const kind = KINDS[type]!;
   const calls: string[] = [];
@@ -142,6 +146,7 @@ function read(message: unknown, index: number): Turn {
   if (program !== undefined) turn = { ...turn, attachedTo: [program] };
   if (type === 'reasoning') turn = { ...turn, joinsNext: true };
   if (type === 'compaction') turn = { ...turn, compaction: true };
+  if (kind.role === 'assistant' && !NOT_FROM_MODEL.has(type) && !(type === 'tool_search_output' && m['execution'] === 'client')) turn = { ...turn, fromModel: true };
   return withItemId(turn, m, type);
 }
 

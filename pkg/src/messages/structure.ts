@@ -4,7 +4,9 @@
  * its tool approval requests: kept whole or dropped whole.
  * Every other message is a unit of its own. Pinned: system messages, the latest user message
  * someone typed (the task), the last message's unit (the agent step in flight: the latest call
- * and its results), what `options.keep` names, and the whole unit of any of these. The steps
+ * and its results), the first step after the task when its assistant message opens with the
+ * model's thinking (Anthropic refuses the turn without it), what `options.keep` names, and the
+ * whole unit of any of these. The steps
  * between the task and the last one compete like any other message: an agent that works on one
  * task for hundreds of steps would otherwise pin its whole history.
  *
@@ -55,7 +57,8 @@ export interface UnitsState {
  * whether message `i` joins the unit of a message before it, by looking at it and at those before
  * it: tool messages join the assistant message their run follows, an Anthropic user message the
  * assistant message just before, a Responses item the item of its call, the call before it, the
- * program it names or the reasoning item just before it. So the steps before `at` and the state
+ * program it names, the reasoning item just before it, or the reasoning item whose response it is
+ * part of. So the steps before `at` and the state
  * there hold for any history with the same first `at` messages; a later message may still merge
  * earlier units by id (Responses), which is why the state keeps the union, not the answer.
  */
@@ -80,12 +83,16 @@ export function scanUnits(turns: readonly (Turn | undefined)[], adapter: FormatA
       if (x < y) unitOf[y] = x;
       else unitOf[x] = y;
     };
+    // Whether the items before `i` end in a response's items after its reasoning item (Turn.fromModel).
+    let reasoning = openReasoning(turns, start);
     for (let i = start; i < n; i++) {
       if (i === saveAt) {
         state = { at: i, root: unitOf.slice(0, i), owner: -1, callAt, undo };
         undo.on = true;
       }
-      byId(turns, i, join, callAt, undo);
+      byId(turns, i, join, callAt, undo, reasoning);
+      const t = turns[i];
+      reasoning = t?.fromModel === true && (reasoning || t.joinsNext === true);
     }
     for (let i = 0; i < n; i++) unitOf[i] = find(i);
     return { units: withMembers(unitOf), state };
@@ -156,18 +163,28 @@ function withMembers(unitOf: Int32Array): Units {
  * Units of the Responses API, where an item names what it belongs to: an output joins its call's
  * unit (the latest call with that id before it), wherever it comes; calls one after another (the
  * parallel calls of one model turn, which a reasoning item before them precedes) share a unit; a
- * reasoning item joins the next item's; an item a program made joins the program's. Each unit is
- * named by its first item (the union's root is its smallest index). One step: item `i`.
+ * reasoning item joins the next item's, and every item the model output after it up to one it
+ * did not (`reasoning`: the items before `i` end in such a run); an item a program made joins the
+ * program's. Each unit is named by its first item (the union's root is its smallest index). One
+ * step: item `i`.
  */
-function byId(turns: readonly (Turn | undefined)[], i: number, join: (a: number, b: number) => void, callAt: Map<string, number>, undo: Undo): void {
+function byId(turns: readonly (Turn | undefined)[], i: number, join: (a: number, b: number) => void, callAt: Map<string, number>, undo: Undo, reasoning: boolean): void {
   const t = turns[i];
   if (t === undefined) return;
+  // An item the model output after a reasoning item, up to one it did not, is that response's.
+  if (reasoning && t.fromModel === true) join(i - 1, i);
   if (t.calls.length > 0 && (turns[i - 1]?.calls.length ?? 0) > 0) join(i - 1, i);
   for (const id of t.results) if (callAt.has(id)) join(callAt.get(id)!, i);
   for (const id of t.attachedTo ?? []) if (callAt.has(id)) join(callAt.get(id)!, i);
   for (const id of t.calls) undo.set(callAt, id, i);
   // The reasoning item just before joins this one (the step of the reasoning item cannot know the next).
   if (turns[i - 1]?.joinsNext === true) join(i - 1, i);
+}
+
+/** Whether the items before `at` end in a run of items the model output that a reasoning item opened (a scan resumed there continues it). */
+function openReasoning(turns: readonly (Turn | undefined)[], at: number): boolean {
+  for (let j = at - 1; j >= 0 && turns[j]?.fromModel === true; j--) if (turns[j]!.joinsNext === true) return true;
+  return false;
 }
 
 /** `broken`'s mark for an item that the latest compaction item stands for (1 marks a rule broken). */
@@ -215,7 +232,8 @@ function kept(keep: (message: unknown, index: number) => unknown, message: unkno
 /**
  * The pinned messages: system messages and the latest compaction item (`pinnable`, as
  * {@link pinnableMessages} lists them); the latest user message someone wrote (not one that only
- * carries tool results); the last message; `keep`; then whole units; and with `firstFromUser`,
+ * carries tool results); the first assistant message after it when it opens with the model's
+ * thinking (`Turn.opensWithThinking`); the last message; `keep`; then whole units; and with `firstFromUser`,
  * when the first of them is not a user message, the nearest user message before it that is a
  * unit of its own and breaks no rule (`broken`: it could not be sent), so that `keep` never makes
  * a request that has to open with an assistant. Items `broken` marks `COMPACTED` are never pinned.
@@ -234,6 +252,9 @@ export function pinnedMessages(
   const latest = latestUserMessage(turns);
   if (latest >= 0) pinned[latest] = 1;
   if (n > 0) pinned[n - 1] = 1;
+  // The turn in flight opens with the model's thinking: kept with the step in flight (Turn.opensWithThinking).
+  const opening = openingOfTurnInFlight(turns);
+  if (opening >= 0 && turns[opening]!.opensWithThinking === true) pinned[opening] = 1;
   for (const i of pinnable) pinned[i] = 1;
   if (typeof keep === 'number') for (let i = Math.max(0, n - keep); i < n; i++) pinned[i] = 1;
   else if (keep !== undefined) for (let i = 0; i < n; i++) if (kept(keep, messages[i], i)) pinned[i] = 1;
@@ -265,6 +286,18 @@ export function pinnedMessages(
 export function pinnableMessages(turns: readonly (Turn | undefined)[], from: number, out: number[]): number[] {
   for (let i = from; i < turns.length; i++) if (turns[i]?.role === 'system' || turns[i]?.compaction === true) out.push(i);
   return out;
+}
+
+/**
+ * The first assistant message of the turn in flight, or -1: after the latest user message that
+ * carries no tool result (Anthropic chains a turn's steps through the user messages that carry
+ * their results, with text beside them or not) and is not a step's screenshot.
+ */
+function openingOfTurnInFlight(turns: readonly (Turn | undefined)[]): number {
+  let i = turns.length - 1;
+  while (i >= 0 && !(turns[i]?.role === 'user' && turns[i]!.results.length === 0 && !toolMedia(turns, i))) i--;
+  for (i++; i < turns.length; i++) if (turns[i]?.role === 'assistant') return i;
+  return -1;
 }
 
 /** Pins every member of a unit that has a pinned member. */

@@ -50,6 +50,23 @@ export interface Turn {
   readonly unknownPart?: number;
   /** Responses: a reasoning item, which the API takes only with the item after it: in that item's unit (rule `reasoning_without_item`). */
   readonly joinsNext?: true;
+  /**
+   * Responses: an item the model outputs (an assistant message, a call, a hosted tool's item, a
+   * reasoning item). After a reasoning item, every such item up to the next one that is not is
+   * in the reasoning item's unit: they are one response's, and the API refuses any of them
+   * without its reasoning item ("Item 'fc_…' of type 'function_call' was provided without its
+   * required 'reasoning' item").
+   */
+  readonly fromModel?: true;
+  /**
+   * An assistant message that opens with the model's thinking (Anthropic `thinking` or
+   * `redacted_thinking`, a `reasoning` part of the AI SDK or LangChain): when it is the first of
+   * the turn in flight (the loop of steps since the latest user message someone wrote), it is
+   * pinned with the step in flight (structure.ts `pinnedMessages`): with thinking on, Anthropic
+   * refuses a turn whose first assistant message does not open with its thinking ("Expected
+   * `thinking` or `redacted_thinking`, but found `tool_use`").
+   */
+  readonly opensWithThinking?: true;
   /** Responses: the call ids of the programs (`program` items) that made this call or produced this output: in their unit. */
   readonly attachedTo?: readonly string[];
   /** Responses: the item's own `id`, which the API refuses twice in one input (rule `duplicate_item_id`). */
@@ -295,6 +312,16 @@ export function unanswerableCall(why: string): string {
 /** `turn` with `media` when there is any. */
 export function withMedia(turn: Turn, media: readonly MediaPart[]): Turn {
   return media.length === 0 ? turn : { ...turn, media };
+}
+
+/** The part types of the model's thinking: Anthropic's two, and the `reasoning` part of the AI SDK and of LangChain's standard blocks. */
+const THINKING_PARTS: ReadonlySet<unknown> = new Set(['thinking', 'redacted_thinking', 'reasoning']);
+
+/** `turn` marked {@link Turn.opensWithThinking} when it is an assistant message whose `content` (its parts) opens with a thinking part. */
+export function withThinking(turn: Turn, content: unknown): Turn {
+  if (turn.role !== 'assistant' || !Array.isArray(content)) return turn;
+  const first: unknown = content[0];
+  return isRecord(first) && THINKING_PARTS.has(first['type']) ? { ...turn, opensWithThinking: true } : turn;
 }
 
 /** `turn` with the message's `name` when it is a non-empty string, as its framing counts it. */
