@@ -7,6 +7,7 @@
 //   node bench/session-turns.mjs [--smoke]        # this build alone
 //   ... --rounds 6                                # sessions of each build per size (default 4)
 //   ... --format anthropic                        # another format's histories (default openai; also openai-responses, ai-sdk)
+//   ... --copies                                  # each turn's history an equal copy (structuredClone), as frameworks rebuild it
 //
 // With --before, both builds take turns at each size, each round a fresh session of each, the
 // order swapped every round (one build's garbage is collected during the next one's turns), so
@@ -31,9 +32,10 @@ export const turnCounts = (smoke) => ({ last: smoke ? 2 : 12, warm: smoke ? 2 : 
  * `warm + last` requests before its end, then each request after, one after another, the last
  * `last` timed: the turns of a long-lived session (the untimed ones before also let the engine
  * compile the turn's code, which the first turns of a process run unoptimised). `plans`, when
- * given, collects each turn's decisions as JSON.
+ * given, collects each turn's decisions as JSON. `copies`: each turn's history is an equal copy
+ * (structuredClone) of the messages, not the same objects.
  */
-export function turnsAt(lib, n, { smoke = false, fits = smoke ? 1 : 3, plans, format = 'openai' } = {}) {
+export function turnsAt(lib, n, { smoke = false, fits = smoke ? 1 : 3, plans, format = 'openai', copies = false } = {}) {
   const { last, warm } = turnCounts(smoke);
   const { messages, system } = agentSession(1, format, Math.max(1, Math.ceil(n / 7)));
   // Cut at the last request end of the whole history within `n` messages: a cut between parallel
@@ -47,7 +49,8 @@ export function turnsAt(lib, n, { smoke = false, fits = smoke ? 1 : 3, plans, fo
   const turnMs = [];
   const cpuMs = [];
   for (let k = from; k < ends.length; k++) {
-    const now = history.slice(0, ends[k] + 1);
+    // `copies`: each turn an equal copy of the history, as frameworks that rebuild their messages each step pass it (made before the clock starts).
+    const now = copies ? structuredClone(history.slice(0, ends[k] + 1)) : history.slice(0, ends[k] + 1);
     const c0 = process.cpuUsage();
     const t0 = performance.now();
     const r = session.fit(now);
@@ -73,6 +76,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const smoke = args.includes('--smoke');
   const beforeDir = args.includes('--before') ? args[args.indexOf('--before') + 1] : undefined;
   const format = args.includes('--format') ? args[args.indexOf('--format') + 1] : 'openai';
+  const copies = args.includes('--copies');
   const now = await import(pathToFileURL(join(root, 'pkg/dist/node.js')).href);
   const then = beforeDir === undefined ? undefined : await import(pathToFileURL(join(beforeDir, 'dist/node.js')).href);
   const ROUNDS = args.includes('--rounds') ? Number(args[args.indexOf('--rounds') + 1]) : smoke ? 2 : 4;
@@ -88,14 +92,14 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
       if (round % 2 === 1) builds.reverse();
       for (const [name, lib] of builds) {
         globalThis.gc?.();
-        const r = turnsAt(lib, n, { smoke, fits: 0, plans: plans[name], format });
+        const r = turnsAt(lib, n, { smoke, fits: 0, plans: plans[name], format, copies });
         all[name].turnMs.push(...r.turnMs);
         all[name].cpuMs.push(...r.cpuMs);
         messages = r.messages;
       }
       if (then !== undefined && plans.before.join('\n') !== plans.after.join('\n')) throw new Error(`turns at ${n}: the builds planned differently`);
     }
-    console.log(`${format}, ${messages} messages, a turn (${ROUNDS} sessions of each build, the last ${turnCounts(smoke).last} turns of each):`);
+    console.log(`${format}, ${messages} messages${copies ? ', each turn an equal copy' : ''}, a turn (${ROUNDS} sessions of each build, the last ${turnCounts(smoke).last} turns of each):`);
     if (then !== undefined) console.log(`  ${line('before', all.before)}`);
     console.log(`  ${line('after ', all.after)}`);
   }

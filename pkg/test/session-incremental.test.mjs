@@ -1,9 +1,10 @@
 // A session keeps what it read of each message across turns (issue 30: a turn costs what is new).
 // Property: over random sequences of appends, edits (a new object, or the same object changed in
 // place, a field or a nested block), truncations and whole replacements (a history rebuilt from
-// JSON), each turn of one long-lived session plans exactly as a session that starts from scratch
-// with the same remembered request (its exported state): same decisions, messages, cache report,
-// warnings and metrics (the count cache's hits and misses aside), or the same error.
+// JSON: equal copies, compared by content, one of them edited now and then), each turn of one
+// long-lived session plans exactly as a session that starts from scratch with the same remembered
+// request (its exported state): same decisions, messages, cache report, warnings and metrics (the
+// count cache's hits and misses aside), or the same error.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createSession, estimateTokens } from 'ctxpack';
@@ -87,8 +88,11 @@ async function run(seed, format, extra, async = false, perTurn = undefined) {
       next = Math.min(next, k + r.int(0, 3)); // the application may then take another path
       ops.push(`truncate to ${k}`);
     } else {
+      // A history rebuilt from storage: equal copies, read by content; now and then one edited in the copy.
       h = JSON.parse(JSON.stringify(h));
-      ops.push('replace');
+      const i = r.int(0, h.length - 1);
+      if (r.chance(0.5) && edit(r, h, i, true)) ops.push(`replace, ${i} edited in the copy`);
+      else ops.push('replace');
     }
     // The reference: a new session that remembers the same previous request, and nothing else.
     const fresh = createSession({ ...options, state: session.exportState() });

@@ -1,9 +1,12 @@
 /**
  * What a session keeps of the messages it has read, so that a turn reads only what is new: per
  * message of the last history, its turn (turns.ts), and a snapshot of its fields to notice an
- * edit. A message is read again only when it is another object at its index, or when a field
- * of it changed in place (a field set, an element of its arrays replaced, added or removed, to
- * {@link SNAPSHOT_DEPTH} levels; byte arrays are compared as one value). Whatever is derived
+ * edit. A message is read again only when what it holds differs from the snapshot, to
+ * {@link SNAPSHOT_DEPTH} levels: a field set, an element of its arrays replaced, added or removed,
+ * in place or in a copy (frameworks that rebuild their messages each step, as the AI SDK's
+ * middleware sees them, or a history loaded again from storage, pass equal copies: compared by
+ * content, they are not read again); another class at its index; a byte array, a class's
+ * instance inside it, or a container past the depth that is another object. Whatever is derived
  * from a message alone (its count, its keys) is kept as long as its turn is: the first
  * {@link HistoryMemo.same} messages are those of the last read, unchanged.
  *
@@ -72,9 +75,20 @@ function same(v: Record<string, unknown> | unknown[], s: readonly unknown[], at:
   return s[at] === END ? at + 1 : -1;
 }
 
+/**
+ * A container is compared by what it holds, whether it is the object the snapshot read or another
+ * of the same kind (a framework that rebuilds its messages each step hands over equal copies);
+ * anything else, and a container past the depth, by identity.
+ */
 function sameValue(x: unknown, s: readonly unknown[], at: number, depth: number): number {
-  if (s[at] !== x) return -1;
-  return depth > 1 && typeof x === 'object' && descends(x) ? same(x, s, at + 1, depth - 1) : at + 1;
+  const y = s[at];
+  if (depth > 1 && descends(x)) return descends(y) && Array.isArray(x) === Array.isArray(y) ? same(x, s, at + 1, depth - 1) : -1;
+  return y === x ? at + 1 : -1;
+}
+
+/** Whether `m` may be compared with the snapshot of `old`: the same object, or another with the same prototype (a class's instance reads by its class). */
+function comparable(m: unknown, old: unknown): boolean {
+  return m === old || (typeof m === 'object' && m !== null && typeof old === 'object' && old !== null && Object.getPrototypeOf(m) === Object.getPrototypeOf(old));
 }
 
 /** A message's snapshot, or `undefined` when it cannot have one (not an object, or too large). */
@@ -135,7 +149,7 @@ export class HistoryMemo {
     let first = -1;
     for (let i = 0; i < n; i++) {
       const m = list[i];
-      const s = i < lim && m === old[i] ? this.snaps[i] : undefined;
+      const s = i < lim && comparable(m, old[i]) ? this.snaps[i] : undefined;
       if (s !== undefined && same(m as Record<string, unknown>, s, 0, SNAPSHOT_DEPTH) === s.length) {
         turns[i] = this.turns[i]!;
         snaps[i] = s;
