@@ -3361,25 +3361,28 @@ fn index_stats(docs: &[String], query: &str) -> (Vec<u32>, u32) {
         .collect();
     let words: Vec<&str> = std::str::from_utf8(&bytes)
         .expect("UTF-8")
-        .split('\0')
+        .split_terminator('\0')
         .collect();
+    // Each of the call's distinct words crosses once.
+    let distinct: std::collections::HashSet<&str> = words.iter().copied().collect();
+    assert_eq!(distinct.len(), words.len());
     let query = bm25_query_terms(query);
     let terms: Vec<&str> = query.split_terminator('\0').collect();
-    let (mut out, mut at, mut w) = (Vec::new(), 0, 0);
+    let (mut out, mut at) = (Vec::new(), 0);
     for _ in docs {
         let m = counts[at + 1] as usize;
         let mut pairs: Vec<(u32, u32)> = (0..m)
             .filter_map(|k| {
-                let rank = terms.iter().position(|t| *t == words[w + k])?;
-                Some((u32::try_from(rank).expect("small"), counts[at + 2 + k]))
+                let word = words[counts[at + 2 + 2 * k] as usize];
+                let rank = terms.iter().position(|t| *t == word)?;
+                Some((u32::try_from(rank).expect("small"), counts[at + 3 + 2 * k]))
             })
             .collect();
         pairs.sort_unstable();
         out.push(if terms.is_empty() { 0 } else { counts[at] });
         out.push(u32::try_from(pairs.len()).expect("small"));
         out.extend(pairs.into_iter().flat_map(|(t, c)| [t, c]));
-        at += 2 + m;
-        w += m;
+        at += 2 + 2 * m;
     }
     (out, u32::try_from(terms.len()).expect("small"))
 }

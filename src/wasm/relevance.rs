@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 
 use super::errors::to_js_error;
 use crate::relevance::fusion::{cosine_relevance, fuse, Fusion};
-use crate::relevance::{bm25_from_packed, bm25_scores, query_terms, Bm25, TermCounter};
+use crate::relevance::{bm25_from_packed, bm25_scores, query_terms, Bm25, TermCounter, WordMap};
 #[cfg(doc)]
 use crate::relevance::{pack_stats, QueryTerms};
 use crate::{CtxpackError, ErrorReason};
@@ -99,14 +99,15 @@ pub fn bm25_from_stats_wasm(
 
 /// What an index keeps of the texts packed in `bytes` and `ends`
 /// ([`packed_texts`]; [`crate::relevance::doc_terms`], through one
-/// [`TermCounter`] for all of them), for a
-/// caller that reads each text once and scores it for any later query. One
-/// array: `L`, then `L` numbers (per text its length in words, its number
-/// `m` of distinct words, then their `m` counts), then the byte length `B`
-/// of the words, then the words as UTF-8, each followed by a NUL, text
-/// after text in the order of the counts, four bytes to a number (little
-/// endian, the last one padded with zeros). Words never hold a NUL: it is
-/// not alphanumeric.
+/// [`TermCounter`] for all of them), for a caller that reads each text once
+/// and scores it for any later query. One array: `L`, then `L` numbers (per
+/// text its length in words, its number `m` of distinct words, then `m`
+/// pairs: the word's number and its count), then the byte length `B` of the
+/// words, then the call's distinct words as UTF-8, word number `k` the
+/// `k`-th, each followed by a NUL, four bytes to a number (little endian,
+/// the last one padded with zeros). A word shared by many texts crosses
+/// once, so the caller decodes and looks up each once per call, not once
+/// per text. Words never hold a NUL: it is not alphanumeric.
 ///
 /// # Errors
 /// `INVALID_INPUT` when the texts are not packed as [`packed_texts`] reads them.
@@ -115,17 +116,26 @@ pub fn bm25_doc_terms(bytes: &[u8], ends: &[u32]) -> Result<Vec<u32>, JsValue> {
     let docs = packed_texts(bytes, ends)?;
     let mut counts: Vec<u32> = Vec::new();
     let mut words: Vec<u8> = Vec::new();
+    let mut numbers: WordMap<u32> = WordMap::default();
     let mut counter = TermCounter::default();
     for d in docs {
         counts.push(counter.read(d));
         let at = counts.len();
         counts.push(0);
         for (word, count) in counter.terms() {
+            let number = if let Some(&n) = numbers.get(word) {
+                n
+            } else {
+                let n = u32::try_from(numbers.len()).unwrap_or(u32::MAX);
+                numbers.insert(word.to_owned(), n);
+                words.extend_from_slice(word.as_bytes());
+                words.push(0);
+                n
+            };
+            counts.push(number);
             counts.push(count);
-            words.extend_from_slice(word.as_bytes());
-            words.push(0);
         }
-        counts[at] = u32::try_from(counts.len() - at - 1).unwrap_or(u32::MAX);
+        counts[at] = u32::try_from((counts.len() - at - 1) / 2).unwrap_or(u32::MAX);
     }
     let mut out = Vec::with_capacity(2 + counts.len() + words.len().div_ceil(4));
     out.push(u32::try_from(counts.len()).unwrap_or(u32::MAX));

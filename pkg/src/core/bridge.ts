@@ -387,33 +387,45 @@ function packTexts(docs: readonly string[]): { bytes: Uint8Array; ends: Uint32Ar
   return { bytes: buffer.subarray(0, at), ends };
 }
 
-/** A text as an index keeps it: its length in words, and each distinct word with its count. */
+/** A text as an index keeps it: its length in words, and each distinct word (its number in the call's `vocabulary`) with its count. */
 export interface DocTerms {
   readonly words: number;
-  readonly terms: readonly string[];
+  readonly terms: Uint32Array;
   readonly counts: Uint32Array;
+}
+
+/** What the core read of a batch of texts: each text's terms, and the batch's distinct words (a term is its index here). */
+export interface DocTermsBatch {
+  readonly vocabulary: readonly string[];
+  readonly docs: readonly DocTerms[];
 }
 
 /** Decodes the words of `bm25DocTerms`: one decoder call for the whole batch, not one per word. */
 const UTF8 = new TextDecoder();
 
-/** What an index keeps of each of `docs` (the core's `bm25DocTerms`), read once per text. */
-export function bm25DocTerms(docs: string[]): DocTerms[] {
+/** What an index keeps of each of `docs` (the core's `bm25DocTerms`), read once per text; a word shared by many texts crosses once. */
+export function bm25DocTerms(docs: string[]): DocTermsBatch {
   const texts = packTexts(docs);
   const packed = call(() => glue.bm25DocTerms(texts.bytes, texts.ends));
   const countsLength = packed[0]!;
   const bytes = packed[1 + countsLength]!;
-  const words = UTF8.decode(new Uint8Array(packed.buffer, packed.byteOffset + 4 * (2 + countsLength), bytes)).split('\0');
+  const text = UTF8.decode(new Uint8Array(packed.buffer, packed.byteOffset + 4 * (2 + countsLength), bytes));
+  // Each word is followed by a NUL: the last split piece is the empty rest.
+  const vocabulary = bytes === 0 ? [] : text.slice(0, -1).split('\0');
   const out = new Array<DocTerms>(docs.length);
   let at = 1;
-  let w = 0;
   for (let i = 0; i < docs.length; i++) {
     const m = packed[at + 1]!;
-    out[i] = { words: packed[at]!, terms: words.slice(w, w + m), counts: packed.slice(at + 2, at + 2 + m) };
-    at += 2 + m;
-    w += m;
+    const terms = new Uint32Array(m);
+    const counts = new Uint32Array(m);
+    for (let k = 0, p = at + 2; k < m; k++, p += 2) {
+      terms[k] = packed[p]!;
+      counts[k] = packed[p + 1]!;
+    }
+    out[i] = { words: packed[at]!, terms, counts };
+    at += 2 + 2 * m;
   }
-  return out;
+  return { vocabulary, docs: out };
 }
 
 /** The distinct terms of `query`, term number `i` at index `i` (as the core numbers them: sorted). */

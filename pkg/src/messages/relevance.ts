@@ -194,12 +194,16 @@ export class Bm25Memo {
       indexed.push(t);
     }
     const unseen = [...unseenSet];
-    const read = unseen.length > 0 ? bm25DocTerms(unseen) : [];
+    const read = unseen.length > 0 ? bm25DocTerms(unseen) : undefined;
     const sameQuery = query === this.query;
     const terms = sameQuery ? this.queryTerms : bm25QueryTerms(query);
     this.query = query;
     this.queryTerms = terms;
-    for (let k = 0; k < unseen.length; k++) this.add(unseen[k]!, read[k]!);
+    if (read !== undefined) {
+      // The batch's word numbers as the vocabulary's, each looked up once.
+      const ids = read.vocabulary.map((word) => this.idOf(word));
+      for (let k = 0; k < unseen.length; k++) this.add(unseen[k]!, read.docs[k]!, ids);
+    }
     const call = ++this.calls;
     // The same query as the last call's: a text the last call had at the same position has the
     // same stats (they are the text's alone), so the leading ones are copied and only the texts
@@ -331,20 +335,27 @@ export class Bm25Memo {
     return of;
   }
 
-  private add(text: string, read: DocTerms): void {
+  /** The vocabulary number of `word`, given one if it has none. */
+  private idOf(word: string): number {
+    let id = this.vocabulary.get(word);
+    if (id === undefined) {
+      id = this.postings.length;
+      this.vocabulary.set(word, id);
+      this.postings.push([]);
+      this.ranks = undefined; // a query word may have just got its number
+    }
+    return id;
+  }
+
+  /** Indexes `text` from what the core read of it (`read`, its terms numbered in its batch; `batchIds`: those numbers as the vocabulary's). */
+  private add(text: string, read: DocTerms, batchIds: readonly number[]): void {
     const serial = this.nextSerial++;
-    const ids = new Uint32Array(read.terms.length);
-    read.terms.forEach((term, k) => {
-      let id = this.vocabulary.get(term);
-      if (id === undefined) {
-        id = this.postings.length;
-        this.vocabulary.set(term, id);
-        this.postings.push([]);
-        this.ranks = undefined; // a query word may have just got its number
-      }
+    const ids = read.terms; // rewritten in place: the batch's numbers become the vocabulary's
+    for (let k = 0; k < ids.length; k++) {
+      const id = batchIds[ids[k]!]!;
       ids[k] = id;
       this.postings[id]!.push(serial, read.counts[k]!);
-    });
+    }
     this.texts.set(text, { serial, words: read.words, ids, counts: read.counts });
   }
 
