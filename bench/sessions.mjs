@@ -176,8 +176,10 @@ const { last: LAST_TURNS, warm: WARM_TURNS } = turnCounts(smoke);
 const growth = (smoke ? [100, 400] : [1_000, 10_000]).map((n) => ({ n, ...turnsAtWith(n) }));
 function turnsAtWith(n) {
   const r = turnsAt(lib, n, { smoke });
-  process.stderr.write(`sessions: a turn at ${r.messages} messages ${r.turn.toFixed(2)} ms (mean ${r.turnMean.toFixed(2)}, p90 ${r.turnP90.toFixed(2)}), fitMessages ${r.fit.toFixed(1)} ms\n`);
-  return r;
+  // The same turns with each history an equal copy, as frameworks that rebuild their messages each step pass them.
+  const copies = turnsAt(lib, n, { smoke, fits: 0, copies: true }).turn;
+  process.stderr.write(`sessions: a turn at ${r.messages} messages ${r.turn.toFixed(2)} ms (mean ${r.turnMean.toFixed(2)}, p90 ${r.turnP90.toFixed(2)}; of copies ${copies.toFixed(2)}), fitMessages ${r.fit.toFixed(1)} ms\n`);
+  return { ...r, copies };
 }
 
 // ---- 3. large input ----
@@ -241,12 +243,14 @@ ${growth.map((g) => g.n.toLocaleString('en-US')).join(' and ')} messages, budget
 \`estimateTokens\`. *A turn*: one session through the history's last ${WARM_TURNS + LAST_TURNS + 1} requests one after
 another (its first fit takes the history up to the first of them), the median, mean and 90th
 percentile (nearest rank) of the last ${LAST_TURNS}: the median is the common turn; the mean and the 90th
-percentile show the turns whose new question makes the session re-plan. *fitMessages*: the whole
-history, the median of ${smoke ? 1 : 3} calls.
+percentile show the turns whose new question makes the session re-plan. *Of copies*: the same
+turns in another session, each history an equal copy of the messages (\`structuredClone\`, before
+the clock starts), as frameworks that rebuild their messages each step pass them; the median.
+*fitMessages*: the whole history, the median of ${smoke ? 1 : 3} calls.
 
-| messages | a turn, median (ms) | mean (ms) | 90th percentile (ms) | \`fitMessages\` (ms) |
-|--:|--:|--:|--:|--:|
-${growth.map((g) => `| ${g.messages.toLocaleString('en-US')} | ${ms(g.turn)} | ${ms(g.turnMean)} | ${ms(g.turnP90)} | ${ms(g.fit)} |`).join('\n')}
+| messages | a turn, median (ms) | mean (ms) | 90th percentile (ms) | a turn of copies, median (ms) | \`fitMessages\` (ms) |
+|--:|--:|--:|--:|--:|--:|
+${growth.map((g) => `| ${g.messages.toLocaleString('en-US')} | ${ms(g.turn)} | ${ms(g.turnMean)} | ${ms(g.turnP90)} | ${ms(g.copies)} | ${ms(g.fit)} |`).join('\n')}
 
 | target | measured | |
 |--|--|--|
