@@ -6,9 +6,9 @@
  * someone typed (the task), the last message's unit (the agent step in flight: the latest call
  * and its results), the first step after the task when its assistant message opens with the
  * model's thinking (Anthropic refuses the turn without it), what `options.keep` names, and the
- * whole unit of any of these. The steps
- * between the task and the last one compete like any other message: an agent that works on one
- * task for hundreds of steps would otherwise pin its whole history.
+ * whole unit of any of these. The steps between the task and the last one compete like any other
+ * message: an agent that works on one task for hundreds of steps would otherwise pin its whole
+ * history.
  *
  * @internal
  * @module
@@ -58,8 +58,8 @@ export interface UnitsState {
  * it: tool messages join the assistant message their run follows, an Anthropic user message the
  * assistant message just before, a Responses item the item of its call, the call before it, the
  * program it names, the reasoning item just before it, or the reasoning item whose response it is
- * part of. So the steps before `at` and the state
- * there hold for any history with the same first `at` messages; a later message may still merge
+ * part of. So the steps before `at` and the state there hold for any history with the same first
+ * `at` messages; a later message may still merge
  * earlier units by id (Responses), which is why the state keeps the union, not the answer.
  */
 export function scanUnits(turns: readonly (Turn | undefined)[], adapter: FormatAdapter, from?: UnitsState, saveAt = -1): { units: Units; state: UnitsState | undefined } {
@@ -232,9 +232,9 @@ function kept(keep: (message: unknown, index: number) => unknown, message: unkno
 /**
  * The pinned messages: system messages and the latest compaction item (`pinnable`, as
  * {@link pinnableMessages} lists them); the latest user message someone wrote (not one that only
- * carries tool results); the first assistant message after it when it opens with the model's
- * thinking (`Turn.opensWithThinking`); the last message; `keep`; then whole units; and with `firstFromUser`,
- * when the first of them is not a user message, the nearest user message before it that is a
+ * carries tool results); the first assistant message of the turn in flight when it opens with
+ * the model's thinking (`Turn.opensWithThinking`); the last message; `keep`; then whole units;
+ * and with `firstFromUser`, when the first of them is not a user message, the nearest user message before it that is a
  * unit of its own and breaks no rule (`broken`: it could not be sent), so that `keep` never makes
  * a request that has to open with an assistant. Items `broken` marks `COMPACTED` are never pinned.
  */
