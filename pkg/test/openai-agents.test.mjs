@@ -8,7 +8,7 @@
 // a plain session given the same histories.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Agent, OpenAIResponsesModel, Runner, run, setTracingDisabled, tool, Usage } from '@openai/agents';
+import { Agent, hostedMcpTool, imageGenerationTool, OpenAIResponsesModel, Runner, run, setTracingDisabled, tool, Usage } from '@openai/agents';
 import OpenAI from 'openai';
 import { z } from 'zod';
 import { CtxpackError, createSession, estimateTokens, fitMessages, validateMessages } from 'ctxpack';
@@ -306,4 +306,98 @@ test("the agent's tools are counted: a function tool's name, description and JSO
   }
   const [bare, withTool] = [tokens[0], tokens.at(-1)];
   assert.ok(withTool >= bare + estimateTokens(`${READ_FILE.description} {"type":"object","properties":{"path":{"type":"string"}}}`), `${bare} → ${withTool}`);
+});
+
+// ---- Trial defects: each checked through the real SDK and its OpenAIResponsesModel ----
+
+/** The SDK's real Responses model over a client whose fetch answers `script(body, k)` (the output items of the k-th request, from 1) locally; records each request body. */
+function scriptedModel(script) {
+  const bodies = [];
+  const fetch = async (_url, init) => {
+    const body = JSON.parse(init.body);
+    bodies.push(body);
+    const k = bodies.length;
+    return new Response(JSON.stringify({ ...responseBody(k), output: script(body, k) }), { status: 200, headers: { 'content-type': 'application/json' } });
+  };
+  const client = new OpenAI({ apiKey: 'sk-test', baseURL: 'http://127.0.0.1:9/v1', fetch, maxRetries: 0 });
+  return { bodies, model: new OpenAIResponsesModel(client, 'gpt-5') };
+}
+const callOf = (name, k) => ({ type: 'function_call', id: `fc_${k}`, call_id: `call_${k}`, name, arguments: '{}', status: 'completed' });
+const say = (text, k = 0) => ({ type: 'message', id: `msg_${k}_${text.length}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] });
+/** A request as sent, counted by the format's own rules with the instructions: its prompt tokens. */
+const sentTokens = (body) => fitMessages(body.input, { format: 'openai-responses', system: body.instructions, budgets: { tokens_max: 100_000_000 } }).metrics.prompt_tokens;
+/** A request as sent: valid, by ctxpack's rules and the API's refusals, and within `budget`. */
+function checkSent(body, budget, label) {
+  assert.deepEqual(validateMessages(body.input, 'openai-responses'), [], `${label}: invalid`);
+  sdkCheck('openai-responses', body.input);
+  const tokens = sentTokens(body);
+  assert.ok(tokens <= budget, `${label}: ${tokens} tokens sent, budget ${budget}`);
+}
+const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+const PDF = 'data:application/pdf;base64,JVBERi0xLjQKMSAwIG9iajw8L1R5cGUvUGFnZT4+ZW5kb2JqCiUlRU9G';
+
+test('hosted tool items are counted as the wire items the SDK sends from providerData', async () => {
+  // File search and code interpreter: their results, code and logs are counted, and the request fits.
+  const doc = 'The retention policy keeps audit logs for ninety days unless legal hold applies. '.repeat(400);
+  const hosted = [
+    { type: 'file_search_call', id: 'fs_1', status: 'completed', queries: ['retention policy'], results: [{ file_id: 'file_1', filename: 'policy.md', score: 0.9, text: doc, attributes: {} }] },
+    { type: 'code_interpreter_call', id: 'ci_1', status: 'completed', container_id: 'cntr_1', code: 'import pandas as pd\n'.repeat(300), outputs: [{ type: 'logs', logs: 'row\n'.repeat(2_000) }] },
+  ];
+  const a = scriptedModel((_body, k) => (k === 1 ? [...hosted, say('Ninety days.')] : [say('ok')]));
+  const agent = new Agent({ name: 'a', instructions: INSTRUCTIONS, model: a.model });
+  const filter = ctxpackInputFilter({ budgets: { tokens_max: 3_000 }, onFit: (r) => fits.push(r) });
+  const fits = [];
+  const first = await run(agent, 'How long are audit logs kept?', { callModelInputFilter: filter });
+  assert.deepEqual(first.history.slice(1, 3).map((i) => [i.type, i.providerData.type]), [['hosted_tool_call', 'file_search_call'], ['hosted_tool_call', 'code_interpreter_call']]);
+  const history = [...first.history, { role: 'user', content: 'And billing records?' }];
+  await run(agent, history, { callModelInputFilter: filter });
+  const costs = fits.at(-1).decisions.slice(1, 3).map((d) => d.cost_tokens);
+  const wire = fitMessages(hosted, { format: 'openai-responses', budgets: { tokens_max: 100_000_000 } }).decisions.map((d) => d.cost_tokens);
+  assert.deepEqual(costs, wire, 'counted as the wire items are');
+  checkSent(a.bodies.at(-1), 3_000, 'file search and code interpreter');
+  // Roomy, they are sent: the SDK sends them from providerData.
+  const roomy = ctxpackInputFilter({ budgets: { tokens_max: 100_000 } });
+  await run(agent, history, { callModelInputFilter: roomy });
+  assert.deepEqual(a.bodies.at(-1).input.slice(1, 3).map((i) => i.type), ['file_search_call', 'code_interpreter_call']);
+
+  // An MCP approval (the SDK's interruption, approved): its request's arguments counted, its response paired with it by approval_request_id.
+  const args = JSON.stringify({ q: 'transport protocols of the spec '.repeat(200) });
+  const b = scriptedModel((_body, k) => (k === 1 ? [{ type: 'mcp_approval_request', id: 'mcpr_1', server_label: 'deepwiki', name: 'ask_question', arguments: args }] : [say('Approved.')]));
+  const mcp = new Agent({ name: 'a', instructions: INSTRUCTIONS, model: b.model, tools: [hostedMcpTool({ serverLabel: 'deepwiki', serverUrl: 'https://mcp.deepwiki.com/mcp', requireApproval: 'always' })] });
+  const asked = await run(mcp, 'Ask deepwiki about the MCP spec.');
+  asked.state.approve(asked.interruptions[0]);
+  const approved = await run(mcp, asked.state);
+  const items = [...approved.history, { role: 'user', content: 'Now something else.' }];
+  const request = items.findIndex((i) => i.name === 'mcp_approval_request');
+  const response = items.findIndex((i) => i.name === 'mcp_approval_response');
+  assert.ok(request > 0 && response > request);
+  const mcpFits = [];
+  const { input } = await ctxpackInputFilter({ budgets: { tokens_max: 100_000 }, onFit: (r) => mcpFits.push(r) })({ modelData: { input: items, instructions: INSTRUCTIONS } });
+  assert.equal(input.length, items.length);
+  const d = mcpFits[0].decisions;
+  assert.equal(d[response].unit, d[request].unit, 'the response goes with its request');
+  assert.ok(d[request].cost_tokens >= estimateTokens(args) / 2, `the arguments count: ${d[request].cost_tokens} tokens`);
+  // Tight: the pair is left out whole, and what is sent fits.
+  const c = scriptedModel(() => [say('ok')]);
+  await run(new Agent({ name: 'a', instructions: INSTRUCTIONS, model: c.model }), items, { callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: 600 } }) });
+  checkSent(c.bodies[0], 600, 'MCP approval');
+
+  // Image generation: the base64 image the SDK keeps in `output` counts as an image, never as text.
+  const header = Buffer.alloc(33);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(header, 0);
+  header.writeUInt32BE(13, 8);
+  header.write('IHDR', 12);
+  header.writeUInt32BE(1_024, 16);
+  header.writeUInt32BE(1_024, 20);
+  const image = Buffer.concat([header, Buffer.from(Array.from({ length: 1_000_000 }, (_, i) => (i * 7_919) % 251))]).toString('base64');
+  const g = scriptedModel((_body, k) => (k === 1 ? [{ type: 'image_generation_call', id: 'ig_1', status: 'completed', result: image, revised_prompt: 'a cat' }, say('Here is your cat.')] : [say('ok')]));
+  const draw = new Agent({ name: 'a', instructions: INSTRUCTIONS, model: g.model, tools: [imageGenerationTool()] });
+  const drawn = await run(draw, 'Draw a cat.');
+  assert.equal(drawn.history[1].output, image);
+  const igFits = [];
+  await run(draw, [...drawn.history, { role: 'user', content: 'Make it blue.' }], { callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: 20_000 }, onFit: (r) => igFits.push(r) }) });
+  const ig = igFits[0].decisions[1];
+  assert.ok(ig.included, 'the generated image is kept');
+  const asImage = fitMessages([{ role: 'user', content: [{ type: 'input_image', image_url: `data:image/png;base64,${image}` }] }], { format: 'openai-responses', budgets: { tokens_max: 100_000 } }).decisions[0].cost_tokens;
+  assert.ok(ig.cost_tokens <= asImage + 50, `${ig.cost_tokens} tokens, an image of its size ${asImage}`);
 });

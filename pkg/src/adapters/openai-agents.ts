@@ -94,6 +94,47 @@ function mediaPart(part: unknown): unknown {
 }
 
 const media = (value: unknown): unknown => (Array.isArray(value) ? value.map(mediaPart) : isRecord(value) ? mediaPart(value) : value);
+/** The wire type of each `hosted_tool_call` the SDK sends from its `providerData` (its converter's names, older ones too). */
+const HOSTED_TYPE: Readonly<Record<string, string>> = {
+  web_search_call: 'web_search_call',
+  web_search: 'web_search_call',
+  file_search_call: 'file_search_call',
+  file_search: 'file_search_call',
+  code_interpreter_call: 'code_interpreter_call',
+  code_interpreter: 'code_interpreter_call',
+  image_generation_call: 'image_generation_call',
+  image_generation: 'image_generation_call',
+  mcp_list_tools: 'mcp_list_tools',
+  mcp_approval_request: 'mcp_approval_request',
+  mcp_approval_response: 'mcp_approval_response',
+  mcp_call: 'mcp_call',
+};
+
+const snakeKey = (key: string): string => key.replace(/([A-Z])/g, '_$1').toLowerCase();
+
+/**
+ * A `hosted_tool_call` as the wire item the SDK sends for it: its `providerData` (the item the
+ * API returned, keys in snake case as the SDK writes them), typed by `providerData.type` or, for
+ * MCP items, the item's `name`, with the item's id where `providerData` has none. What the SDK
+ * keeps apart in `output` is read too: an image generation's base64 image as its `result` (an
+ * image, never text), an MCP call's output as its `output` (text); the program that made the call
+ * as its `caller`. Not a hosted item the SDK knows: `undefined`.
+ */
+function hostedView(m: Rec, caller: Rec): Rec | undefined {
+  const pd = isRecord(m['providerData']) ? m['providerData'] : {};
+  const known = (name: unknown): string | undefined => (typeof name === 'string' && Object.hasOwn(HOSTED_TYPE, name) ? HOSTED_TYPE[name] : undefined);
+  // The SDK's converter falls back on the item's name for MCP items only.
+  const type = known(pd['type']) ?? (String(m['name']).startsWith('mcp_') ? known(m['name']) : undefined);
+  if (type === undefined) return undefined;
+  const wire: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(pd)) wire[snakeKey(key)] = value;
+  wire['type'] = type;
+  if (wire['id'] === undefined && typeof m['id'] === 'string') wire['id'] = m['id'];
+  const output = m['output'];
+  if (type === 'image_generation_call' && typeof output === 'string' && output.length > 0) wire['result'] = output;
+  if (type === 'mcp_call' && output !== undefined && output !== null && wire['output'] === undefined) wire['output'] = output;
+  return { ...wire, ...caller };
+}
 
 /**
  * The Responses API item ctxpack reads for one SDK item: the same pairing (`callId` as
@@ -116,9 +157,11 @@ export function responsesView(item: unknown): unknown {
       const encrypted = m['encrypted_content'] ?? pd['encrypted_content'] ?? pd['encryptedContent'];
       return { type, ...id, summary: m['content'], content: m['rawContent'], ...(typeof encrypted === 'string' ? { encrypted_content: encrypted } : {}) };
     }
-    // A hosted tool's call carries its result: a unit of its own, its name, arguments and output read as text.
+    // A hosted tool's item as the wire item it is sent as, read by the format's own rules (an MCP
+    // approval's response pairs with its request); one the SDK does not know, a unit of its own
+    // whose name, arguments and output are read as text.
     case 'hosted_tool_call':
-      return { type: 'mcp_call', ...id, name: m['name'], arguments: m['arguments'], output: m['output'] };
+      return hostedView(m, caller) ?? { type: 'mcp_call', ...id, name: m['name'], arguments: m['arguments'], output: m['output'] };
     // Provider items the SDK passes through: a unit of their own, nothing read as text.
     case 'unknown':
       return { type: 'compaction_trigger', ...id };
