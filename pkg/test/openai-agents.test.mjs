@@ -336,6 +336,69 @@ function checkSent(body, budget, label) {
 const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 const PDF = 'data:application/pdf;base64,JVBERi0xLjQKMSAwIG9iajw8L1R5cGUvUGFnZT4+ZW5kb2JqCiUlRU9G';
 
+test('a truncated tool output keeps its image and its file, in the SDK shape, so the request carries their sources', async () => {
+  for (const [part, source] of [[{ type: 'image', image: PNG }, 'image_url'], [{ type: 'file', file: PDF, filename: 'a.pdf' }, 'file_data']]) {
+    const inspect = tool({ name: 'inspect', description: 'Inspects the page.', parameters: z.object({}), execute: async () => [{ type: 'text', text: 'dom node\n'.repeat(20_000) }, part] });
+    const sent = async (filter) => {
+      const { bodies, model } = scriptedModel((_body, k) => (k === 1 ? [callOf('inspect', 1)] : [say('ok')]));
+      await run(new Agent({ name: 'a', instructions: INSTRUCTIONS, model, tools: [inspect] }), TASK, filter === undefined ? {} : { callModelInputFilter: filter });
+      return bodies[1];
+    };
+    const body = await sent(ctxpackInputFilter({ budgets: { tokens_max: 12_000 } }));
+    const out = body.input.find((i) => i.type === 'function_call_output');
+    assert.equal(out.output[0].type, 'input_text');
+    assert.ok(out.output[0].text.length < 'dom node\n'.length * 20_000, 'the text is truncated');
+    // The media part goes as the SDK sends it without the filter: its source with it.
+    const whole = (await sent(undefined)).input.find((i) => i.type === 'function_call_output');
+    assert.deepEqual(out.output[1], whole.output[1], part.type);
+    assert.ok(out.output[1][source].startsWith('data:'), `${part.type}: its ${source} is sent`);
+    checkSent(body, 12_000, part.type);
+  }
+});
+
+test('truncateUserMessage, stubMedia and stubToolResults: the rewritten items are sent, in the SDK shape, within the budget', async () => {
+  // truncateUserMessage: a pasted 72k-token task goes in cut.
+  const task = 'log line with an error code 42\n'.repeat(8_000);
+  const a = scriptedModel(() => [say('ok')]);
+  await run(new Agent({ name: 'a', instructions: INSTRUCTIONS, model: a.model }), task, { callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: 4_000 }, truncateUserMessage: true }) });
+  assert.ok(userText(a.bodies[0].input[0]).length < task.length);
+  checkSent(a.bodies[0], 4_000, 'truncateUserMessage');
+
+  // stubMedia: an earlier message's four large images go in as notes, its text kept.
+  const header = Buffer.alloc(33);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(header, 0);
+  header.writeUInt32BE(13, 8);
+  header.write('IHDR', 12);
+  header.writeUInt32BE(2_000, 16);
+  header.writeUInt32BE(2_000, 20);
+  const big = `data:image/png;base64,${Buffer.concat([header, Buffer.alloc(100)]).toString('base64')}`;
+  const history = [
+    { role: 'user', content: [{ type: 'input_text', text: 'What is in these?' }, ...Array.from({ length: 4 }, () => ({ type: 'input_image', image: big }))] },
+    { role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Four charts. '.repeat(100) }] },
+    { role: 'user', content: 'Thanks; something else.' },
+  ];
+  const b = scriptedModel(() => [say('ok')]);
+  await run(new Agent({ name: 'a', instructions: INSTRUCTIONS, model: b.model }), history, { callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: 1_500 }, stubMedia: true }) });
+  const first = b.bodies[0].input[0];
+  assert.deepEqual(first.content.map((p) => p.type), ['input_text', 'input_text', 'input_text', 'input_text', 'input_text']);
+  assert.equal(first.content[0].text, 'What is in these?');
+  assert.ok(first.content.slice(1).every((p) => p.text.startsWith('[image omitted')), JSON.stringify(first.content[1]));
+  checkSent(b.bodies[0], 1_500, 'stubMedia');
+
+  // stubToolResults: earlier large outputs go in as stubs rather than be left out.
+  const read = tool({ name: 'read', description: 'Reads a file.', parameters: z.object({}), execute: async () => 'export const line = 1;\n'.repeat(600) });
+  const c = scriptedModel((_body, k) => (k <= 6 ? [callOf('read', k)] : [say('done')]));
+  const fits = [];
+  await run(new Agent({ name: 'a', instructions: INSTRUCTIONS, model: c.model, tools: [read] }), TASK, { callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: 6_000 }, stubToolResults: true, onFit: (r) => fits.push(r) }) });
+  assert.ok(fits.some((r) => r.decisions.some((d) => d.included && d.stubbed)), 'no output was stubbed');
+  let stubs = 0;
+  for (const [k, body] of c.bodies.entries()) {
+    checkSent(body, 6_000, `stubToolResults, request ${k}`);
+    stubs += body.input.filter((i) => i.type === 'function_call_output' && typeof i.output === 'string' && i.output.startsWith('[tool result omitted')).length;
+  }
+  assert.ok(stubs > 0, 'no stub was sent');
+});
+
 test('hosted tool items are counted as the wire items the SDK sends from providerData', async () => {
   // File search and code interpreter: their results, code and logs are counted, and the request fits.
   const doc = 'The retention policy keeps audit logs for ninety days unless legal hold applies. '.repeat(400);

@@ -12,7 +12,7 @@
  */
 
 import type { AgentInputItem, CallModelInputFilter, CallModelInputFilterArgs, ModelInputData } from '@openai/agents';
-import { readingInput } from '../errors.js';
+import { CtxpackError, readingInput } from '../errors.js';
 import { createSession, type Session } from '../session/session.js';
 import type { CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions } from '../session/types.js';
 import { textKey } from '../tokens/cache.js';
@@ -93,7 +93,31 @@ function mediaPart(part: unknown): unknown {
   return part;
 }
 
-const media = (value: unknown): unknown => (Array.isArray(value) ? value.map(mediaPart) : isRecord(value) ? mediaPart(value) : value);
+/** Each media part of a view (wire-shaped) to the SDK's part it was read from: a fitted item's parts go back to the SDK as the SDK's own. */
+const SDK_PART = new WeakMap<object, unknown>();
+
+function viewPart(part: unknown): unknown {
+  const view = mediaPart(part);
+  if (view !== part && isRecord(view)) SDK_PART.set(view, part);
+  return view;
+}
+
+const media = (value: unknown): unknown => (Array.isArray(value) ? value.map(viewPart) : isRecord(value) ? viewPart(value) : value);
+
+/**
+ * A fitted view's parts (a message's content, a tool output) in the SDK's shape: each part the
+ * format kept is the SDK's own again (an image's, a file's source), each it wrote (the truncated
+ * text, a media stub's note) is an `input_text` part, which the SDK takes in both. A single part
+ * the format wrote is its text (the SDK reads a lone output object only as text, image or file).
+ */
+function sdkParts(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((p: unknown) => (isRecord(p) ? SDK_PART.get(p) ?? p : p));
+  if (!isRecord(value)) return value;
+  const own = SDK_PART.get(value);
+  if (own !== undefined) return own;
+  return value['type'] === 'input_text' && typeof value['text'] === 'string' ? value['text'] : value;
+}
+
 /** The wire type of each `hosted_tool_call` the SDK sends from its `providerData` (its converter's names, older ones too). */
 const HOSTED_TYPE: Readonly<Record<string, string>> = {
   web_search_call: 'web_search_call',
@@ -181,12 +205,19 @@ export function responsesView(item: unknown): unknown {
   return { ...m, type: WIRE_TYPE[type] ?? type, ...id, call_id: callId, output: media(m['output']), ...caller };
 }
 
-/** `original` with the (truncated) output of its fitted view, in the SDK's shape. */
-function withOutputOf(original: Rec, fitted: Rec): unknown {
-  switch (original['type']) {
+/**
+ * `original` as its fitted view was rewritten, in the SDK's shape: a message's content (its text
+ * truncated, `truncateUserMessage`; its media as notes, `stubMedia`), a tool's output (truncated,
+ * its media kept; stubbed, `stubToolResults`; its media as notes). The parts the format kept are
+ * the SDK's own again ({@link sdkParts}).
+ */
+function sdkItem(original: Rec, fitted: Rec, index: number): unknown {
+  const type = original['type'];
+  if (type === undefined || type === 'message') return { ...original, content: sdkParts(fitted['content']) };
+  switch (type) {
     case 'function_call_result':
     case 'apply_patch_call_output':
-      return { ...original, output: fitted['output'] };
+      return { ...original, output: sdkParts(fitted['output']) };
     case 'program_output':
       return { ...original, ['result' in original ? 'result' : 'output']: fitted['result'] };
     case 'shell_call_output': {
@@ -197,8 +228,9 @@ function withOutputOf(original: Rec, fitted: Rec): unknown {
       return { ...original, output: [{ ...(isRecord(was) ? was : {}), stdout, stderr: '', outcome }] };
     }
     default:
-      // Not rewritten by the format (replaceResults): unreachable; the original is sent whole.
-      return original;
+      // The format rewrites no other item (a screenshot stays, reasoning and hosted items have no
+      // text part it cuts nor media it stubs). Sending the original would break the budget: refused.
+      throw new CtxpackError('INTERNAL', `ctxpack/openai-agents cannot give back input[${index}] as rewritten in the SDK's shape: please report it`, { field: 'input', index });
   }
 }
 
@@ -225,7 +257,7 @@ class Conversation {
     return result.messages.map((fitted, k) => {
       if (k === at) return fitted as AgentInputItem;
       const i = kept[at >= 0 && k > at ? k - 1 : k]!;
-      return (fitted === views[i] ? items[i] : withOutputOf(items[i] as Rec, fitted as Rec)) as AgentInputItem;
+      return (fitted === views[i] ? items[i] : sdkItem(items[i] as Rec, fitted as Rec, i)) as AgentInputItem;
     });
   }
 }
