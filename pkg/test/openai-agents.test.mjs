@@ -336,6 +336,34 @@ function checkSent(body, budget, label) {
 const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 const PDF = 'data:application/pdf;base64,JVBERi0xLjQKMSAwIG9iajw8L1R5cGUvUGFnZT4+ZW5kb2JqCiUlRU9G';
 
+test('previousResponseId and conversationId: the outputs of calls the server holds are kept, in flight, and the run completes', async () => {
+  const read = tool({ name: 'read', description: 'Reads a file.', parameters: z.object({ path: z.string() }), execute: async ({ path }) => `${path}: ${'file content\n'.repeat(2_000)}` });
+  for (const opts of [{ previousResponseId: 'resp_prev' }, { conversationId: 'conv_1' }]) {
+    // Two parallel calls at the first request, one at the second, then the answer.
+    const { bodies, model } = scriptedModel((_body, k) => (k === 1 ? [callOf('read', 1), { ...callOf('read', 2), arguments: '{"path":"b"}' }] : k === 2 ? [callOf('read', 3)] : [say('done')]));
+    const agent = new Agent({ name: 'a', instructions: INSTRUCTIONS, model, tools: [read] });
+    const result = await run(agent, TASK, { ...opts, callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: 4_000 } }) });
+    assert.equal(result.finalOutput, 'done', JSON.stringify(opts));
+    assert.equal(bodies.length, 3);
+    // After the first call, the input is only the new outputs, each for a call the server holds: all sent, truncated to fit.
+    assert.deepEqual(bodies[1].input.map((i) => [i.type, i.call_id]), [['function_call_output', 'call_1'], ['function_call_output', 'call_2']]);
+    assert.deepEqual(bodies[2].input.map((i) => [i.type, i.call_id]), [['function_call_output', 'call_3']]);
+    for (const body of bodies.slice(1)) {
+      assert.ok(body.previous_response_id !== undefined || body.conversation !== undefined);
+      for (const out of body.input) assert.ok(out.output.length < 'file content\n'.length * 2_000, 'the output is truncated');
+      // Counted here with their calls (the server's, and not sent): within the budget.
+      const withCalls = body.input.flatMap((out) => [{ type: 'function_call', call_id: out.call_id, name: 'read', arguments: '' }, out]);
+      assert.ok(sentTokens({ ...body, input: withCalls }) <= 4_000, `${sentTokens({ ...body, input: withCalls })} tokens`);
+    }
+  }
+  // An input with a user message holds its own history: an output in flight without its call there is still refused.
+  const filter = ctxpackInputFilter({ budgets: { tokens_max: 1_000 } });
+  const orphan = { type: 'function_call_result', callId: 'c9', name: 'f', status: 'completed', output: 'x' };
+  await assert.rejects(() => filter({ modelData: { input: [{ role: 'user', content: 'hi' }, orphan] } }), (err) => err instanceof CtxpackError && err.code === 'INVALID_MESSAGES');
+  // Without one, the output answers a call the server holds: kept, and the stand-in of its call is never sent.
+  assert.deepEqual((await filter({ modelData: { input: [orphan] } })).input, [orphan]);
+});
+
 test('a truncated tool output keeps its image and its file, in the SDK shape, so the request carries their sources', async () => {
   for (const [part, source] of [[{ type: 'image', image: PNG }, 'image_url'], [{ type: 'file', file: PDF, filename: 'a.pdf' }, 'file_data']]) {
     const inspect = tool({ name: 'inspect', description: 'Inspects the page.', parameters: z.object({}), execute: async () => [{ type: 'text', text: 'dom node\n'.repeat(20_000) }, part] });

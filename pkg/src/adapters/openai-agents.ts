@@ -5,7 +5,7 @@
  * `function_call_output`, …): each item is read through a view in the wire shape, the views are
  * fitted by `createSession` (format `'openai-responses'`), and the SDK gets back its own items.
  * So selection, validity (a call never without its output) and the cut are the session's; this
- * file only translates and finds the conversation. The SDK is never imported at run time: its
+ * file only translates, finds the conversation, and stands in for the calls a server holds. The SDK is never imported at run time: its
  * types only (docs/openai-agents.md).
  *
  * @module
@@ -15,6 +15,8 @@ import type { AgentInputItem, CallModelInputFilter, CallModelInputFilterArgs, Mo
 import { CtxpackError, readingInput } from '../errors.js';
 import { createSession, type Session } from '../session/session.js';
 import type { CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions } from '../session/types.js';
+import { adapterOf } from '../messages/formats.js';
+import { readTurn } from '../messages/turns.js';
 import { textKey } from '../tokens/cache.js';
 import type { Budgets } from '../types.js';
 import { isRecord } from '../validate/fields.js';
@@ -236,29 +238,90 @@ function sdkItem(original: Rec, fitted: Rec, index: number): unknown {
 
 // ---- Conversations ----
 
-/** One conversation's session, and the items of the call being fitted (for `keep`'s predicate). */
+/**
+ * What the session fits for one call: the views, and for each the SDK item it stands for (-1: a
+ * stand-in, never sent) and whether it must be kept.
+ */
+interface Fitted {
+  readonly views: readonly unknown[];
+  readonly item: readonly number[];
+  readonly held: readonly boolean[];
+}
+
+/**
+ * The views of `items`. With `previousResponseId` or `conversationId` the server holds the
+ * history, and each call after the first passes the filter only what is new: the outputs of the
+ * calls of the server's last response (the SDK tells the filter nothing else of it). So an input
+ * without a user message is read as continuing a history the server holds: each output in it
+ * whose call is not in it (by the format's own pairing) answers a call the server holds; it is
+ * read with a stand-in of that call just before it (a function call with its call id and name, or
+ * the MCP approval request its response names), which is never sent, and kept, as the step in
+ * flight is (the server refuses a call without its output). An input with a user message holds
+ * its history: an output without its call there is left out, or refused in flight.
+ */
+function viewsOf(items: readonly AgentInputItem[]): Fitted {
+  const views = items.map(responsesView);
+  const plain = { views, item: views.map((_, i) => i), held: views.map(() => false) };
+  if (views.some((v) => isRecord(v) && v['role'] === 'user' && (v['type'] === undefined || v['type'] === 'message'))) return plain;
+  const adapter = adapterOf(FORMAT);
+  const turns = views.map((v, i) => readTurn(adapter, v, i));
+  const calls = new Set(turns.flatMap((t) => t.calls));
+  const out: Fitted = { views: [], item: [], held: [] };
+  const push = (view: unknown, item: number, held: boolean): void => {
+    (out.views as unknown[]).push(view);
+    (out.item as number[]).push(item);
+    (out.held as boolean[]).push(held);
+  };
+  views.forEach((view, i) => {
+    // A NUL-led id is the format's for an output that names no call: no stand-in can be its.
+    const onServer = turns[i]!.results.filter((id) => !calls.has(id) && !id.startsWith('\u0000'));
+    for (const id of onServer) {
+      const approval = isRecord(view) && view['type'] === 'mcp_approval_response';
+      push(approval ? { type: 'mcp_approval_request', id } : { type: 'function_call', call_id: id, name: isRecord(view) ? view['name'] : undefined }, -1, true);
+      calls.add(id);
+    }
+    push(view, i, onServer.length > 0);
+  });
+  return out;
+}
+
+/** One conversation's session, and the call being fitted (for `keep`: the SDK's items, and what must be kept). */
 class Conversation {
   readonly session: Session;
   private items: readonly AgentInputItem[] = [];
+  private fitted: Fitted = { views: [], item: [], held: [] };
 
   constructor(private readonly o: Read) {
-    const keep = typeof o.keep === 'function' ? (_view: unknown, i: number) => (o.keep as (item: AgentInputItem, index: number) => boolean)(this.items[i]!, i) : o.keep;
-    this.session = createSession({ ...o.session, keep, format: FORMAT, cache: o.cache ?? CACHE } as SessionOptions);
+    const keep = o.keep;
+    // The session's `keep`, over the views: what the server needs, and the caller's `keep` over the SDK's items.
+    const kept = (i: number): boolean => {
+      if (this.fitted.held[i] === true) return true;
+      const item = this.fitted.item[i]!;
+      if (item < 0 || keep === undefined) return false;
+      return typeof keep === 'number' ? item >= this.items.length - keep : keep(this.items[item]!, item);
+    };
+    this.session = createSession({ ...o.session, keep: (_view: unknown, i: number) => kept(i), format: FORMAT, cache: o.cache ?? CACHE } as SessionOptions);
   }
 
   async fit(items: readonly AgentInputItem[], instructions: string | undefined, tools: unknown): Promise<AgentInputItem[]> {
     this.items = items;
-    const views = readingInput(() => items.map(responsesView), items);
+    const fitted = readingInput(() => viewsOf(items), items);
+    this.fitted = fitted;
+    const { views } = fitted;
     const result = await fitReported(this.session, views, { ...(instructions === undefined ? {} : { system: instructions }), ...(tools === undefined ? {} : { tools }) } as SessionTurnOptions, this.o.onFit);
-    // The result is the kept views in input order, each the view itself or its truncated copy,
+    // The result is the kept views in input order, each the view itself or its rewritten copy,
     // and with `summarize` the summary at `summary.index` (a user message, an input item as it is).
     const kept = result.decisions.filter((d) => d.included).map((d) => d.index).sort((a, b) => a - b);
     const at = result.summary?.index ?? -1;
-    return result.messages.map((fitted, k) => {
-      if (k === at) return fitted as AgentInputItem;
-      const i = kept[at >= 0 && k > at ? k - 1 : k]!;
-      return (fitted === views[i] ? items[i] : sdkItem(items[i] as Rec, fitted as Rec, i)) as AgentInputItem;
+    const out: AgentInputItem[] = [];
+    result.messages.forEach((message, k) => {
+      if (k === at) return void out.push(message as AgentInputItem);
+      const v = kept[at >= 0 && k > at ? k - 1 : k]!;
+      const i = fitted.item[v]!;
+      if (i < 0) return; // a stand-in for a call the server holds
+      out.push((message === views[v] ? items[i] : sdkItem(items[i] as Rec, message as Rec, i)) as AgentInputItem);
     });
+    return out;
   }
 }
 
