@@ -5,18 +5,18 @@
  * `function_call_output`, …): each item is read through a view in the wire shape, the views are
  * fitted by `createSession` (format `'openai-responses'`), and the SDK gets back its own items.
  * So selection, validity (a call never without its output) and the cut are the session's; this
- * file only translates, finds the conversation, and stands in for the calls a server holds. The SDK is never imported at run time: its
- * types only (docs/openai-agents.md).
+ * file only translates, finds the conversation, and stands in for the calls a server holds. The
+ * SDK is never imported at run time: its types only (docs/openai-agents.md).
  *
  * @module
  */
 
 import type { AgentInputItem, CallModelInputFilter, CallModelInputFilterArgs, ModelInputData } from '@openai/agents';
 import { CtxpackError, readingInput } from '../errors.js';
-import { createSession, type Session } from '../session/session.js';
-import type { CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions } from '../session/types.js';
 import { adapterOf } from '../messages/formats.js';
 import { readTurn } from '../messages/turns.js';
+import { createSession, type Session } from '../session/session.js';
+import type { CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions } from '../session/types.js';
 import { textKey } from '../tokens/cache.js';
 import type { Budgets } from '../types.js';
 import { isRecord } from '../validate/fields.js';
