@@ -8,7 +8,7 @@
 // a plain session given the same histories.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Agent, OpenAIResponsesModel, Runner, run, setTracingDisabled, tool, Usage } from '@openai/agents';
+import { Agent, hostedMcpTool, imageGenerationTool, OpenAIResponsesModel, Runner, run, setTracingDisabled, tool, Usage } from '@openai/agents';
 import OpenAI from 'openai';
 import { z } from 'zod';
 import { CtxpackError, createSession, estimateTokens, fitMessages, validateMessages } from 'ctxpack';
@@ -306,4 +306,189 @@ test("the agent's tools are counted: a function tool's name, description and JSO
   }
   const [bare, withTool] = [tokens[0], tokens.at(-1)];
   assert.ok(withTool >= bare + estimateTokens(`${READ_FILE.description} {"type":"object","properties":{"path":{"type":"string"}}}`), `${bare} → ${withTool}`);
+});
+
+// ---- Trial defects: each checked through the real SDK and its OpenAIResponsesModel ----
+
+/** The SDK's real Responses model over a client whose fetch answers `script(body, k)` (the output items of the k-th request, from 1) locally; records each request body. */
+function scriptedModel(script) {
+  const bodies = [];
+  const fetch = async (_url, init) => {
+    const body = JSON.parse(init.body);
+    bodies.push(body);
+    const k = bodies.length;
+    return new Response(JSON.stringify({ ...responseBody(k), output: script(body, k) }), { status: 200, headers: { 'content-type': 'application/json' } });
+  };
+  const client = new OpenAI({ apiKey: 'sk-test', baseURL: 'http://127.0.0.1:9/v1', fetch, maxRetries: 0 });
+  return { bodies, model: new OpenAIResponsesModel(client, 'gpt-5') };
+}
+const callOf = (name, k) => ({ type: 'function_call', id: `fc_${k}`, call_id: `call_${k}`, name, arguments: '{}', status: 'completed' });
+const say = (text, k = 0) => ({ type: 'message', id: `msg_${k}_${text.length}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] });
+/** A request as sent, counted by the format's own rules with the instructions: its prompt tokens. */
+const sentTokens = (body) => fitMessages(body.input, { format: 'openai-responses', system: body.instructions, budgets: { tokens_max: 100_000_000 } }).metrics.prompt_tokens;
+/** A request as sent: valid, by ctxpack's rules and the API's refusals, and within `budget`. */
+function checkSent(body, budget, label) {
+  assert.deepEqual(validateMessages(body.input, 'openai-responses'), [], `${label}: invalid`);
+  sdkCheck('openai-responses', body.input);
+  const tokens = sentTokens(body);
+  assert.ok(tokens <= budget, `${label}: ${tokens} tokens sent, budget ${budget}`);
+}
+const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+const PDF = 'data:application/pdf;base64,JVBERi0xLjQKMSAwIG9iajw8L1R5cGUvUGFnZT4+ZW5kb2JqCiUlRU9G';
+
+test('previousResponseId and conversationId: the outputs of calls the server holds are kept, in flight, and the run completes', async () => {
+  const read = tool({ name: 'read', description: 'Reads a file.', parameters: z.object({ path: z.string() }), execute: async ({ path }) => `${path}: ${'file content\n'.repeat(2_000)}` });
+  for (const opts of [{ previousResponseId: 'resp_prev' }, { conversationId: 'conv_1' }]) {
+    // Two parallel calls at the first request, one at the second, then the answer.
+    const { bodies, model } = scriptedModel((_body, k) => (k === 1 ? [callOf('read', 1), { ...callOf('read', 2), arguments: '{"path":"b"}' }] : k === 2 ? [callOf('read', 3)] : [say('done')]));
+    const agent = new Agent({ name: 'a', instructions: INSTRUCTIONS, model, tools: [read] });
+    const result = await run(agent, TASK, { ...opts, callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: 4_000 } }) });
+    assert.equal(result.finalOutput, 'done', JSON.stringify(opts));
+    assert.equal(bodies.length, 3);
+    // After the first call, the input is only the new outputs, each for a call the server holds: all sent, truncated to fit.
+    assert.deepEqual(bodies[1].input.map((i) => [i.type, i.call_id]), [['function_call_output', 'call_1'], ['function_call_output', 'call_2']]);
+    assert.deepEqual(bodies[2].input.map((i) => [i.type, i.call_id]), [['function_call_output', 'call_3']]);
+    for (const body of bodies.slice(1)) {
+      assert.ok(body.previous_response_id !== undefined || body.conversation !== undefined);
+      for (const out of body.input) assert.ok(out.output.length < 'file content\n'.length * 2_000, 'the output is truncated');
+      // Counted here with their calls (the server's, and not sent): within the budget.
+      const withCalls = body.input.flatMap((out) => [{ type: 'function_call', call_id: out.call_id, name: 'read', arguments: '' }, out]);
+      assert.ok(sentTokens({ ...body, input: withCalls }) <= 4_000, `${sentTokens({ ...body, input: withCalls })} tokens`);
+    }
+  }
+  // An input with a user message holds its own history: an output in flight without its call there is still refused.
+  const filter = ctxpackInputFilter({ budgets: { tokens_max: 1_000 } });
+  const orphan = { type: 'function_call_result', callId: 'c9', name: 'f', status: 'completed', output: 'x' };
+  await assert.rejects(() => filter({ modelData: { input: [{ role: 'user', content: 'hi' }, orphan] } }), (err) => err instanceof CtxpackError && err.code === 'INVALID_MESSAGES');
+  // Without one, the output answers a call the server holds: kept, and the stand-in of its call is never sent.
+  assert.deepEqual((await filter({ modelData: { input: [orphan] } })).input, [orphan]);
+});
+
+test('a truncated tool output keeps its image and its file, in the SDK shape, so the request carries their sources', async () => {
+  for (const [part, source] of [[{ type: 'image', image: PNG }, 'image_url'], [{ type: 'file', file: PDF, filename: 'a.pdf' }, 'file_data']]) {
+    const inspect = tool({ name: 'inspect', description: 'Inspects the page.', parameters: z.object({}), execute: async () => [{ type: 'text', text: 'dom node\n'.repeat(20_000) }, part] });
+    const sent = async (filter) => {
+      const { bodies, model } = scriptedModel((_body, k) => (k === 1 ? [callOf('inspect', 1)] : [say('ok')]));
+      await run(new Agent({ name: 'a', instructions: INSTRUCTIONS, model, tools: [inspect] }), TASK, filter === undefined ? {} : { callModelInputFilter: filter });
+      return bodies[1];
+    };
+    const body = await sent(ctxpackInputFilter({ budgets: { tokens_max: 12_000 } }));
+    const out = body.input.find((i) => i.type === 'function_call_output');
+    assert.equal(out.output[0].type, 'input_text');
+    assert.ok(out.output[0].text.length < 'dom node\n'.length * 20_000, 'the text is truncated');
+    // The media part goes as the SDK sends it without the filter: its source with it.
+    const whole = (await sent(undefined)).input.find((i) => i.type === 'function_call_output');
+    assert.deepEqual(out.output[1], whole.output[1], part.type);
+    assert.ok(out.output[1][source].startsWith('data:'), `${part.type}: its ${source} is sent`);
+    checkSent(body, 12_000, part.type);
+  }
+});
+
+test('truncateUserMessage, stubMedia and stubToolResults: the rewritten items are sent, in the SDK shape, within the budget', async () => {
+  // truncateUserMessage: a pasted 72k-token task goes in cut.
+  const task = 'log line with an error code 42\n'.repeat(8_000);
+  const a = scriptedModel(() => [say('ok')]);
+  await run(new Agent({ name: 'a', instructions: INSTRUCTIONS, model: a.model }), task, { callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: 4_000 }, truncateUserMessage: true }) });
+  assert.ok(userText(a.bodies[0].input[0]).length < task.length);
+  checkSent(a.bodies[0], 4_000, 'truncateUserMessage');
+
+  // stubMedia: an earlier message's four large images go in as notes, its text kept.
+  const header = Buffer.alloc(33);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(header, 0);
+  header.writeUInt32BE(13, 8);
+  header.write('IHDR', 12);
+  header.writeUInt32BE(2_000, 16);
+  header.writeUInt32BE(2_000, 20);
+  const big = `data:image/png;base64,${Buffer.concat([header, Buffer.alloc(100)]).toString('base64')}`;
+  const history = [
+    { role: 'user', content: [{ type: 'input_text', text: 'What is in these?' }, ...Array.from({ length: 4 }, () => ({ type: 'input_image', image: big }))] },
+    { role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Four charts. '.repeat(100) }] },
+    { role: 'user', content: 'Thanks; something else.' },
+  ];
+  const b = scriptedModel(() => [say('ok')]);
+  await run(new Agent({ name: 'a', instructions: INSTRUCTIONS, model: b.model }), history, { callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: 1_500 }, stubMedia: true }) });
+  const first = b.bodies[0].input[0];
+  assert.deepEqual(first.content.map((p) => p.type), ['input_text', 'input_text', 'input_text', 'input_text', 'input_text']);
+  assert.equal(first.content[0].text, 'What is in these?');
+  assert.ok(first.content.slice(1).every((p) => p.text.startsWith('[image omitted')), JSON.stringify(first.content[1]));
+  checkSent(b.bodies[0], 1_500, 'stubMedia');
+
+  // stubToolResults: earlier large outputs go in as stubs rather than be left out.
+  const read = tool({ name: 'read', description: 'Reads a file.', parameters: z.object({}), execute: async () => 'export const line = 1;\n'.repeat(600) });
+  const c = scriptedModel((_body, k) => (k <= 6 ? [callOf('read', k)] : [say('done')]));
+  const fits = [];
+  await run(new Agent({ name: 'a', instructions: INSTRUCTIONS, model: c.model, tools: [read] }), TASK, { callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: 6_000 }, stubToolResults: true, onFit: (r) => fits.push(r) }) });
+  assert.ok(fits.some((r) => r.decisions.some((d) => d.included && d.stubbed)), 'no output was stubbed');
+  let stubs = 0;
+  for (const [k, body] of c.bodies.entries()) {
+    checkSent(body, 6_000, `stubToolResults, request ${k}`);
+    stubs += body.input.filter((i) => i.type === 'function_call_output' && typeof i.output === 'string' && i.output.startsWith('[tool result omitted')).length;
+  }
+  assert.ok(stubs > 0, 'no stub was sent');
+});
+
+test('hosted tool items are counted as the wire items the SDK sends from providerData', async () => {
+  // File search and code interpreter: their results, code and logs are counted, and the request fits.
+  const doc = 'The retention policy keeps audit logs for ninety days unless legal hold applies. '.repeat(400);
+  const hosted = [
+    { type: 'file_search_call', id: 'fs_1', status: 'completed', queries: ['retention policy'], results: [{ file_id: 'file_1', filename: 'policy.md', score: 0.9, text: doc, attributes: {} }] },
+    { type: 'code_interpreter_call', id: 'ci_1', status: 'completed', container_id: 'cntr_1', code: 'import pandas as pd\n'.repeat(300), outputs: [{ type: 'logs', logs: 'row\n'.repeat(2_000) }] },
+  ];
+  const a = scriptedModel((_body, k) => (k === 1 ? [...hosted, say('Ninety days.')] : [say('ok')]));
+  const agent = new Agent({ name: 'a', instructions: INSTRUCTIONS, model: a.model });
+  const filter = ctxpackInputFilter({ budgets: { tokens_max: 3_000 }, onFit: (r) => fits.push(r) });
+  const fits = [];
+  const first = await run(agent, 'How long are audit logs kept?', { callModelInputFilter: filter });
+  assert.deepEqual(first.history.slice(1, 3).map((i) => [i.type, i.providerData.type]), [['hosted_tool_call', 'file_search_call'], ['hosted_tool_call', 'code_interpreter_call']]);
+  const history = [...first.history, { role: 'user', content: 'And billing records?' }];
+  await run(agent, history, { callModelInputFilter: filter });
+  const costs = fits.at(-1).decisions.slice(1, 3).map((d) => d.cost_tokens);
+  const wire = fitMessages(hosted, { format: 'openai-responses', budgets: { tokens_max: 100_000_000 } }).decisions.map((d) => d.cost_tokens);
+  assert.deepEqual(costs, wire, 'counted as the wire items are');
+  checkSent(a.bodies.at(-1), 3_000, 'file search and code interpreter');
+  // Roomy, they are sent: the SDK sends them from providerData.
+  const roomy = ctxpackInputFilter({ budgets: { tokens_max: 100_000 } });
+  await run(agent, history, { callModelInputFilter: roomy });
+  assert.deepEqual(a.bodies.at(-1).input.slice(1, 3).map((i) => i.type), ['file_search_call', 'code_interpreter_call']);
+
+  // An MCP approval (the SDK's interruption, approved): its request's arguments counted, its response paired with it by approval_request_id.
+  const args = JSON.stringify({ q: 'transport protocols of the spec '.repeat(200) });
+  const b = scriptedModel((_body, k) => (k === 1 ? [{ type: 'mcp_approval_request', id: 'mcpr_1', server_label: 'deepwiki', name: 'ask_question', arguments: args }] : [say('Approved.')]));
+  const mcp = new Agent({ name: 'a', instructions: INSTRUCTIONS, model: b.model, tools: [hostedMcpTool({ serverLabel: 'deepwiki', serverUrl: 'https://mcp.deepwiki.com/mcp', requireApproval: 'always' })] });
+  const asked = await run(mcp, 'Ask deepwiki about the MCP spec.');
+  asked.state.approve(asked.interruptions[0]);
+  const approved = await run(mcp, asked.state);
+  const items = [...approved.history, { role: 'user', content: 'Now something else.' }];
+  const request = items.findIndex((i) => i.name === 'mcp_approval_request');
+  const response = items.findIndex((i) => i.name === 'mcp_approval_response');
+  assert.ok(request > 0 && response > request);
+  const mcpFits = [];
+  const { input } = await ctxpackInputFilter({ budgets: { tokens_max: 100_000 }, onFit: (r) => mcpFits.push(r) })({ modelData: { input: items, instructions: INSTRUCTIONS } });
+  assert.equal(input.length, items.length);
+  const d = mcpFits[0].decisions;
+  assert.equal(d[response].unit, d[request].unit, 'the response goes with its request');
+  assert.ok(d[request].cost_tokens >= estimateTokens(args) / 2, `the arguments count: ${d[request].cost_tokens} tokens`);
+  // Tight: the pair is left out whole, and what is sent fits.
+  const c = scriptedModel(() => [say('ok')]);
+  await run(new Agent({ name: 'a', instructions: INSTRUCTIONS, model: c.model }), items, { callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: 600 } }) });
+  checkSent(c.bodies[0], 600, 'MCP approval');
+
+  // Image generation: the base64 image the SDK keeps in `output` counts as an image, never as text.
+  const header = Buffer.alloc(33);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(header, 0);
+  header.writeUInt32BE(13, 8);
+  header.write('IHDR', 12);
+  header.writeUInt32BE(1_024, 16);
+  header.writeUInt32BE(1_024, 20);
+  const image = Buffer.concat([header, Buffer.from(Array.from({ length: 1_000_000 }, (_, i) => (i * 7_919) % 251))]).toString('base64');
+  const g = scriptedModel((_body, k) => (k === 1 ? [{ type: 'image_generation_call', id: 'ig_1', status: 'completed', result: image, revised_prompt: 'a cat' }, say('Here is your cat.')] : [say('ok')]));
+  const draw = new Agent({ name: 'a', instructions: INSTRUCTIONS, model: g.model, tools: [imageGenerationTool()] });
+  const drawn = await run(draw, 'Draw a cat.');
+  assert.equal(drawn.history[1].output, image);
+  const igFits = [];
+  await run(draw, [...drawn.history, { role: 'user', content: 'Make it blue.' }], { callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: 20_000 }, onFit: (r) => igFits.push(r) }) });
+  const ig = igFits[0].decisions[1];
+  assert.ok(ig.included, 'the generated image is kept');
+  const asImage = fitMessages([{ role: 'user', content: [{ type: 'input_image', image_url: `data:image/png;base64,${image}` }] }], { format: 'openai-responses', budgets: { tokens_max: 100_000 } }).decisions[0].cost_tokens;
+  assert.ok(ig.cost_tokens <= asImage + 50, `${ig.cost_tokens} tokens, an image of its size ${asImage}`);
 });

@@ -5,14 +5,16 @@
  * `function_call_output`, …): each item is read through a view in the wire shape, the views are
  * fitted by `createSession` (format `'openai-responses'`), and the SDK gets back its own items.
  * So selection, validity (a call never without its output) and the cut are the session's; this
- * file only translates and finds the conversation. The SDK is never imported at run time: its
- * types only (docs/openai-agents.md).
+ * file only translates, finds the conversation, and stands in for the calls a server holds. The
+ * SDK is never imported at run time: its types only (docs/openai-agents.md).
  *
  * @module
  */
 
 import type { AgentInputItem, CallModelInputFilter, CallModelInputFilterArgs, ModelInputData } from '@openai/agents';
-import { readingInput } from '../errors.js';
+import { CtxpackError, readingInput } from '../errors.js';
+import { adapterOf } from '../messages/formats.js';
+import { readTurn } from '../messages/turns.js';
 import { createSession, type Session } from '../session/session.js';
 import type { CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions } from '../session/types.js';
 import { textKey } from '../tokens/cache.js';
@@ -93,7 +95,72 @@ function mediaPart(part: unknown): unknown {
   return part;
 }
 
-const media = (value: unknown): unknown => (Array.isArray(value) ? value.map(mediaPart) : isRecord(value) ? mediaPart(value) : value);
+/** Each media part of a view (wire-shaped) to the SDK's part it was read from: a fitted item's parts go back to the SDK as the SDK's own. */
+const SDK_PART = new WeakMap<object, unknown>();
+
+function viewPart(part: unknown): unknown {
+  const view = mediaPart(part);
+  if (view !== part && isRecord(view)) SDK_PART.set(view, part);
+  return view;
+}
+
+const media = (value: unknown): unknown => (Array.isArray(value) ? value.map(viewPart) : isRecord(value) ? viewPart(value) : value);
+
+/**
+ * A fitted view's parts (a message's content, a tool output) in the SDK's shape: each part the
+ * format kept is the SDK's own again (an image's, a file's source), each it wrote (the truncated
+ * text, a media stub's note) is an `input_text` part, which the SDK takes in both. A single part
+ * the format wrote is its text (the SDK reads a lone output object only as text, image or file).
+ */
+function sdkParts(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((p: unknown) => (isRecord(p) ? SDK_PART.get(p) ?? p : p));
+  if (!isRecord(value)) return value;
+  const own = SDK_PART.get(value);
+  if (own !== undefined) return own;
+  return value['type'] === 'input_text' && typeof value['text'] === 'string' ? value['text'] : value;
+}
+
+/** The wire type of each `hosted_tool_call` the SDK sends from its `providerData` (its converter's names, older ones too). */
+const HOSTED_TYPE: Readonly<Record<string, string>> = {
+  web_search_call: 'web_search_call',
+  web_search: 'web_search_call',
+  file_search_call: 'file_search_call',
+  file_search: 'file_search_call',
+  code_interpreter_call: 'code_interpreter_call',
+  code_interpreter: 'code_interpreter_call',
+  image_generation_call: 'image_generation_call',
+  image_generation: 'image_generation_call',
+  mcp_list_tools: 'mcp_list_tools',
+  mcp_approval_request: 'mcp_approval_request',
+  mcp_approval_response: 'mcp_approval_response',
+  mcp_call: 'mcp_call',
+};
+
+const snakeKey = (key: string): string => key.replace(/([A-Z])/g, '_$1').toLowerCase();
+
+/**
+ * A `hosted_tool_call` as the wire item the SDK sends for it: its `providerData` (the item the
+ * API returned, keys in snake case as the SDK writes them), typed by `providerData.type` or, for
+ * MCP items, the item's `name`, with the item's id where `providerData` has none. What the SDK
+ * keeps apart in `output` is read too: an image generation's base64 image as its `result` (an
+ * image, never text), an MCP call's output as its `output` (text); the program that made the call
+ * as its `caller`. Not a hosted item the SDK knows: `undefined`.
+ */
+function hostedView(m: Rec, caller: Rec): Rec | undefined {
+  const pd = isRecord(m['providerData']) ? m['providerData'] : {};
+  const known = (name: unknown): string | undefined => (typeof name === 'string' && Object.hasOwn(HOSTED_TYPE, name) ? HOSTED_TYPE[name] : undefined);
+  // The SDK's converter falls back on the item's name for MCP items only.
+  const type = known(pd['type']) ?? (String(m['name']).startsWith('mcp_') ? known(m['name']) : undefined);
+  if (type === undefined) return undefined;
+  const wire: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(pd)) wire[snakeKey(key)] = value;
+  wire['type'] = type;
+  if (wire['id'] === undefined && typeof m['id'] === 'string') wire['id'] = m['id'];
+  const output = m['output'];
+  if (type === 'image_generation_call' && typeof output === 'string' && output.length > 0) wire['result'] = output;
+  if (type === 'mcp_call' && output !== undefined && output !== null && wire['output'] === undefined) wire['output'] = output;
+  return { ...wire, ...caller };
+}
 
 /**
  * The Responses API item ctxpack reads for one SDK item: the same pairing (`callId` as
@@ -116,9 +183,11 @@ export function responsesView(item: unknown): unknown {
       const encrypted = m['encrypted_content'] ?? pd['encrypted_content'] ?? pd['encryptedContent'];
       return { type, ...id, summary: m['content'], content: m['rawContent'], ...(typeof encrypted === 'string' ? { encrypted_content: encrypted } : {}) };
     }
-    // A hosted tool's call carries its result: a unit of its own, its name, arguments and output read as text.
+    // A hosted tool's item as the wire item it is sent as, read by the format's own rules (an MCP
+    // approval's response pairs with its request); one the SDK does not know, a unit of its own
+    // whose name, arguments and output are read as text.
     case 'hosted_tool_call':
-      return { type: 'mcp_call', ...id, name: m['name'], arguments: m['arguments'], output: m['output'] };
+      return hostedView(m, caller) ?? { type: 'mcp_call', ...id, name: m['name'], arguments: m['arguments'], output: m['output'] };
     // Provider items the SDK passes through: a unit of their own, nothing read as text.
     case 'unknown':
       return { type: 'compaction_trigger', ...id };
@@ -138,12 +207,19 @@ export function responsesView(item: unknown): unknown {
   return { ...m, type: WIRE_TYPE[type] ?? type, ...id, call_id: callId, output: media(m['output']), ...caller };
 }
 
-/** `original` with the (truncated) output of its fitted view, in the SDK's shape. */
-function withOutputOf(original: Rec, fitted: Rec): unknown {
-  switch (original['type']) {
+/**
+ * `original` as its fitted view was rewritten, in the SDK's shape: a message's content (its text
+ * truncated, `truncateUserMessage`; its media as notes, `stubMedia`), a tool's output (truncated,
+ * its media kept; stubbed, `stubToolResults`; its media as notes). The parts the format kept are
+ * the SDK's own again ({@link sdkParts}).
+ */
+function sdkItem(original: Rec, fitted: Rec, index: number): unknown {
+  const type = original['type'];
+  if (type === undefined || type === 'message') return { ...original, content: sdkParts(fitted['content']) };
+  switch (type) {
     case 'function_call_result':
     case 'apply_patch_call_output':
-      return { ...original, output: fitted['output'] };
+      return { ...original, output: sdkParts(fitted['output']) };
     case 'program_output':
       return { ...original, ['result' in original ? 'result' : 'output']: fitted['result'] };
     case 'shell_call_output': {
@@ -154,36 +230,98 @@ function withOutputOf(original: Rec, fitted: Rec): unknown {
       return { ...original, output: [{ ...(isRecord(was) ? was : {}), stdout, stderr: '', outcome }] };
     }
     default:
-      // Not rewritten by the format (replaceResults): unreachable; the original is sent whole.
-      return original;
+      // The format rewrites no other item (a screenshot stays, reasoning and hosted items have no
+      // text part it cuts nor media it stubs). Sending the original would break the budget: refused.
+      throw new CtxpackError('INTERNAL', `ctxpack/openai-agents cannot give back input[${index}] as rewritten in the SDK's shape: please report it`, { field: 'input', index });
   }
 }
 
 // ---- Conversations ----
 
-/** One conversation's session, and the items of the call being fitted (for `keep`'s predicate). */
+/**
+ * What the session fits for one call: the views, and for each the SDK item it stands for (-1: a
+ * stand-in, never sent) and whether it must be kept.
+ */
+interface Fitted {
+  readonly views: readonly unknown[];
+  readonly item: readonly number[];
+  readonly held: readonly boolean[];
+}
+
+/**
+ * The views of `items`. With `previousResponseId` or `conversationId` the server holds the
+ * history, and each call after the first passes the filter only what is new: the outputs of the
+ * calls of the server's last response (the SDK tells the filter nothing else of it). So an input
+ * without a user message is read as continuing a history the server holds: each output in it
+ * whose call is not in it (by the format's own pairing) answers a call the server holds; it is
+ * read with a stand-in of that call just before it (a function call with its call id and name, or
+ * the MCP approval request its response names), which is never sent, and kept, as the step in
+ * flight is (the server refuses a call without its output). An input with a user message holds
+ * its history: an output without its call there is left out, or refused in flight.
+ */
+function viewsOf(items: readonly AgentInputItem[]): Fitted {
+  const views = items.map(responsesView);
+  const plain = { views, item: views.map((_, i) => i), held: views.map(() => false) };
+  if (views.some((v) => isRecord(v) && v['role'] === 'user' && (v['type'] === undefined || v['type'] === 'message'))) return plain;
+  const adapter = adapterOf(FORMAT);
+  const turns = views.map((v, i) => readTurn(adapter, v, i));
+  const calls = new Set(turns.flatMap((t) => t.calls));
+  const out: Fitted = { views: [], item: [], held: [] };
+  const push = (view: unknown, item: number, held: boolean): void => {
+    (out.views as unknown[]).push(view);
+    (out.item as number[]).push(item);
+    (out.held as boolean[]).push(held);
+  };
+  views.forEach((view, i) => {
+    // A NUL-led id is the format's for an output that names no call: no stand-in can be its.
+    const onServer = turns[i]!.results.filter((id) => !calls.has(id) && !id.startsWith('\u0000'));
+    for (const id of onServer) {
+      const approval = isRecord(view) && view['type'] === 'mcp_approval_response';
+      push(approval ? { type: 'mcp_approval_request', id } : { type: 'function_call', call_id: id, name: isRecord(view) ? view['name'] : undefined }, -1, true);
+      calls.add(id);
+    }
+    push(view, i, onServer.length > 0);
+  });
+  return out;
+}
+
+/** One conversation's session, and the call being fitted (for `keep`: the SDK's items, and what must be kept). */
 class Conversation {
   readonly session: Session;
   private items: readonly AgentInputItem[] = [];
+  private fitted: Fitted = { views: [], item: [], held: [] };
 
   constructor(private readonly o: Read) {
-    const keep = typeof o.keep === 'function' ? (_view: unknown, i: number) => (o.keep as (item: AgentInputItem, index: number) => boolean)(this.items[i]!, i) : o.keep;
-    this.session = createSession({ ...o.session, keep, format: FORMAT, cache: o.cache ?? CACHE } as SessionOptions);
+    const keep = o.keep;
+    // The session's `keep`, over the views: what the server needs, and the caller's `keep` over the SDK's items.
+    const kept = (i: number): boolean => {
+      if (this.fitted.held[i] === true) return true;
+      const item = this.fitted.item[i]!;
+      if (item < 0 || keep === undefined) return false;
+      return typeof keep === 'number' ? item >= this.items.length - keep : keep(this.items[item]!, item);
+    };
+    this.session = createSession({ ...o.session, keep: (_view: unknown, i: number) => kept(i), format: FORMAT, cache: o.cache ?? CACHE } as SessionOptions);
   }
 
   async fit(items: readonly AgentInputItem[], instructions: string | undefined, tools: unknown): Promise<AgentInputItem[]> {
     this.items = items;
-    const views = readingInput(() => items.map(responsesView), items);
+    const fitted = readingInput(() => viewsOf(items), items);
+    this.fitted = fitted;
+    const { views } = fitted;
     const result = await fitReported(this.session, views, { ...(instructions === undefined ? {} : { system: instructions }), ...(tools === undefined ? {} : { tools }) } as SessionTurnOptions, this.o.onFit);
-    // The result is the kept views in input order, each the view itself or its truncated copy,
+    // The result is the kept views in input order, each the view itself or its rewritten copy,
     // and with `summarize` the summary at `summary.index` (a user message, an input item as it is).
     const kept = result.decisions.filter((d) => d.included).map((d) => d.index).sort((a, b) => a - b);
     const at = result.summary?.index ?? -1;
-    return result.messages.map((fitted, k) => {
-      if (k === at) return fitted as AgentInputItem;
-      const i = kept[at >= 0 && k > at ? k - 1 : k]!;
-      return (fitted === views[i] ? items[i] : withOutputOf(items[i] as Rec, fitted as Rec)) as AgentInputItem;
+    const out: AgentInputItem[] = [];
+    result.messages.forEach((message, k) => {
+      if (k === at) return void out.push(message as AgentInputItem);
+      const v = kept[at >= 0 && k > at ? k - 1 : k]!;
+      const i = fitted.item[v]!;
+      if (i < 0) return; // a stand-in for a call the server holds
+      out.push((message === views[v] ? items[i] : sdkItem(items[i] as Rec, message as Rec, i)) as AgentInputItem);
     });
+    return out;
   }
 }
 
