@@ -381,3 +381,47 @@ test("cache 'anthropic-auto': Anthropic's automatic caching, no markers placed, 
   // Breakpoints need explicit markers: the automatic profile has none to place.
   assert.throws(() => createSession({ format: 'anthropic', budgets: { tokens_max: 9000 }, cache: 'anthropic-auto', breakpoints: true }), (e) => e.code === 'INVALID_OPTION' && e.field === 'breakpoints');
 });
+
+// A new-user trial found a 1-hour profile writing its markers after the caller's 5-minute one on
+// the system prompt (5m -> 1h -> 1h), which Anthropic refuses with a 400.
+test('Anthropic cache TTL order: a 1-hour profile after a 5-minute marker of the caller writes 5-minute breakpoints, says so, and prices 5-minute writes', async () => {
+  const { anthropicControls, anthropicTtlCheck } = await import('./sdk-check.mjs');
+  const words = (w, n) => `${w} `.repeat(n);
+  const history = [{ role: 'user', content: 'Audit the repo.' }];
+  for (let i = 0; i < 4; i++) {
+    history.push({ role: 'assistant', content: [{ type: 'tool_use', id: `t${i}`, name: 'read', input: { i } }] });
+    history.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: words(`file ${i}`, 500) }] });
+  }
+  const hour = { readCost: 0.1, writeCost: 2, minCacheableTokens: 1024, maxBreakpoints: 4, ttl: '1h' };
+  const fit = (system, cache = hour, h = history) => createSession({ format: 'anthropic', system, budgets: { tokens_max: 100_000 }, breakpoints: true, cache }).fit(h);
+  const text = words('You are an auditor.', 800);
+
+  // The caller's 5-minute marker on the system prompt: every breakpoint after it is 5 minutes.
+  const system = [{ type: 'text', text, cache_control: { type: 'ephemeral' } }];
+  const r = fit(system);
+  assert.ok(r.cache.breakpoints.length >= 2);
+  assert.deepEqual(r.cache.breakpoints.map((b) => b.ttl), r.cache.breakpoints.map(() => '5m'));
+  assert.deepEqual(anthropicTtlCheck(anthropicControls({ system, messages: r.messages }), 'system 5m'), ['5m', ...r.cache.breakpoints.map(() => '5m')]);
+  const warning = r.warnings.find((w) => w.startsWith('cache_ttl_shortened: '));
+  assert.ok(warning, 'a warning says the breakpoints were shortened');
+  assert.ok(warning.includes('options.tools or options.system') && !warning.includes('auditor'), 'it names where, never the content');
+  // Priced as written: the same plan at Anthropic's 5-minute write price (1.25 where 1 hour is 2).
+  const fiveMinutes = fit(system, { ...hour, writeCost: 1.25, ttl: '5m' });
+  assert.deepEqual(r.cache.breakpoints, fiveMinutes.cache.breakpoints);
+  assert.equal(r.metrics.predicted_cost, fiveMinutes.metrics.predicted_cost);
+
+  // Without the caller's marker: 1 hour everywhere, no warning, priced at the profile's writeCost.
+  const plain = fit([{ type: 'text', text }]);
+  assert.ok(plain.cache.breakpoints.length >= 2 && plain.cache.breakpoints.every((b) => b.ttl === '1h'));
+  assert.ok(!plain.warnings.some((w) => w.startsWith('cache_ttl_shortened')));
+  assert.ok(plain.metrics.predicted_cost > r.metrics.predicted_cost);
+  assert.deepEqual(anthropicTtlCheck(anthropicControls({ messages: plain.messages })), plain.cache.breakpoints.map(() => '1h'));
+
+  // The caller's 5-minute marker on messages[4]: the breakpoints before it keep 1 hour, those from it on are 5 minutes.
+  const marked = history.map((m, i) => (i === 4 ? { ...m, content: m.content.map((b) => ({ ...b, cache_control: { type: 'ephemeral' } })) } : m));
+  const mid = fit([{ type: 'text', text }], hour, marked);
+  anthropicTtlCheck(anthropicControls({ messages: mid.messages }), 'messages[4] 5m');
+  for (const b of mid.cache.breakpoints) assert.equal(b.ttl, b.index >= 4 ? '5m' : '1h', `breakpoint at ${b.index}`);
+  assert.ok(mid.cache.breakpoints.some((b) => b.index < 4) && mid.cache.breakpoints.some((b) => b.index >= 4));
+  assert.ok(mid.warnings.some((w) => w.startsWith('cache_ttl_shortened: ') && w.includes('messages[4]')));
+});
