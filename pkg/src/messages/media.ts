@@ -456,7 +456,7 @@ export const plainTextPart: TextPartOf = (note, part) =>
  * when nothing was replaced. Bytes are never walked.
  */
 export function replaceMediaParts(value: unknown, recognize: Recognizer, textPart: TextPartOf, depth = 0): unknown {
-  if (depth >= 32 || typeof value !== 'object' || value === null || isBytes(value)) return value;
+  if (depth >= 32 || typeof value !== 'object' || value === null || isBytes(value) || isServerToolResult(value)) return value;
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;
     value.forEach((v: unknown, k) => {
@@ -480,10 +480,37 @@ export function replaceMediaParts(value: unknown, recognize: Recognizer, textPar
   return out ?? value;
 }
 
-/** A copy of `message` whose `content` has its non-text parts as text parts ({@link replaceMediaParts}); `undefined` when it has none. */
+/** {@link replaceMediaParts} of an assistant's parts, its `tool-result` parts (provider-executed) aside. */
+function replaceParts(parts: readonly unknown[], recognize: Recognizer, textPart: TextPartOf): readonly unknown[] {
+  let out: unknown[] | undefined;
+  parts.forEach((p, k) => {
+    if (isRecord(p) && p['type'] === 'tool-result') return;
+    const w = replaceMediaParts(p, recognize, textPart, 1);
+    if (w !== p) (out ??= parts.slice())[k] = w;
+  });
+  return out ?? parts;
+}
+
+/**
+ * A server tool's result, which the provider ran and whose schema fixes what it holds (Anthropic's
+ * `web_fetch_tool_result`: its `content.content` must be a `document`, @anthropic-ai/sdk's
+ * `BetaWebFetchBlockParam`): left whole by stubbing, never a text part in place of its document
+ * or image. Anthropic's `*_tool_result` blocks but the client's `tool_result` (LangChain passes
+ * them through as they are).
+ */
+function isServerToolResult(value: object): boolean {
+  const type = (value as Record<string, unknown>)['type'];
+  return typeof type === 'string' && type.endsWith('_tool_result');
+}
+
+/**
+ * A copy of `message` whose `content` has its non-text parts as text parts ({@link replaceMediaParts}); `undefined` when it has none.
+ * An assistant message's `tool-result` parts (the AI SDK's provider-executed tools, whose results
+ * the provider sends back as they came) are left whole, as Anthropic's server tool results are.
+ */
 export function replaceContentMedia(message: unknown, recognize: Recognizer, textPart: TextPartOf = plainTextPart): Record<string, unknown> | undefined {
   const m = message as Record<string, unknown>;
-  const content = replaceMediaParts(m['content'], recognize, textPart);
+  const content = m['role'] === 'assistant' && Array.isArray(m['content']) ? replaceParts(m['content'], recognize, textPart) : replaceMediaParts(m['content'], recognize, textPart);
   return content === m['content'] ? undefined : { ...m, content };
 }
 
