@@ -219,6 +219,32 @@ function aiSdkData(v: unknown): { data?: MediaInput; ref?: string; text?: string
   return located(v);
 }
 
+/** Where {@link jsonWithMedia} hands `collectText` an Anthropic block it found in a JSON value. */
+const IN_JSON = Symbol('an Anthropic block in an AI SDK json value');
+
+/**
+ * An AI SDK `json` output as the model reads it: its JSON text (jsonText), but the Anthropic
+ * image and document blocks in it (a provider-executed tool's result: web_fetch's PDF, as
+ * @ai-sdk/anthropic keeps it) are counted by the Anthropic rule, {@link anthropicMedia}, as the
+ * `'anthropic'` format counts the same block: media, never their base64 as text. The JSON text
+ * without those blocks, and each block, for `collectText` to find.
+ */
+function jsonWithMedia(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  const blocks: { [IN_JSON]: unknown }[] = [];
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value, (_key, v: unknown) => {
+      if (!isRecord(v) || anthropicMedia(v)?.media === undefined) return v;
+      blocks.push({ [IN_JSON]: v });
+      return undefined;
+    });
+  } catch {
+    return jsonText(value); // what JSON cannot write is read as any content is
+  }
+  return blocks.length === 0 ? (text ?? value) : [text, blocks];
+}
+
 /** The OpenAI detail an AI SDK part asks for (`providerOptions.openai.imageDetail`). */
 function aiSdkDetail(p: Part): string | undefined {
   const po = p['providerOptions'];
@@ -233,6 +259,8 @@ function aiSdkDetail(p: Part): string | undefined {
  * `image-file-reference`, and ai@5's `media`).
  */
 export const aiSdkMedia: Recognizer = (p) => {
+  const nested = (p as { [IN_JSON]?: unknown })[IN_JSON];
+  if (isRecord(nested)) return anthropicMedia(nested);
   const mediaType = str(p['mediaType']);
   const detail = aiSdkDetail(p);
   switch (p['type']) {
@@ -241,7 +269,7 @@ export const aiSdkMedia: Recognizer = (p) => {
       return { text: [p['toolName'], jsonText(p['input'])] };
     case 'json':
     case 'error-json':
-      return { text: jsonText(p['value']) };
+      return { text: jsonWithMedia(p['value']) };
     case 'image':
       return file(p, aiSdkData(p['image']), mediaType ?? 'image', 'image', detail);
     case 'file': {
