@@ -425,3 +425,29 @@ test('Anthropic cache TTL order: a 1-hour profile after a 5-minute marker of the
   assert.ok(mid.cache.breakpoints.some((b) => b.index < 4) && mid.cache.breakpoints.some((b) => b.index >= 4));
   assert.ok(mid.warnings.some((w) => w.startsWith('cache_ttl_shortened: ') && w.includes('messages[4]')));
 });
+
+// A new-user trial found NOT_MARKABLE excluding thinking blocks only: @anthropic-ai/sdk's block
+// params without a cache_control field (mcp_tool_listing, fallback) could be given a marker.
+test('Anthropic breakpoints never go on a block whose @anthropic-ai/sdk type has no cache_control', async () => {
+  const types = readFileSync(new URL('../node_modules/@anthropic-ai/sdk/resources/beta/messages/messages.d.ts', import.meta.url), 'utf8');
+  const union = /export type BetaContentBlockParam = ([^;]+);/.exec(types)[1].split('|').map((s) => s.trim());
+  const unmarkable = union.flatMap((name) => {
+    const body = new RegExp(`export interface ${name} \\{([\\s\\S]*?)\\n\\}`).exec(types)?.[1];
+    assert.ok(body, `${name} is in the SDK's types`);
+    return /\n {4}cache_control\?:/.test(body) ? [] : [/\n {4}type: '([^']+)'/.exec(body)[1]];
+  });
+  assert.ok(unmarkable.includes('thinking') && unmarkable.length >= 2, unmarkable.join(','));
+  const words = (w, n) => `${w} `.repeat(n);
+  for (const type of unmarkable) {
+    const history = [
+      { role: 'user', content: words('Audit the repo.', 600) },
+      { role: 'assistant', content: [{ type: 'text', text: 'Listing.' }, { type }] }, // the last message: the breakpoint a turn writes
+    ];
+    const s = createSession({ format: 'anthropic', budgets: { tokens_max: 100_000 }, cache: { readCost: 0.1, writeCost: 1.25, minCacheableTokens: 100, maxBreakpoints: 4 }, breakpoints: true });
+    const r = s.fit(history);
+    assert.ok(r.cache.breakpoints.some((b) => b.index === 1), `${type}: the assistant message has a breakpoint`);
+    const blocks = r.messages[1].content;
+    assert.equal(blocks[1].cache_control, undefined, `${type} carries no cache_control`);
+    assert.deepEqual(blocks[0].cache_control, { type: 'ephemeral' }, `${type}: the marker goes on the block before`);
+  }
+});

@@ -11,8 +11,12 @@ import { isRecord } from '../validate/fields.js';
 import type { Pricing } from './pricing.js';
 import type { CacheBreakpoint } from './types.js';
 
-/** Blocks that cannot carry `cache_control` themselves. */
-const NOT_MARKABLE = new Set(['thinking', 'redacted_thinking']);
+/**
+ * Blocks that cannot carry `cache_control` themselves: those of @anthropic-ai/sdk's
+ * `BetaContentBlockParam` without the field (thinking, an MCP server's tool listing, a fallback
+ * block; pkg/test/session.test.mjs reads the SDK's types).
+ */
+const NOT_MARKABLE = new Set(['thinking', 'redacted_thinking', 'mcp_tool_listing', 'fallback']);
 
 /**
  * The breakpoints among `positions` (messages before each, in order of priority), at most `max`
