@@ -241,3 +241,32 @@ test('prepareStep counts zod tools as their JSON Schema, as jsonSchema() tools a
   assert.ok(zod - none > 500, `the zod schema counted ${zod - none} tokens`);
   assert.equal(zod, json);
 });
+
+// A new-user trial found the middleware writing 1-hour markers after the caller's 5-minute one on
+// the instructions (5m -> 1h), which Anthropic refuses ("must not come after a ttl='5m'").
+test('Anthropic cache TTL order: with a 1-hour profile after the caller\'s 5-minute marker on the instructions, both glues write 5-minute markers and say so', async () => {
+  const { anthropicTtlCheck } = await import('./sdk-check.mjs');
+  const cache = { readCost: 0.1, writeCost: 2, minCacheableTokens: 1024, maxBreakpoints: 4, ttl: '1h' };
+  const mark = { anthropic: { cacheControl: { type: 'ephemeral' } } };
+  const instructions = { role: 'system', content: `${INSTRUCTIONS} `.repeat(60), providerOptions: mark };
+  // The markers of a prompt in the provider's processing order: tools, system messages, then the rest (a message's own after its parts').
+  const controls = ({ prompt, tools: sent = [] }) => {
+    const own = (x) => (x.providerOptions?.anthropic?.cacheControl ? [x.providerOptions.anthropic.cacheControl] : []);
+    const inMessage = (m) => [...(Array.isArray(m.content) ? m.content.flatMap(own) : []), ...own(m)];
+    return [...sent.flatMap(own), ...prompt.filter((m) => m.role === 'system').flatMap(inMessage), ...prompt.filter((m) => m.role !== 'system').flatMap(inMessage)];
+  };
+  for (const glue of ['middleware', 'prepareStep']) for (const caller of [true, false]) {
+    const { model, calls } = agentModel({ provider: 'anthropic.messages' });
+    const warnings = [];
+    const options = { budgets: { tokens_max: BUDGET }, cache, onFit: (r) => warnings.push(...r.warnings) };
+    const args = glue === 'middleware'
+      ? { model: wrapLanguageModel({ model, middleware: ctxpackLanguageModelMiddleware(options) }) }
+      : { model, prepareStep: ctxpackPrepareStep({ ...options, tools }) };
+    await generateText({ ...args, tools, instructions: caller ? instructions : { ...instructions, providerOptions: undefined }, prompt: TASK, stopWhen: stepCountIs(12) });
+    const ttls = calls.map((c, k) => anthropicTtlCheck(controls(c), `${glue}, request ${k}`));
+    const ours = ttls.flatMap((t) => (caller ? t.slice(1) : t));
+    assert.ok(ours.length >= 12, `${glue}: ctxpack marked the prompts`);
+    assert.ok(ours.every((t) => t === (caller ? '5m' : '1h')), `${glue}, caller's marker ${caller}: ${ours.join(',')}`);
+    assert.equal(warnings.some((w) => w.startsWith('cache_ttl_shortened: ')), caller, `${glue}: the warning says it when it shortened`);
+  }
+});

@@ -223,3 +223,38 @@ test('AI SDK: a json tool output and a call input are counted and cut as their J
   cyclic.self = cyclic;
   assert.ok(cost(history({ type: 'json', value: { n: 10n, cyclic } }), 2) > 0);
 });
+
+// A new-user trial found the AI SDK counting a PDF fetched by Anthropic's web_fetch tool as the
+// base64 text of its provider-executed result's json output (a 1-page PDF of 1.2 MB of base64 at
+// 200,294 tokens), and a tool loop with that step in flight failing at 200k with PINNED_OVER_BUDGET.
+test('a provider-executed json result (web_fetch) counts its nested PDF by the Anthropic rule, as the anthropic format counts the same block', async () => {
+  const fit = fitMessages;
+  const { sdkCheck } = await import('./sdk-check.mjs');
+  // A 1-page PDF padded to 1.2 MB of base64, as a real fetched PDF weighs.
+  const pdf = Buffer.from(`%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Count 1 >>\nendobj\n3 0 obj\n<< /Type /Page /Parent 2 0 R >>\nendobj\n% ${'A'.repeat(900_000)}\ntrailer << /Root 1 0 R >>\n%%EOF\n`, 'latin1').toString('base64');
+  // The shape @ai-sdk/anthropic gives generateText's response.messages for a web_fetch of a PDF.
+  const document = { type: 'document', title: 'spec.pdf', source: { type: 'base64', mediaType: 'application/pdf', data: pdf } };
+  const history = [
+    { role: 'user', content: 'Fetch https://example.com/spec.pdf' },
+    { role: 'assistant', content: [
+      { type: 'tool-call', toolCallId: 'srvtoolu_1', toolName: 'web_fetch', input: { url: 'https://example.com/spec.pdf' }, providerExecuted: true },
+      { type: 'tool-result', toolCallId: 'srvtoolu_1', toolName: 'web_fetch', output: { type: 'json', value: { type: 'web_fetch_result', url: 'https://example.com/spec.pdf', retrievedAt: '2025-01-01T00:00:00Z', content: document } } },
+      { type: 'text', text: 'Fetched.' },
+      { type: 'tool-call', toolCallId: 'toolu_1', toolName: 'note', input: { text: 'fetched' } },
+    ] },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'toolu_1', toolName: 'note', output: { type: 'text', value: 'ok' } }] },
+  ];
+  sdkCheck('ai-sdk', history);
+  const options = { provider: 'anthropic', budgets: { tokens_max: 200_000 } };
+  const ai = fit(history, { format: 'ai-sdk', ...options }); // the step in flight, pinned: it fits
+  const d = ai.decisions[1];
+  // The same block in Anthropic's own format (the API's snake_case), counted by the same rule.
+  const anthropicDoc = { type: 'document', title: 'spec.pdf', source: { type: 'base64', media_type: 'application/pdf', data: pdf } };
+  const an = fit([history[0], { role: 'assistant', content: [{ type: 'web_fetch_tool_result', tool_use_id: 'srvtoolu_1', content: { type: 'web_fetch_result', url: 'https://example.com/spec.pdf', retrieved_at: '2025-01-01T00:00:00Z', content: anthropicDoc } }] }, { role: 'user', content: 'ok' }], { format: 'anthropic', budgets: options.budgets });
+  assert.equal(d.media_tokens, 3000 + 1640, 'one page at Anthropic\'s PDF rule');
+  assert.equal(d.media_tokens, an.decisions[1].media_tokens);
+  assert.ok(d.cost_tokens < d.media_tokens + 200, `the base64 is not text: ${d.cost_tokens}`);
+  // Without nested media, a json output is still its JSON text, keys included.
+  const plain = fit([{ role: 'user', content: 'q' }, { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 's', toolName: 'x', input: {}, providerExecuted: true }, { type: 'tool-result', toolCallId: 's', toolName: 'x', output: { type: 'json', value: { answer: 42 } } }] }], { format: 'ai-sdk', budgets: options.budgets });
+  assert.equal(plain.decisions[1].media_tokens ?? 0, 0);
+});

@@ -185,3 +185,95 @@ test('Responses: a computer call screenshot is never rewritten', () => {
   assert.ok(r.decisions.every((d) => d.stubbed === undefined));
   sdkCheck('openai-responses', r.messages);
 });
+
+/** A PDF of `pages` pages (as media.test.mjs makes them). */
+function pdfBase64(pages) {
+  const parts = ['%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n', `2 0 obj\n<< /Type /Pages /Count ${pages} >>\nendobj\n`];
+  for (let i = 0; i < pages; i++) parts.push(`${i + 3} 0 obj\n<< /Type /Page /Parent 2 0 R >>\nstream\n\nendstream\nendobj\n`);
+  parts.push('trailer << /Root 1 0 R >>\n%%EOF\n');
+  return Buffer.from(parts.join(''), 'latin1').toString('base64');
+}
+
+// A new-user trial found stubMedia turning the document of an assistant's web_fetch_tool_result
+// into a text block: @anthropic-ai/sdk's BetaWebFetchBlockParam.content must be a document, so the
+// API refused the request.
+test('server tool results are left whole: Anthropic web_fetch_tool_result (and through LangChain), the AI SDK provider-executed tool-result', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  const { dirname, join } = await import('node:path');
+  const { fileURLToPath } = await import('node:url');
+  const fetched = { type: 'web_fetch_tool_result', tool_use_id: 'srvtoolu_1', content: { type: 'web_fetch_result', url: 'https://example.com/report.pdf', retrieved_at: '2025-01-01T00:00:00Z',
+    content: { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: pdfBase64(2) }, title: 'report.pdf', citations: { enabled: true } } } };
+  const serverCall = { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_fetch', input: { url: 'https://example.com/report.pdf' } };
+  const history = [
+    { role: 'user', content: [{ type: 'text', text: 'Fetch the report, and look at this screenshot.' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: b64 } }] },
+    { role: 'assistant', content: [serverCall, fetched, { type: 'text', text: 'The report says revenue grew.' }] },
+    { role: 'user', content: 'Thanks. Now a haiku about rain.' },
+  ];
+  /** Every sent message holding a server tool result holds the caller's own block. */
+  const wholeResults = (messages, label) => {
+    for (const m of messages) {
+      const blocks = Array.isArray(m.content) ? m.content : [];
+      if (blocks.some((x) => x.type === 'web_fetch_tool_result')) assert.ok(blocks.includes(fetched), `${label}: the web_fetch_tool_result as it came`);
+    }
+  };
+  // Below the document's count (2 pages) the assistant message cannot go whole: it is left out, never sent with a note for its document.
+  for (const tokens_max of [1500, 1500 + 2 * (3000 + 1640)]) {
+    const r = fitMessages(history, { format: 'anthropic', budgets: { tokens_max }, stubMedia: true });
+    assert.notEqual(r.decisions[1].stubbed, true, `${tokens_max}: no stub of the server tool result`);
+    wholeResults(r.messages, String(tokens_max));
+    assert.deepEqual(validateMessages(r.messages, 'anthropic'), []);
+  }
+  // Above it, the screenshot's message goes in as a stub, the fetched document as it came.
+  const r = fitMessages(history, { format: 'anthropic', budgets: { tokens_max: 1500 + 2 * (3000 + 1640) }, stubMedia: true });
+  assert.equal(r.decisions[0].stubbed, true, 'the screenshot is stubbed');
+  assert.equal(r.messages[1], history[1], 'the assistant message with the server tool result is the caller’s own');
+  // @anthropic-ai/sdk's own types: the request, stub included, is a BetaMessageParam[] (a text block in place of the document is not).
+  const root = dirname(dirname(fileURLToPath(import.meta.url)));
+  const dir = join(root, 'node_modules', '.cache', 'ctxpack-server-results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'request.ts'), [
+    "import type { BetaMessageParam } from '@anthropic-ai/sdk/resources/beta/messages/messages';",
+    `export const sent: BetaMessageParam[] = ${JSON.stringify(r.messages)};`,
+    `// @ts-expect-error: a text block is not a web_fetch_result's document\nexport const stubbed: BetaMessageParam = ${JSON.stringify({ role: 'assistant', content: [{ ...fetched, content: { ...fetched.content, content: { type: 'text', text: '[PDF omitted: 2 pages]' } } }] })};`,
+  ].join('\n') + '\n');
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', skipLibCheck: true, types: [] }, files: ['request.ts'] }));
+  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }');
+  try {
+    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', dir], { encoding: 'utf8' });
+  } catch (e) {
+    assert.fail(`tsc: ${String(e.stdout).slice(0, 2000)}`);
+  }
+
+  // LangChain passes Anthropic's blocks through: the same block is left whole there.
+  const lc = [new HumanMessage({ content: history[0].content }), new AIMessage({ content: history[1].content }), new HumanMessage(history[2].content)];
+  const lcWhole = fitMessages(lc, { format: 'langchain', budgets: { tokens_max: 100_000 } }).metrics.budget_used;
+  for (const tokens_max of [1500, lcWhole - 100]) {
+    const l = fitMessages(lc, { format: 'langchain', budgets: { tokens_max }, stubMedia: true });
+    assert.notEqual(l.decisions[1].stubbed, true, `LangChain ${tokens_max}: no stub of the server tool result`);
+    wholeResults(l.messages, `LangChain ${tokens_max}`);
+  }
+  const l = fitMessages(lc, { format: 'langchain', budgets: { tokens_max: lcWhole - 100 }, stubMedia: true });
+  assert.equal(l.decisions[0].stubbed, true);
+  assert.equal(l.messages[1], lc[1]);
+
+  // The AI SDK: a provider-executed tool's result in the assistant message is sent back as it came; a client tool's image still becomes a note.
+  const ai = [
+    { role: 'user', content: 'Fetch the diagram.' },
+    { role: 'assistant', content: [
+      { type: 'tool-call', toolCallId: 'srv_1', toolName: 'web_fetch', input: { url: 'https://example.com/d.png' }, providerExecuted: true },
+      { type: 'tool-result', toolCallId: 'srv_1', toolName: 'web_fetch', output: { type: 'content', value: [{ type: 'image-data', data: b64, mediaType: 'image/png' }] } },
+      { type: 'tool-call', toolCallId: 'c1', toolName: 'shot', input: {} },
+    ] },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'shot', output: { type: 'content', value: [{ type: 'image-data', data: b64, mediaType: 'image/png' }] } }] },
+    { role: 'user', content: 'What do they show?' },
+  ];
+  const whole = fitMessages(ai, { format: 'ai-sdk', budgets: { tokens_max: 100_000 } });
+  assert.ok(whole.decisions.every((d) => d.included));
+  const tight = fitMessages(ai, { format: 'ai-sdk', budgets: { tokens_max: whole.metrics.budget_used - 100 }, stubMedia: true });
+  const stubbedTool = tight.decisions.find((d) => d.index === 2);
+  assert.equal(stubbedTool.stubbed, true, 'the client tool result is stubbed');
+  const sentAssistant = tight.messages.find((m) => m.role === 'assistant');
+  assert.equal(sentAssistant, ai[1], 'the provider-executed result is left whole: the assistant message is the caller’s own');
+  sdkCheck('ai-sdk', tight.messages);
+});

@@ -132,3 +132,30 @@ const fromModel = (item) =>
   (item.type === 'message' && item.role === 'assistant') ||
   (item.type !== undefined && item.type.endsWith('_call')) ||
   ['mcp_approval_request', 'mcp_list_tools', 'program'].includes(item.type);
+
+/**
+ * Anthropic's refusal of a request whose cache markers mix lifetimes out of order: "A ttl='1h'
+ * cache_control block must not come after a ttl='5m' cache_control block. Blocks are processed in
+ * the following order: tools, system, messages" (the API's 400). `controls` is the request's
+ * `cache_control` values in that order; returns their lifetimes after checking.
+ */
+export function anthropicTtlCheck(controls, label = '') {
+  const ttls = controls.map((c) => (c.ttl === '1h' ? '1h' : '5m'));
+  const short = ttls.indexOf('5m');
+  assert.ok(short < 0 || !ttls.slice(short + 1).includes('1h'), `${label}: a 1h marker after a 5m one (${ttls.join(' -> ')})`);
+  return ttls;
+}
+
+/** An Anthropic Messages request's `cache_control` values in processing order (tools, system, messages; a tool_result's blocks after it). */
+export function anthropicControls({ tools = [], system = [], messages }) {
+  const out = [];
+  const visit = (b) => {
+    if (b === null || typeof b !== 'object') return;
+    if (b.cache_control) out.push(b.cache_control);
+    if (Array.isArray(b.content)) b.content.forEach(visit);
+  };
+  tools.forEach(visit);
+  if (Array.isArray(system)) system.forEach(visit);
+  for (const m of messages) if (Array.isArray(m.content)) m.content.forEach(visit);
+  return out;
+}

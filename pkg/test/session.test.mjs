@@ -381,3 +381,73 @@ test("cache 'anthropic-auto': Anthropic's automatic caching, no markers placed, 
   // Breakpoints need explicit markers: the automatic profile has none to place.
   assert.throws(() => createSession({ format: 'anthropic', budgets: { tokens_max: 9000 }, cache: 'anthropic-auto', breakpoints: true }), (e) => e.code === 'INVALID_OPTION' && e.field === 'breakpoints');
 });
+
+// A new-user trial found a 1-hour profile writing its markers after the caller's 5-minute one on
+// the system prompt (5m -> 1h -> 1h), which Anthropic refuses with a 400.
+test('Anthropic cache TTL order: a 1-hour profile after a 5-minute marker of the caller writes 5-minute breakpoints, says so, and prices 5-minute writes', async () => {
+  const { anthropicControls, anthropicTtlCheck } = await import('./sdk-check.mjs');
+  const words = (w, n) => `${w} `.repeat(n);
+  const history = [{ role: 'user', content: 'Audit the repo.' }];
+  for (let i = 0; i < 4; i++) {
+    history.push({ role: 'assistant', content: [{ type: 'tool_use', id: `t${i}`, name: 'read', input: { i } }] });
+    history.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: words(`file ${i}`, 500) }] });
+  }
+  const hour = { readCost: 0.1, writeCost: 2, minCacheableTokens: 1024, maxBreakpoints: 4, ttl: '1h' };
+  const fit = (system, cache = hour, h = history) => createSession({ format: 'anthropic', system, budgets: { tokens_max: 100_000 }, breakpoints: true, cache }).fit(h);
+  const text = words('You are an auditor.', 800);
+
+  // The caller's 5-minute marker on the system prompt: every breakpoint after it is 5 minutes.
+  const system = [{ type: 'text', text, cache_control: { type: 'ephemeral' } }];
+  const r = fit(system);
+  assert.ok(r.cache.breakpoints.length >= 2);
+  assert.deepEqual(r.cache.breakpoints.map((b) => b.ttl), r.cache.breakpoints.map(() => '5m'));
+  assert.deepEqual(anthropicTtlCheck(anthropicControls({ system, messages: r.messages }), 'system 5m'), ['5m', ...r.cache.breakpoints.map(() => '5m')]);
+  const warning = r.warnings.find((w) => w.startsWith('cache_ttl_shortened: '));
+  assert.ok(warning, 'a warning says the breakpoints were shortened');
+  assert.ok(warning.includes('options.tools or options.system') && !warning.includes('auditor'), 'it names where, never the content');
+  // Priced as written: the same plan at Anthropic's 5-minute write price (1.25 where 1 hour is 2).
+  const fiveMinutes = fit(system, { ...hour, writeCost: 1.25, ttl: '5m' });
+  assert.deepEqual(r.cache.breakpoints, fiveMinutes.cache.breakpoints);
+  assert.equal(r.metrics.predicted_cost, fiveMinutes.metrics.predicted_cost);
+
+  // Without the caller's marker: 1 hour everywhere, no warning, priced at the profile's writeCost.
+  const plain = fit([{ type: 'text', text }]);
+  assert.ok(plain.cache.breakpoints.length >= 2 && plain.cache.breakpoints.every((b) => b.ttl === '1h'));
+  assert.ok(!plain.warnings.some((w) => w.startsWith('cache_ttl_shortened')));
+  assert.ok(plain.metrics.predicted_cost > r.metrics.predicted_cost);
+  assert.deepEqual(anthropicTtlCheck(anthropicControls({ messages: plain.messages })), plain.cache.breakpoints.map(() => '1h'));
+
+  // The caller's 5-minute marker on messages[4]: the breakpoints before it keep 1 hour, those from it on are 5 minutes.
+  const marked = history.map((m, i) => (i === 4 ? { ...m, content: m.content.map((b) => ({ ...b, cache_control: { type: 'ephemeral' } })) } : m));
+  const mid = fit([{ type: 'text', text }], hour, marked);
+  anthropicTtlCheck(anthropicControls({ messages: mid.messages }), 'messages[4] 5m');
+  for (const b of mid.cache.breakpoints) assert.equal(b.ttl, b.index >= 4 ? '5m' : '1h', `breakpoint at ${b.index}`);
+  assert.ok(mid.cache.breakpoints.some((b) => b.index < 4) && mid.cache.breakpoints.some((b) => b.index >= 4));
+  assert.ok(mid.warnings.some((w) => w.startsWith('cache_ttl_shortened: ') && w.includes('messages[4]')));
+});
+
+// A new-user trial found NOT_MARKABLE excluding thinking blocks only: @anthropic-ai/sdk's block
+// params without a cache_control field (mcp_tool_listing, fallback) could be given a marker.
+test('Anthropic breakpoints never go on a block whose @anthropic-ai/sdk type has no cache_control', async () => {
+  const types = readFileSync(new URL('../node_modules/@anthropic-ai/sdk/resources/beta/messages/messages.d.ts', import.meta.url), 'utf8');
+  const union = /export type BetaContentBlockParam = ([^;]+);/.exec(types)[1].split('|').map((s) => s.trim());
+  const unmarkable = union.flatMap((name) => {
+    const body = new RegExp(`export interface ${name} \\{([\\s\\S]*?)\\n\\}`).exec(types)?.[1];
+    assert.ok(body, `${name} is in the SDK's types`);
+    return /\n {4}cache_control\?:/.test(body) ? [] : [/\n {4}type: '([^']+)'/.exec(body)[1]];
+  });
+  assert.ok(unmarkable.includes('thinking') && unmarkable.length >= 2, unmarkable.join(','));
+  const words = (w, n) => `${w} `.repeat(n);
+  for (const type of unmarkable) {
+    const history = [
+      { role: 'user', content: words('Audit the repo.', 600) },
+      { role: 'assistant', content: [{ type: 'text', text: 'Listing.' }, { type }] }, // the last message: the breakpoint a turn writes
+    ];
+    const s = createSession({ format: 'anthropic', budgets: { tokens_max: 100_000 }, cache: { readCost: 0.1, writeCost: 1.25, minCacheableTokens: 100, maxBreakpoints: 4 }, breakpoints: true });
+    const r = s.fit(history);
+    assert.ok(r.cache.breakpoints.some((b) => b.index === 1), `${type}: the assistant message has a breakpoint`);
+    const blocks = r.messages[1].content;
+    assert.equal(blocks[1].cache_control, undefined, `${type} carries no cache_control`);
+    assert.deepEqual(blocks[0].cache_control, { type: 'ephemeral' }, `${type}: the marker goes on the block before`);
+  }
+});

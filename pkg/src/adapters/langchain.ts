@@ -20,7 +20,8 @@ import type { Budgets } from '../types.js';
 import { isRecord } from '../validate/fields.js';
 import { invalidOption } from '../validate/options.js';
 import { jsonSchemaOf } from './schemas.js';
-import { type AdapterOptions, type AdapterSpec, anthropicBreakpoints, cacheControl, type CacheControl, Conversations, fitReported, readAdapterOptions, readBreakpoints, textsKey } from './sessions.js';
+import { cacheControlOf } from '../messages/markers.js';
+import { type AdapterOptions, type AdapterSpec, anthropicBreakpoints, Conversations, fitReported, placesBreakpoints, readAdapterOptions, readBreakpoints, textsKey } from './sessions.js';
 
 /** `createMiddleware`'s brand (langchain's `MIDDLEWARE_BRAND`, a registered symbol): made here so that nothing of langchain is imported. */
 const MIDDLEWARE_BRAND = Symbol.for('AgentMiddleware');
@@ -129,7 +130,8 @@ function checked(field: string, count: TextCounter): TextCounter {
 /** One conversation's session, and with Anthropic's models how its breakpoints are written. */
 class Conversation {
   readonly session: Session;
-  private readonly mark: CacheControl | undefined;
+  /** Whether the session's breakpoints are written (ChatAnthropic, a profile with breakpoints, `breakpoints`). */
+  private readonly mark: boolean;
 
   constructor(private readonly o: Read, model: unknown) {
     const anthropic = isAnthropicChatModel(model);
@@ -137,7 +139,7 @@ class Conversation {
     // ChatAnthropic's requests go to Claude: its image rules, and a user message first.
     const provider = o.session['provider'] === undefined && anthropic ? { provider: 'anthropic' } : {};
     this.session = createSession({ ...o.session, ...provider, cache, format: 'langchain', ...(o.counter ? { countTokens: o.counter } : {}) } as SessionOptions);
-    this.mark = anthropic && o.breakpoints ? cacheControl(cache) : undefined;
+    this.mark = anthropic && o.breakpoints && placesBreakpoints(cache);
   }
 
   /**
@@ -148,8 +150,8 @@ class Conversation {
     const head = system !== undefined && joinText(collectText(system.content)) !== '' ? [system] : [];
     const result = await fitReported(this.session, [...head, ...messages], { tools } as SessionTurnOptions, this.o.onFit);
     const out = result.messages.slice();
-    if (this.mark !== undefined) {
-      for (const { index } of anthropicBreakpoints(result.cache.breakpoints, tools, out)) out[index] = withCacheControl(out[index]!, this.mark);
+    if (this.mark) {
+      for (const { index, ttl } of anthropicBreakpoints(result.cache.breakpoints, tools, out)) out[index] = withCacheControl(out[index]!, cacheControlOf(ttl));
     }
     // The system prompt is pinned, so it leads what the session returns; the agent sends it beside the messages.
     return head.length > 0 && result.messages[0] === system ? { messages: out.slice(1), system: out[0] } : { messages: out, system };
@@ -171,7 +173,7 @@ function isAnthropicChatModel(model: unknown): boolean {
  * `@langchain/anthropic` passes it on: a string content becomes one text block. A message without
  * text (an AI message of tool calls only) is left as it is: one marker fewer, never a wrong one.
  */
-function withCacheControl(message: BaseMessage, mark: CacheControl): BaseMessage {
+function withCacheControl(message: BaseMessage, mark: ReturnType<typeof cacheControlOf>): BaseMessage {
   const content: unknown = message.content;
   let blocks: unknown[];
   if (typeof content === 'string') {

@@ -15,7 +15,8 @@ import type { Budgets } from '../types.js';
 import { isRecord } from '../validate/fields.js';
 import { invalidOption } from '../validate/options.js';
 import { jsonSchemaOf } from './schemas.js';
-import { type AdapterOptions, type AdapterSpec, anthropicBreakpoints, cacheControl, type CacheControl, fitReported, readBreakpoints, textsKey } from './sessions.js';
+import { cacheControlOf } from '../messages/markers.js';
+import { type AdapterOptions, type AdapterSpec, anthropicBreakpoints, fitReported, placesBreakpoints, readBreakpoints, textsKey } from './sessions.js';
 
 /**
  * The format the adapters fit: the AI SDK already enforced its own `allowSystemInMessages` on
@@ -85,7 +86,8 @@ export function isAnthropicModel(model: unknown): boolean {
 /** One conversation of AI SDK prompts: its session, and how its breakpoints are written. */
 export class PromptConversation {
   readonly session: Session;
-  private readonly marks: { cacheControl: CacheControl } | undefined;
+  /** Whether the session's breakpoints are written (Anthropic's models, a profile with breakpoints, `breakpoints`). */
+  private readonly marks: boolean;
 
   constructor(private readonly o: Read, model: unknown) {
     const anthropic = isAnthropicModel(model);
@@ -93,16 +95,15 @@ export class PromptConversation {
     // Anthropic's models: Claude's image rules, and a user message first (as ctxpack/langchain).
     const provider = o.session['provider'] === undefined && anthropic ? { provider: 'anthropic' } : {};
     this.session = createSession({ ...o.session, ...provider, format: FORMAT, cache } as SessionOptions);
-    const mark = anthropic && o.breakpoints ? cacheControl(cache) : undefined;
-    this.marks = mark === undefined ? undefined : { cacheControl: mark };
+    this.marks = anthropic && o.breakpoints && placesBreakpoints(cache);
   }
 
   /** Fits `history`; with Anthropic, the session's breakpoints as `providerOptions` on copies, within the markers the caller left. */
   async fit<M>(history: readonly M[], system: unknown, tools: unknown): Promise<M[]> {
     const result = await fitReported(this.session, history, { system, tools } as SessionTurnOptions, this.o.onFit);
     const out = result.messages.slice();
-    if (this.marks === undefined) return out;
-    for (const { index } of anthropicBreakpoints(result.cache.breakpoints, system, tools, out)) out[index] = withProviderOptions(out[index]!, this.marks);
+    if (!this.marks) return out;
+    for (const { index, ttl } of anthropicBreakpoints(result.cache.breakpoints, system, tools, out)) out[index] = withProviderOptions(out[index]!, { cacheControl: cacheControlOf(ttl) });
     return out;
   }
 }

@@ -10,6 +10,7 @@
  */
 
 import { CtxpackError, readingInput, shownName } from '../errors.js';
+import { ANTHROPIC_MAX_MARKERS, controlsIn } from '../messages/markers.js';
 import { collectText, joinText } from '../messages/turns.js';
 import { CREATE_SESSION_OPTIONS, createSession, type Session } from '../session/session.js';
 import { readPricing } from '../session/pricing.js';
@@ -126,34 +127,20 @@ export function readBreakpoints(o: Unchecked): boolean {
   return breakpoints;
 }
 
-/** Anthropic's limit of `cache_control` markers per request (system, tools and messages together). */
-const ANTHROPIC_MARKERS = 4;
-
-/** Anthropic's `cache_control` for a cache profile. */
-export type CacheControl = { type: 'ephemeral'; ttl?: '1h' };
-
-/** The `cache_control` an adapter writes for the cache profile `cache`; undefined when the profile places no breakpoints. */
-export function cacheControl(cache: CachePricing): CacheControl | undefined {
-  const pricing = readPricing(cache);
-  if (pricing.maxBreakpoints === 0) return undefined;
-  return pricing.ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
+/** Whether the cache profile `cache` places breakpoints (an adapter writes them as Anthropic's markers). */
+export function placesBreakpoints(cache: CachePricing): boolean {
+  return readPricing(cache).maxBreakpoints > 0;
 }
 
-/** The session's breakpoints an adapter marks: the last ones (the next request reads them), as many as Anthropic's 4 markers less those the caller placed in `placed` (system, tools, messages). */
+/**
+ * The session's breakpoints an adapter marks: the last ones (the next request reads them), as
+ * many as Anthropic's 4 markers less those the caller placed in `placed` (system, tools,
+ * messages: messages/markers.ts `controlsIn`). Each is written with its own `ttl` (the session's:
+ * shortened after a 5-minute marker of the caller's), `cacheControlOf(ttl)`.
+ */
 export function anthropicBreakpoints(breakpoints: readonly CacheBreakpoint[], ...placed: unknown[]): readonly CacheBreakpoint[] {
-  const room = Math.max(0, ANTHROPIC_MARKERS - placed.reduce((n: number, p) => n + markers(p), 0));
+  const room = Math.max(0, ANTHROPIC_MAX_MARKERS - placed.reduce((n: number, p) => n + controlsIn(p).length, 0));
   return breakpoints.slice(Math.max(0, breakpoints.length - room));
-}
-
-/** The cache markers the caller placed in `value` (messages, parts, tools, system): `providerOptions.anthropic.cacheControl` or `cache_control`. */
-function markers(value: unknown, depth = 0): number {
-  if (depth > 4) return 0; // messages, their parts, a part's output: deeper is not a marker's place
-  if (Array.isArray(value)) return value.reduce((n: number, v) => n + markers(v, depth + 1), 0);
-  if (!isRecord(value)) return 0;
-  const po = value['providerOptions'];
-  const anthropic = isRecord(po) ? po['anthropic'] : undefined;
-  const own = (isRecord(anthropic) && (anthropic['cacheControl'] !== undefined || anthropic['cache_control'] !== undefined)) || value['cache_control'] !== undefined ? 1 : 0;
-  return own + markers(value['content'], depth + 1);
 }
 
 /** `maxSessions`: a positive integer (0 would keep no conversation's session: refused rather than read as 1). */

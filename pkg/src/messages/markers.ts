@@ -98,3 +98,71 @@ export function capMarkers<M>(messages: M[], fixed: number, own?: (k: number) =>
   }
   return { removed, left: left - removed };
 }
+
+// ---- lifetimes ---------------------------------------------------------------------------------
+
+/** A cache marker's lifetime: Anthropic's `ttl`, 5 minutes unless it says `'1h'`. */
+export type MarkerTtl = '5m' | '1h';
+
+/** The `cache_control` ctxpack writes for a lifetime (the 5-minute one is the API's default: no `ttl`). */
+export function cacheControlOf(ttl: MarkerTtl): { type: 'ephemeral'; ttl?: '1h' } {
+  return ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
+}
+
+/**
+ * The marker a value carries itself, in any format ctxpack reads: `cache_control` (Anthropic's
+ * blocks and tools, LangChain's blocks), or the AI SDK's `providerOptions.anthropic.cacheControl`
+ * (or `cache_control`); `undefined` for none (`cache_control: null` is none).
+ */
+export function ownControl(value: Readonly<Record<string, unknown>>): unknown {
+  const po = value['providerOptions'];
+  const anthropic = isRecord(po) ? po['anthropic'] : undefined;
+  const control = isRecord(anthropic) ? (anthropic['cacheControl'] ?? anthropic['cache_control'] ?? value['cache_control']) : value['cache_control'];
+  return control === null ? undefined : control;
+}
+
+/**
+ * The markers in `value` (messages, their parts, tools, a system prompt), in processing order:
+ * each value's own, then those in its `content`, to 4 levels (a message, its parts, the blocks of
+ * a part's content; deeper is not a marker's place).
+ */
+export function controlsIn(value: unknown, out: unknown[] = [], depth = 0): unknown[] {
+  if (depth > 4) return out;
+  if (Array.isArray(value)) {
+    for (const v of value) controlsIn(v, out, depth + 1);
+    return out;
+  }
+  if (!isRecord(value)) return out;
+  const own = ownControl(value);
+  if (own !== undefined) out.push(own);
+  return controlsIn(value['content'], out, depth + 1);
+}
+
+/** A marker's lifetime: `'1h'` only when its `ttl` says so. */
+function ttlOf(control: unknown): MarkerTtl {
+  return isRecord(control) && control['ttl'] === '1h' ? '1h' : '5m';
+}
+
+/**
+ * Where the first 5-minute marker stands in Anthropic's processing order (tools, system prompt,
+ * messages): -1 in `tools` or `system`, else the index of the first of `messages` holding one
+ * (`skip`: messages not looked at), `Infinity` without any.
+ */
+export function firstShortMarker(tools: unknown, system: unknown, messages: readonly unknown[], skip?: (k: number) => boolean): number {
+  const short = (v: unknown): boolean => controlsIn(v).some((c) => ttlOf(c) === '5m');
+  if (short(tools) || short(system)) return -1;
+  for (let k = 0; k < messages.length; k++) if (skip?.(k) !== true && short(messages[k])) return k;
+  return Infinity;
+}
+
+/**
+ * The lifetime of a marker ctxpack writes on `messages[index]`, given the first 5-minute marker
+ * before it (`shortAt`, {@link firstShortMarker}). Anthropic refuses a request in which a 1-hour
+ * marker comes after a 5-minute one ("A ttl='1h' cache_control block must not come after a
+ * ttl='5m' cache_control block. Blocks are processed in the following order: tools, system,
+ * messages"), so `'1h'` is shortened to `'5m'` on that message and after it. ctxpack's own markers
+ * after a shortened one are after the same 5-minute marker, so none is longer than one before it.
+ */
+export function markerTtlAt(wanted: MarkerTtl, index: number, shortAt: number): MarkerTtl {
+  return wanted === '1h' && index >= shortAt ? '5m' : wanted;
+}

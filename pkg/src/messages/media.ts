@@ -219,6 +219,32 @@ function aiSdkData(v: unknown): { data?: MediaInput; ref?: string; text?: string
   return located(v);
 }
 
+/** Where {@link jsonWithMedia} hands `collectText` an Anthropic block it found in a JSON value. */
+const IN_JSON = Symbol('an Anthropic block in an AI SDK json value');
+
+/**
+ * An AI SDK `json` output as the model reads it: its JSON text (jsonText), but the Anthropic
+ * image and document blocks in it (a provider-executed tool's result: web_fetch's PDF, as
+ * @ai-sdk/anthropic keeps it) are counted by the Anthropic rule, {@link anthropicMedia}, as the
+ * `'anthropic'` format counts the same block: media, never their base64 as text. The JSON text
+ * without those blocks, and each block, for `collectText` to find.
+ */
+function jsonWithMedia(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  const blocks: { [IN_JSON]: unknown }[] = [];
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value, (_key, v: unknown) => {
+      if (!isRecord(v) || anthropicMedia(v)?.media === undefined) return v;
+      blocks.push({ [IN_JSON]: v });
+      return undefined;
+    });
+  } catch {
+    return jsonText(value); // what JSON cannot write is read as any content is
+  }
+  return blocks.length === 0 ? (text ?? value) : [text, blocks];
+}
+
 /** The OpenAI detail an AI SDK part asks for (`providerOptions.openai.imageDetail`). */
 function aiSdkDetail(p: Part): string | undefined {
   const po = p['providerOptions'];
@@ -233,6 +259,8 @@ function aiSdkDetail(p: Part): string | undefined {
  * `image-file-reference`, and ai@5's `media`).
  */
 export const aiSdkMedia: Recognizer = (p) => {
+  const nested = (p as { [IN_JSON]?: unknown })[IN_JSON];
+  if (isRecord(nested)) return anthropicMedia(nested);
   const mediaType = str(p['mediaType']);
   const detail = aiSdkDetail(p);
   switch (p['type']) {
@@ -241,7 +269,7 @@ export const aiSdkMedia: Recognizer = (p) => {
       return { text: [p['toolName'], jsonText(p['input'])] };
     case 'json':
     case 'error-json':
-      return { text: jsonText(p['value']) };
+      return { text: jsonWithMedia(p['value']) };
     case 'image':
       return file(p, aiSdkData(p['image']), mediaType ?? 'image', 'image', detail);
     case 'file': {
@@ -456,7 +484,7 @@ export const plainTextPart: TextPartOf = (note, part) =>
  * when nothing was replaced. Bytes are never walked.
  */
 export function replaceMediaParts(value: unknown, recognize: Recognizer, textPart: TextPartOf, depth = 0): unknown {
-  if (depth >= 32 || typeof value !== 'object' || value === null || isBytes(value)) return value;
+  if (depth >= 32 || typeof value !== 'object' || value === null || isBytes(value) || isServerToolResult(value)) return value;
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;
     value.forEach((v: unknown, k) => {
@@ -480,10 +508,37 @@ export function replaceMediaParts(value: unknown, recognize: Recognizer, textPar
   return out ?? value;
 }
 
-/** A copy of `message` whose `content` has its non-text parts as text parts ({@link replaceMediaParts}); `undefined` when it has none. */
+/** {@link replaceMediaParts} of an assistant's parts, its `tool-result` parts (provider-executed) aside. */
+function replaceParts(parts: readonly unknown[], recognize: Recognizer, textPart: TextPartOf): readonly unknown[] {
+  let out: unknown[] | undefined;
+  parts.forEach((p, k) => {
+    if (isRecord(p) && p['type'] === 'tool-result') return;
+    const w = replaceMediaParts(p, recognize, textPart, 1);
+    if (w !== p) (out ??= parts.slice())[k] = w;
+  });
+  return out ?? parts;
+}
+
+/**
+ * A server tool's result, which the provider ran and whose schema fixes what it holds (Anthropic's
+ * `web_fetch_tool_result`: its `content.content` must be a `document`, @anthropic-ai/sdk's
+ * `BetaWebFetchBlockParam`): left whole by stubbing, never a text part in place of its document
+ * or image. Anthropic's `*_tool_result` blocks but the client's `tool_result` (LangChain passes
+ * them through as they are).
+ */
+function isServerToolResult(value: object): boolean {
+  const type = (value as Record<string, unknown>)['type'];
+  return typeof type === 'string' && type.endsWith('_tool_result');
+}
+
+/**
+ * A copy of `message` whose `content` has its non-text parts as text parts ({@link replaceMediaParts}); `undefined` when it has none.
+ * An assistant message's `tool-result` parts (the AI SDK's provider-executed tools, whose results
+ * the provider sends back as they came) are left whole, as Anthropic's server tool results are.
+ */
 export function replaceContentMedia(message: unknown, recognize: Recognizer, textPart: TextPartOf = plainTextPart): Record<string, unknown> | undefined {
   const m = message as Record<string, unknown>;
-  const content = replaceMediaParts(m['content'], recognize, textPart);
+  const content = m['role'] === 'assistant' && Array.isArray(m['content']) ? replaceParts(m['content'], recognize, textPart) : replaceMediaParts(m['content'], recognize, textPart);
   return content === m['content'] ? undefined : { ...m, content };
 }
 

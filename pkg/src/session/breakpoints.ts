@@ -6,18 +6,24 @@
  * @module
  */
 
+import { cacheControlOf, type MarkerTtl } from '../messages/markers.js';
 import { isRecord } from '../validate/fields.js';
 import type { Pricing } from './pricing.js';
 import type { CacheBreakpoint } from './types.js';
 
-/** Blocks that cannot carry `cache_control` themselves. */
-const NOT_MARKABLE = new Set(['thinking', 'redacted_thinking']);
+/**
+ * Blocks that cannot carry `cache_control` themselves: those of @anthropic-ai/sdk's
+ * `BetaContentBlockParam` without the field (thinking, an MCP server's tool listing, a fallback
+ * block; pkg/test/session.test.mjs reads the SDK's types).
+ */
+const NOT_MARKABLE = new Set(['thinking', 'redacted_thinking', 'mcp_tool_listing', 'fallback']);
 
 /**
  * The breakpoints among `positions` (messages before each, in order of priority), at most `max`
  * (the profile's `maxBreakpoints` less the markers the caller placed), each with at least
- * `minCacheableTokens` before it and on a message that can carry one; with `apply`, the messages
- * with `cache_control` there (new objects).
+ * `minCacheableTokens` before it and on a message that can carry one, and its lifetime (`ttlAt`
+ * its message's index; messages/markers.ts `markerTtlAt`); with `apply`, the messages with
+ * `cache_control` there (new objects).
  */
 export function placeBreakpoints<M>(
   messages: M[],
@@ -26,6 +32,7 @@ export function placeBreakpoints<M>(
   p: Pricing,
   apply: boolean,
   max: number = p.maxBreakpoints,
+  ttlAt: (index: number) => MarkerTtl = () => (p.ttl === '1h' ? '1h' : '5m'),
 ): { messages: M[]; breakpoints: CacheBreakpoint[] } {
   const chosen: CacheBreakpoint[] = [];
   const out = apply ? messages.slice() : messages;
@@ -34,19 +41,20 @@ export function placeBreakpoints<M>(
     if (before < 1 || before > messages.length || chosen.some((b) => b.index === before - 1)) continue;
     const tokens = tokensBefore(before);
     if (tokens < p.minCacheableTokens) continue;
-    const marked = withCacheControl(messages[before - 1], p.ttl);
+    const ttl = ttlAt(before - 1);
+    const marked = withCacheControl(messages[before - 1], ttl);
     if (marked === undefined) continue;
     if (apply) out[before - 1] = marked as M;
-    chosen.push({ index: before - 1, tokens });
+    chosen.push({ index: before - 1, tokens, ttl });
   }
   chosen.sort((a, b) => a.index - b.index);
   return { messages: out, breakpoints: chosen };
 }
 
 /** A copy of an Anthropic message whose last markable block has `cache_control`; `undefined` when it has none. */
-function withCacheControl(message: unknown, ttl: '5m' | '1h' | undefined): unknown {
+function withCacheControl(message: unknown, ttl: MarkerTtl): unknown {
   if (!isRecord(message)) return undefined;
-  const control = ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
+  const control = cacheControlOf(ttl);
   const content = message['content'];
   if (typeof content === 'string') return content.length === 0 ? undefined : { ...message, content: [{ type: 'text', text: content, cache_control: control }] };
   if (!Array.isArray(content)) return undefined;

@@ -72,6 +72,22 @@ export function readPricing(value: unknown): Pricing {
 }
 
 /**
+ * Anthropic prices a 5-minute cache write at 1.25 times the input price and a 1-hour one at 2
+ * times (the presets' `writeCost`, docs/sessions.md): a 1-hour profile's writes at 5 minutes cost
+ * this share of its `writeCost`.
+ */
+const FIVE_MINUTE_WRITE_SHARE = 1.25 / 2;
+
+/**
+ * The pricing of a 1-hour profile whose breakpoints are written with the 5-minute lifetime (a
+ * 5-minute marker before them, messages/markers.ts `markerTtlAt`): `ttl` '5m' and `writeCost`
+ * scaled to the 5-minute write; any other profile as it is.
+ */
+export function fiveMinutePricing(p: Pricing): Pricing {
+  return p.ttl === '1h' ? { ...p, ttl: '5m', writeCost: p.writeCost * FIVE_MINUTE_WRITE_SHARE } : p;
+}
+
+/**
  * Tokens the provider bills as cached, given the prompt's common prefix with the previous request
  * (`prefixTokens`) and, with explicit breakpoints, the previous request's breakpoints as prompt
  * tokens up to each (`reads`: only a prefix that ends at one of them is read).

@@ -19,8 +19,8 @@ import { CountCache, textKey } from '../tokens/cache.js';
 import { estimateTokens } from '../tokens/counter.js';
 import { invalidOption, optionsRecord, readBoolean, readCount, readNonEmptyString, rejectUnknownOptions } from '../validate/options.js';
 import { placeBreakpoints } from './breakpoints.js';
-import { ANTHROPIC_MAX_MARKERS, messageMarkers } from '../messages/markers.js';
-import { cachedTokens, readPricing, requestCost, type Pricing } from './pricing.js';
+import { ANTHROPIC_MAX_MARKERS, firstShortMarker, markerTtlAt, messageMarkers, type MarkerTtl } from '../messages/markers.js';
+import { cachedTokens, fiveMinutePricing, readPricing, requestCost, type Pricing } from './pricing.js';
 import { cutMargin, questionGives } from './question.js';
 import { cutBase, cutFill, planned, type CutBase, type Planned } from './cuts.js';
 import { readState, readStateKey } from './state.js';
@@ -78,6 +78,8 @@ export function createSession(options: SessionOptions): Session {
 class ChatSession implements Session {
   private readonly base: Record<string, unknown> = {};
   private readonly pricing: Pricing;
+  /** The pricing of the turn planned last: the profile's, or with 5-minute writes when its 1-hour breakpoints are shortened (plan). */
+  private turnPricing: Pricing;
   private readonly breakpoints: boolean;
   private readonly counterId: string | null;
   private readonly model: string | null;
@@ -117,6 +119,7 @@ class ChatSession implements Session {
     for (const key of Object.keys(o)) if (!SESSION_OPTIONS.includes(key)) this.base[key] = o[key];
     const format = adapterOf(o['format']).name;
     this.pricing = readPricing(o['cache']);
+    this.turnPricing = this.pricing;
     this.breakpoints = readBoolean(o, 'breakpoints', false);
     this.replanOnQuestion = readBoolean(o, 'replanOnQuestion', true);
     if (this.breakpoints && (format !== 'anthropic' || this.pricing.maxBreakpoints === 0)) {
@@ -203,8 +206,11 @@ class ChatSession implements Session {
 
   /** What summaries.ts plans through: this session's preparing, counting and planning, and its memory of the previous request. */
   private summaryHost(): SummaryHost {
+    const session = this; // the getter's own `this` is the host
     return {
-      pricing: this.pricing,
+      get pricing(): Pricing {
+        return session.turnPricing;
+      },
       prepare: (list, turn) => this.prepare(list, turn),
       planSync: (prep, target) => {
         const hits = this.counts.hits;
@@ -275,6 +281,14 @@ class ChatSession implements Session {
       ownMarkers = new Uint8Array(n);
       for (let i = 0; i < n; i++) if (own.has(keys[i]!) || own.has(stubKeys[i]!)) ownMarkers[i] = 1;
     }
+    // A 1-hour profile's breakpoints are written at 5 minutes after a 5-minute marker of the
+    // caller's (markers.ts markerTtlAt): the last breakpoint, where a turn writes, always is, so
+    // the turn is planned at the 5-minute write price (our own markers from earlier turns aside).
+    const wanted: MarkerTtl = this.pricing.ttl === '1h' ? '1h' : '5m';
+    const short = (messages: readonly unknown[], skip?: (k: number) => boolean): number =>
+      wanted === '1h' && this.pricing.maxBreakpoints > 0 ? firstShortMarker(s.options['tools'], s.options['system'], messages, skip) : Infinity;
+    let pricing = short(s.list, ownMarkers === undefined ? undefined : (k) => ownMarkers[k] === 1) === Infinity ? this.pricing : fiveMinutePricing(this.pricing);
+    this.turnPricing = pricing;
 
     // How much of the previous request is still in the history, unchanged.
     const sameSystem = prev !== null && prev.system === systemKey;
@@ -310,7 +324,7 @@ class ChatSession implements Session {
         k++;
       }
       const reads = prev.breakpoints.filter(([before]) => before <= k).map(([, t]) => t);
-      return { messages: k, tokens, cached: cachedTokens(this.pricing, tokens, reads) };
+      return { messages: k, tokens, cached: cachedTokens(pricing, tokens, reads) };
     };
 
     // A new question (the text relevance is measured against is not the previous request's): what
@@ -320,7 +334,7 @@ class ChatSession implements Session {
 
     let chosen: Planned<M> | undefined;
     let cut = false;
-    if (!this.pricing.enabled) chosen = planned(fitProblem(s, { ownMarkers }));
+    if (!pricing.enabled) chosen = planned(fitProblem(s, { ownMarkers }));
     else {
       const forced = new Uint8Array(n);
       if (sameSystem) for (const [index] of prev.entries) forced[index] = 1;
@@ -344,8 +358,8 @@ class ChatSession implements Session {
             // The cut the objective chooses, and one refilled to the append's size (a swap of what is kept).
             let best = 0;
             for (const size of [undefined, r.budgetUsed]) {
-              const c = cutFill(this.pricing, s, base0(), budget, () => this.growthPerTurn(s), prefixOf, size);
-              const net = cutMargin(this.pricing, s, r, c.fill, mean, prefixOf);
+              const c = cutFill(pricing, s, base0(), budget, () => this.growthPerTurn(s), prefixOf, size);
+              const net = cutMargin(pricing, s, r, c.fill, mean, prefixOf);
               if (net > best) {
                 best = net;
                 chosen = c;
@@ -356,7 +370,7 @@ class ChatSession implements Session {
         }
       }
       if (chosen === undefined) {
-        chosen = cutFill(this.pricing, s, base0(), budget, () => this.growthPerTurn(s), prefixOf, target);
+        chosen = cutFill(pricing, s, base0(), budget, () => this.growthPerTurn(s), prefixOf, target);
         cut = prev !== null;
       }
     }
@@ -388,6 +402,8 @@ class ChatSession implements Session {
     // Anthropic's limit counts the markers the caller placed (system prompt, messages) too.
     let callerMarkers = s.fixedMarkers;
     if (s.adapter.name === 'anthropic') for (const m of result.messages) callerMarkers += messageMarkers(m);
+    // Each breakpoint's lifetime, by the request as sent (the caller's markers on the messages kept).
+    const shortAt = short(result.messages);
     const placed = placeBreakpoints(
       result.messages,
       positions,
@@ -395,7 +411,20 @@ class ChatSession implements Session {
       this.pricing,
       this.breakpoints,
       Math.max(0, Math.min(this.pricing.maxBreakpoints, ANTHROPIC_MAX_MARKERS - callerMarkers)),
+      (index) => markerTtlAt(wanted, index, shortAt),
     );
+    const shortened = placed.breakpoints.filter((b) => b.ttl !== wanted);
+    const cacheWarnings: string[] = [];
+    if (shortened.length > 0) {
+      const where = shortAt < 0 ? 'options.tools or options.system' : `messages[${shortAt}] of the request`;
+      cacheWarnings.push(
+        `cache_ttl_shortened: ${shortened.length} of the session's ${placed.breakpoints.length} breakpoint(s) have ttl '5m', not the profile's '1h': a 5-minute cache_control (on ${where}) comes before them, and Anthropic refuses a 1-hour marker after a 5-minute one; priced as 5-minute writes`,
+      );
+    }
+    // The price of the turn as written: 5-minute writes when its last breakpoint, where it writes, is.
+    const last = placed.breakpoints.at(-1);
+    if (last !== undefined) pricing = last.ttl === '5m' ? fiveMinutePricing(this.pricing) : this.pricing;
+    this.turnPricing = pricing;
     this.previous = {
       n,
       system: systemKey,
@@ -406,10 +435,10 @@ class ChatSession implements Session {
       promptTokens: result.metrics.prompt_tokens,
       query: queryKey,
     };
-    const cost = requestCost(this.pricing, result.metrics.prompt_tokens, prefix.cached);
+    const cost = requestCost(pricing, result.metrics.prompt_tokens, prefix.cached);
     return {
       ...result,
-      warnings: stateWarnings.length > 0 ? [...stateWarnings, ...result.warnings] : result.warnings,
+      warnings: stateWarnings.length > 0 || cacheWarnings.length > 0 ? [...stateWarnings, ...result.warnings, ...cacheWarnings] : result.warnings,
       messages: placed.messages,
       metrics: {
         ...result.metrics,

@@ -168,6 +168,12 @@ export interface SessionTurnOptions {
 export interface CacheBreakpoint {
   index: number;
   tokens: number;
+  /**
+   * Its marker's lifetime: the profile's `ttl` (`'5m'` without one), but `'5m'` after a 5-minute
+   * `cache_control` of the caller's (tools, system prompt, messages before it: Anthropic refuses a
+   * 1-hour marker after a 5-minute one; the warning `cache_ttl_shortened` says so).
+   */
+  ttl: '5m' | '1h';
 }
 
 /** The prompt cache figures of one turn (predictions: the provider decides). */
