@@ -761,3 +761,25 @@ fn counts_that_cannot_bind_are_the_plain_knapsack_at_token_precision_past_the_dp
     assert!(docs <= 10);
     assert_ne!(capped.exact.unwrap().solver, Solver::Exact);
 }
+
+/// Two requirements whose shortfalls sum past `usize::MAX` (a new-user
+/// trial's input): the shortfalls are compared without wrapping, so the
+/// call neither panics (debug) nor picks the worse candidate (release); the
+/// one item of kind "a" fits and is kept.
+#[test]
+fn shortfalls_summing_past_usize_max_neither_panic_nor_wrap() {
+    let slice = ExactCountConstrainedSlice::new(
+        vec![
+            CountQuotaEntry::new("a", 1, 1),
+            CountQuotaEntry::new("b", usize::MAX, usize::MAX),
+        ],
+        ScarcityBehavior::Degrade,
+    )
+    .expect("valid entries");
+    let items = [Item::new(1 << 40, 0.5).with_kind("a")];
+    let r = slice
+        .slice(&items, &Budget::new(1 << 40))
+        .expect("a selection");
+    assert_eq!(r.selected, [0]);
+    assert!(r.shortfalls.iter().all(|f| f.kind != "a"));
+}

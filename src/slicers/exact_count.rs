@@ -467,10 +467,12 @@ impl ExactCountConstrainedSlice {
         let value = value_of(items, &h.selected);
         report.heuristic_value = Some(value);
         report.heuristic_over_budget = h.over_budget;
-        let short = |s: &Selection| -> usize {
+        // Summed in u128: each shortfall may be near `usize::MAX` (a caller's
+        // `require` count), and their sum must not wrap.
+        let short = |s: &Selection| -> u128 {
             s.shortfalls
                 .iter()
-                .map(|f| f.required_count - f.satisfied_count)
+                .map(|f| f.required_count.saturating_sub(f.satisfied_count) as u128)
                 .sum()
         };
         let better =
