@@ -62,11 +62,14 @@ function fail(message, code = 2) {
   process.exit(code);
 }
 
+/** A format as the header names it: its name, also when given as an object (`{ name: 'ai-sdk', allowSystemInMessages: true }`). */
+const formatName = (format) => (typeof format === 'object' && format !== null ? String(format.name) : String(format));
+
 /** A flag that takes a non-negative integer: its value, or undefined when absent; anything else is a usage error (exit 2). */
 function integerFlag(values, flag) {
   const v = values[flag];
   if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) fail(`--${flag} must be a non-negative integer, got '${v}'`);
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) fail(`--${flag} must be an integer from 0 to ${Number.MAX_SAFE_INTEGER}, got '${v}'`);
   return Number(v);
 }
 
@@ -350,7 +353,7 @@ function replay(input, values) {
   }
   const pad = (x, n) => String(x).padStart(n);
   const pct = (a, b) => (b === 0 ? '-' : `${((100 * a) / b).toFixed(1)} %`);
-  const lines = [`ctxpack replay (${format}, cache ${typeof options.cache === 'string' ? options.cache : 'custom'}): ${turns.length} requests at ${options.budgets.tokens_max} tokens`, ''];
+  const lines = [`ctxpack replay (${formatName(format)}, cache ${typeof options.cache === 'string' ? options.cache : 'custom'}): ${turns.length} requests at ${options.budgets.tokens_max} tokens`, ''];
   const summaries = options.summarize !== undefined;
   lines.push(`  ${pad('turn', 4)} ${pad('history', 7)} ${pad('sent', 5)} ${pad('tokens', 7)} ${pad('prefix', 8)} ${pad('cached', 8)} ${pad('cost', 9)}  ${summaries ? `cut  ${'summary'.padEnd(24)} ${pad('tokens', 6)} ${pad('call', 6)}` : 'cut'}`);
   for (const t of turns) {
@@ -447,7 +450,7 @@ function fit(input, values) {
   }
   const m = r.metrics;
   const pad = (x, n) => String(x).padEnd(n);
-  const lines = [`ctxpack fit (${format}): ${m.messages_kept} of ${m.candidate_count} messages, ${m.budget_used} of ${m.effective_budget} tokens (${m.pinned_tokens} of them kept by rule)`, ''];
+  const lines = [`ctxpack fit (${formatName(format)}): ${m.messages_kept} of ${m.candidate_count} messages, ${m.budget_used} of ${m.effective_budget} tokens (${m.pinned_tokens} of them kept by rule)`, ''];
   // The reason column as wide as its longest entry (`group_excluded (with #12)`), and a space.
   const reasonOf = (d) => `${d.reason}${d.unit !== d.index ? ` (with #${d.unit})` : ''}`;
   const width = Math.max(20, ...r.decisions.map((d) => reasonOf(d).length + 1));

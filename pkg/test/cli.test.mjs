@@ -212,3 +212,22 @@ test('fit: the header says the pinned figure is tokens, and a truncated tool res
   assert.match(r.stdout, new RegExp(`\\(${fitted.metrics.pinned_tokens} of them kept by rule\\)`));
   assert.match(r.stdout, new RegExp(`^  2 +tool +${t.to}/${t.from} .*TRUNC`, 'm'));
 });
+
+test('a format given as an object is named by its name in the headers; --budget past the safe integers says the limit', () => {
+  const input = JSON.stringify({
+    format: { name: 'ai-sdk', allowSystemInMessages: true },
+    messages: [
+      { role: 'system', content: 'You are a coding agent.' },
+      { role: 'user', content: 'Fix the session token expiry.' },
+    ],
+  });
+  const fit = run(['fit', '-', '--budget', '1000'], input);
+  assert.equal(fit.status, 0, fit.stderr);
+  assert.match(fit.stdout.split('\n')[0], /^ctxpack fit \(ai-sdk\): /);
+  const replay = run(['replay', '-', '--budget', '1000'], input);
+  assert.equal(replay.status, 0, replay.stderr);
+  assert.match(replay.stdout.split('\n')[0], /^ctxpack replay \(ai-sdk, cache /);
+  const big = run(['fit', '-', '--budget', '9007199254740992'], input);
+  assert.equal(big.status, 2);
+  assert.match(big.stderr, /--budget must be an integer from 0 to 9007199254740991/);
+});

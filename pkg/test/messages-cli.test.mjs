@@ -67,9 +67,9 @@ test('ctxpack fit and replay: a flag that is not an integer is a usage error (ex
   const { spawnSync } = await import('node:child_process');
   const status = (args) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
   for (const [args, message] of [
-    [['fit', sample, '--budget', '8k'], "--budget must be a non-negative integer, got '8k'"],
-    [['replay', sample, '--budget=-5'], "--budget must be a non-negative integer, got '-5'"],
-    [['fit', sample, '--budget', '4500', '--keep', 'x'], "--keep must be a non-negative integer, got 'x'"],
+    [['fit', sample, '--budget', '8k'], "--budget must be an integer from 0 to 9007199254740991, got '8k'"],
+    [['replay', sample, '--budget=-5'], "--budget must be an integer from 0 to 9007199254740991, got '-5'"],
+    [['fit', sample, '--budget', '4500', '--keep', 'x'], "--keep must be an integer from 0 to 9007199254740991, got 'x'"],
   ]) {
     const r = status(args);
     assert.equal(r.status, 2, args.join(' '));
