@@ -334,6 +334,16 @@ function checkSent(body, budget, label) {
   assert.ok(tokens <= budget, `${label}: ${tokens} tokens sent, budget ${budget}`);
 }
 const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+/** A PNG's signature and IHDR chunk for a `side` × `side` image: what the image rule reads of its size. */
+function pngHeader(side) {
+  const header = Buffer.alloc(33);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(header, 0);
+  header.writeUInt32BE(13, 8);
+  header.write('IHDR', 12);
+  header.writeUInt32BE(side, 16);
+  header.writeUInt32BE(side, 20);
+  return header;
+}
 const PDF = 'data:application/pdf;base64,JVBERi0xLjQKMSAwIG9iajw8L1R5cGUvUGFnZT4+ZW5kb2JqCiUlRU9G';
 
 test('previousResponseId and conversationId: the outputs of calls the server holds are kept, in flight, and the run completes', async () => {
@@ -393,13 +403,7 @@ test('truncateUserMessage, stubMedia and stubToolResults: the rewritten items ar
   checkSent(a.bodies[0], 4_000, 'truncateUserMessage');
 
   // stubMedia: an earlier message's four large images go in as notes, its text kept.
-  const header = Buffer.alloc(33);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(header, 0);
-  header.writeUInt32BE(13, 8);
-  header.write('IHDR', 12);
-  header.writeUInt32BE(2_000, 16);
-  header.writeUInt32BE(2_000, 20);
-  const big = `data:image/png;base64,${Buffer.concat([header, Buffer.alloc(100)]).toString('base64')}`;
+  const big = `data:image/png;base64,${Buffer.concat([pngHeader(2_000), Buffer.alloc(100)]).toString('base64')}`;
   const history = [
     { role: 'user', content: [{ type: 'input_text', text: 'What is in these?' }, ...Array.from({ length: 4 }, () => ({ type: 'input_image', image: big }))] },
     { role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Four charts. '.repeat(100) }] },
@@ -474,13 +478,7 @@ test('hosted tool items are counted as the wire items the SDK sends from provide
   checkSent(c.bodies[0], 600, 'MCP approval');
 
   // Image generation: the base64 image the SDK keeps in `output` counts as an image, never as text.
-  const header = Buffer.alloc(33);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(header, 0);
-  header.writeUInt32BE(13, 8);
-  header.write('IHDR', 12);
-  header.writeUInt32BE(1_024, 16);
-  header.writeUInt32BE(1_024, 20);
-  const image = Buffer.concat([header, Buffer.from(Array.from({ length: 1_000_000 }, (_, i) => (i * 7_919) % 251))]).toString('base64');
+  const image = Buffer.concat([pngHeader(1_024), Buffer.from(Array.from({ length: 1_000_000 }, (_, i) => (i * 7_919) % 251))]).toString('base64');
   const g = scriptedModel((_body, k) => (k === 1 ? [{ type: 'image_generation_call', id: 'ig_1', status: 'completed', result: image, revised_prompt: 'a cat' }, say('Here is your cat.')] : [say('ok')]));
   const draw = new Agent({ name: 'a', instructions: INSTRUCTIONS, model: g.model, tools: [imageGenerationTool()] });
   const drawn = await run(draw, 'Draw a cat.');
