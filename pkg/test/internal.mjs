@@ -54,3 +54,11 @@ export const importStructure = () =>
       "export { adapterOf } from './src/messages/formats.ts';\n" +
       "export { readTurn } from './src/messages/turns.ts';\n",
   );
+
+/** `createSession` and `fitMessages` from src/, with the switch of BM25's direct path for short histories (src/messages/relevance.ts `setDirectChars`). */
+export const importRelevance = () =>
+  importInternal(
+    "export { createSession } from './src/session/session.ts';\n" +
+      "export { fitMessages } from './src/messages/fit.ts';\n" +
+      "export { setDirectChars } from './src/messages/relevance.ts';\n",
+  );

@@ -8,6 +8,17 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createSession, fitMessages } from 'ctxpack';
 import { rng } from './rng.mjs';
+import { importRelevance } from './internal.mjs';
+
+// A session scores a history of at most 32,768 characters through bm25Scores directly, a longer one
+// through its index; the tests below run through both: the package as built, and src/ with the
+// index for every history (setDirectChars(0)).
+const viaIndex = await importRelevance();
+viaIndex.setDirectChars(0);
+const PATHS = [
+  ['', { createSession, fitMessages }],
+  [' (the index for short histories too)', viaIndex],
+];
 
 const WORDS = 'dog Dogs city cities café CAFÉ rust wasm the a is status token tokens query queries deploy ΟΔΟΣ 42 x-ray'.split(' ');
 
@@ -21,7 +32,7 @@ function text(r, n) {
 /** Relevance values as `fitMessages` reports them, to the bit (`-0` apart from `0`). */
 const valuesOf = (result) => result.decisions.map((d) => d.score);
 
-test('session.fit gives fitMessages\u2019 relevance values bit for bit, turn after turn, as the query changes and stays', () => {
+for (const [path, { createSession, fitMessages }] of PATHS) test(`session.fit gives fitMessages\u2019 relevance values bit for bit, turn after turn, as the query changes and stays${path}`, () => {
   for (let seed = 1; seed <= 12; seed++) {
     const r = rng(seed);
     const options = { format: 'openai', budgets: { tokens_max: r.int(60, 400) } };
@@ -46,7 +57,7 @@ test('session.fit gives fitMessages\u2019 relevance values bit for bit, turn aft
   }
 });
 
-test('edits, truncations and histories replaced wholesale: the memo\u2019s values stay fitMessages\u2019 bit for bit (what is gone is dropped)', () => {
+for (const [path, { createSession, fitMessages }] of PATHS) test(`edits, truncations and histories replaced wholesale: the memo\u2019s values stay fitMessages\u2019 bit for bit (what is gone is dropped)${path}`, () => {
   for (let seed = 1; seed <= 4; seed++) {
     const r = rng(100 + seed);
     const options = { format: 'openai', budgets: { tokens_max: r.int(80, 400) } };
@@ -75,6 +86,29 @@ test('edits, truncations and histories replaced wholesale: the memo\u2019s value
       assert.deepEqual(valuesOf(session.fit(history)), valuesOf(direct), `seed ${seed}, turn ${turn}`);
     }
   }
+});
+
+test('a history that grows past 32,768 characters and is cut back below it: session.fit keeps fitMessages\u2019 values bit for bit on both sides', () => {
+  const r = rng(77);
+  const options = { format: 'openai', budgets: { tokens_max: 600 } };
+  const session = createSession(options);
+  let history = [{ role: 'user', content: text(r, 8) }];
+  let crossed = 0;
+  for (let turn = 0; turn < 90; turn++) {
+    const chars = history.reduce((n, m) => n + m.content.length, 0);
+    if (turn === 60) {
+      // Back under the threshold: the newest messages only, a user message first.
+      let from = history.length - 12;
+      while (history[from].role !== 'user') from++;
+      history = history.slice(from);
+    } else {
+      history = [...history, { role: 'assistant', content: text(r, r.int(40, 160)) }, { role: 'user', content: text(r, r.int(1, 5)) }];
+    }
+    const now = history.reduce((n, m) => n + m.content.length, 0);
+    if ((chars <= 32_768) !== (now <= 32_768)) crossed++;
+    assert.deepEqual(valuesOf(session.fit(history)), valuesOf(fitMessages(history, options)), `turn ${turn}`);
+  }
+  assert.equal(crossed, 2, 'the history crossed the threshold up, then down');
 });
 
 test('a query of 30,000 distinct words over 3,000 messages: fitMessages and session.fit complete with the same values and keep the message that holds its rare words', () => {

@@ -153,6 +153,30 @@ function startsOf(stats: Uint32Array, n: number): Uint32Array {
  * them). Texts no longer in the history are dropped once they outnumber the live ones; the
  * vocabulary keeps every word seen.
  */
+/**
+ * Up to this many characters of text in all, {@link Bm25Memo.scores} reads every text again in
+ * one call of the core (`bm25Scores`) instead of through its index (three calls: the new texts,
+ * the query, the weighing), which costs more than reading a short history. In a session's turn
+ * of a generated agent history the two ways cross near 60,000 characters (about 60 messages).
+ */
+const DIRECT_CHARS = 32_768;
+
+let directChars = DIRECT_CHARS;
+
+/** Sets {@link DIRECT_CHARS} (tests: 0 sends every call with a text through the index); returns the one before. @internal */
+export function setDirectChars(chars: number): number {
+  const before = directChars;
+  directChars = chars;
+  return before;
+}
+
+/** Whether `texts` hold at most {@link DIRECT_CHARS} characters in all (reading no more than that many texts' lengths). */
+function short(texts: readonly string[]): boolean {
+  let total = 0;
+  for (let i = 0; i < texts.length; i++) if ((total += texts[i]!.length) > directChars) return false;
+  return true;
+}
+
 export class Bm25Memo {
   private readonly vocabulary = new Map<string, number>();
   /** Per vocabulary number: the texts holding the word, as (serial, count) pairs. */
@@ -174,11 +198,20 @@ export class Bm25Memo {
   private lastRead = -2;
 
   /**
-   * The BM25 scores of `texts` for `query` (as `bm25Scores`). `history`: the texts are those of a
+   * The BM25 scores of `texts` for `query` (as `bm25Scores`; texts of at most
+   * {@link DIRECT_CHARS} characters in all through it). `history`: the texts are those of a
    * session's history read (history.ts); when the last call scored the read before it, the texts
    * it keeps unchanged are the last call's, and are not compared again.
    */
   scores(texts: readonly string[], query: string, k1: number, b: number, history?: HistoryRead): Float64Array {
+    if (short(texts)) {
+      // Not through the index: the next call that is not short reads every text it lacks.
+      const scores = bm25Scores(texts, query, k1, b);
+      this.kept = undefined;
+      this.last = { texts: [], indexed: [] };
+      this.lastRead = -2;
+      return scores;
+    }
     // What the core is asked comes first: a failed call leaves the memo as it was.
     // A text where the last call had it is that call's (a session's unchanged history); any
     // other is looked up (comparing the whole text).
