@@ -14,9 +14,9 @@
 //! `CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner cargo test --target wasm32-unknown-unknown --test wasm`.
 
 use ctxpack_core::wasm::{
-    bm25_doc_terms, bm25_from_stats_wasm, bm25_query_terms, bm25_scores_wasm, budget_curve,
-    decision_codes, error_codes, group_units, min_budget_for, packed_texts, pin_closure,
-    slice_numeric, slice_objects, solve_slice,
+    bm25_doc_terms, bm25_from_stats_wasm, bm25_query_terms, bm25_scores_wasm, bm25_stats,
+    budget_curve, decision_codes, error_codes, group_units, min_budget_for, packed_texts,
+    pin_closure, slice_numeric, slice_objects, solve_slice,
 };
 use ctxpack_core::{
     Budget, BudgetSimulation, CountConstrainedKnapsackSlice, CountQuotaEntry, CtxpackError,
@@ -3288,6 +3288,22 @@ fn bm25_from_stats_of_parts_equals_bm25_scores_bit_for_bit() {
             let parts = bm25_from_stats_wasm(&stats, terms, 1.2, 0.75).expect("whole texts");
             let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&parts), bits(&whole), "query {query:?}, split {split}");
+            // A session's first call reads its first texts for the query alone
+            // (`bm25Stats`), a later one the rest through the index: the same stats.
+            let (head_bytes, head_ends) = packed(&docs[..split]);
+            let mut mixed = bm25_stats(&head_bytes, &head_ends, query).expect("packed texts");
+            assert_eq!(
+                mixed,
+                index_stats(&docs[..split], query).0,
+                "query {query:?}, split {split}"
+            );
+            mixed.extend_from_slice(&index_stats(&docs[split..], query).0);
+            let parts = bm25_from_stats_wasm(&mixed, terms, 1.2, 0.75).expect("whole texts");
+            assert_eq!(
+                bits(&parts),
+                bits(&whole),
+                "query {query:?}, split {split}, first part read for the query"
+            );
         }
     }
     // Sparse: per text its length, its number of matches, then (term, count)

@@ -24,8 +24,9 @@
 //!   from windows of the bytes or of base64 text), `base64PayloadStart`,
 //!   `imageTokens`, `pdfPages`, `pdfTokens` and `mediaLimits` (see
 //!   [`crate::media`]);
-//! * `relevance.rs`: `bm25Scores`, and `bm25Stats` / `bm25FromStats`, the
-//!   same in two parts for a caller that keeps the stats of texts it saw;
+//! * `relevance.rs`: `bm25Scores`, and for a session's index of the texts
+//!   it saw `bm25DocTerms`, `bm25QueryTerms`, `bm25Stats` and
+//!   `bm25FromStats`;
 //! * `state_key.rs`: `stateKeyDerive`, `stateTextKey` and `stateKeyCheck`,
 //!   the keyed hashes of a session state (`createSession({ stateKey })`);
 //! * `options.rs`, `de.rs`, `decode.rs`: reading the inputs (options
@@ -77,7 +78,7 @@ pub use media::{
 pub use problem::{problem_reason_codes, solve_problem};
 pub use reason::{error_reason_kinds, error_reason_samples};
 pub use relevance::{
-    bm25_doc_terms, bm25_from_stats_wasm, bm25_query_terms, bm25_scores_wasm,
+    bm25_doc_terms, bm25_from_stats_wasm, bm25_query_terms, bm25_scores_wasm, bm25_stats,
     cosine_relevance_wasm, fuse_relevance_wasm, packed_texts,
 };
 pub use simulation::{budget_curve, min_budget_for};

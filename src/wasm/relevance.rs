@@ -1,6 +1,7 @@
 //! `bm25Scores`, and for a caller that indexes each text once (a session's
-//! memo) what the index keeps (`bm25DocTerms`, `bm25QueryTerms`) and the
-//! scores from the stats it builds (`bm25FromStats`; [`crate::relevance`]).
+//! memo) what the index keeps (`bm25DocTerms`, `bm25QueryTerms`), the
+//! stats of texts not indexed yet (`bm25Stats`), and the scores from stats
+//! (`bm25FromStats`; [`crate::relevance`]).
 //! Stats cross as one `Uint32Array` in [`pack_stats`]' form: per text its
 //! length in words, its number of matches `m`, then `m` pairs (term,
 //! count), only for the query terms it holds.
@@ -9,9 +10,10 @@ use wasm_bindgen::prelude::*;
 
 use super::errors::to_js_error;
 use crate::relevance::fusion::{cosine_relevance, fuse, Fusion};
-use crate::relevance::{bm25_from_packed, bm25_scores, query_terms, Bm25, TermCounter, WordMap};
-#[cfg(doc)]
-use crate::relevance::{pack_stats, QueryTerms};
+use crate::relevance::{
+    bm25_from_packed, bm25_scores, pack_stats, query_terms, Bm25, QueryTerms, TermCounter,
+    TextStats, WordMap,
+};
 use crate::{CtxpackError, ErrorReason};
 
 /// `k1` and `b`, each of the defaults where not finite and non-negative
@@ -95,6 +97,24 @@ pub fn bm25_from_stats_wasm(
     b: f64,
 ) -> Result<Vec<f64>, JsValue> {
     bm25_from_packed(stats, terms as usize, params(k1, b)).map_err(|e| to_js_error(&e))
+}
+
+/// The stats of the texts packed in `bytes` and `ends` ([`packed_texts`])
+/// for `query`, packed (see the module documentation; terms numbered as
+/// `bm25QueryTerms` lists them): each text read once, for this query only.
+/// For a caller that has indexed nothing yet (a session's first call),
+/// which `bm25FromStats` then weighs as `bm25Scores` would.
+///
+/// # Errors
+/// `INVALID_INPUT` when the texts are not packed as [`packed_texts`] reads them.
+#[wasm_bindgen(js_name = bm25Stats)]
+pub fn bm25_stats(bytes: &[u8], ends: &[u32], query: &str) -> Result<Vec<u32>, JsValue> {
+    let query = QueryTerms::new(query);
+    let stats: Vec<TextStats> = packed_texts(bytes, ends)?
+        .iter()
+        .map(|d| query.stats(d))
+        .collect();
+    Ok(pack_stats(&stats))
 }
 
 /// What an index keeps of the texts packed in `bytes` and `ends`

@@ -434,6 +434,16 @@ export function bm25QueryTerms(query: string): string[] {
   return joined.length === 0 ? [] : joined.slice(0, -1).split('\0');
 }
 
+/**
+ * The stats of `docs` for `query` in the core's packed form (per text: length, `m`, then `m`
+ * (term number, count) pairs, terms numbered as {@link bm25QueryTerms} lists them): each text
+ * read for this query only, for a session that has indexed nothing yet.
+ */
+export function bm25Stats(docs: readonly string[], query: string): Uint32Array {
+  const { bytes, ends } = packTexts(docs);
+  return call(() => glue.bm25Stats(bytes, ends, query));
+}
+
 /** BM25 scores from stats in the core's packed form (per text: length, `m`, then `m` (term number, count) pairs, terms ascending) for a query of `terms` terms. */
 export function bm25FromStats(stats: Uint32Array, terms: number, k1: number, b: number): Float64Array {
   return call(() => glue.bm25FromStats(stats, terms, k1, b));

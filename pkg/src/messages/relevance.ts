@@ -13,7 +13,7 @@
  * @module
  */
 
-import { bm25DocTerms, bm25FromStats, bm25QueryTerms, bm25Scores, type DocTerms } from '../core/bridge.js';
+import { bm25DocTerms, bm25FromStats, bm25QueryTerms, bm25Scores, bm25Stats, type DocTerms } from '../core/bridge.js';
 import { exp } from '../util/detmath.js';
 import { BM25_DEFAULTS } from '../ranking/relevance.js';
 import { isRecord, type Unchecked } from '../validate/fields.js';
@@ -143,17 +143,6 @@ function startsOf(stats: Uint32Array, n: number): Uint32Array {
 }
 
 /**
- * An index of the texts a session has seen, so that a turn reads only its new texts, whatever its
- * query: the core reads each text once (`bm25DocTerms`: its length and distinct words with their
- * counts), and an inverted index (word → the texts holding it) then gives any query's stats
- * without reading a text again. A turn costs its new texts plus the postings of its query's
- * words, not the whole history: a new user message is a new query, and before this index every
- * such turn re-read every text of the history. The stats are those the core's `bm25Stats` reads
- * from the texts, so the scores are those of `bm25Scores`, bit for bit (`bm25FromStats` weighs
- * them). Texts no longer in the history are dropped once they outnumber the live ones; the
- * vocabulary keeps every word seen.
- */
-/**
  * Up to this many characters of text in all, {@link Bm25Memo.scores} reads every text again in
  * one call of the core (`bm25Scores`) instead of through its index (three calls: the new texts,
  * the query, the weighing), which costs more than reading a short history. In a session's turn
@@ -177,6 +166,19 @@ function short(texts: readonly string[]): boolean {
   return true;
 }
 
+/**
+ * An index of the texts a session has seen, so that a turn reads only its new texts, whatever its
+ * query: the core reads each text once (`bm25DocTerms`: its length and distinct words with their
+ * counts), and an inverted index (word → the texts holding it) then gives any query's stats
+ * without reading a text again. A turn costs its new texts plus the postings of its query's
+ * words, not the whole history: a new user message is a new query, and before this index every
+ * such turn re-read every text of the history. The stats are those the core's `bm25Stats` reads
+ * from the texts, so the scores are those of `bm25Scores`, bit for bit (`bm25FromStats` weighs
+ * them). Texts no longer in the history are dropped once they outnumber the live ones; the
+ * vocabulary keeps every word seen. The first call indexes nothing (it reads the texts for its
+ * query alone, `bm25Stats`); a later call indexes what it needs. A short history
+ * ({@link DIRECT_CHARS}) skips the index.
+ */
 export class Bm25Memo {
   private readonly vocabulary = new Map<string, number>();
   /** Per vocabulary number: the texts holding the word, as (serial, count) pairs. */
@@ -213,23 +215,51 @@ export class Bm25Memo {
       return scores;
     }
     // What the core is asked comes first: a failed call leaves the memo as it was.
-    // A text where the last call had it is that call's (a session's unchanged history); any
-    // other is looked up (comparing the whole text).
     const last = this.last;
     const n = texts.length;
-    const known = history !== undefined && history.read === this.lastRead + 1 ? Math.min(history.same, n, last.texts.length) : 0;
-    const indexed = last.indexed.slice(0, known);
-    const unseenSet = new Set<string>();
-    for (let i = known; i < n; i++) {
-      const text = texts[i]!;
-      const t = i < last.texts.length && text === last.texts[i] ? last.indexed[i] : this.texts.get(text);
-      if (t === undefined) unseenSet.add(text);
-      indexed.push(t);
-    }
-    const unseen = [...unseenSet];
-    const read = unseen.length > 0 ? bm25DocTerms(unseen) : undefined;
     const sameQuery = query === this.query;
     const terms = sameQuery ? this.queryTerms : bm25QueryTerms(query);
+    if (this.calls === 0) {
+      // The first call (a fresh or restored session): the texts are read for this query alone, as
+      // fitMessages reads them, and nothing is indexed. A serverless function that restores a
+      // session for one turn pays no more than fitMessages; a later call indexes the texts it
+      // needs: its new ones while the query stays, all of them at the first new query.
+      const packed = bm25Stats(texts, query);
+      const scores = bm25FromStats(packed, terms.length, k1, b);
+      this.calls++;
+      this.query = query;
+      this.queryTerms = terms;
+      this.kept = { stats: packed, starts: startsOf(packed, n) };
+      this.last = { texts, indexed: new Array<IndexedText | undefined>(n) };
+      this.lastRead = history?.read ?? -2;
+      return scores;
+    }
+    // A text where the last call had it is that call's (a session's unchanged history; `undefined`
+    // if that call did not index it); any other is looked up (comparing the whole text).
+    const known = history !== undefined && history.read === this.lastRead + 1 ? Math.min(history.same, n, last.texts.length) : 0;
+    const indexed = last.indexed.slice(0, known);
+    for (let i = known; i < n; i++) {
+      const text = texts[i]!;
+      indexed.push((i < last.texts.length && text === last.texts[i] ? last.indexed[i] : undefined) ?? this.texts.get(text));
+    }
+    // The same query as the last call's: a text the last call had at the same position has the
+    // same stats (they are the text's alone), so the leading ones are copied and only the texts
+    // after them are read, from what the index keeps of each (a session's turn between two user
+    // messages: its new steps, not the history). Most of the texts kept, else the postings of
+    // the query's words are the shorter way, and every text must be indexed.
+    const reuse = sameQuery ? this.kept : undefined;
+    let p = 0;
+    if (reuse !== undefined) {
+      const lim = Math.min(n, last.texts.length);
+      p = known;
+      while (p < lim && texts[p] === last.texts[p]) p++;
+    }
+    const after = reuse !== undefined && 2 * p >= n;
+    const from = after ? p : 0;
+    const unseenSet = new Set<string>();
+    for (let i = from; i < n; i++) if (indexed[i] === undefined) unseenSet.add(texts[i]!);
+    const unseen = [...unseenSet];
+    const read = unseen.length > 0 ? bm25DocTerms(unseen) : undefined;
     this.query = query;
     this.queryTerms = terms;
     if (read !== undefined) {
@@ -238,24 +268,12 @@ export class Bm25Memo {
       for (let k = 0; k < unseen.length; k++) this.add(unseen[k]!, read.docs[k]!, ids);
     }
     const call = ++this.calls;
-    // The same query as the last call's: a text the last call had at the same position has the
-    // same stats (they are the text's alone), so the leading ones are copied and only the texts
-    // after them are read, from what the index keeps of each (a session's turn between two user
-    // messages: its new steps, not the history).
-    const reuse = sameQuery ? this.kept : undefined;
-    let p = 0;
-    if (reuse !== undefined) {
-      const lim = Math.min(n, last.texts.length);
-      p = known;
-      while (p < lim && texts[p] === last.texts[p]) p++;
-    }
-    for (let i = n - 1; i >= p; i--) indexed[i] ??= this.texts.get(texts[i]!)!;
-    // Most of the texts kept (else the postings are the shorter way).
-    const stats = reuse !== undefined && 2 * p >= n ? this.statsAfter(reuse, p, indexed, terms, call) : this.statsOf(texts, indexed, terms, call);
+    for (let i = from; i < n; i++) indexed[i] ??= this.texts.get(texts[i]!)!;
+    const stats = after ? this.statsAfter(reuse, p, indexed, terms, call) : this.statsOf(texts, indexed, terms, call);
     this.kept = stats;
     this.last = { texts, indexed };
     this.lastRead = history?.read ?? -2;
-    this.dropStale(call, indexed as readonly IndexedText[]);
+    this.dropStale(call, indexed);
     return bm25FromStats(stats.stats, terms.length, k1, b);
   }
 
@@ -398,9 +416,9 @@ export class Bm25Memo {
    * text of the last call it copied may then be forgotten a call early, and read again if it
    * comes back).
    */
-  private dropStale(call: number, live: readonly IndexedText[]): void {
+  private dropStale(call: number, live: readonly (IndexedText | undefined)[]): void {
     if (this.texts.size <= 2 * live.length + 1024) return;
-    for (const t of live) this.seen[t.serial] = call;
+    for (const t of live) if (t !== undefined) this.seen[t.serial] = call;
     const kept = new Map<string, IndexedText>();
     for (const [text, t] of this.texts) if (this.seen[t.serial]! >= call - 1) kept.set(text, t);
     this.postings = this.postings.map(() => []);
