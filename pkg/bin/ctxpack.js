@@ -65,6 +65,17 @@ function fail(message, code = 2) {
 /** A format as the header names it: its name, also when given as an object (`{ name: 'ai-sdk', allowSystemInMessages: true }`). */
 const formatName = (format) => (typeof format === 'object' && format !== null ? String(format.name) : String(format));
 
+/**
+ * A table as text lines: each column as wide as its widest cell, header included (a Responses
+ * item type, a 5-digit index, `group_excluded (with #18)`), then two spaces; the last column as
+ * it is. Cells are never cut: every value the input can put in a column is bounded by the
+ * library's validation (item types and roles are names from a fixed list).
+ */
+function columns(rows) {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => String(row[c] ?? '').length)));
+  return rows.map((row) => `  ${row.map((cell, c) => (c === row.length - 1 ? String(cell ?? '') : String(cell ?? '').padEnd(widths[c] + 2))).join('')}`.trimEnd());
+}
+
 /** A flag that takes a non-negative integer: its value, or undefined when absent; anything else is a usage error (exit 2). */
 function integerFlag(values, flag) {
   const v = values[flag];
@@ -449,22 +460,20 @@ function fit(input, values) {
     return;
   }
   const m = r.metrics;
-  const pad = (x, n) => String(x).padEnd(n);
   const lines = [`ctxpack fit (${formatName(format)}): ${m.messages_kept} of ${m.candidate_count} messages, ${m.budget_used} of ${m.effective_budget} tokens (${m.pinned_tokens} of them kept by rule)`, ''];
-  // The reason column as wide as its longest entry (`group_excluded (with #12)`), and a space.
-  const reasonOf = (d) => `${d.reason}${d.unit !== d.index ? ` (with #${d.unit})` : ''}`;
-  const width = Math.max(20, ...r.decisions.map((d) => reasonOf(d).length + 1));
-  lines.push(`  ${pad('#', 5)}${pad('role', 11)}${pad('tokens', 12)}${pad('score', 7)}${pad('', 6)}${pad('reason', width)}message`);
+  const rows = [['#', 'role', 'tokens', 'score', '', 'reason', 'message']];
   for (const d of r.decisions) {
     const msg = doc.messages[d.index];
     const calls = (msg.tool_calls ?? []).length + (Array.isArray(msg.content) ? msg.content.filter((p) => p?.type === 'tool_use' || p?.type === 'tool-call').length : 0);
-    const preview = (typeof msg.content === 'string' ? msg.content : msg.content == null ? '' : JSON.stringify(msg.content)).replace(/\s+/g, ' ').slice(0, 48);
+    const preview = (typeof msg.content === 'string' ? msg.content : msg.content == null ? '' : JSON.stringify(msg.content)).replace(/\s+/g, ' ').trim().slice(0, 48);
     const what = calls > 0 ? `[${calls} tool call${calls > 1 ? 's' : ''}] ${preview}` : preview;
     // A stub or a truncated tool result shows what is sent of what the message holds.
     const verdict = d.stubbed ? 'STUB' : d.truncated && d.included ? 'TRUNC' : d.included ? 'KEEP' : 'cut';
     const tokens = d.stubbed ? `${d.stub_tokens}/${d.cost_tokens}` : d.truncated ? `${d.truncated.to}/${d.truncated.from}` : d.cost_tokens;
-    lines.push(`  ${pad(d.index, 5)}${pad(msg.role ?? msg.type, 11)}${pad(tokens, 12)}${pad(d.score.toFixed(2), 7)}${pad(verdict, 6)}${pad(reasonOf(d), width)}${what}`);
+    // The role column holds a Responses item's type where it has no role (`function_call_output`).
+    rows.push([d.index, msg.role ?? msg.type, tokens, d.score.toFixed(2), verdict, `${d.reason}${d.unit !== d.index ? ` (with #${d.unit})` : ''}`, what]);
   }
+  lines.push(...columns(rows));
   for (const w of r.warnings) lines.push('', `warning: ${w}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -77,3 +77,39 @@ test('ctxpack fit and replay: a flag that is not an integer is a usage error (ex
   }
   assert.match(status(['fit', sample]).stderr, /--budget N is required/);
 });
+
+test('ctxpack fit: the table lines up in every format, the longest Responses item types included', async () => {
+  // The role column was 11 characters: `function_call_output`, `web_search_call`, `reasoning`…
+  // ran into the tokens column. Each cell is read back here at its header's offset.
+  const { everyItem } = await import('./responses-items.mjs');
+  const histories = {
+    'openai-responses': everyItem(),
+    openai: JSON.parse(readFileSync(sample, 'utf8')),
+    anthropic: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'ls', input: {} }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'a b' }] }],
+    'ai-sdk': [{ role: 'user', content: 'x' }, { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'a', toolName: 't', input: {} }] }, { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'a', toolName: 't', output: { type: 'text', value: 'r' } }] }, { role: 'user', content: 'y' }],
+    langchain: [{ type: 'system', content: 'be brief' }, { type: 'human', content: 'hello there' }],
+  };
+  for (const [format, messages] of Object.entries(histories)) {
+    const text = run(['fit', '-', '--budget', '3000', '--format', format], JSON.stringify(messages));
+    const r = fitMessages(messages, { format, budgets: { tokens_max: 3000 }, countTokens: estimateTokens });
+    const lines = text.split('\n');
+    const header = lines.findIndex((l) => /^ {2}# +role +tokens +score +reason +message$/.test(l));
+    assert.ok(header > 0, `${format}: the header row`);
+    const at = Object.fromEntries(['#', 'role', 'tokens', 'score', 'reason', 'message'].map((name) => [name, lines[header].indexOf(` ${name}`) + 1]));
+    const rows = lines.slice(header + 1, header + 1 + r.decisions.length);
+    assert.equal(rows.length, messages.length, format);
+    for (const [k, d] of r.decisions.entries()) {
+      const row = rows[k];
+      const cell = (from, to) => row.slice(at[from], to === undefined ? undefined : at[to]);
+      const msg = messages[d.index];
+      assert.equal(cell('#', 'role').trimEnd(), String(d.index), `${format} #${k}: ${row}`);
+      assert.equal(cell('role', 'tokens').trimEnd(), msg.role ?? msg.type ?? '', `${format} #${k}: ${row}`);
+      assert.match(cell('role', 'tokens'), / {2}$/, `${format} #${k}: two spaces before the tokens column: ${row}`);
+      const tokens = d.stubbed ? `${d.stub_tokens}/${d.cost_tokens}` : d.truncated ? `${d.truncated.to}/${d.truncated.from}` : String(d.cost_tokens);
+      assert.equal(cell('tokens', 'score').trimEnd(), tokens, `${format} #${k}: ${row}`);
+      assert.equal(cell('score', 'reason').trim().split(/ +/)[0], d.score.toFixed(2), `${format} #${k}: ${row}`);
+      assert.equal(cell('reason', 'message').trimEnd(), `${d.reason}${d.unit !== d.index ? ` (with #${d.unit})` : ''}`, `${format} #${k}: ${row}`);
+      assert.ok(row.length <= at.message || row[at.message - 1] === ' ', `${format} #${k}: the message starts in its column: ${row}`);
+    }
+  }
+});
