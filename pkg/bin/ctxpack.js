@@ -62,6 +62,15 @@ function fail(message, code = 2) {
   process.exit(code);
 }
 
+/**
+ * The library's warnings, one stderr line each (`ctxpack: warning: …`), in every command and with
+ * --json too: stdout holds only the report or the JSON (fit's is the request to send, so a
+ * warning there would be sent), and a warning never changes the exit status.
+ */
+function warn(warnings) {
+  for (const w of warnings) process.stderr.write(`ctxpack: warning: ${w}\n`);
+}
+
 /** A format as the header names it: its name, also when given as an object (`{ name: 'ai-sdk', allowSystemInMessages: true }`). */
 const formatName = (format) => (typeof format === 'object' && format !== null ? String(format.name) : String(format));
 
@@ -302,6 +311,7 @@ function main(argv) {
     if (err instanceof CtxpackError) fail(`${err.code}: ${err.message}`, 1);
     throw err;
   }
+  warn(plan.warnings);
   if (values.json) {
     process.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
     return;
@@ -455,6 +465,7 @@ function fit(input, values) {
     if (err instanceof CtxpackError) fail(`${err.code}: ${err.message}`, 1);
     throw err;
   }
+  warn(r.warnings);
   if (values.json) {
     process.stdout.write(`${JSON.stringify(doc.system === undefined ? { messages: r.messages } : { system: doc.system, messages: r.messages }, null, 2)}\n`);
     return;
@@ -474,7 +485,6 @@ function fit(input, values) {
     rows.push([d.index, msg.role ?? msg.type, tokens, d.score.toFixed(2), verdict, `${d.reason}${d.unit !== d.index ? ` (with #${d.unit})` : ''}`, what]);
   }
   lines.push(...columns(rows));
-  for (const w of r.warnings) lines.push('', `warning: ${w}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
@@ -508,7 +518,6 @@ function render(plan, fragments, budget, slicer) {
   lines.push(`  kv_cache hits ${m.kv_cache_stats.hits} misses ${m.kv_cache_stats.misses} evictions ${m.kv_cache_stats.evictions}  cache_hit_rate ${num(m.cache_hit_rate)}`);
   lines.push('', 'kv policy');
   for (const key of ['pin', 'compress', 'evict']) lines.push(`  ${pad(key, 9)}${plan.kvPolicy[key].join(', ') || '-'}`);
-  for (const w of plan.warnings) lines.push('', `warning: ${w}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -113,3 +113,21 @@ test('ctxpack fit: the table lines up in every format, the longest Responses ite
     }
   }
 });
+
+test('ctxpack fit on an empty history: its warning goes to stderr, with and without --json; stdout stays the report or the request', async () => {
+  // Before, the text report printed it on stdout and --json dropped it.
+  const { spawnSync } = await import('node:child_process');
+  const warning = 'ctxpack: warning: messages is empty: there is nothing to send\n';
+  assert.deepEqual(fitMessages([], { format: 'openai', budgets: { tokens_max: 100 } }).warnings, ['messages is empty: there is nothing to send']);
+  const text = spawnSync(process.execPath, [bin, 'fit', '-', '--budget', '100'], { input: '[]', encoding: 'utf8' });
+  assert.equal(text.status, 0);
+  assert.equal(text.stderr, warning);
+  assert.doesNotMatch(text.stdout, /warning/);
+  assert.match(text.stdout, /^ctxpack fit \(openai\): 0 of 0 messages/);
+  const json = spawnSync(process.execPath, [bin, 'fit', '-', '--budget', '100', '--json'], { input: '[]', encoding: 'utf8' });
+  assert.equal(json.status, 0);
+  assert.equal(json.stderr, warning);
+  assert.deepEqual(JSON.parse(json.stdout), { messages: [] }, 'stdout is the request to send, nothing else');
+  // A history without warnings writes nothing to stderr.
+  assert.equal(spawnSync(process.execPath, [bin, 'fit', sample, '--budget', '4500', '--json'], { encoding: 'utf8' }).stderr, '');
+});
