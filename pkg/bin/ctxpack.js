@@ -390,7 +390,14 @@ function replay(input, values) {
     `total: ${sum.promptTokens} prompt tokens, ${share(sum.prefixShare)} the previous request's prefix (sending the whole history every time would make it ${share(sum.appendOnlyShare)}: this is ${share(sum.ofAppendOnly)} of that), ` +
       `${share(sum.cachedShare)} predicted cached, ${share(sum.budgetUse)} of the budget used on average, cost ${sum.predictedCost.toFixed(0)} (uncached: ${sum.promptTokens})`,
   );
-  if (summaries) {
+  // Only with --summarize. None sent says why (an empty history has no turns, hence no summary totals).
+  if (summaries && !(sum.summaries > 0)) {
+    lines.push(
+      sum.cuts === 0
+        ? 'summaries: none: no request cut the history, and a summary stands only for what a cut leaves out'
+        : `summaries: none, though ${sum.cuts} of ${turns.length} requests cut: a summary goes in only for whole messages a cut leaves out after the task, where it fits without displacing a message kept in full and is worth more than its tokens and its call`,
+    );
+  } else if (summaries) {
     lines.push(
       `summaries: ${sum.summaries} made, in ${sum.summarizedRequests} of ${turns.length} requests; their calls cost ${sum.summaryCallCost.toFixed(0)}, so the replay costs ${sum.costWithSummaries.toFixed(0)} with them (in uncached-input prices)`,
     );
