@@ -210,38 +210,62 @@ function maxInputBytes(flag) {
   return Number(flag);
 }
 
+/** The flags parseArgs reads. */
+const OPTIONS = {
+  budget: { type: 'string' },
+  slicer: { type: 'string' },
+  gaze: { type: 'string' },
+  now: { type: 'string' },
+  'bucket-size': { type: 'string' },
+  'max-skips': { type: 'string' },
+  count: { type: 'string', multiple: true },
+  'lod-mix': { type: 'string', multiple: true },
+  'kv-top-k': { type: 'string' },
+  'allow-overshoot': { type: 'boolean' },
+  'require-dependencies': { type: 'boolean' },
+  'estimate-tokens': { type: 'boolean' },
+  json: { type: 'boolean' },
+  format: { type: 'string' },
+  query: { type: 'string' },
+  keep: { type: 'string' },
+  'stub-tool-results': { type: 'boolean' },
+  cache: { type: 'string' },
+  summarize: { type: 'string' },
+  'summary-cost': { type: 'string' },
+  evidence: { type: 'string' },
+  budgets: { type: 'string' },
+  'max-input-bytes': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+/**
+ * `--flag -5` read as `--flag=-5`, for the flags that take a value: Node 20's parseArgs has no
+ * `allowNegative` and refuses a value that starts with a dash as ambiguous, so `--budget -5` got
+ * the parser's message instead of the flag's own. Only a value that reads as a negative number is
+ * joined (no flag has a short form but -h, so it cannot be meant as one); after `--` nothing is.
+ */
+function joinNegativeValues(argv) {
+  const out = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') return [...out, ...argv.slice(i)];
+    const flag = /^--([^=]+)$/.exec(arg)?.[1];
+    if (flag !== undefined && Object.hasOwn(OPTIONS, flag) && OPTIONS[flag].type === 'string' && /^-\.?\d/.test(argv[i + 1] ?? '')) {
+      out.push(`${arg}=${argv[++i]}`);
+      continue;
+    }
+    out.push(arg);
+  }
+  return out;
+}
+
 function main(argv) {
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv,
+      args: joinNegativeValues(argv),
       allowPositionals: true,
-      options: {
-        budget: { type: 'string' },
-        slicer: { type: 'string' },
-        gaze: { type: 'string' },
-        now: { type: 'string' },
-        'bucket-size': { type: 'string' },
-        'max-skips': { type: 'string' },
-        count: { type: 'string', multiple: true },
-        'lod-mix': { type: 'string', multiple: true },
-        'kv-top-k': { type: 'string' },
-        'allow-overshoot': { type: 'boolean' },
-        'require-dependencies': { type: 'boolean' },
-        'estimate-tokens': { type: 'boolean' },
-        json: { type: 'boolean' },
-        format: { type: 'string' },
-        query: { type: 'string' },
-        keep: { type: 'string' },
-        'stub-tool-results': { type: 'boolean' },
-        cache: { type: 'string' },
-        summarize: { type: 'string' },
-        'summary-cost': { type: 'string' },
-        evidence: { type: 'string' },
-        budgets: { type: 'string' },
-        'max-input-bytes': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: OPTIONS,
     });
   } catch (err) {
     fail(`${err.message}\n${USAGE}`);

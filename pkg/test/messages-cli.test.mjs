@@ -131,3 +131,26 @@ test('ctxpack fit on an empty history: its warning goes to stderr, with and with
   // A history without warnings writes nothing to stderr.
   assert.equal(spawnSync(process.execPath, [bin, 'fit', sample, '--budget', '4500', '--json'], { encoding: 'utf8' }).stderr, '');
 });
+
+test('a negative value after a space (--budget -5) gets the flag\'s own message, as --budget=-5 does', async () => {
+  // Node 20's parseArgs refused `--budget -5` as an ambiguous argument, with its own message.
+  const { spawnSync } = await import('node:child_process');
+  const plan = new URL('../../www/samples/agent-session.json', import.meta.url).pathname;
+  const limit = `an integer from 0 to ${Number.MAX_SAFE_INTEGER}`;
+  for (const [args, message] of [
+    [['fit', sample, '--budget', '-5'], `--budget must be ${limit}, got '-5'`],
+    [['plan', plan, '--budget', '-5'], `--budget must be ${limit}, got '-5'`],
+    [['replay', sample, '--budget', '-1.5'], `--budget must be ${limit}, got '-1.5'`],
+    [['fit', sample, '--budget', '4500', '--keep', '-1'], `--keep must be ${limit}, got '-1'`],
+    [['plan', plan, '--budget', '6000', '--max-skips', '-2'], `--max-skips must be ${limit}, got '-2'`],
+    [['replay', sample, '--budget', '2500', '--summarize', 'extractive', '--summary-cost', '-1,2'], "--summary-cost must be IN,OUT: two non-negative numbers (e.g. 0.05,0.2), got '-1,2'"],
+  ]) {
+    const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+    assert.equal(r.status, 2, args.join(' '));
+    assert.equal(r.stderr, `ctxpack: ${message}\n`, args.join(' '));
+  }
+  // A value that does not read as a number is still the parser's to refuse; a query may be '-5'.
+  assert.match(spawnSync(process.execPath, [bin, 'fit', sample, '--budget', '-x'], { encoding: 'utf8' }).stderr, /ambiguous/);
+  const query = spawnSync(process.execPath, [bin, 'fit', '-', '--budget', '100', '--query', '-5', '--json'], { input: JSON.stringify([{ role: 'user', content: 'x' }]), encoding: 'utf8' });
+  assert.equal(query.status, 0, query.stderr);
+});
