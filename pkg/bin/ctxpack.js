@@ -62,8 +62,28 @@ function fail(message, code = 2) {
   process.exit(code);
 }
 
+/**
+ * The library's warnings, one stderr line each (`ctxpack: warning: …`), in every command and with
+ * --json too: stdout holds only the report or the JSON (fit's is the request to send, so a
+ * warning there would be sent), and a warning never changes the exit status.
+ */
+function warn(warnings) {
+  for (const w of warnings) process.stderr.write(`ctxpack: warning: ${w}\n`);
+}
+
 /** A format as the header names it: its name, also when given as an object (`{ name: 'ai-sdk', allowSystemInMessages: true }`). */
 const formatName = (format) => (typeof format === 'object' && format !== null ? String(format.name) : String(format));
+
+/**
+ * A table as text lines: each column as wide as its widest cell, header included (a Responses
+ * item type, a 5-digit index, `group_excluded (with #18)`), then two spaces; the last column as
+ * it is. Cells are never cut: every value the input can put in a column is bounded by the
+ * library's validation (item types and roles are names from a fixed list).
+ */
+function columns(rows) {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => String(row[c] ?? '').length)));
+  return rows.map((row) => `  ${row.map((cell, c) => (c === row.length - 1 ? String(cell ?? '') : String(cell ?? '').padEnd(widths[c] + 2))).join('')}`.trimEnd());
+}
 
 /** A flag that takes a non-negative integer: its value, or undefined when absent; anything else is a usage error (exit 2). */
 function integerFlag(values, flag) {
@@ -190,38 +210,62 @@ function maxInputBytes(flag) {
   return Number(flag);
 }
 
+/** The flags parseArgs reads. */
+const OPTIONS = {
+  budget: { type: 'string' },
+  slicer: { type: 'string' },
+  gaze: { type: 'string' },
+  now: { type: 'string' },
+  'bucket-size': { type: 'string' },
+  'max-skips': { type: 'string' },
+  count: { type: 'string', multiple: true },
+  'lod-mix': { type: 'string', multiple: true },
+  'kv-top-k': { type: 'string' },
+  'allow-overshoot': { type: 'boolean' },
+  'require-dependencies': { type: 'boolean' },
+  'estimate-tokens': { type: 'boolean' },
+  json: { type: 'boolean' },
+  format: { type: 'string' },
+  query: { type: 'string' },
+  keep: { type: 'string' },
+  'stub-tool-results': { type: 'boolean' },
+  cache: { type: 'string' },
+  summarize: { type: 'string' },
+  'summary-cost': { type: 'string' },
+  evidence: { type: 'string' },
+  budgets: { type: 'string' },
+  'max-input-bytes': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+/**
+ * `--flag -5` read as `--flag=-5`, for the flags that take a value: Node 20's parseArgs has no
+ * `allowNegative` and refuses a value that starts with a dash as ambiguous, so `--budget -5` got
+ * the parser's message instead of the flag's own. Only a value that reads as a negative number is
+ * joined (no flag has a short form but -h, so it cannot be meant as one); after `--` nothing is.
+ */
+function joinNegativeValues(argv) {
+  const out = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') return [...out, ...argv.slice(i)];
+    const flag = /^--([^=]+)$/.exec(arg)?.[1];
+    if (flag !== undefined && Object.hasOwn(OPTIONS, flag) && OPTIONS[flag].type === 'string' && /^-\.?\d/.test(argv[i + 1] ?? '')) {
+      out.push(`${arg}=${argv[++i]}`);
+      continue;
+    }
+    out.push(arg);
+  }
+  return out;
+}
+
 function main(argv) {
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv,
+      args: joinNegativeValues(argv),
       allowPositionals: true,
-      options: {
-        budget: { type: 'string' },
-        slicer: { type: 'string' },
-        gaze: { type: 'string' },
-        now: { type: 'string' },
-        'bucket-size': { type: 'string' },
-        'max-skips': { type: 'string' },
-        count: { type: 'string', multiple: true },
-        'lod-mix': { type: 'string', multiple: true },
-        'kv-top-k': { type: 'string' },
-        'allow-overshoot': { type: 'boolean' },
-        'require-dependencies': { type: 'boolean' },
-        'estimate-tokens': { type: 'boolean' },
-        json: { type: 'boolean' },
-        format: { type: 'string' },
-        query: { type: 'string' },
-        keep: { type: 'string' },
-        'stub-tool-results': { type: 'boolean' },
-        cache: { type: 'string' },
-        summarize: { type: 'string' },
-        'summary-cost': { type: 'string' },
-        evidence: { type: 'string' },
-        budgets: { type: 'string' },
-        'max-input-bytes': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: OPTIONS,
     });
   } catch (err) {
     fail(`${err.message}\n${USAGE}`);
@@ -291,6 +335,7 @@ function main(argv) {
     if (err instanceof CtxpackError) fail(`${err.code}: ${err.message}`, 1);
     throw err;
   }
+  warn(plan.warnings);
   if (values.json) {
     process.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
     return;
@@ -369,7 +414,14 @@ function replay(input, values) {
     `total: ${sum.promptTokens} prompt tokens, ${share(sum.prefixShare)} the previous request's prefix (sending the whole history every time would make it ${share(sum.appendOnlyShare)}: this is ${share(sum.ofAppendOnly)} of that), ` +
       `${share(sum.cachedShare)} predicted cached, ${share(sum.budgetUse)} of the budget used on average, cost ${sum.predictedCost.toFixed(0)} (uncached: ${sum.promptTokens})`,
   );
-  if (summaries) {
+  // Only with --summarize. None sent says why (an empty history has no turns, hence no summary totals).
+  if (summaries && !(sum.summaries > 0)) {
+    lines.push(
+      sum.cuts === 0
+        ? 'summaries: none: no request cut the history, and a summary stands only for what a cut leaves out'
+        : `summaries: none, though ${sum.cuts} of ${turns.length} requests cut: a summary goes in only for whole messages a cut leaves out after the task, where it fits without displacing a message kept in full and is worth more than its tokens and its call`,
+    );
+  } else if (summaries) {
     lines.push(
       `summaries: ${sum.summaries} made, in ${sum.summarizedRequests} of ${turns.length} requests; their calls cost ${sum.summaryCallCost.toFixed(0)}, so the replay costs ${sum.costWithSummaries.toFixed(0)} with them (in uncached-input prices)`,
     );
@@ -444,28 +496,26 @@ function fit(input, values) {
     if (err instanceof CtxpackError) fail(`${err.code}: ${err.message}`, 1);
     throw err;
   }
+  warn(r.warnings);
   if (values.json) {
     process.stdout.write(`${JSON.stringify(doc.system === undefined ? { messages: r.messages } : { system: doc.system, messages: r.messages }, null, 2)}\n`);
     return;
   }
   const m = r.metrics;
-  const pad = (x, n) => String(x).padEnd(n);
   const lines = [`ctxpack fit (${formatName(format)}): ${m.messages_kept} of ${m.candidate_count} messages, ${m.budget_used} of ${m.effective_budget} tokens (${m.pinned_tokens} of them kept by rule)`, ''];
-  // The reason column as wide as its longest entry (`group_excluded (with #12)`), and a space.
-  const reasonOf = (d) => `${d.reason}${d.unit !== d.index ? ` (with #${d.unit})` : ''}`;
-  const width = Math.max(20, ...r.decisions.map((d) => reasonOf(d).length + 1));
-  lines.push(`  ${pad('#', 5)}${pad('role', 11)}${pad('tokens', 12)}${pad('score', 7)}${pad('', 6)}${pad('reason', width)}message`);
+  const rows = [['#', 'role', 'tokens', 'score', '', 'reason', 'message']];
   for (const d of r.decisions) {
     const msg = doc.messages[d.index];
     const calls = (msg.tool_calls ?? []).length + (Array.isArray(msg.content) ? msg.content.filter((p) => p?.type === 'tool_use' || p?.type === 'tool-call').length : 0);
-    const preview = (typeof msg.content === 'string' ? msg.content : msg.content == null ? '' : JSON.stringify(msg.content)).replace(/\s+/g, ' ').slice(0, 48);
+    const preview = (typeof msg.content === 'string' ? msg.content : msg.content == null ? '' : JSON.stringify(msg.content)).replace(/\s+/g, ' ').trim().slice(0, 48);
     const what = calls > 0 ? `[${calls} tool call${calls > 1 ? 's' : ''}] ${preview}` : preview;
     // A stub or a truncated tool result shows what is sent of what the message holds.
     const verdict = d.stubbed ? 'STUB' : d.truncated && d.included ? 'TRUNC' : d.included ? 'KEEP' : 'cut';
     const tokens = d.stubbed ? `${d.stub_tokens}/${d.cost_tokens}` : d.truncated ? `${d.truncated.to}/${d.truncated.from}` : d.cost_tokens;
-    lines.push(`  ${pad(d.index, 5)}${pad(msg.role ?? msg.type, 11)}${pad(tokens, 12)}${pad(d.score.toFixed(2), 7)}${pad(verdict, 6)}${pad(reasonOf(d), width)}${what}`);
+    // The role column holds a Responses item's type where it has no role (`function_call_output`).
+    rows.push([d.index, msg.role ?? msg.type, tokens, d.score.toFixed(2), verdict, `${d.reason}${d.unit !== d.index ? ` (with #${d.unit})` : ''}`, what]);
   }
-  for (const w of r.warnings) lines.push('', `warning: ${w}`);
+  lines.push(...columns(rows));
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
@@ -499,7 +549,6 @@ function render(plan, fragments, budget, slicer) {
   lines.push(`  kv_cache hits ${m.kv_cache_stats.hits} misses ${m.kv_cache_stats.misses} evictions ${m.kv_cache_stats.evictions}  cache_hit_rate ${num(m.cache_hit_rate)}`);
   lines.push('', 'kv policy');
   for (const key of ['pin', 'compress', 'evict']) lines.push(`  ${pad(key, 9)}${plan.kvPolicy[key].join(', ') || '-'}`);
-  for (const w of plan.warnings) lines.push('', `warning: ${w}`);
   return `${lines.join('\n')}\n`;
 }
 

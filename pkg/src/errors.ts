@@ -20,7 +20,8 @@
  *   `overhead_tokens`, `per_fragment_overhead`) is not a non-negative safe integer,
  *   `safety_margin_percent` is not a number in [0, 100), or a budget name is unknown.
  * - `INVALID_OPTION`: an option has the wrong type or range.
- * - `INVALID_SCORE`: a score handed to a ranking function is not a finite number.
+ * - `INVALID_SCORE`: a score that the core (`sliceColumns`, `sliceObjects`) or `applyTieBreaking`
+ *   reads is not a finite number; the slicer functions that take item objects give `INVALID_FIELD`.
  * - `INVALID_BUCKET_SIZE`: the knapsack bucket size is not a positive integer.
  * - `INVALID_COUNT_ENTRY`: a count-knapsack entry is malformed.
  * - `TABLE_TOO_LARGE`: the knapsack DP table would exceed `maxTableBytes` (raised by the core).

@@ -231,3 +231,16 @@ test('a format given as an object is named by its name in the headers; --budget 
   assert.equal(big.status, 2);
   assert.match(big.stderr, /--budget must be an integer from 0 to 9007199254740991/);
 });
+
+test('plan: the planner\'s warnings go to stderr as fit\'s do; --json\'s plan holds them too', () => {
+  const doc = JSON.stringify({ fragments: [{ id: 'a', cost_tokens: 5 }], budgets: { tokens_max: 100, output_reserve: 100 }, now: 0 });
+  const want = selectFragments([{ id: 'a', cost_tokens: 5 }], { entities: [] }, { tokens_max: 100, output_reserve: 100 }, { now: 0 }).warnings;
+  assert.equal(want.length, 1);
+  const text = run(['plan', '-'], doc);
+  assert.equal(text.status, 0, text.stderr);
+  assert.equal(text.stderr, `ctxpack: warning: ${want[0]}\n`);
+  assert.doesNotMatch(text.stdout, /warning/);
+  const json = run(['plan', '-', '--json'], doc);
+  assert.equal(json.stderr, `ctxpack: warning: ${want[0]}\n`);
+  assert.deepEqual(JSON.parse(json.stdout).warnings, want);
+});

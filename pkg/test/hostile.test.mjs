@@ -2,9 +2,11 @@
 // behaviour, and a working call after each. Marker strings stand in for private fragment text:
 // no error message and no log record may contain them.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { CtxpackError, selectFragments } from 'ctxpack';
-import { greedySlice, knapsackSlice } from 'ctxpack/slicers';
+import { budgetCurve, countConstrainedKnapsackSlice, droppedUnderSlack, exactCountConstrainedSlice, exactKnapsackSlice, greedySlice, knapsackSlice, minBudgetFor, packerSlice, sliceColumns, sliceObjects } from 'ctxpack/slicers';
+import { applyTieBreaking } from 'ctxpack/acs';
 
 const SECRET = 'PRIVATE-CONTENT-7f3a';
 const NOW = Date.parse('2026-11-20T12:00:00Z');
@@ -34,6 +36,42 @@ test('scores: NaN and ±Infinity are refused with the index; negative scores are
   assert.deepEqual(r.selected, ['b']);
   // The knapsack clamps negative values to 0, and a value of 0 is never chosen.
   assert.deepEqual(knapsackSlice([{ id: 'a', tokens: 10, score: -0.5 }], { targetTokens: 10 }, { bucketSize: 1 }).selected, []);
+});
+
+test('a non-finite score, per entry point, gets the code docs/errors.md gives it (INVALID_FIELD or INVALID_SCORE), field score, its index', () => {
+  // The item-object slicers and simulations check an item's fields in JavaScript (INVALID_FIELD,
+  // as for its tokens); sliceColumns, sliceObjects and applyTieBreaking leave scores to the core's
+  // check or their own ranking one (INVALID_SCORE, the Rust crate's code).
+  const items = (score) => [{ id: 'a', tokens: 1, score: 0.5, kind: 'k' }, { id: SECRET, tokens: 1, score, kind: 'k' }];
+  const budget = { targetTokens: 10 };
+  const calls = {
+    INVALID_FIELD: {
+      greedySlice: (s) => greedySlice(items(s), budget),
+      knapsackSlice: (s) => knapsackSlice(items(s), budget),
+      packerSlice: (s) => packerSlice(items(s), budget),
+      countConstrainedKnapsackSlice: (s) => countConstrainedKnapsackSlice(items(s), budget, { entries: [] }),
+      exactKnapsackSlice: (s) => exactKnapsackSlice(items(s), budget),
+      exactCountConstrainedSlice: (s) => exactCountConstrainedSlice(items(s), budget, { entries: [] }),
+      budgetCurve: (s) => budgetCurve(items(s), 10, { slicer: 'knapsack' }),
+      minBudgetFor: (s) => minBudgetFor(items(s), 'a', { slicer: 'greedy' }),
+      droppedUnderSlack: (s) => droppedUnderSlack(items(s), budget, 1, { slicer: 'greedy' }),
+    },
+    INVALID_SCORE: {
+      sliceColumns: (s) => sliceColumns('greedy', { tokens: Uint32Array.of(1, 1), scores: Float64Array.of(0.5, s) }, budget),
+      sliceObjects: (s) => sliceObjects('greedy', items(s).map(({ id, tokens, score }) => ({ id, cost_tokens: tokens, score })), budget),
+      applyTieBreaking: (s) => applyTieBreaking(items(s).map(({ id, tokens, score }) => ({ fragment: { id, cost_tokens: tokens }, score }))),
+    },
+  };
+  const page = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
+  const row = page.split('\n').find((l) => l.startsWith('| a NaN or ±Infinity score |'));
+  for (const [code, byName] of Object.entries(calls)) {
+    for (const [name, call] of Object.entries(byName)) {
+      // The row names each function under the code it gives: `INVALID_FIELD` … `greedySlice` … `INVALID_SCORE` … `sliceColumns`.
+      const [forField, forScore] = row.split('`INVALID_SCORE`');
+      assert.ok((code === 'INVALID_FIELD' ? forField : forScore).includes(`\`${name}\``), `docs/errors.md names ${name} under ${code}`);
+      for (const score of [NaN, Infinity, -Infinity]) refuses(() => call(score), code, 'score', 1);
+    }
+  }
 });
 
 test('token counts: negative, fractional, above 2^32 - 1, missing, NaN, strings → INVALID_FIELD cost_tokens', () => {

@@ -77,3 +77,80 @@ test('ctxpack fit and replay: a flag that is not an integer is a usage error (ex
   }
   assert.match(status(['fit', sample]).stderr, /--budget N is required/);
 });
+
+test('ctxpack fit: the table lines up in every format, the longest Responses item types included', async () => {
+  // The role column was 11 characters: `function_call_output`, `web_search_call`, `reasoning`…
+  // ran into the tokens column. Each cell is read back here at its header's offset.
+  const { everyItem } = await import('./responses-items.mjs');
+  const histories = {
+    'openai-responses': everyItem(),
+    openai: JSON.parse(readFileSync(sample, 'utf8')),
+    anthropic: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'ls', input: {} }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'a b' }] }],
+    'ai-sdk': [{ role: 'user', content: 'x' }, { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'a', toolName: 't', input: {} }] }, { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'a', toolName: 't', output: { type: 'text', value: 'r' } }] }, { role: 'user', content: 'y' }],
+    langchain: [{ type: 'system', content: 'be brief' }, { type: 'human', content: 'hello there' }],
+  };
+  for (const [format, messages] of Object.entries(histories)) {
+    const text = run(['fit', '-', '--budget', '3000', '--format', format], JSON.stringify(messages));
+    const r = fitMessages(messages, { format, budgets: { tokens_max: 3000 }, countTokens: estimateTokens });
+    const lines = text.split('\n');
+    const header = lines.findIndex((l) => /^ {2}# +role +tokens +score +reason +message$/.test(l));
+    assert.ok(header > 0, `${format}: the header row`);
+    const at = Object.fromEntries(['#', 'role', 'tokens', 'score', 'reason', 'message'].map((name) => [name, lines[header].indexOf(` ${name}`) + 1]));
+    const rows = lines.slice(header + 1, header + 1 + r.decisions.length);
+    assert.equal(rows.length, messages.length, format);
+    for (const [k, d] of r.decisions.entries()) {
+      const row = rows[k];
+      const cell = (from, to) => row.slice(at[from], to === undefined ? undefined : at[to]);
+      const msg = messages[d.index];
+      assert.equal(cell('#', 'role').trimEnd(), String(d.index), `${format} #${k}: ${row}`);
+      assert.equal(cell('role', 'tokens').trimEnd(), msg.role ?? msg.type ?? '', `${format} #${k}: ${row}`);
+      assert.match(cell('role', 'tokens'), / {2}$/, `${format} #${k}: two spaces before the tokens column: ${row}`);
+      const tokens = d.stubbed ? `${d.stub_tokens}/${d.cost_tokens}` : d.truncated ? `${d.truncated.to}/${d.truncated.from}` : String(d.cost_tokens);
+      assert.equal(cell('tokens', 'score').trimEnd(), tokens, `${format} #${k}: ${row}`);
+      assert.equal(cell('score', 'reason').trim().split(/ +/)[0], d.score.toFixed(2), `${format} #${k}: ${row}`);
+      assert.equal(cell('reason', 'message').trimEnd(), `${d.reason}${d.unit !== d.index ? ` (with #${d.unit})` : ''}`, `${format} #${k}: ${row}`);
+      assert.ok(row.length <= at.message || row[at.message - 1] === ' ', `${format} #${k}: the message starts in its column: ${row}`);
+    }
+  }
+});
+
+test('ctxpack fit on an empty history: its warning goes to stderr, with and without --json; stdout stays the report or the request', async () => {
+  // Before, the text report printed it on stdout and --json dropped it.
+  const { spawnSync } = await import('node:child_process');
+  const warning = 'ctxpack: warning: messages is empty: there is nothing to send\n';
+  assert.deepEqual(fitMessages([], { format: 'openai', budgets: { tokens_max: 100 } }).warnings, ['messages is empty: there is nothing to send']);
+  const text = spawnSync(process.execPath, [bin, 'fit', '-', '--budget', '100'], { input: '[]', encoding: 'utf8' });
+  assert.equal(text.status, 0);
+  assert.equal(text.stderr, warning);
+  assert.doesNotMatch(text.stdout, /warning/);
+  assert.match(text.stdout, /^ctxpack fit \(openai\): 0 of 0 messages/);
+  const json = spawnSync(process.execPath, [bin, 'fit', '-', '--budget', '100', '--json'], { input: '[]', encoding: 'utf8' });
+  assert.equal(json.status, 0);
+  assert.equal(json.stderr, warning);
+  assert.deepEqual(JSON.parse(json.stdout), { messages: [] }, 'stdout is the request to send, nothing else');
+  // A history without warnings writes nothing to stderr.
+  assert.equal(spawnSync(process.execPath, [bin, 'fit', sample, '--budget', '4500', '--json'], { encoding: 'utf8' }).stderr, '');
+});
+
+test('a negative value after a space (--budget -5) gets the flag\'s own message, as --budget=-5 does', async () => {
+  // Node 20's parseArgs refused `--budget -5` as an ambiguous argument, with its own message.
+  const { spawnSync } = await import('node:child_process');
+  const plan = new URL('../../www/samples/agent-session.json', import.meta.url).pathname;
+  const limit = `an integer from 0 to ${Number.MAX_SAFE_INTEGER}`;
+  for (const [args, message] of [
+    [['fit', sample, '--budget', '-5'], `--budget must be ${limit}, got '-5'`],
+    [['plan', plan, '--budget', '-5'], `--budget must be ${limit}, got '-5'`],
+    [['replay', sample, '--budget', '-1.5'], `--budget must be ${limit}, got '-1.5'`],
+    [['fit', sample, '--budget', '4500', '--keep', '-1'], `--keep must be ${limit}, got '-1'`],
+    [['plan', plan, '--budget', '6000', '--max-skips', '-2'], `--max-skips must be ${limit}, got '-2'`],
+    [['replay', sample, '--budget', '2500', '--summarize', 'extractive', '--summary-cost', '-1,2'], "--summary-cost must be IN,OUT: two non-negative numbers (e.g. 0.05,0.2), got '-1,2'"],
+  ]) {
+    const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+    assert.equal(r.status, 2, args.join(' '));
+    assert.equal(r.stderr, `ctxpack: ${message}\n`, args.join(' '));
+  }
+  // A value that does not read as a number is still the parser's to refuse; a query may be '-5'.
+  assert.match(spawnSync(process.execPath, [bin, 'fit', sample, '--budget', '-x'], { encoding: 'utf8' }).stderr, /ambiguous/);
+  const query = spawnSync(process.execPath, [bin, 'fit', '-', '--budget', '100', '--query', '-5', '--json'], { input: JSON.stringify([{ role: 'user', content: 'x' }]), encoding: 'utf8' });
+  assert.equal(query.status, 0, query.stderr);
+});

@@ -111,3 +111,17 @@ test('replaySessionAsync: errors are the session\'s, at the request after the tu
   await assert.rejects(replaySessionAsync(history, { ...options, summary: { wiat: true } }), (e) => e.code === 'INVALID_OPTION' && e.field === 'summary.wiat');
   await assert.rejects(replaySessionAsync(history, { ...options, summary: 5 }), (e) => e.code === 'INVALID_OPTION' && e.field === 'summary');
 });
+
+test('ctxpack replay --summarize: a summaries line with none says why (no cut, or cuts without one); an empty history is replayed', () => {
+  // It printed "summaries: 0 made, in 0 of 10 requests; …" unexplained, and an empty history crashed (TypeError).
+  const line = (text) => text.trimEnd().split('\n').at(-1);
+  const roomy = replaySession(recorded, options({ budgets: { tokens_max: 100_000 } }));
+  assert.equal(summarizeReplay(roomy).cuts, 0);
+  assert.equal(line(run(['replay', sample, '--budget', '100000', '--summarize', 'extractive'])), 'summaries: none: no request cut the history, and a summary stands only for what a cut leaves out');
+  const tight = summarizeReplay(replaySession(recorded, options({ budgets: { tokens_max: 4000 } })));
+  assert.ok(tight.cuts > 0 && tight.summaries === 0, 'at 4000 tokens the sample cuts, and no summary pays');
+  assert.match(line(run(['replay', sample, '--budget', '4000', '--summarize', 'extractive'])), new RegExp(`^summaries: none, though ${tight.cuts} of ${tight.requests} requests cut: a summary goes in only for whole messages a cut leaves out after the task`));
+  const empty = spawnSync(process.execPath, [bin, 'replay', '-', '--budget', '100', '--summarize', 'extractive'], { input: '[]', encoding: 'utf8' });
+  assert.equal(empty.status, 0, empty.stderr);
+  assert.match(line(empty.stdout), /^summaries: none: no request cut the history/);
+});
