@@ -8,7 +8,7 @@
 // a plain session given the same histories.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Agent, hostedMcpTool, imageGenerationTool, OpenAIResponsesModel, Runner, run, setTracingDisabled, tool, Usage } from '@openai/agents';
+import { Agent, applyPatchTool, computerTool, hostedMcpTool, imageGenerationTool, OpenAIResponsesModel, Runner, run, setTracingDisabled, tool, Usage } from '@openai/agents';
 import OpenAI from 'openai';
 import { z } from 'zod';
 import { CtxpackError, createSession, estimateTokens, fitMessages, validateMessages } from 'ctxpack';
@@ -489,4 +489,26 @@ test('hosted tool items are counted as the wire items the SDK sends from provide
   assert.ok(ig.included, 'the generated image is kept');
   const asImage = fitMessages([{ role: 'user', content: [{ type: 'input_image', image_url: `data:image/png;base64,${image}` }] }], { format: 'openai-responses', budgets: { tokens_max: 100_000 } }).decisions[0].cost_tokens;
   assert.ok(ig.cost_tokens <= asImage + 50, `${ig.cost_tokens} tokens, an image of its size ${asImage}`);
+});
+
+// ---- A second trial's defects ----
+
+/** A computer (the SDK's `Computer`) that does nothing and shows a 1x1 screenshot; an editor (its `Editor`) that creates files. */
+const COMPUTER = { environment: 'browser', dimensions: [1024, 768], screenshot: async () => PNG.slice('data:image/png;base64,'.length), click: async () => {}, doubleClick: async () => {}, scroll: async () => {}, type: async () => {}, wait: async () => {}, move: async () => {}, keypress: async () => {}, drag: async () => {} };
+const EDITOR = { createFile: async () => ({ status: 'completed', output: 'created' }), updateFile: async () => {}, deleteFile: async () => {} };
+
+test("a server's calls: each output is counted with a stand-in of the call the format pairs it with (a computer call, an apply patch call), never sent", async () => {
+  const { bodies, model } = scriptedModel((_body, k) => (k === 1 ? [
+    { type: 'computer_call', id: 'cu_1', call_id: 'call_c', action: { type: 'screenshot' }, pending_safety_checks: [], status: 'completed' },
+    { type: 'apply_patch_call', id: 'ap_1', call_id: 'call_p', status: 'completed', operation: { type: 'create_file', path: 'a.ts', diff: '+x' } },
+  ] : [say('done')]));
+  const agent = new Agent({ name: 'a', instructions: INSTRUCTIONS, model, tools: [computerTool({ computer: COMPUTER }), applyPatchTool({ editor: EDITOR })] });
+  const fits = [];
+  const result = await run(agent, TASK, { previousResponseId: 'resp_0', callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: 4_000 }, onFit: (r) => fits.push(r) }) });
+  assert.equal(result.finalOutput, 'done');
+  assert.deepEqual(bodies[1].input.map((i) => [i.type, i.call_id]), [['computer_call_output', 'call_c'], ['apply_patch_call_output', 'call_p']]);
+  // In the views, each output follows a stand-in of its own call's type, with its call id.
+  assert.deepEqual(fits[1].messages.map((m) => [m.type, m.call_id]), [['computer_call', 'call_c'], ['computer_call_output', 'call_c'], ['apply_patch_call', 'call_p'], ['apply_patch_call_output', 'call_p']]);
+  assert.deepEqual(validateMessages(fits[1].messages, 'openai-responses'), []);
+  assert.equal(bodies[1].previous_response_id, 'resp_1');
 });

@@ -14,6 +14,7 @@
 import type { AgentInputItem, CallModelInputFilter, CallModelInputFilterArgs, ModelInputData } from '@openai/agents';
 import { CtxpackError, readingInput } from '../errors.js';
 import { adapterOf } from '../messages/formats.js';
+import { callOf } from '../messages/responses.js';
 import { readTurn } from '../messages/turns.js';
 import { createSession, type Session } from '../session/session.js';
 import type { CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions } from '../session/types.js';
@@ -254,8 +255,9 @@ interface Fitted {
  * calls of the server's last response (the SDK tells the filter nothing else of it). So an input
  * without a user message is read as continuing a history the server holds: each output in it
  * whose call is not in it (by the format's own pairing) answers a call the server holds; it is
- * read with a stand-in of that call just before it (a function call with its call id and name, or
- * the MCP approval request its response names), which is never sent, and kept, as the step in
+ * read with a stand-in of that call just before it (the format's call for that output, `callOf`:
+ * a function call with its call id and name, a computer call, the MCP approval request its
+ * response names, …), which is never sent, and kept, as the step in
  * flight is (the server refuses a call without its output). An input with a user message holds
  * its history: an output without its call there is left out, or refused in flight.
  */
@@ -275,12 +277,16 @@ function viewsOf(items: readonly AgentInputItem[]): Fitted {
   views.forEach((view, i) => {
     // A NUL-led id is the format's for an output that names no call: no stand-in can be its.
     const onServer = turns[i]!.results.filter((id) => !calls.has(id) && !id.startsWith('\u0000'));
+    let held = false;
     for (const id of onServer) {
-      const approval = isRecord(view) && view['type'] === 'mcp_approval_response';
-      push(approval ? { type: 'mcp_approval_request', id } : { type: 'function_call', call_id: id, name: isRecord(view) ? view['name'] : undefined }, -1, true);
+      // The call the output answers, as the format pairs them (a computer call for a computer call's output, …).
+      const call = callOf(view, id);
+      if (call === undefined) continue;
+      push(call, -1, true);
       calls.add(id);
+      held = true;
     }
-    push(view, i, onServer.length > 0);
+    push(view, i, held);
   });
   return out;
 }
