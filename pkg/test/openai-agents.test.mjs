@@ -512,3 +512,19 @@ test("a server's calls: each output is counted with a stand-in of the call the f
   assert.deepEqual(validateMessages(fits[1].messages, 'openai-responses'), []);
   assert.equal(bodies[1].previous_response_id, 'resp_1');
 });
+
+test("a server's calls: an error about an item names its index in the SDK's input, not among the stand-ins", async () => {
+  const filter = ctxpackInputFilter({ budgets: { tokens_max: 1_000 } });
+  const out = (callId, extra = {}) => ({ type: 'function_call_result', callId, name: 'read', status: 'completed', output: 'SECRET', ...extra });
+  const fails = async (input, index, field, otherIndex) => assert.rejects(() => filter({ modelData: { input } }), (err) => {
+    assert.ok(err instanceof CtxpackError, String(err));
+    assert.deepEqual([err.code, err.field, err.index, err.otherIndex], ['INVALID_MESSAGES', field, index, otherIndex]);
+    assert.ok(err.message.startsWith(`messages[${index}] `), err.message);
+    assert.ok(!err.message.includes('SECRET'));
+    return true;
+  });
+  // Two outputs of the server's calls (two stand-ins before them), then a reasoning item with nothing after it: item 2.
+  await fails([out('c1'), out('c2'), { type: 'reasoning', id: 'rs_1', content: [] }], 2, 'reasoning_without_item', undefined);
+  // The second output repeats the first's item id: item 1.
+  await fails([out('c1', { id: 'fco_1' }), out('c2', { id: 'fco_1' })], 1, 'duplicate_item_id', undefined);
+});

@@ -12,7 +12,7 @@
  */
 
 import type { AgentInputItem, CallModelInputFilter, CallModelInputFilterArgs, ModelInputData } from '@openai/agents';
-import { CtxpackError, readingInput } from '../errors.js';
+import { CtxpackError, readingInput, reindexed } from '../errors.js';
 import { adapterOf } from '../messages/formats.js';
 import { callOf } from '../messages/responses.js';
 import { readTurn } from '../messages/turns.js';
@@ -291,6 +291,13 @@ function viewsOf(items: readonly AgentInputItem[]): Fitted {
   return out;
 }
 
+/** For each view, the index of the SDK item it is read from; a stand-in's, the output it stands before (what it was made for). */
+function callerIndexes(fitted: Fitted): number[] {
+  const out = [...fitted.item];
+  for (let v = out.length - 2; v >= 0; v--) if (out[v]! < 0) out[v] = out[v + 1]!;
+  return out;
+}
+
 /** One conversation's session, and the call being fitted (for `keep`: the SDK's items, and what must be kept). */
 class Conversation {
   readonly session: Session;
@@ -314,7 +321,13 @@ class Conversation {
     const fitted = readingInput(() => viewsOf(items), items);
     this.fitted = fitted;
     const { views } = fitted;
-    const result = await fitReported(this.session, views, { ...(instructions === undefined ? {} : { system: instructions }), ...(tools === undefined ? {} : { tools }) } as SessionTurnOptions, this.o.onFit);
+    let result: SessionFitResult<unknown>;
+    try {
+      result = await fitReported(this.session, views, { ...(instructions === undefined ? {} : { system: instructions }), ...(tools === undefined ? {} : { tools }) } as SessionTurnOptions, this.o.onFit);
+    } catch (err) {
+      // An error about a view names the caller's item: the stand-ins shift the views' indexes.
+      throw err instanceof CtxpackError && err.index !== undefined && err.message.includes(`messages[${err.index}]`) ? reindexed(err, 'messages', callerIndexes(fitted)) : err;
+    }
     // The result is the kept views in input order, each the view itself or its rewritten copy,
     // and with `summarize` the summary at `summary.index` (a user message, an input item as it is).
     const kept = result.decisions.filter((d) => d.included).map((d) => d.index).sort((a, b) => a - b);
