@@ -528,3 +528,40 @@ test("a server's calls: an error about an item names its index in the SDK's inpu
   // The second output repeats the first's item id: item 1.
   await fails([out('c1', { id: 'fco_1' }), out('c2', { id: 'fco_1' })], 1, 'duplicate_item_id', undefined);
 });
+
+test("unknown items are counted as what the SDK sends for them: their providerData, read by the format's rules", async () => {
+  const rows = 'order id,total\n'.repeat(2_000);
+  const summary = 'observation of the build graph '.repeat(300);
+  const input = () => [
+    { role: 'user', content: 'Query the totals.' },
+    // A custom tool's call and output, which the SDK has no items for, and an item type newer than the SDK.
+    { type: 'unknown', id: 'ctc_1', providerData: { type: 'custom_tool_call', callId: 'call_x', name: 'sql', input: 'SELECT id, total FROM orders;' } },
+    { type: 'unknown', providerData: { type: 'custom_tool_call_output', callId: 'call_x', output: rows } },
+    { type: 'unknown', id: 'fut_1', providerData: { type: 'future_item', status: 'completed', findings: { summary } } },
+    { role: 'user', content: 'And now?' },
+  ];
+  const { bodies, model } = scriptedModel(() => [say('ok')]);
+  const agent = new Agent({ name: 'a', instructions: INSTRUCTIONS, model });
+  await run(agent, input());
+  const sent = bodies[0].input;
+  assert.deepEqual(sent.slice(1, 4).map((i) => [i.type, i.call_id]), [['custom_tool_call', 'call_x'], ['custom_tool_call_output', 'call_x'], ['future_item', undefined]]);
+
+  // Roomy: all sent, the custom pair in one unit and counted as the wire items are, the new item's content counted.
+  const fits = [];
+  await run(agent, input(), { callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: 100_000 }, onFit: (r) => fits.push(r) }) });
+  assert.deepEqual(bodies.at(-1).input, sent);
+  const d = fits[0].decisions;
+  assert.equal(d[2].unit, d[1].unit, 'the output goes with its call');
+  const wire = fitMessages(sent.slice(1, 3), { format: 'openai-responses', budgets: { tokens_max: 100_000_000 } }).decisions.map((x) => x.cost_tokens);
+  assert.deepEqual([d[1].cost_tokens, d[2].cost_tokens], wire);
+  assert.ok(d[3].cost_tokens >= estimateTokens(summary), `the new item: ${d[3].cost_tokens} tokens`);
+
+  // Tight, the output kept: it goes in truncated, in providerData, with its call; what is sent is valid and fits.
+  const keep = (item) => item.providerData?.type === 'custom_tool_call_output';
+  await run(agent, input(), { callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: 3_000 }, keep }) });
+  const tight = bodies.at(-1);
+  const out = tight.input.find((i) => i.type === 'custom_tool_call_output');
+  assert.ok(out.output.length < rows.length, 'the output is truncated');
+  assert.ok(tight.input.some((i) => i.type === 'custom_tool_call' && i.call_id === 'call_x'));
+  checkSent(tight, 3_000, 'unknown items');
+});

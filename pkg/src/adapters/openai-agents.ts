@@ -14,8 +14,8 @@
 import type { AgentInputItem, CallModelInputFilter, CallModelInputFilterArgs, ModelInputData } from '@openai/agents';
 import { CtxpackError, readingInput, reindexed } from '../errors.js';
 import { adapterOf } from '../messages/formats.js';
-import { callOf } from '../messages/responses.js';
-import { readTurn } from '../messages/turns.js';
+import { callOf, RESPONSES_ITEM_TYPES } from '../messages/responses.js';
+import { jsonText, readTurn } from '../messages/turns.js';
 import { createSession, type Session } from '../session/session.js';
 import type { CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions } from '../session/types.js';
 import { textKey } from '../tokens/cache.js';
@@ -139,6 +139,32 @@ const HOSTED_TYPE: Readonly<Record<string, string>> = {
 
 const snakeKey = (key: string): string => key.replace(/([A-Z])/g, '_$1').toLowerCase();
 
+/** `value` with its objects' keys in snake case, nested objects too, arrays as they are (the SDK's converter's `camelOrSnakeToSnakeCase`). */
+function snakeKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.slice();
+  if (!isRecord(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, entry] of Object.entries(value)) out[snakeKey(key)] = snakeKeys(entry);
+  return out;
+}
+
+/**
+ * An `unknown` item (a provider item the SDK has no type for: a custom tool call, a local shell
+ * call, an item type newer than the SDK) as the SDK's Responses converter sends it: its
+ * `providerData`, keys in snake case, with the item's id. Of a type the format knows, it is read
+ * by the format's rules (a call then needs its output); of one it does not, it is a unit of its
+ * own, from the model (after a reasoning item, in its unit), its JSON counted as text.
+ */
+function unknownView(m: Rec): Rec {
+  const wire = { ...(isRecord(m['providerData']) ? (snakeKeys(m['providerData']) as Rec) : {}) };
+  // The converter writes `id: item.id` over providerData's: without one, none is sent.
+  if (m['id'] === undefined) delete wire['id'];
+  else wire['id'] = m['id'];
+  const type = wire['type'];
+  if (typeof type === 'string' && RESPONSES_ITEM_TYPES.has(type)) return wire;
+  return { type: 'mcp_call', ...(typeof m['id'] === 'string' ? { id: m['id'] } : {}), output: jsonText(wire) };
+}
+
 /**
  * A `hosted_tool_call` as the wire item the SDK sends for it: its `providerData` (the item the
  * API returned, keys in snake case as the SDK writes them), typed by `providerData.type` or, for
@@ -189,9 +215,9 @@ export function responsesView(item: unknown): unknown {
     // whose name, arguments and output are read as text.
     case 'hosted_tool_call':
       return hostedView(m, caller) ?? { type: 'mcp_call', ...id, name: m['name'], arguments: m['arguments'], output: m['output'] };
-    // Provider items the SDK passes through: a unit of their own, nothing read as text.
+    // Provider items the SDK passes through: counted as what it sends.
     case 'unknown':
-      return { type: 'compaction_trigger', ...id };
+      return unknownView(m);
     case 'tool_search_call':
     case 'tool_search_output':
       return { ...m, ...(callId !== undefined ? { call_id: callId } : {}) };
@@ -223,6 +249,9 @@ function sdkItem(original: Rec, fitted: Rec, index: number): unknown {
       return { ...original, output: sdkParts(fitted['output']) };
     case 'program_output':
       return { ...original, ['result' in original ? 'result' : 'output']: fitted['result'] };
+    case 'unknown':
+      // The SDK sends providerData as it is: the rewritten wire item (an output truncated, stubbed).
+      return { ...original, providerData: fitted };
     case 'shell_call_output': {
       const first: unknown = Array.isArray(fitted['output']) ? fitted['output'][0] : undefined;
       const stdout = isRecord(first) ? first['stdout'] : '';
