@@ -565,3 +565,15 @@ test("unknown items are counted as what the SDK sends for them: their providerDa
   assert.ok(tight.input.some((i) => i.type === 'custom_tool_call' && i.call_id === 'call_x'));
   checkSent(tight, 3_000, 'unknown items');
 });
+
+test('a history the server holds is inferred from the input (the SDK passes the filter no previousResponseId): the limits docs/openai-agents.md states', async () => {
+  const filter = ctxpackInputFilter({ budgets: { tokens_max: 1_000 } });
+  const orphan = { type: 'function_call_result', callId: 'c9', name: 'f', status: 'completed', output: 'x' };
+  const user = { role: 'user', content: 'Something new.' };
+  // With a user message, an output whose call only the server holds is left out, or refused last.
+  assert.deepEqual((await filter({ modelData: { input: [orphan, user] } })).input, [user]);
+  await assert.rejects(() => filter({ modelData: { input: [user, orphan] } }), (err) => err instanceof CtxpackError && err.code === 'INVALID_MESSAGES');
+  // Without one, an output whose call is not in the input is taken for a server's call's and sent.
+  const developer = { role: 'developer', content: 'Be brief.' };
+  assert.deepEqual((await filter({ modelData: { input: [developer, orphan] } })).input, [developer, orphan]);
+});
