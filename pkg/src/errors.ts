@@ -168,6 +168,23 @@ export function readingInput<T>(read: () => T, ...inputs: unknown[]): T {
   }
 }
 
+/**
+ * `err`, raised over a list derived from the caller's (the planner's candidates pinned first, an
+ * adapter's views with stand-ins among them), with the indexes it names mapped back to the
+ * caller's: `index`, `otherIndex` and each `collection[k]` in its message become `origin[k]` (an
+ * index `origin` does not cover stays as it is). Code, field and cause are kept. @internal
+ */
+export function reindexed(err: CtxpackError, collection: string, origin: readonly number[]): CtxpackError {
+  const back = (k: number): number => origin[k] ?? k;
+  const message = err.message.replace(new RegExp(`${collection}\\[(\\d+)\\]`, 'g'), (_, d: string) => `${collection}[${back(Number(d))}]`);
+  return new CtxpackError(err.code, message, {
+    ...(err.field === undefined ? {} : { field: err.field }),
+    ...(err.index === undefined ? {} : { index: back(err.index) }),
+    ...(err.otherIndex === undefined ? {} : { otherIndex: back(err.otherIndex) }),
+    ...(err.cause === undefined ? {} : { cause: err.cause }),
+  });
+}
+
 /** The `CtxpackError` for `err`, thrown while reading `inputs`; see {@link readingInput}. @internal */
 export function blame(err: unknown, inputs: readonly unknown[]): CtxpackError {
   if (err instanceof CtxpackError) return err;

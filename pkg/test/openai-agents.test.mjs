@@ -8,7 +8,7 @@
 // a plain session given the same histories.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Agent, hostedMcpTool, imageGenerationTool, OpenAIResponsesModel, Runner, run, setTracingDisabled, tool, Usage } from '@openai/agents';
+import { Agent, applyPatchTool, computerTool, hostedMcpTool, imageGenerationTool, OpenAIResponsesModel, Runner, run, setTracingDisabled, tool, Usage } from '@openai/agents';
 import OpenAI from 'openai';
 import { z } from 'zod';
 import { CtxpackError, createSession, estimateTokens, fitMessages, validateMessages } from 'ctxpack';
@@ -489,4 +489,91 @@ test('hosted tool items are counted as the wire items the SDK sends from provide
   assert.ok(ig.included, 'the generated image is kept');
   const asImage = fitMessages([{ role: 'user', content: [{ type: 'input_image', image_url: `data:image/png;base64,${image}` }] }], { format: 'openai-responses', budgets: { tokens_max: 100_000 } }).decisions[0].cost_tokens;
   assert.ok(ig.cost_tokens <= asImage + 50, `${ig.cost_tokens} tokens, an image of its size ${asImage}`);
+});
+
+// ---- A second trial's defects ----
+
+/** A computer (the SDK's `Computer`) that does nothing and shows a 1x1 screenshot; an editor (its `Editor`) that creates files. */
+const COMPUTER = { environment: 'browser', dimensions: [1024, 768], screenshot: async () => PNG.slice('data:image/png;base64,'.length), click: async () => {}, doubleClick: async () => {}, scroll: async () => {}, type: async () => {}, wait: async () => {}, move: async () => {}, keypress: async () => {}, drag: async () => {} };
+const EDITOR = { createFile: async () => ({ status: 'completed', output: 'created' }), updateFile: async () => {}, deleteFile: async () => {} };
+
+test("a server's calls: each output is counted with a stand-in of the call the format pairs it with (a computer call, an apply patch call), never sent", async () => {
+  const { bodies, model } = scriptedModel((_body, k) => (k === 1 ? [
+    { type: 'computer_call', id: 'cu_1', call_id: 'call_c', action: { type: 'screenshot' }, pending_safety_checks: [], status: 'completed' },
+    { type: 'apply_patch_call', id: 'ap_1', call_id: 'call_p', status: 'completed', operation: { type: 'create_file', path: 'a.ts', diff: '+x' } },
+  ] : [say('done')]));
+  const agent = new Agent({ name: 'a', instructions: INSTRUCTIONS, model, tools: [computerTool({ computer: COMPUTER }), applyPatchTool({ editor: EDITOR })] });
+  const fits = [];
+  const result = await run(agent, TASK, { previousResponseId: 'resp_0', callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: 4_000 }, onFit: (r) => fits.push(r) }) });
+  assert.equal(result.finalOutput, 'done');
+  assert.deepEqual(bodies[1].input.map((i) => [i.type, i.call_id]), [['computer_call_output', 'call_c'], ['apply_patch_call_output', 'call_p']]);
+  // In the views, each output follows a stand-in of its own call's type, with its call id.
+  assert.deepEqual(fits[1].messages.map((m) => [m.type, m.call_id]), [['computer_call', 'call_c'], ['computer_call_output', 'call_c'], ['apply_patch_call', 'call_p'], ['apply_patch_call_output', 'call_p']]);
+  assert.deepEqual(validateMessages(fits[1].messages, 'openai-responses'), []);
+  assert.equal(bodies[1].previous_response_id, 'resp_1');
+});
+
+test("a server's calls: an error about an item names its index in the SDK's input, not among the stand-ins", async () => {
+  const filter = ctxpackInputFilter({ budgets: { tokens_max: 1_000 } });
+  const out = (callId, extra = {}) => ({ type: 'function_call_result', callId, name: 'read', status: 'completed', output: 'SECRET', ...extra });
+  const fails = async (input, index, field, otherIndex) => assert.rejects(() => filter({ modelData: { input } }), (err) => {
+    assert.ok(err instanceof CtxpackError, String(err));
+    assert.deepEqual([err.code, err.field, err.index, err.otherIndex], ['INVALID_MESSAGES', field, index, otherIndex]);
+    assert.ok(err.message.startsWith(`messages[${index}] `), err.message);
+    assert.ok(!err.message.includes('SECRET'));
+    return true;
+  });
+  // Two outputs of the server's calls (two stand-ins before them), then a reasoning item with nothing after it: item 2.
+  await fails([out('c1'), out('c2'), { type: 'reasoning', id: 'rs_1', content: [] }], 2, 'reasoning_without_item', undefined);
+  // The second output repeats the first's item id: item 1.
+  await fails([out('c1', { id: 'fco_1' }), out('c2', { id: 'fco_1' })], 1, 'duplicate_item_id', undefined);
+});
+
+test("unknown items are counted as what the SDK sends for them: their providerData, read by the format's rules", async () => {
+  const rows = 'order id,total\n'.repeat(2_000);
+  const summary = 'observation of the build graph '.repeat(300);
+  const input = () => [
+    { role: 'user', content: 'Query the totals.' },
+    // A custom tool's call and output, which the SDK has no items for, and an item type newer than the SDK.
+    { type: 'unknown', id: 'ctc_1', providerData: { type: 'custom_tool_call', callId: 'call_x', name: 'sql', input: 'SELECT id, total FROM orders;' } },
+    { type: 'unknown', providerData: { type: 'custom_tool_call_output', callId: 'call_x', output: rows } },
+    { type: 'unknown', id: 'fut_1', providerData: { type: 'future_item', status: 'completed', findings: { summary } } },
+    { role: 'user', content: 'And now?' },
+  ];
+  const { bodies, model } = scriptedModel(() => [say('ok')]);
+  const agent = new Agent({ name: 'a', instructions: INSTRUCTIONS, model });
+  await run(agent, input());
+  const sent = bodies[0].input;
+  assert.deepEqual(sent.slice(1, 4).map((i) => [i.type, i.call_id]), [['custom_tool_call', 'call_x'], ['custom_tool_call_output', 'call_x'], ['future_item', undefined]]);
+
+  // Roomy: all sent, the custom pair in one unit and counted as the wire items are, the new item's content counted.
+  const fits = [];
+  await run(agent, input(), { callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: 100_000 }, onFit: (r) => fits.push(r) }) });
+  assert.deepEqual(bodies.at(-1).input, sent);
+  const d = fits[0].decisions;
+  assert.equal(d[2].unit, d[1].unit, 'the output goes with its call');
+  const wire = fitMessages(sent.slice(1, 3), { format: 'openai-responses', budgets: { tokens_max: 100_000_000 } }).decisions.map((x) => x.cost_tokens);
+  assert.deepEqual([d[1].cost_tokens, d[2].cost_tokens], wire);
+  assert.ok(d[3].cost_tokens >= estimateTokens(summary), `the new item: ${d[3].cost_tokens} tokens`);
+
+  // Tight, the output kept: it goes in truncated, in providerData, with its call; what is sent is valid and fits.
+  const keep = (item) => item.providerData?.type === 'custom_tool_call_output';
+  await run(agent, input(), { callModelInputFilter: ctxpackInputFilter({ budgets: { tokens_max: 3_000 }, keep }) });
+  const tight = bodies.at(-1);
+  const out = tight.input.find((i) => i.type === 'custom_tool_call_output');
+  assert.ok(out.output.length < rows.length, 'the output is truncated');
+  assert.ok(tight.input.some((i) => i.type === 'custom_tool_call' && i.call_id === 'call_x'));
+  checkSent(tight, 3_000, 'unknown items');
+});
+
+test('a history the server holds is inferred from the input (the SDK passes the filter no previousResponseId): the limits docs/openai-agents.md states', async () => {
+  const filter = ctxpackInputFilter({ budgets: { tokens_max: 1_000 } });
+  const orphan = { type: 'function_call_result', callId: 'c9', name: 'f', status: 'completed', output: 'x' };
+  const user = { role: 'user', content: 'Something new.' };
+  // With a user message, an output whose call only the server holds is left out, or refused last.
+  assert.deepEqual((await filter({ modelData: { input: [orphan, user] } })).input, [user]);
+  await assert.rejects(() => filter({ modelData: { input: [user, orphan] } }), (err) => err instanceof CtxpackError && err.code === 'INVALID_MESSAGES');
+  // Without one, an output whose call is not in the input is taken for a server's call's and sent.
+  const developer = { role: 'developer', content: 'Be brief.' };
+  assert.deepEqual((await filter({ modelData: { input: [developer, orphan] } })).input, [developer, orphan]);
 });

@@ -12,9 +12,10 @@
  */
 
 import type { AgentInputItem, CallModelInputFilter, CallModelInputFilterArgs, ModelInputData } from '@openai/agents';
-import { CtxpackError, readingInput } from '../errors.js';
+import { CtxpackError, readingInput, reindexed } from '../errors.js';
 import { adapterOf } from '../messages/formats.js';
-import { readTurn } from '../messages/turns.js';
+import { callOf, RESPONSES_ITEM_TYPES } from '../messages/responses.js';
+import { jsonText, readTurn } from '../messages/turns.js';
 import { createSession, type Session } from '../session/session.js';
 import type { CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions } from '../session/types.js';
 import { textKey } from '../tokens/cache.js';
@@ -138,6 +139,32 @@ const HOSTED_TYPE: Readonly<Record<string, string>> = {
 
 const snakeKey = (key: string): string => key.replace(/([A-Z])/g, '_$1').toLowerCase();
 
+/** `value` with its objects' keys in snake case, nested objects too, arrays as they are (the SDK's converter's `camelOrSnakeToSnakeCase`). */
+function snakeKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.slice();
+  if (!isRecord(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, entry] of Object.entries(value)) out[snakeKey(key)] = snakeKeys(entry);
+  return out;
+}
+
+/**
+ * An `unknown` item (a provider item the SDK has no type for: a custom tool call, a local shell
+ * call, an item type newer than the SDK) as the SDK's Responses converter sends it: its
+ * `providerData`, keys in snake case, with the item's id. Of a type the format knows, it is read
+ * by the format's rules (a call then needs its output); of one it does not, it is a unit of its
+ * own, from the model (after a reasoning item, in its unit), its JSON counted as text.
+ */
+function unknownView(m: Rec): Rec {
+  const wire = { ...(isRecord(m['providerData']) ? (snakeKeys(m['providerData']) as Rec) : {}) };
+  // The converter writes `id: item.id` over providerData's: without one, none is sent.
+  if (m['id'] === undefined) delete wire['id'];
+  else wire['id'] = m['id'];
+  const type = wire['type'];
+  if (typeof type === 'string' && RESPONSES_ITEM_TYPES.has(type)) return wire;
+  return { type: 'mcp_call', ...(typeof m['id'] === 'string' ? { id: m['id'] } : {}), output: jsonText(wire) };
+}
+
 /**
  * A `hosted_tool_call` as the wire item the SDK sends for it: its `providerData` (the item the
  * API returned, keys in snake case as the SDK writes them), typed by `providerData.type` or, for
@@ -188,9 +215,9 @@ export function responsesView(item: unknown): unknown {
     // whose name, arguments and output are read as text.
     case 'hosted_tool_call':
       return hostedView(m, caller) ?? { type: 'mcp_call', ...id, name: m['name'], arguments: m['arguments'], output: m['output'] };
-    // Provider items the SDK passes through: a unit of their own, nothing read as text.
+    // Provider items the SDK passes through: counted as what it sends.
     case 'unknown':
-      return { type: 'compaction_trigger', ...id };
+      return unknownView(m);
     case 'tool_search_call':
     case 'tool_search_output':
       return { ...m, ...(callId !== undefined ? { call_id: callId } : {}) };
@@ -222,6 +249,9 @@ function sdkItem(original: Rec, fitted: Rec, index: number): unknown {
       return { ...original, output: sdkParts(fitted['output']) };
     case 'program_output':
       return { ...original, ['result' in original ? 'result' : 'output']: fitted['result'] };
+    case 'unknown':
+      // The SDK sends providerData as it is: the rewritten wire item (an output truncated, stubbed).
+      return { ...original, providerData: fitted };
     case 'shell_call_output': {
       const first: unknown = Array.isArray(fitted['output']) ? fitted['output'][0] : undefined;
       const stdout = isRecord(first) ? first['stdout'] : '';
@@ -254,8 +284,9 @@ interface Fitted {
  * calls of the server's last response (the SDK tells the filter nothing else of it). So an input
  * without a user message is read as continuing a history the server holds: each output in it
  * whose call is not in it (by the format's own pairing) answers a call the server holds; it is
- * read with a stand-in of that call just before it (a function call with its call id and name, or
- * the MCP approval request its response names), which is never sent, and kept, as the step in
+ * read with a stand-in of that call just before it (the format's call for that output, `callOf`:
+ * a function call with its call id and name, a computer call, the MCP approval request its
+ * response names, …), which is never sent, and kept, as the step in
  * flight is (the server refuses a call without its output). An input with a user message holds
  * its history: an output without its call there is left out, or refused in flight.
  */
@@ -275,13 +306,24 @@ function viewsOf(items: readonly AgentInputItem[]): Fitted {
   views.forEach((view, i) => {
     // A NUL-led id is the format's for an output that names no call: no stand-in can be its.
     const onServer = turns[i]!.results.filter((id) => !calls.has(id) && !id.startsWith('\u0000'));
+    let held = false;
     for (const id of onServer) {
-      const approval = isRecord(view) && view['type'] === 'mcp_approval_response';
-      push(approval ? { type: 'mcp_approval_request', id } : { type: 'function_call', call_id: id, name: isRecord(view) ? view['name'] : undefined }, -1, true);
+      // The call the output answers, as the format pairs them (a computer call for a computer call's output, …).
+      const call = callOf(view, id);
+      if (call === undefined) continue;
+      push(call, -1, true);
       calls.add(id);
+      held = true;
     }
-    push(view, i, onServer.length > 0);
+    push(view, i, held);
   });
+  return out;
+}
+
+/** For each view, the index of the SDK item it is read from; a stand-in's, the output it stands before (what it was made for). */
+function callerIndexes(fitted: Fitted): number[] {
+  const out = [...fitted.item];
+  for (let v = out.length - 2; v >= 0; v--) if (out[v]! < 0) out[v] = out[v + 1]!;
   return out;
 }
 
@@ -308,7 +350,13 @@ class Conversation {
     const fitted = readingInput(() => viewsOf(items), items);
     this.fitted = fitted;
     const { views } = fitted;
-    const result = await fitReported(this.session, views, { ...(instructions === undefined ? {} : { system: instructions }), ...(tools === undefined ? {} : { tools }) } as SessionTurnOptions, this.o.onFit);
+    let result: SessionFitResult<unknown>;
+    try {
+      result = await fitReported(this.session, views, { ...(instructions === undefined ? {} : { system: instructions }), ...(tools === undefined ? {} : { tools }) } as SessionTurnOptions, this.o.onFit);
+    } catch (err) {
+      // An error about a view names the caller's item: the stand-ins shift the views' indexes.
+      throw err instanceof CtxpackError && err.index !== undefined && err.message.includes(`messages[${err.index}]`) ? reindexed(err, 'messages', callerIndexes(fitted)) : err;
+    }
     // The result is the kept views in input order, each the view itself or its rewritten copy,
     // and with `summarize` the summary at `summary.index` (a user message, an input item as it is).
     const kept = result.decisions.filter((d) => d.included).map((d) => d.index).sort((a, b) => a - b);

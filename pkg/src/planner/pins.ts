@@ -13,7 +13,7 @@
  * @module
  */
 
-import { CtxpackError, describeValue } from '../errors.js';
+import { CtxpackError, describeValue, reindexed } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
 import { readBudgets } from '../validate/budgets.js';
 import { duplicateError } from '../validate/candidates.js';
@@ -88,11 +88,7 @@ function mapped<R>(origin: readonly number[], run: () => R): R {
     return run();
   } catch (err) {
     if (!(err instanceof CtxpackError) || err.index === undefined || err.field === undefined || err.code === 'INVALID_BUDGET') throw err;
-    const k = err.index;
-    const i = origin[k] ?? k;
-    const message = err.message.replace(/candidates\[(\d+)\]/g, (_, d: string) => `candidates[${origin[Number(d)] ?? d}]`);
-    const details = { field: err.field, index: i, ...(err.otherIndex === undefined ? {} : { otherIndex: origin[err.otherIndex] ?? err.otherIndex }), ...(err.cause === undefined ? {} : { cause: err.cause }) };
-    throw new CtxpackError(err.code, message, details);
+    throw reindexed(err, 'candidates', origin);
   }
 }
 
