@@ -109,3 +109,34 @@ test('random histories and budgets: always valid, and with a compaction always o
     if (has) assert.ok(opensWithCompaction(out.messages), `seed ${seed}`);
   }
 });
+
+// A new-user trial found the encrypted content of compaction and web search result blocks counted
+// as text: base64 through the counter, and into the relevance index. It is an opaque part, as the
+// Responses API's encrypted items are: a compaction's is "opaque metadata" beside the summary the
+// model reads (0), a web search result's stands for page content Anthropic bills as input tokens
+// (one token per byte it decodes to); countPart receives the block to count it better.
+test('Anthropic encrypted_content (compaction, web search result) is an opaque part, never text: 0 and one token per byte, countPart counts it', async () => {
+  const { randomBytes } = await import('node:crypto');
+  const blob = randomBytes(3000).toString('base64'); // 4000 characters, 3000 bytes
+  const opening = { role: 'user', content: 'Find the parser release notes.' };
+  const asked = { role: 'assistant', content: [{ type: 'server_tool_use', id: 'srv_1', name: 'web_search', input: { query: 'parser release notes' } }] };
+  const searched = (encrypted) => ({
+    role: 'assistant',
+    content: [{ type: 'web_search_tool_result', tool_use_id: 'srv_1', content: [{ type: 'web_search_result', url: 'https://example.com/notes', title: 'Release notes', encrypted_content: encrypted, page_age: null }] }],
+  });
+  const tokens = (h, extra = {}) => fitMessages(h, { format: 'anthropic', budgets: { tokens_max: 100_000 }, ...extra }).metrics.prompt_tokens;
+  const withBlob = tokens([opening, asked, searched(blob)]);
+  const without = tokens([opening, asked, searched('')]);
+  assert.equal(withBlob - without, 3000, 'a web search result: one token per byte of its encrypted content');
+
+  const compacted = (encrypted) => [{ role: 'assistant', content: [{ type: 'compaction', content: 'Summary: the parser is refactored.', encrypted_content: encrypted }] }, { role: 'user', content: 'Go on.' }];
+  assert.equal(tokens(compacted(blob)), tokens(compacted(null)), 'a compaction: its encrypted metadata is 0, its summary counted');
+  // countPart receives the block itself.
+  const seen = [];
+  const counted = tokens(compacted(blob), { countPart: (part) => (seen.push(part.type), part.type === 'compaction' ? 7 : undefined) });
+  assert.deepEqual(seen, ['compaction']);
+  assert.equal(counted, tokens(compacted(null)) + 7);
+  // Never text: the blob is not in what relevance reads (a query of its characters finds nothing).
+  const scores = (encrypted) => fitMessages([opening, asked, searched(encrypted), { role: 'user', content: 'thanks' }], { format: 'anthropic', budgets: { tokens_max: 100_000 }, query: blob.slice(0, 200) }).decisions.map((d) => d.score);
+  assert.deepEqual(scores(blob), scores(randomBytes(3000).toString('base64')));
+});

@@ -426,6 +426,42 @@ test('Anthropic cache TTL order: a 1-hour profile after a 5-minute marker of the
   assert.ok(mid.warnings.some((w) => w.startsWith('cache_ttl_shortened: ') && w.includes('messages[4]')));
 });
 
+// A new-user trial found the reverse case: with a 5-minute profile, the caller's own 1-hour marker
+// on a later message came after the session's 5-minute breakpoints (5m -> 1h), refused with a 400.
+test('Anthropic cache TTL order: a 5-minute profile before a 1-hour marker of the caller lengthens the breakpoints before it, says so, and prices what it writes', async () => {
+  const { anthropicControls, anthropicTtlCheck } = await import('./sdk-check.mjs');
+  const words = (w, n) => `${w} `.repeat(n);
+  const history = [{ role: 'user', content: 'Audit the repo.' }];
+  for (let i = 0; i < 4; i++) {
+    history.push({ role: 'assistant', content: [{ type: 'tool_use', id: `t${i}`, name: 'read', input: { i } }] });
+    history.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: words(`file ${i}`, 500) }] });
+  }
+  const five = { readCost: 0.1, writeCost: 1.25, minCacheableTokens: 1024, maxBreakpoints: 4, ttl: '5m' };
+  const system = [{ type: 'text', text: words('You are an auditor.', 800) }];
+  const fit = (h, cache = five) => createSession({ format: 'anthropic', system, budgets: { tokens_max: 100_000 }, breakpoints: true, cache }).fit(h);
+  const hourMark = (m) => ({ ...m, content: m.content.map((b) => ({ ...b, cache_control: { type: 'ephemeral', ttl: '1h' } })) });
+
+  // The caller's 1-hour marker on messages[6]: the breakpoints up to it are 1 hour, those after it 5 minutes.
+  const mid = fit(history.map((m, i) => (i === 6 ? hourMark(m) : m)));
+  assert.ok(mid.cache.breakpoints.some((b) => b.index <= 6) && mid.cache.breakpoints.some((b) => b.index > 6), mid.cache.breakpoints.map((b) => b.index).join(','));
+  for (const b of mid.cache.breakpoints) assert.equal(b.ttl, b.index <= 6 ? '1h' : '5m', `breakpoint at ${b.index}`);
+  anthropicTtlCheck(anthropicControls({ system, messages: mid.messages }), 'messages[6] 1h');
+  const warning = mid.warnings.find((w) => w.startsWith('cache_ttl_lengthened: '));
+  assert.ok(warning && warning.includes('messages[6]') && !warning.includes('auditor'), 'a warning names where, never the content');
+  // The last breakpoint, where the turn writes, stays 5 minutes: priced as the profile.
+  const plain = fit(history);
+  assert.ok(plain.cache.breakpoints.every((b) => b.ttl === '5m') && !plain.warnings.some((w) => w.startsWith('cache_ttl_')));
+
+  // On the last message: every breakpoint is 1 hour, and the turn is priced at the 1-hour write (2 where 5 minutes is 1.25).
+  const end = fit(history.map((m, i) => (i === history.length - 1 ? hourMark(m) : m)));
+  assert.ok(end.cache.breakpoints.length >= 2 && end.cache.breakpoints.every((b) => b.ttl === '1h'));
+  assert.deepEqual(anthropicTtlCheck(anthropicControls({ system, messages: end.messages }), 'last 1h'), end.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.cache_control).map(() => '1h'));
+  const hour = fit(history.map((m, i) => (i === history.length - 1 ? hourMark(m) : m)), { ...five, writeCost: 2, ttl: '1h' });
+  assert.deepEqual(end.cache.breakpoints, hour.cache.breakpoints);
+  assert.equal(end.metrics.predicted_cost, hour.metrics.predicted_cost);
+  assert.ok(end.metrics.predicted_cost > plain.metrics.predicted_cost);
+});
+
 // A new-user trial found NOT_MARKABLE excluding thinking blocks only: @anthropic-ai/sdk's block
 // params without a cache_control field (mcp_tool_listing, fallback) could be given a marker.
 test('Anthropic breakpoints never go on a block whose @anthropic-ai/sdk type has no cache_control', async () => {

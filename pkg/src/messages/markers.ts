@@ -156,13 +156,31 @@ export function firstShortMarker(tools: unknown, system: unknown, messages: read
 }
 
 /**
- * The lifetime of a marker ctxpack writes on `messages[index]`, given the first 5-minute marker
- * before it (`shortAt`, {@link firstShortMarker}). Anthropic refuses a request in which a 1-hour
- * marker comes after a 5-minute one ("A ttl='1h' cache_control block must not come after a
- * ttl='5m' cache_control block. Blocks are processed in the following order: tools, system,
- * messages"), so `'1h'` is shortened to `'5m'` on that message and after it. ctxpack's own markers
- * after a shortened one are after the same 5-minute marker, so none is longer than one before it.
+ * Where the last 1-hour marker stands among `messages`: the index of the last message holding
+ * one, -1 without any (tools and system prompt come before every message: a 1-hour marker there
+ * never follows a breakpoint ctxpack writes).
  */
-export function markerTtlAt(wanted: MarkerTtl, index: number, shortAt: number): MarkerTtl {
-  return wanted === '1h' && index >= shortAt ? '5m' : wanted;
+export function lastLongMarker(messages: readonly unknown[]): number {
+  for (let k = messages.length - 1; k >= 0; k--) if (controlsIn(messages[k]).some((c) => ttlOf(c) === '1h')) return k;
+  return -1;
+}
+
+/**
+ * The lifetime of a marker ctxpack writes on `messages[index]`, given the first 5-minute marker
+ * before it (`shortAt`, {@link firstShortMarker}) and the last 1-hour marker after it (`longAt`,
+ * {@link lastLongMarker}). Anthropic refuses a request in which a 1-hour marker comes after a
+ * 5-minute one ("A ttl='1h' cache_control block must not come after a ttl='5m' cache_control
+ * block. Blocks are processed in the following order: tools, system, messages"), so:
+ *
+ * - `'1h'` is shortened to `'5m'` on that message and after it (`shortAt`); ctxpack's own markers
+ *   after a shortened one are after the same 5-minute marker, so none is longer than one before it;
+ * - `'5m'` is lengthened to `'1h'` on a message at or before `longAt` (the caller's 1-hour marker
+ *   is after it, or on the same message, where ctxpack marks the last block). That costs nothing:
+ *   Anthropic bills every token up to the last 1-hour marker as a 1-hour write whatever the
+ *   markers before it say ("Mixing different TTLs": 1-hour writes for B − A, B the highest 1-hour
+ *   `cache_control` block), and ctxpack's lengthened markers are all before it.
+ */
+export function markerTtlAt(wanted: MarkerTtl, index: number, shortAt: number, longAt = -1): MarkerTtl {
+  if (wanted === '1h') return index >= shortAt ? '5m' : '1h';
+  return index <= longAt ? '1h' : '5m';
 }

@@ -187,6 +187,13 @@ export const responsesMedia: Recognizer = (p) => {
 export const anthropicMedia: Recognizer = (p) => {
   const type = p['type'];
   if (type === 'tool_use' || type === 'server_tool_use' || type === 'mcp_tool_use') return toolUse(p);
+  if (type === 'compaction' || type === 'web_search_result') {
+    // Encrypted content, never text: an opaque part (counted by ANTHROPIC_OPAQUE), the rest of the block read as text.
+    const encrypted = str(p['encrypted_content']);
+    if (encrypted === undefined) return undefined;
+    const { encrypted_content: _, ...visible } = p;
+    return { media: { kind: 'opaque', data: encrypted, part: p }, text: visible };
+  }
   if (type !== 'image' && type !== 'document') return undefined;
   const s = p['source'];
   if (!isRecord(s)) return undefined;
@@ -341,6 +348,20 @@ export interface MediaTally {
   uncounted: number;
 }
 
+/**
+ * Anthropic's encrypted content, by block type. A compaction's `encrypted_content` is "opaque
+ * metadata from prior compaction, to be round-tripped verbatim" (@anthropic-ai/sdk): what the
+ * model reads is its summary (`content`, counted as text), so 0. A web search result's stands for
+ * the page content, and "web search results retrieved throughout a conversation are counted as
+ * input tokens" (Anthropic's web search tool, "Usage and pricing"), in a relation to the blob no
+ * document gives: one token per byte it decodes to, a bound (a token is at least one byte of the
+ * text it reads) unless the text was compressed before it was encrypted. `countPart` counts
+ * either better (the block is the part it receives).
+ */
+const ANTHROPIC_OPAQUE: Readonly<Record<string, (m: MediaPart) => number>> = {
+  web_search_result: (m) => (typeof m.data === 'string' ? Math.ceil((m.data.length * 3) / 4) : 0),
+};
+
 /** A part's tokens and its descriptor (the prompt cache's identity of the part, never counted). */
 export function countMediaPart(m: MediaPart, rules: MediaRules, index: number, k: number, tally: MediaTally | undefined): { tokens: number; key: string } {
   const key = descriptor(m);
@@ -378,8 +399,12 @@ export function countMediaPart(m: MediaPart, rules: MediaRules, index: number, k
     if (pages === undefined && tally !== undefined) tally.unknownPdfs++;
     return { tokens: countPdfTokens(pages === undefined ? undefined : { pages }, { provider: rules.provider, model }), key: `${key}|${pages ?? '?'}p` };
   }
-  // Encrypted or referenced content: counted by its visible parts only (docs/messages.md).
-  if (m.kind === 'opaque') return { tokens: 0, key };
+  // Encrypted or referenced content: counted by its visible parts only (docs/messages.md), but
+  // Anthropic's web search results, billed as input tokens, at a bound from their bytes.
+  if (m.kind === 'opaque') {
+    const type = String(m.part['type']);
+    return { tokens: Object.hasOwn(ANTHROPIC_OPAQUE, type) ? ANTHROPIC_OPAQUE[type]!(m) : 0, key };
+  }
   // Audio and other files: no provider documents a rule for them.
   if (tally !== undefined) tally.uncounted++;
   return { tokens: 0, key };

@@ -88,6 +88,17 @@ export function fiveMinutePricing(p: Pricing): Pricing {
 }
 
 /**
+ * The pricing of a profile whose writes have the lifetime `ttl` (a turn's last breakpoint's,
+ * messages/markers.ts `markerTtlAt`): {@link fiveMinutePricing} for `'5m'`; for `'1h'` a 5-minute
+ * profile's `writeCost` scaled to the 1-hour write (its breakpoints lengthened before a 1-hour
+ * marker of the caller's), a 1-hour profile as it is.
+ */
+export function writtenPricing(p: Pricing, ttl: '5m' | '1h'): Pricing {
+  if (ttl === '5m') return fiveMinutePricing(p);
+  return p.ttl === '1h' ? p : { ...p, ttl: '1h', writeCost: p.writeCost / FIVE_MINUTE_WRITE_SHARE };
+}
+
+/**
  * Tokens the provider bills as cached, given the prompt's common prefix with the previous request
  * (`prefixTokens`) and, with explicit breakpoints, the previous request's breakpoints as prompt
  * tokens up to each (`reads`: only a prefix that ends at one of them is read).

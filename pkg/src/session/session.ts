@@ -19,8 +19,8 @@ import { CountCache, textKey } from '../tokens/cache.js';
 import { estimateTokens } from '../tokens/counter.js';
 import { invalidOption, optionsRecord, readBoolean, readCount, readNonEmptyString, rejectUnknownOptions } from '../validate/options.js';
 import { placeBreakpoints } from './breakpoints.js';
-import { ANTHROPIC_MAX_MARKERS, firstShortMarker, markerTtlAt, messageMarkers, type MarkerTtl } from '../messages/markers.js';
-import { cachedTokens, fiveMinutePricing, readPricing, requestCost, type Pricing } from './pricing.js';
+import { ANTHROPIC_MAX_MARKERS, firstShortMarker, lastLongMarker, markerTtlAt, messageMarkers, type MarkerTtl } from '../messages/markers.js';
+import { cachedTokens, fiveMinutePricing, readPricing, requestCost, writtenPricing, type Pricing } from './pricing.js';
 import { cutMargin, questionGives } from './question.js';
 import { cutBase, cutFill, planned, type CutBase, type Planned } from './cuts.js';
 import { readState, readStateKey } from './state.js';
@@ -404,6 +404,7 @@ class ChatSession implements Session {
     if (s.adapter.name === 'anthropic') for (const m of result.messages) callerMarkers += messageMarkers(m);
     // Each breakpoint's lifetime, by the request as sent (the caller's markers on the messages kept).
     const shortAt = short(result.messages);
+    const longAt = wanted === '5m' && this.pricing.maxBreakpoints > 0 ? lastLongMarker(result.messages) : -1;
     const placed = placeBreakpoints(
       result.messages,
       positions,
@@ -411,19 +412,23 @@ class ChatSession implements Session {
       this.pricing,
       this.breakpoints,
       Math.max(0, Math.min(this.pricing.maxBreakpoints, ANTHROPIC_MAX_MARKERS - callerMarkers)),
-      (index) => markerTtlAt(wanted, index, shortAt),
+      (index) => markerTtlAt(wanted, index, shortAt, longAt),
     );
-    const shortened = placed.breakpoints.filter((b) => b.ttl !== wanted);
+    const changed = placed.breakpoints.filter((b) => b.ttl !== wanted).length;
     const cacheWarnings: string[] = [];
-    if (shortened.length > 0) {
+    if (changed > 0 && wanted === '1h') {
       const where = shortAt < 0 ? 'options.tools or options.system' : `messages[${shortAt}] of the request`;
       cacheWarnings.push(
-        `cache_ttl_shortened: ${shortened.length} of the session's ${placed.breakpoints.length} breakpoint(s) have ttl '5m', not the profile's '1h': a 5-minute cache_control (on ${where}) comes before them, and Anthropic refuses a 1-hour marker after a 5-minute one; priced as 5-minute writes`,
+        `cache_ttl_shortened: ${changed} of the session's ${placed.breakpoints.length} breakpoint(s) have ttl '5m', not the profile's '1h': a 5-minute cache_control (on ${where}) comes before them, and Anthropic refuses a 1-hour marker after a 5-minute one; priced as 5-minute writes`,
+      );
+    } else if (changed > 0) {
+      cacheWarnings.push(
+        `cache_ttl_lengthened: ${changed} of the session's ${placed.breakpoints.length} breakpoint(s) have ttl '1h', not the profile's '5m': a 1-hour cache_control (on messages[${longAt}] of the request) comes after them, and Anthropic refuses a 1-hour marker after a 5-minute one; Anthropic bills the tokens up to that marker as 1-hour writes either way`,
       );
     }
-    // The price of the turn as written: 5-minute writes when its last breakpoint, where it writes, is.
+    // The price of the turn as written: the writes' lifetime is its last breakpoint's, where it writes.
     const last = placed.breakpoints.at(-1);
-    if (last !== undefined) pricing = last.ttl === '5m' ? fiveMinutePricing(this.pricing) : this.pricing;
+    if (last !== undefined) pricing = writtenPricing(this.pricing, last.ttl);
     this.turnPricing = pricing;
     this.previous = {
       n,

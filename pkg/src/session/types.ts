@@ -171,7 +171,8 @@ export interface CacheBreakpoint {
   /**
    * Its marker's lifetime: the profile's `ttl` (`'5m'` without one), but `'5m'` after a 5-minute
    * `cache_control` of the caller's (tools, system prompt, messages before it: Anthropic refuses a
-   * 1-hour marker after a 5-minute one; the warning `cache_ttl_shortened` says so).
+   * 1-hour marker after a 5-minute one; the warning `cache_ttl_shortened` says so), and `'1h'`
+   * before a 1-hour one of the caller's on a message (the warning `cache_ttl_lengthened`).
    */
   ttl: '5m' | '1h';
 }
