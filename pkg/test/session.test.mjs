@@ -382,16 +382,23 @@ test("cache 'anthropic-auto': Anthropic's automatic caching, no markers placed, 
   assert.throws(() => createSession({ format: 'anthropic', budgets: { tokens_max: 9000 }, cache: 'anthropic-auto', breakpoints: true }), (e) => e.code === 'INVALID_OPTION' && e.field === 'breakpoints');
 });
 
-// A new-user trial found a 1-hour profile writing its markers after the caller's 5-minute one on
-// the system prompt (5m -> 1h -> 1h), which Anthropic refuses with a 400.
-test('Anthropic cache TTL order: a 1-hour profile after a 5-minute marker of the caller writes 5-minute breakpoints, says so, and prices 5-minute writes', async () => {
-  const { anthropicControls, anthropicTtlCheck } = await import('./sdk-check.mjs');
-  const words = (w, n) => `${w} `.repeat(n);
+const words = (w, n) => `${w} `.repeat(n);
+
+/** The TTL-order tests' Anthropic history: a request, then four tool calls with 500-word results. */
+function auditHistory() {
   const history = [{ role: 'user', content: 'Audit the repo.' }];
   for (let i = 0; i < 4; i++) {
     history.push({ role: 'assistant', content: [{ type: 'tool_use', id: `t${i}`, name: 'read', input: { i } }] });
     history.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: words(`file ${i}`, 500) }] });
   }
+  return history;
+}
+
+// A new-user trial found a 1-hour profile writing its markers after the caller's 5-minute one on
+// the system prompt (5m -> 1h -> 1h), which Anthropic refuses with a 400.
+test('Anthropic cache TTL order: a 1-hour profile after a 5-minute marker of the caller writes 5-minute breakpoints, says so, and prices 5-minute writes', async () => {
+  const { anthropicControls, anthropicTtlCheck } = await import('./sdk-check.mjs');
+  const history = auditHistory();
   const hour = { readCost: 0.1, writeCost: 2, minCacheableTokens: 1024, maxBreakpoints: 4, ttl: '1h' };
   const fit = (system, cache = hour, h = history) => createSession({ format: 'anthropic', system, budgets: { tokens_max: 100_000 }, breakpoints: true, cache }).fit(h);
   const text = words('You are an auditor.', 800);
@@ -430,12 +437,7 @@ test('Anthropic cache TTL order: a 1-hour profile after a 5-minute marker of the
 // on a later message came after the session's 5-minute breakpoints (5m -> 1h), refused with a 400.
 test('Anthropic cache TTL order: a 5-minute profile before a 1-hour marker of the caller lengthens the breakpoints before it, says so, and prices what it writes', async () => {
   const { anthropicControls, anthropicTtlCheck } = await import('./sdk-check.mjs');
-  const words = (w, n) => `${w} `.repeat(n);
-  const history = [{ role: 'user', content: 'Audit the repo.' }];
-  for (let i = 0; i < 4; i++) {
-    history.push({ role: 'assistant', content: [{ type: 'tool_use', id: `t${i}`, name: 'read', input: { i } }] });
-    history.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: words(`file ${i}`, 500) }] });
-  }
+  const history = auditHistory();
   const five = { readCost: 0.1, writeCost: 1.25, minCacheableTokens: 1024, maxBreakpoints: 4, ttl: '5m' };
   const system = [{ type: 'text', text: words('You are an auditor.', 800) }];
   const fit = (h, cache = five) => createSession({ format: 'anthropic', system, budgets: { tokens_max: 100_000 }, breakpoints: true, cache }).fit(h);
@@ -473,7 +475,6 @@ test('Anthropic breakpoints never go on a block whose @anthropic-ai/sdk type has
     return /\n {4}cache_control\?:/.test(body) ? [] : [/\n {4}type: '([^']+)'/.exec(body)[1]];
   });
   assert.ok(unmarkable.includes('thinking') && unmarkable.length >= 2, unmarkable.join(','));
-  const words = (w, n) => `${w} `.repeat(n);
   for (const type of unmarkable) {
     const history = [
       { role: 'user', content: words('Audit the repo.', 600) },
