@@ -322,3 +322,43 @@ test('stubs and summaries together: per unit full, stubbed or the summary\'s, ev
   assert.ok(stubbed > 0, 'some tool results went as their stub');
   assert.ok(withSummary > 0 && summarized > 0, 'a summary stood for what the cuts left out');
 });
+
+// A new-user trial found the summary put inside a tool loop whose first step opens with thinking:
+// a user message after that step ends the turn, and the step after it opens with tool_use, which
+// Anthropic refuses with thinking on ("Expected `thinking` or `redacted_thinking`").
+test('a turn in flight that opens with thinking: no summary stands for its steps until a new user message ends it, and every request keeps the turn opening with its thinking', async () => {
+  const { keptCheck } = await import('./sdk-check.mjs');
+  const { extractiveSummarizer } = await import('ctxpack');
+  const words = 'login session token cookie expiry deploy auth redis cache nginx config timeout retry header cors jwt'.split(' ');
+  const log = (step) => Array.from({ length: 60 }, (_, i) => `Line ${i}: src/${words[(step * 7 + i) % words.length]}/${words[(step + i * 3) % words.length]}.ts error ${step * 100 + i}: ${words[(i + step * 2) % words.length]} failed.`).join('\n');
+  for (const format of ['anthropic', 'ai-sdk']) {
+    const session = createSession({ format, system: 'You are a coding agent.', budgets: { tokens_max: 9000 }, cache: format === 'anthropic' ? 'anthropic' : 'none', summarize: extractiveSummarizer(), summary: CHEAP });
+    const history = [{ role: 'user', content: format === 'anthropic' ? 'Why does login fail after the deploy?' : [{ type: 'text', text: 'Why does login fail after the deploy?' }] }];
+    const step = (k, thinking) => {
+      if (format === 'anthropic') {
+        history.push({ role: 'assistant', content: [...(thinking ? [{ type: 'thinking', thinking: 'Plan: read the files.', signature: 'EqQBCkYIBxgC' }] : []), { type: 'text', text: `Step ${k}.` }, { type: 'tool_use', id: `toolu_${k}`, name: 'read', input: { k } }] });
+        history.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${k}`, content: log(k) }] });
+      } else {
+        history.push({ role: 'assistant', content: [...(thinking ? [{ type: 'reasoning', text: 'Plan: read the files.' }] : []), { type: 'text', text: `Step ${k}.` }, { type: 'tool-call', toolCallId: `c${k}`, toolName: 'read', input: { k } }] });
+        history.push({ role: 'tool', content: [{ type: 'tool-result', toolCallId: `c${k}`, toolName: 'read', output: { type: 'text', value: log(k) } }] });
+      }
+    };
+    let summaries = 0;
+    for (let k = 0; k < 40; k++) {
+      const r = session.fit(history);
+      keptCheck(format, history, r.messages);
+      if (r.summary !== null) summaries++;
+      step(k, k === 0);
+    }
+    assert.equal(summaries, 0, `${format}: no summary inside the thinking turn`);
+    // A new user message ends the turn: the summary goes in at a cut, and the next turn opens with thinking again.
+    history.push({ role: 'user', content: format === 'anthropic' ? 'And the cookie expiry?' : [{ type: 'text', text: 'And the cookie expiry?' }] });
+    for (let k = 40; k < 60; k++) {
+      const r = session.fit(history);
+      keptCheck(format, history, r.messages);
+      if (r.summary !== null) summaries++;
+      step(k, k === 40);
+    }
+    assert.ok(summaries > 0, `${format}: the summary is used after the turn`);
+  }
+});

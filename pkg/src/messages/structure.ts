@@ -253,8 +253,8 @@ export function pinnedMessages(
   if (latest >= 0) pinned[latest] = 1;
   if (n > 0) pinned[n - 1] = 1;
   // The turn in flight opens with the model's thinking: kept with the step in flight (Turn.opensWithThinking).
-  const opening = openingOfTurnInFlight(turns);
-  if (opening >= 0 && turns[opening]!.opensWithThinking === true) pinned[opening] = 1;
+  const opening = thinkingOpening(turns);
+  if (opening >= 0) pinned[opening] = 1;
   for (const i of pinnable) pinned[i] = 1;
   if (typeof keep === 'number') for (let i = Math.max(0, n - keep); i < n; i++) pinned[i] = 1;
   else if (keep !== undefined) for (let i = 0; i < n; i++) if (kept(keep, messages[i], i)) pinned[i] = 1;
@@ -298,6 +298,17 @@ function openingOfTurnInFlight(turns: readonly (Turn | undefined)[]): number {
   while (i >= 0 && !(turns[i]?.role === 'user' && turns[i]!.results.length === 0 && !toolMedia(turns, i))) i--;
   for (i++; i < turns.length; i++) if (turns[i]?.role === 'assistant') return i;
   return -1;
+}
+
+/**
+ * The first assistant message of the turn in flight when it opens with the model's thinking
+ * (`Turn.opensWithThinking`), else -1. With thinking on, Anthropic refuses a request whose turn in
+ * flight does not open with the thinking it began with: that message is pinned, and no user
+ * message may be put after it (a session's summary waits for the turn to end).
+ */
+export function thinkingOpening(turns: readonly (Turn | undefined)[]): number {
+  const opening = openingOfTurnInFlight(turns);
+  return opening >= 0 && turns[opening]!.opensWithThinking === true ? opening : -1;
 }
 
 /** Pins every member of a unit that has a pinned member. */

@@ -18,7 +18,7 @@
 
 import { adapterOf } from '../messages/formats.js';
 import type { PreparedFit } from '../messages/pipeline.js';
-import { latestUserMessage } from '../messages/structure.js';
+import { latestUserMessage, thinkingOpening } from '../messages/structure.js';
 import type { FormatAdapter, Turn } from '../messages/turns.js';
 import type { MessageDecision } from '../messages/types.js';
 import { textKey } from '../tokens/cache.js';
@@ -408,11 +408,15 @@ export class Summaries {
       j = runEnd(rw.at + 1);
       if (j <= spanEnd) return; // a message of its span kept in full: nothing new to fold in
     } else {
-      // The largest run the cut leaves out after the task (a cut by value may keep some units between).
+      // The largest run the cut leaves out after the task (a cut by value may keep some units between),
+      // before the thinking that opens the turn in flight, if it does: a user message after it would
+      // end that turn, and the step after it would not open with thinking (Anthropic refuses it).
+      // A fold's run stops there anyway: that message is pinned.
       first = afterTask(prep as PreparedFit<unknown>);
       j = first;
       let best = 0;
-      for (let k = first; k < n; ) {
+      const opening = thinkingOpening(turns);
+      for (let k = first; k < (opening >= 0 ? opening : n); ) {
         const end = runEnd(k);
         if (end === k) {
           k = Math.max(...units.members.get(units.unitOf[k]!)!, k) + 1;
