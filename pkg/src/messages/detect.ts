@@ -40,7 +40,7 @@ const ANTHROPIC_BLOCKS = new Set([
   'tool_removal',
   'fallback',
 ]);
-const OPENAI_ROLES = new Set(['system', 'developer', 'tool']);
+const OPENAI_ROLES = new Set(['system', 'developer', 'tool', 'function']);
 /** Content part types of the Responses API that chat completions does not use (it shares `refusal`). */
 const RESPONSES_PARTS = new Set(['input_text', 'output_text', 'input_image', 'input_file']);
 
@@ -89,7 +89,7 @@ function formatOfPart(p: Readonly<Record<string, unknown>>): 'ai-sdk' | 'anthrop
  *    `tool_result`, `thinking`, `server_tool_use`, `mcp_tool_use`, `search_result`,
  *    `container_upload`, `compaction`, the server tools' results…), or an `image` or `document`
  *    block with a `source` field: `'anthropic'`;
- * 5. a `system`, `developer` or `tool` role, or `tool_calls` on a message: `'openai'`;
+ * 5. a `system`, `developer`, `tool` or `function` role, or `tool_calls` or `function_call` on a message: `'openai'`;
  * 6. otherwise (plain user and assistant text, which every format reads alike): `'anthropic'` when
  *    `options.system` (Anthropic's top-level system prompt) is given, else `'openai'`.
  *
@@ -150,6 +150,6 @@ function detect(messages: readonly unknown[], options: { system?: unknown }): Me
   const evident = evidentFormat(messages);
   if (evident !== undefined) return evident;
   const records = messages.filter(isRecord);
-  if (records.some((m) => (typeof m['role'] === 'string' && OPENAI_ROLES.has(m['role'])) || m['tool_calls'] !== undefined)) return 'openai';
+  if (records.some((m) => (typeof m['role'] === 'string' && OPENAI_ROLES.has(m['role'])) || m['tool_calls'] !== undefined || m['function_call'] !== undefined)) return 'openai';
   return isRecord(options) && options.system !== undefined ? 'anthropic' : 'openai';
 }

@@ -1,6 +1,7 @@
 /**
  * OpenAI chat completions messages: `system` / `developer` / `user` / `assistant` (with
- * `tool_calls`) / `tool` (with `tool_call_id`).
+ * `tool_calls`, or the deprecated `function_call`) / `tool` (with `tool_call_id`) / the deprecated
+ * `function` (with `name`, the result of a `function_call`).
  *
  * @internal
  * @module
@@ -8,8 +9,9 @@
 
 import { openaiMedia, refuseBytes, replaceContentMedia, type MediaPart } from './media.js';
 import { collectText, firstUnknownPart, joinText, messageError, messageRecord, readCallId, readParts, readToolCalls, replaceMessageText, withMedia, withName, type FormatAdapter, type Turn } from './turns.js';
+import { isRecord } from '../validate/fields.js';
 
-const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
+const ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
 
 /**
  * The content part types each role takes (openai 7, `ChatCompletion*MessageParam`): a user
@@ -21,7 +23,16 @@ const PART_TYPES: Readonly<Record<(typeof ROLES)[number], readonly string[]>> = 
   user: ['text', 'image_url', 'input_audio', 'file'],
   assistant: ['text', 'refusal'],
   tool: ['text'],
+  function: ['text'],
 };
+
+/**
+ * The id a deprecated `function_call` and the `function` message answering it share: the
+ * function's name (they carry no id; the API pairs a result with the call just before it, and a
+ * tool message run joins the assistant message whose calls it answers, structure.ts). Led by a
+ * control character no API id holds.
+ */
+const functionId = (name: string): string => `\u0002function ${name}`;
 
 function read(message: unknown, index: number): Turn {
   const m = messageRecord(message, index);
@@ -45,8 +56,20 @@ function read(message: unknown, index: number): Turn {
     if (Array.isArray(list) && list.length === 0) throw messageError(index, 'tool_calls', 'absent or a non-empty array (the API refuses an empty one)', list);
     readToolCalls(list, index, calls, text, (call) => call['function'] ?? call['custom']);
   }
+  if (role === 'assistant' && m['function_call'] !== undefined && m['function_call'] !== null) {
+    const call = m['function_call'];
+    const name = isRecord(call) ? call['name'] : undefined;
+    if (typeof name !== 'string' || name.length === 0) throw messageError(index, 'function_call.name', 'a non-empty string', name);
+    calls.push(functionId(name));
+    collectText(call, text);
+  }
   if (role === 'tool') results.push(readCallId(m['tool_call_id'], index, 'tool_call_id'));
-  const turnRole = role === 'developer' || role === 'system' ? 'system' : (role as Turn['role']);
+  if (role === 'function') {
+    const name = m['name'];
+    if (typeof name !== 'string' || name.length === 0) throw messageError(index, 'name', 'a non-empty string (the function whose result it is)', name);
+    results.push(functionId(name));
+  }
+  const turnRole = role === 'developer' || role === 'system' ? 'system' : role === 'function' ? 'tool' : (role as Turn['role']);
   const emptyContent = (content === undefined || content === null) && !hasOtherContent(m, role, calls);
   const turn = withName(withMedia({ role: turnRole, calls, results, prose: turnRole === 'user' && !emptyContent, text: joinText(text) }, media), m['name']);
   if (unknownPart !== undefined) return { ...turn, unknownPart }; // content is an array: not empty
