@@ -17,6 +17,7 @@ import { defaultScale } from '../validate/variants.js';
 import { monotonicMs } from '../util/time.js';
 import { NOT_IN, problemReason, solveProblemSizes, type ProblemInput, type ProblemResult } from '../core/problem.js';
 import { ANTHROPIC_MAX_MARKERS, capMarkers, capsMarkers, fixedMarkers } from './markers.js';
+import { fitCitations } from './citations.js';
 import { adapterOf } from './formats.js';
 import { readRelevance, relevanceValues, type Bm25Memo } from './relevance.js';
 import { readCaller, type CallerOptions } from './caller.js';
@@ -471,6 +472,8 @@ function resultOf<M>(s: ScoredFit<M>, plan: FitPlan, fill: FitFill): FitMessages
       const before = s.adapter.name === 'anthropic' ? "options.system's and options.tools'" : "options.tools'";
       warnings.push(`cache_markers_removed: ${capped.removed} cache_control marker(s) on the messages were removed (the earliest), so that the request has at most ${ANTHROPIC_MAX_MARKERS} with ${before}`);
     }
+    // Citations of search results, true to the search results the request holds (citations.ts).
+    warnings.push(...fitCitations(kept, (k) => keptIndex[k]!, rebuild));
   }
   return {
     messages: kept,
