@@ -43,7 +43,8 @@
  * - `INVALID_MESSAGES`: `fitMessages` was given messages that break a rule of their format
  *   (`validateMessages`) among those it must keep (system messages, the latest user message, the
  *   last message's unit, `options.keep`): no subset of them is a valid request (`index` is the
- *   message, `field` the rule).
+ *   message, `field` the rule); or a LangChain message that carries `cache_control` markers past
+ *   Anthropic's limit and whose class refuses a copy without them (`field` `'cache_control'`).
  * - `PINNED_OVER_BUDGET`: what `fitMessages` must keep (system prompt and messages, the latest
  *   user message, the last message's unit, `options.keep`) alone exceeds the effective budget;
  *   the message says by how many tokens.

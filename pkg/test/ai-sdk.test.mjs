@@ -270,3 +270,64 @@ test('Anthropic cache TTL order: with a 1-hour profile after the caller\'s 5-min
     assert.equal(warnings.some((w) => w.startsWith('cache_ttl_shortened: ')), caller, `${glue}: the warning says it when it shortened`);
   }
 });
+
+// The caller's markers, told apart from the ones ctxpack writes (`{ type: 'ephemeral' }`) by their explicit ttl.
+const CALLER_MARK = { anthropic: { cacheControl: { type: 'ephemeral', ttl: '5m' } } };
+/**
+ * The cache markers an Anthropic request made of an AI SDK prompt carries, counted as
+ * @ai-sdk/anthropic counts them (4.0.105, read; not a dependency here, so the prompt the model
+ * receives is counted): a system message's own; per part of another message, the part's, else its
+ * tool output's, else the message's own on its last part; then the tools'. Past 4 the SDK drops
+ * them with a warning, so every marker counts toward the 4 in that order.
+ */
+function sdkMarks(prompt, sentTools = []) {
+  const control = (po) => po?.anthropic?.cacheControl ?? po?.anthropic?.cache_control;
+  const all = [];
+  for (const m of prompt) {
+    if (m.role === 'system') {
+      if (control(m.providerOptions)) all.push(control(m.providerOptions));
+      continue;
+    }
+    const parts = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+    parts.forEach((p, k) => {
+      const c = control(p.providerOptions) ?? control(p.output?.providerOptions) ?? (k === parts.length - 1 ? control(m.providerOptions) : undefined);
+      if (c) all.push(c);
+    });
+  }
+  for (const t of sentTools) if (control(t.providerOptions)) all.push(control(t.providerOptions));
+  const caller = all.filter((c) => c.ttl === '5m').length;
+  return { all: all.length, caller, ours: all.length - caller };
+}
+
+test("Anthropic: the caller's markers on the instructions and messages count against the four: the breakpoints the session reports are the ones the prompt carries", async () => {
+  const marked = (text) => ({ role: 'user', content: [{ type: 'text', text, providerOptions: CALLER_MARK }] });
+  for (const glue of ['middleware', 'prepareStep']) for (const callerMarks of [2, 3, 5]) {
+    const { model, calls } = agentModel({ provider: 'anthropic.messages' });
+    const fits = [];
+    const options = { budgets: { tokens_max: BUDGET }, onFit: (r) => fits.push(r) };
+    const args = glue === 'middleware'
+      ? { model: wrapLanguageModel({ model, middleware: ctxpackLanguageModelMiddleware(options) }) }
+      : { model, prepareStep: ctxpackPrepareStep({ ...options, tools }) };
+    // The instructions' marker, and the rest on earlier turns: on a part, and on a message (the SDK puts it on the message's last part).
+    const messages = [];
+    for (let k = 0; k < callerMarks - 1; k++) {
+      messages.push(k % 2 === 0 ? marked(`an earlier question ${k}: ${'about the session store '.repeat(30)}`) : { role: 'user', content: `an earlier question ${k}`, providerOptions: CALLER_MARK });
+      messages.push({ role: 'assistant', content: `an earlier answer ${k}` });
+    }
+    messages.push({ role: 'user', content: TASK });
+    await generateText({ ...args, tools, instructions: { role: 'system', content: INSTRUCTIONS, providerOptions: CALLER_MARK }, messages, stopWhen: stepCountIs(12) });
+    assert.equal(calls.length, 12);
+    // prepareStep reports the first step's fit too, and the middleware every call's: the last 12.
+    const last = fits.slice(-calls.length);
+    let written = 0;
+    for (const [k, { prompt, tools: sent }] of calls.entries()) {
+      const marks = sdkMarks(prompt, sent);
+      // ctxpack adds none past 4 (the caller's own past 4 are the SDK's to drop, with its warning).
+      assert.ok(marks.all <= Math.max(4, callerMarks), `${glue}, ${callerMarks} caller's markers, request ${k}: ${marks.all} markers (the SDK would drop the ones past 4)`);
+      assert.equal(marks.caller, callerMarks, `${glue}, request ${k}: the caller's markers`);
+      assert.equal(marks.ours, last[k].cache.breakpoints.length, `${glue}, ${callerMarks} caller's markers, request ${k}: the session reports ${last[k].cache.breakpoints.length} breakpoints, the prompt carries ${marks.ours}`);
+      written += marks.ours;
+    }
+    if (callerMarks < 4) assert.ok(written > 0, `${glue}: the room left is used`);
+  }
+});

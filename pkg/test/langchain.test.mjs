@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createAgent, createMiddleware, MiddlewareError, tool } from 'langchain';
 import { MemorySaver } from '@langchain/langgraph';
-import { AIMessage, BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { FakeListChatModel } from '@langchain/core/utils/testing';
 import { ChatAnthropic } from '@langchain/anthropic';
 import { Tiktoken } from 'js-tiktoken/lite';
@@ -191,15 +191,15 @@ test('the agent\'s system prompt and its tools\' names, descriptions and schemas
   assert.equal(withJson, withBig, 'the same schema as JSON Schema counts the same');
 });
 
-/** @langchain/anthropic's real ChatAnthropic over the real Anthropic client, whose fetch records each request body and answers locally: read_file for 63 calls, then text. */
-function anthropicModel() {
+/** @langchain/anthropic's real ChatAnthropic over the real Anthropic client, whose fetch records each request body and answers locally: read_file for `steps - 1` calls, then text. */
+function anthropicModel(steps = STEPS) {
   const bodies = [];
   const fetch = async (_url, init) => {
     const body = JSON.parse(init.body);
     bodies.push(body);
     const k = bodies.length;
-    const content = k < STEPS ? [{ type: 'tool_use', id: `call_${k}`, name: READ_FILE.name, input: { path: `src/auth/file${k}.ts` } }] : [{ type: 'text', text: 'Fixed.' }];
-    const reply = { id: `msg_${k}`, type: 'message', role: 'assistant', model: body.model, content, stop_reason: k < STEPS ? 'tool_use' : 'end_turn', stop_sequence: null, usage: { input_tokens: 10, output_tokens: 10 } };
+    const content = k < steps ? [{ type: 'tool_use', id: `call_${k}`, name: READ_FILE.name, input: { path: `src/auth/file${k}.ts` } }] : [{ type: 'text', text: 'Fixed.' }];
+    const reply = { id: `msg_${k}`, type: 'message', role: 'assistant', model: body.model, content, stop_reason: k < steps ? 'tool_use' : 'end_turn', stop_sequence: null, usage: { input_tokens: 10, output_tokens: 10 } };
     return new Response(JSON.stringify(reply), { status: 200, headers: { 'content-type': 'application/json' } });
   };
   return { bodies, model: new ChatAnthropic({ model: 'claude-sonnet-4-5', apiKey: 'sk-test', maxRetries: 0, clientOptions: { fetch } }) };
@@ -266,4 +266,80 @@ test('ChatAnthropic: a cache_control the caller put on a tool counts against the
     const marks = inTools + cacheMarks(body.messages) + (Array.isArray(body.system) ? cacheMarks(body.system) : 0);
     assert.ok(marks <= 4, `request ${k}: ${marks} markers`);
   }
+});
+
+// The caller's markers, told apart from the ones ctxpack writes (`{ type: 'ephemeral' }`) by their explicit ttl.
+const CALLER_MARK = { type: 'ephemeral', ttl: '5m' };
+/** The cache_control markers of a request body, the caller's (`ttl: '5m'`) and ctxpack's apart: system blocks, tools, message blocks and the blocks inside a tool_result. */
+function bodyMarks(body) {
+  const all = [];
+  const walk = (blocks) => Array.isArray(blocks) && blocks.forEach((b) => (b.cache_control && all.push(b.cache_control), walk(b.content)));
+  walk(Array.isArray(body.system) ? body.system : []);
+  walk(body.tools);
+  walk(body.messages);
+  const caller = all.filter((c) => c.ttl === '5m').length;
+  return { all: all.length, caller, ours: all.length - caller };
+}
+
+test('ChatAnthropic: the caller\'s markers on messages count against the four: the session\'s breakpoints are the ones the body carries, and past four the earliest of the caller\'s go', async () => {
+  const marked = (text) => [{ type: 'text', text, cache_control: CALLER_MARK }];
+  for (const callerMarks of [2, 5]) {
+    const { bodies, model } = anthropicModel(12);
+    const fits = [];
+    // The system prompt's marker, and callerMarks - 1 on earlier turns of the conversation.
+    const systemPrompt = new SystemMessage({ content: marked(SYSTEM) });
+    const history = [];
+    for (let k = 0; k < callerMarks - 1; k++) history.push(new HumanMessage({ content: marked(`an earlier question ${k}: ${'about the session store '.repeat(30)}`) }), new AIMessage(`an earlier answer ${k}`));
+    history.push(new HumanMessage(TASK));
+    const agent = createAgent({ model, tools: [readFile], systemPrompt, middleware: [ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET }, onFit: (r) => fits.push(r) })] });
+    await agent.invoke({ messages: history }, { recursionLimit: 1_000 });
+    assert.equal(bodies.length, 12);
+    assert.equal(fits.length, bodies.length);
+    let written = 0;
+    for (const [k, body] of bodies.entries()) {
+      assert.deepEqual(validateMessages(body.messages, 'anthropic'), [], `request ${k}: invalid`);
+      const marks = bodyMarks(body);
+      assert.ok(marks.all <= 4, `${callerMarks} caller's markers, request ${k}: ${marks.all} markers (Anthropic refuses more than 4)`);
+      assert.equal(marks.caller, Math.min(callerMarks, 4), `request ${k}: the caller's markers sent`);
+      assert.equal(marks.ours, fits[k].cache.breakpoints.length, `${callerMarks} caller's markers, request ${k}: the session reports ${fits[k].cache.breakpoints.length} breakpoints, the body holds ${marks.ours}`);
+      assert.equal(fits[k].warnings.some((w) => w.startsWith('cache_markers_removed: 1 ')), callerMarks > 4, `request ${k}: the warning`);
+      written += marks.ours;
+    }
+    if (callerMarks < 4) assert.ok(written > 0, 'the room left is used');
+    // The caller's messages keep their markers (the request has copies).
+    assert.ok(history.every((m) => typeof m.content === 'string' || m.content[0].cache_control === CALLER_MARK));
+  }
+});
+
+test('fitMessages (langchain): more than 4 markers with the tools\' are cut to 4, the earliest removed, on copies of the same LangChain classes; the real ChatAnthropic sends them', async () => {
+  const block = (text) => ({ type: 'text', text, cache_control: CALLER_MARK });
+  const history = [
+    new SystemMessage({ content: [block(SYSTEM)] }),
+    new HumanMessage({ content: [block('first question')] }),
+    new AIMessage({ content: [block('let me look')], tool_calls: [{ id: 'call_a', name: READ_FILE.name, args: { path: 'a.ts' } }] }),
+    new ToolMessage({ content: [block(READ_FILE.read('a.ts'))], tool_call_id: 'call_a', name: READ_FILE.name }),
+    new AIMessage({ content: [block('found it')] }),
+    new HumanMessage({ content: [block('and now?')] }),
+  ];
+  const tools = [{ name: 'lookup', description: 'Looks a word up.', input_schema: { type: 'object', properties: { q: { type: 'string' } } }, cache_control: CALLER_MARK }];
+  const r = fitMessages(history, { format: 'langchain', tools, budgets: { tokens_max: 100_000 } });
+  assert.equal(r.messages.length, history.length);
+  assert.ok(r.warnings.some((w) => w.startsWith('cache_markers_removed: 3 ')), r.warnings.join('\n'));
+  // The latest three stay (with the tool's, four); the earliest three are copies without theirs.
+  assert.deepEqual(r.messages.map((m) => (m.content[0].cache_control ? 1 : 0)), [0, 0, 0, 1, 1, 1]);
+  for (const [k, m] of r.messages.entries()) {
+    assert.equal(m.constructor, history[k].constructor, `messages[${k}] keeps its class`);
+    assert.equal(m.content[0].text, history[k].content[0].text);
+  }
+  assert.equal(r.messages[3], history[3], 'a message whose markers stay is the caller\'s own');
+  assert.deepEqual(r.messages[2].tool_calls, history[2].tool_calls);
+  assert.ok(history.every((m) => m.content[0].cache_control === CALLER_MARK), 'the caller\'s messages are untouched');
+  assert.deepEqual(validateMessages(r.messages, 'langchain'), []);
+  const { bodies, model } = anthropicModel(1);
+  await model.bindTools(tools).invoke(r.messages);
+  assert.equal(bodyMarks(bodies[0]).all, 4, 'the body the real client sends');
+  // Within the limit: the messages themselves, no warning.
+  const plain = fitMessages(history.slice(2), { format: 'langchain', budgets: { tokens_max: 100_000 } });
+  assert.ok(plain.messages.every((m, k) => m === history[k + 2]));
+  assert.ok(!plain.warnings.some((w) => w.startsWith('cache_markers_removed')));
 });

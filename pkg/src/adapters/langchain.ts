@@ -21,7 +21,7 @@ import { isRecord } from '../validate/fields.js';
 import { invalidOption } from '../validate/options.js';
 import { jsonSchemaOf } from './schemas.js';
 import { cacheControlOf } from '../messages/markers.js';
-import { type AdapterOptions, type AdapterSpec, anthropicBreakpoints, Conversations, fitReported, placesBreakpoints, readAdapterOptions, readBreakpoints, textsKey } from './sessions.js';
+import { type AdapterOptions, type AdapterSpec, Conversations, fitReported, placesBreakpoints, readAdapterOptions, readBreakpoints, textsKey } from './sessions.js';
 
 /** `createMiddleware`'s brand (langchain's `MIDDLEWARE_BRAND`, a registered symbol): made here so that nothing of langchain is imported. */
 const MIDDLEWARE_BRAND = Symbol.for('AgentMiddleware');
@@ -151,10 +151,12 @@ class Conversation {
     const result = await fitReported(this.session, [...head, ...messages], { tools } as SessionTurnOptions, this.o.onFit);
     const out = result.messages.slice();
     if (this.mark) {
-      for (const { index, ttl } of anthropicBreakpoints(result.cache.breakpoints, tools, out)) out[index] = withCacheControl(out[index]!, cacheControlOf(ttl));
+      // The session planned its breakpoints within the markers the caller placed (tools, messages): each is written.
+      for (const { index, ttl } of result.cache.breakpoints) out[index] = withCacheControl(out[index]!, cacheControlOf(ttl));
     }
-    // The system prompt is pinned, so it leads what the session returns; the agent sends it beside the messages.
-    return head.length > 0 && result.messages[0] === system ? { messages: out.slice(1), system: out[0] } : { messages: out, system };
+    // The system prompt is pinned, so it leads what the session returns (itself, or a copy without
+    // markers past the limit); the agent sends it beside the messages.
+    return head.length > 0 && result.decisions[0]?.included === true && out[0]?.getType() === 'system' ? { messages: out.slice(1), system: out[0] } : { messages: out, system };
   }
 }
 

@@ -16,7 +16,7 @@ import { isRecord } from '../validate/fields.js';
 import { invalidOption } from '../validate/options.js';
 import { jsonSchemaOf } from './schemas.js';
 import { cacheControlOf } from '../messages/markers.js';
-import { type AdapterOptions, type AdapterSpec, anthropicBreakpoints, fitReported, placesBreakpoints, readBreakpoints, textsKey } from './sessions.js';
+import { type AdapterOptions, type AdapterSpec, fitReported, placesBreakpoints, readBreakpoints, textsKey } from './sessions.js';
 
 /**
  * The format the adapters fit: the AI SDK already enforced its own `allowSystemInMessages` on
@@ -98,12 +98,13 @@ export class PromptConversation {
     this.marks = anthropic && o.breakpoints && placesBreakpoints(cache);
   }
 
-  /** Fits `history`; with Anthropic, the session's breakpoints as `providerOptions` on copies, within the markers the caller left. */
+  /** Fits `history`; with Anthropic, the session's breakpoints as `providerOptions` on copies (the session leaves room for the caller's markers). */
   async fit<M>(history: readonly M[], system: unknown, tools: unknown): Promise<M[]> {
     const result = await fitReported(this.session, history, { system, tools } as SessionTurnOptions, this.o.onFit);
     const out = result.messages.slice();
     if (!this.marks) return out;
-    for (const { index, ttl } of anthropicBreakpoints(result.cache.breakpoints, system, tools, out)) out[index] = withProviderOptions(out[index]!, { cacheControl: cacheControlOf(ttl) });
+    // The session planned its breakpoints within the markers the caller placed (system, tools, messages): each is written.
+    for (const { index, ttl } of result.cache.breakpoints) out[index] = withProviderOptions(out[index]!, { cacheControl: cacheControlOf(ttl) });
     return out;
   }
 }

@@ -10,11 +10,10 @@
  */
 
 import { CtxpackError, readingInput, shownName } from '../errors.js';
-import { ANTHROPIC_MAX_MARKERS, controlsIn } from '../messages/markers.js';
 import { collectText, joinText } from '../messages/turns.js';
 import { CREATE_SESSION_OPTIONS, createSession, type Session } from '../session/session.js';
 import { readPricing } from '../session/pricing.js';
-import type { CacheBreakpoint, CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions } from '../session/types.js';
+import type { CachePricing, SessionFitResult, SessionOptions, SessionTurnOptions } from '../session/types.js';
 import { textKey } from '../tokens/cache.js';
 import { isRecord, type Unchecked } from '../validate/fields.js';
 import { readBudgets } from '../validate/budgets.js';
@@ -130,17 +129,6 @@ export function readBreakpoints(o: Unchecked): boolean {
 /** Whether the cache profile `cache` places breakpoints (an adapter writes them as Anthropic's markers). */
 export function placesBreakpoints(cache: CachePricing): boolean {
   return readPricing(cache).maxBreakpoints > 0;
-}
-
-/**
- * The session's breakpoints an adapter marks: the last ones (the next request reads them), as
- * many as Anthropic's 4 markers less those the caller placed in `placed` (system, tools,
- * messages: messages/markers.ts `controlsIn`). Each is written with its own `ttl` (the session's:
- * shortened after a 5-minute marker of the caller's), `cacheControlOf(ttl)`.
- */
-export function anthropicBreakpoints(breakpoints: readonly CacheBreakpoint[], ...placed: unknown[]): readonly CacheBreakpoint[] {
-  const room = Math.max(0, ANTHROPIC_MAX_MARKERS - placed.reduce((n: number, p) => n + controlsIn(p).length, 0));
-  return breakpoints.slice(Math.max(0, breakpoints.length - room));
 }
 
 /** `maxSessions`: a positive integer (0 would keep no conversation's session: refused rather than read as 1). */

@@ -130,4 +130,5 @@ export const langchain: FormatAdapter = {
   replaceResults,
   replaceMedia,
   replaceText: (m, replace) => withContent(m, replaceContentText((m as Record<string, unknown>)['content'], replace)),
+  withContent,
 };

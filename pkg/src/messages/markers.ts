@@ -1,7 +1,8 @@
 /**
  * Anthropic's `cache_control` markers on a request: counted over the tools, the system prompt and
- * the messages, and kept within the provider's limit (a format rule: every fitMessages request
- * obeys it; sessions place their own breakpoints within what is left, session/breakpoints.ts).
+ * the messages (Anthropic's, LangChain's and the AI SDK's), and kept within the provider's limit
+ * (a format rule: every fitMessages request in the Anthropic and LangChain formats obeys it;
+ * sessions place their own breakpoints within what is left, session/breakpoints.ts).
  *
  * @internal
  * @module
@@ -32,14 +33,69 @@ function blockMarkers(blocks: unknown): number {
   return count;
 }
 
-/** The markers a message carries. */
-export function messageMarkers(message: unknown): number {
+/** The markers a message carries on its blocks (Anthropic's, LangChain's). */
+function blockMessageMarkers(message: unknown): number {
   return isRecord(message) ? blockMarkers(message['content']) : 0;
 }
 
-/** The markers of a top-level system prompt (a string has none). */
-export function fixedMarkers(system: unknown): number {
-  return blockMarkers(system);
+/** The formats whose messages carry Anthropic's `cache_control` on their content blocks, where {@link capMarkers} keeps a request within the limit. */
+export function capsMarkers(format: string): boolean {
+  return format === 'anthropic' || format === 'langchain';
+}
+
+/**
+ * The markers of an AI SDK value (a message, a part, a system message, a tool): its own
+ * `providerOptions.anthropic.cacheControl` ({@link ownControl}), those of its parts, and those of a
+ * tool result's `output` and of its `content` items. `@ai-sdk/anthropic` counts a part's marker,
+ * else its output's, else the message's own on its last part, a thinking part's too (counted,
+ * then not sent): counted here every one, so never fewer than the SDK counts.
+ */
+function aiSdkMarkers(value: unknown, depth = 0): number {
+  if (depth > 6) return 0;
+  if (Array.isArray(value)) return value.reduce((n: number, v) => n + aiSdkMarkers(v, depth + 1), 0);
+  if (!isRecord(value)) return 0;
+  let n = (ownControl(value) !== undefined ? 1 : 0) + aiSdkMarkers(value['content'], depth + 1);
+  const output = value['output'];
+  if (isRecord(output)) n += (ownControl(output) !== undefined ? 1 : 0) + (output['type'] === 'content' ? aiSdkMarkers(output['value'], depth + 1) : 0);
+  return n;
+}
+
+/** A LangChain tool's markers: its own `cache_control` (an Anthropic tool), or its `extras.cache_control`, which `@langchain/anthropic` sends with the tool. */
+function langchainToolMarkers(tool: unknown): number {
+  if (!isRecord(tool)) return 0;
+  const extras = tool['extras'];
+  return (marked(tool) ? 1 : 0) + (marked(extras) ? 1 : 0);
+}
+
+/**
+ * The caller's markers a request in `format` carries in its messages: Anthropic's and LangChain's
+ * `cache_control` on content blocks and on the blocks of their `content` (a `tool_result`'s, a
+ * LangChain tool message's), the AI SDK's `providerOptions` ({@link aiSdkMarkers}); none in the
+ * other formats. Never fewer than the SDK that sends the request counts toward Anthropic's
+ * {@link ANTHROPIC_MAX_MARKERS}, so that a session plans no breakpoint that is not sent.
+ */
+export function messageMarkers(format: string, message: unknown): number {
+  if (capsMarkers(format)) return blockMessageMarkers(message);
+  return format === 'ai-sdk' ? aiSdkMarkers(message) : 0;
+}
+
+/**
+ * The caller's markers on what a request in `format` sends before its messages: `options.system`
+ * (Anthropic's blocks, the AI SDK's system messages; a string has none) and `options.tools`
+ * (Anthropic's tools, a LangChain tool's `extras`, the AI SDK's tools, an array or its `ToolSet`
+ * object), as {@link messageMarkers} counts.
+ */
+export function fixedMarkers(format: string, system: unknown, tools: unknown): number {
+  switch (format) {
+    case 'anthropic':
+      return blockMarkers(system) + blockMarkers(tools);
+    case 'langchain':
+      return blockMarkers(system) + (Array.isArray(tools) ? tools.reduce((n: number, t) => n + langchainToolMarkers(t), 0) : 0);
+    case 'ai-sdk':
+      return aiSdkMarkers(system) + aiSdkMarkers(isRecord(tools) && !Array.isArray(tools) ? Object.values(tools) : tools);
+    default:
+      return 0;
+  }
 }
 
 /** A copy of `blocks` without their first `drop` markers (depth first, in order); the blocks themselves when none is dropped. */
@@ -64,39 +120,53 @@ function dropMarkers(blocks: readonly unknown[], drop: { left: number }): readon
   return out ?? blocks;
 }
 
-/** A copy of `message` without its first `count` markers. */
-function withoutMarkers<M>(message: M, count: number): M {
-  const content = (message as Record<string, unknown>)['content'] as readonly unknown[];
-  return { ...message, content: dropMarkers(content, { left: count }) } as M;
+/** A copy of `message` without its first `count` markers: `rebuild(message, content)` (a LangChain message's class), else the record with that content; `undefined` when `rebuild` refuses. */
+function withoutMarkers<M>(message: M, count: number, rebuild?: (message: M, content: readonly unknown[]) => M | undefined): M | undefined {
+  const content = dropMarkers((message as Record<string, unknown>)['content'] as readonly unknown[], { left: count });
+  return rebuild === undefined ? ({ ...message, content } as M) : rebuild(message, content);
 }
 
 /**
  * Keeps a request within {@link ANTHROPIC_MAX_MARKERS}: the markers of messages `own` names (the
  * session's from an earlier turn, back in the history because the application sent our output
  * back as its history) are removed; then, while the messages' markers and `fixed` (the system
- * prompt's) exceed the limit, the earliest are removed. `messages` is updated in place with
- * copies; the caller's messages are never modified. Returns the caller's markers removed and the
- * markers left on the messages.
+ * prompt's and the tools') exceed the limit, the earliest are removed. `messages` is updated in
+ * place with copies (`rebuild`: how a message of the format is copied with other content; a
+ * plain copy of the record without it); the caller's messages are never modified. Returns the
+ * caller's markers removed and the markers left on the messages; `refused`, when markers past
+ * the limit stay because `rebuild` could copy no message that carries them, the first of those.
  */
-export function capMarkers<M>(messages: M[], fixed: number, own?: (k: number) => boolean): { removed: number; left: number } {
-  const counts = messages.map(messageMarkers);
+export function capMarkers<M>(
+  messages: M[],
+  fixed: number,
+  own?: (k: number) => boolean,
+  rebuild?: (message: M, content: readonly unknown[]) => M | undefined,
+): { removed: number; left: number; refused?: number } {
+  const counts = messages.map(blockMessageMarkers);
+  let refused: number | undefined;
+  const drop = (k: number, count: number): boolean => {
+    const copy = withoutMarkers(messages[k]!, count, rebuild);
+    if (copy === undefined) {
+      refused ??= k;
+      return false;
+    }
+    messages[k] = copy;
+    return true;
+  };
   let left = 0;
   for (let k = 0; k < messages.length; k++) {
-    if (counts[k]! > 0 && own?.(k) === true) {
-      messages[k] = withoutMarkers(messages[k]!, counts[k]!);
-      counts[k] = 0;
-    }
+    if (counts[k]! > 0 && own?.(k) === true && drop(k, counts[k]!)) counts[k] = 0;
     left += counts[k]!;
   }
   let excess = Math.max(0, Math.min(left, fixed + left - ANTHROPIC_MAX_MARKERS));
-  const removed = excess;
+  let removed = 0;
   for (let k = 0; k < messages.length && excess > 0; k++) {
-    const drop = Math.min(excess, counts[k]!);
-    if (drop === 0) continue;
-    messages[k] = withoutMarkers(messages[k]!, drop);
-    excess -= drop;
+    const count = Math.min(excess, counts[k]!);
+    if (count === 0 || !drop(k, count)) continue;
+    excess -= count;
+    removed += count;
   }
-  return { removed, left: left - removed };
+  return { removed, left: left - removed, ...(excess > 0 ? { refused: refused! } : {}) };
 }
 
 // ---- lifetimes ---------------------------------------------------------------------------------

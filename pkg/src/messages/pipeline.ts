@@ -16,7 +16,8 @@ import { invalidOption, optionsRecord, readBoolean, readCount, readEnum, readFun
 import { defaultScale } from '../validate/variants.js';
 import { monotonicMs } from '../util/time.js';
 import { NOT_IN, problemReason, solveProblemSizes, type ProblemInput, type ProblemResult } from '../core/problem.js';
-import { ANTHROPIC_MAX_MARKERS, capMarkers, fixedMarkers } from './markers.js';
+import { ANTHROPIC_MAX_MARKERS, capMarkers, capsMarkers, fixedMarkers } from './markers.js';
+import { fitCitations } from './citations.js';
 import { adapterOf } from './formats.js';
 import { readRelevance, relevanceValues, type Bm25Memo } from './relevance.js';
 import { readCaller, type CallerOptions } from './caller.js';
@@ -83,7 +84,7 @@ export interface PreparedFit<M> {
   readonly framing: FramingRule | undefined;
   /** Each stub's non-text parts (those outside its tool results), as `stubs`. */
   readonly stubMedia: readonly (readonly MediaPart[] | undefined)[];
-  /** Anthropic: the `cache_control` markers of `options.system` and `options.tools`, which count against the request's limit (0 in other formats). */
+  /** The caller's Anthropic cache markers on `options.system` and `options.tools`, which count against the request's limit (markers.ts `fixedMarkers`: Anthropic's, LangChain's, the AI SDK's; 0 in other formats). */
   readonly fixedMarkers: number;
   readonly turns: readonly Turn[];
   readonly units: Units;
@@ -264,7 +265,7 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
     t0, options: o, list, adapter, budget, counter, model, query, slicer, weights,
     mediaRules: { provider, model, countPart },
     framing: readBoolean(o, 'framing', true) ? FRAMING[provider] : undefined,
-    fixedMarkers: adapter.name === 'anthropic' ? fixedMarkers(system) + fixedMarkers(tools) : 0,
+    fixedMarkers: fixedMarkers(adapter.name, system, tools),
     turns, units, firstFromUser, pinned, broken, warnings, stubOf, stubs, stubMedia,
     ...(memo === undefined ? {} : { history: { memo, known: memo.known, read: memo.reads, same: memo.same } }),
     texts: { messages: memo === undefined ? turns.map((t) => t.text) : memo.texts, system: systemText, tools: toolsJson, stubs: stubTexts },
@@ -456,15 +457,23 @@ function resultOf<M>(s: ScoredFit<M>, plan: FitPlan, fill: FitFill): FitMessages
   }
   const warnings = [...s.warnings];
   if (n === 0) warnings.push('messages is empty: there is nothing to send');
-  if (s.adapter.name === 'anthropic') {
+  // The request as sent, in the formats of Anthropic's blocks (Anthropic's, and LangChain's, which
+  // @langchain/anthropic sends as they are): the caller's markers past Anthropic's limit removed.
+  if (capsMarkers(s.adapter.name)) {
     const own = plan.ownMarkers;
-    const keptIndex = own === undefined ? undefined : decisions.filter((d) => d.included).map((d) => d.index);
-    const capped = capMarkers(kept, s.fixedMarkers, keptIndex === undefined ? undefined : (k) => own![keptIndex[k]!] === 1);
-    if (capped.removed > 0) {
-      warnings.push(
-        `cache_markers_removed: ${capped.removed} cache_control marker(s) on the messages were removed (the earliest), so that the request has at most ${ANTHROPIC_MAX_MARKERS} with options.system's and options.tools'`,
-      );
+    const keptIndex = decisions.filter((d) => d.included).map((d) => d.index);
+    const rebuild = s.adapter.withContent as ((m: M, content: unknown) => M | undefined) | undefined;
+    const capped = capMarkers(kept, s.fixedMarkers, own === undefined ? undefined : (k) => own[keptIndex[k]!] === 1, rebuild);
+    if (capped.refused !== undefined) {
+      const index = keptIndex[capped.refused]!;
+      throw new CtxpackError('INVALID_MESSAGES', `messages[${index}] carries cache_control markers past Anthropic's limit of ${ANTHROPIC_MAX_MARKERS} a request, and its class refused a copy without them`, { index, field: 'cache_control' });
     }
+    if (capped.removed > 0) {
+      const before = s.adapter.name === 'anthropic' ? "options.system's and options.tools'" : "options.tools'";
+      warnings.push(`cache_markers_removed: ${capped.removed} cache_control marker(s) on the messages were removed (the earliest), so that the request has at most ${ANTHROPIC_MAX_MARKERS} with ${before}`);
+    }
+    // Citations of search results, true to the search results the request holds (citations.ts).
+    warnings.push(...fitCitations(kept, (k) => keptIndex[k]!, rebuild));
   }
   return {
     messages: kept,

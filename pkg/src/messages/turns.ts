@@ -136,6 +136,12 @@ export interface FormatAdapter {
    * truncated (`truncateUserMessage`). The caller's message is never modified.
    */
   replaceText(message: unknown, replace: (text: string) => string): unknown;
+  /**
+   * A new message like `message`, of its own class, with `content`: how a format whose messages
+   * are instances (LangChain's) is copied with other content (markers.ts `capMarkers`);
+   * `undefined` if the class refuses. Absent where a message is a plain record.
+   */
+  readonly withContent?: (message: unknown, content: unknown) => unknown;
 }
 
 /** The formats `fitMessages` and `validateMessages` take. */

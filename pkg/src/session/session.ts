@@ -399,9 +399,11 @@ class ChatSession implements Session {
       while (head < prefix.messages && entries[head]![2] <= baseTokens + HEAD_SHARE * s.budget.effective) head++;
     }
     const positions = this.pricing.maxBreakpoints > 0 ? [entries.length, prefix.messages, head, ...(sameSystem ? prev.breakpoints.map(([b]) => b) : [])] : [];
-    // Anthropic's limit counts the markers the caller placed (system prompt, messages) too.
+    // Anthropic's limit counts the markers the caller placed (tools, system prompt, the messages
+    // kept) too, in every format that carries them: no breakpoint is planned, remembered or priced
+    // that the request cannot carry (the adapters write every one).
     let callerMarkers = s.fixedMarkers;
-    if (s.adapter.name === 'anthropic') for (const m of result.messages) callerMarkers += messageMarkers(m);
+    for (const m of result.messages) callerMarkers += messageMarkers(s.adapter.name, m);
     // Each breakpoint's lifetime, by the request as sent (the caller's markers on the messages kept).
     const shortAt = short(result.messages);
     const longAt = wanted === '5m' && this.pricing.maxBreakpoints > 0 ? lastLongMarker(result.messages) : -1;
