@@ -1,6 +1,6 @@
 /**
  * `fitMessages`: a chat history in, the messages of a valid request under the budget out. The
- * stages it runs are in pipeline.ts.
+ * stages it runs are in pipeline.ts and choose.ts.
  *
  * @module
  */
@@ -10,7 +10,8 @@ import { callCache } from '../tokens/shared.js';
 import { invalidOption, readCount } from '../validate/options.js';
 import type { Unchecked } from '../validate/fields.js';
 import { countFit, prefillFit } from './count.js';
-import { chooseFit, competing, fitQuery, prepareFit, scoreFit, type PreparedFit } from './pipeline.js';
+import { competing, fitQuery, prepareFit, scoreFit, type PreparedFit } from './pipeline.js';
+import { chooseFit } from './choose.js';
 import { embedNeedsAsync, embedRelevance } from './caller.js';
 import { CountCache } from '../tokens/cache.js';
 import type { FitMessagesAsyncOptions, FitMessagesOptions, FitMessagesResult } from './types.js';

@@ -1,21 +1,22 @@
 /**
  * A session's cuts (docs/sessions.md): the stable head forced, then the prompt size that
  * minimises `cutObjective` (pricing.ts) among shares of the budget, each a fill of one problem
- * (pipeline.ts `fitProblem`): the problem is built once per turn, each size is a fill of it, and
+ * (messages/choose.ts `fitProblem`): the problem is built once per turn, each size is a fill of it, and
  * only the fill kept is made a result. session.ts decides when to cut.
  *
  * @internal
  * @module
  */
 
-import { fitProblem, type FitFill, type FitProblem, type ScoredFit } from '../messages/pipeline.js';
+import { fitProblem, type FitFill, type FitProblem } from '../messages/choose.js';
+import type { ScoredFit } from '../messages/pipeline.js';
 import { cutObjective, type Pricing } from './pricing.js';
 import type { PreviousRequest } from './types.js';
 
 /** The prompt sizes a cut considers, as shares of the budget: 100 % down to 30 %. */
 const CUT_SHARES = Array.from({ length: 15 }, (_, k) => 1 - k * 0.05);
 
-/** A plan's problem (pipeline.ts) and the fill of it a turn chose; its result is made once, for the fill kept. */
+/** A plan's problem (messages/choose.ts) and the fill of it a turn chose; its result is made once, for the fill kept. */
 export interface Planned<M> {
   readonly problem: FitProblem<M>;
   readonly fill: FitFill;

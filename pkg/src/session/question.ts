@@ -7,7 +7,8 @@
  * @module
  */
 
-import type { FitFill, ScoredFit } from '../messages/pipeline.js';
+import type { FitFill } from '../messages/choose.js';
+import type { ScoredFit } from '../messages/pipeline.js';
 import { requestCost, type Pricing } from './pricing.js';
 
 /**

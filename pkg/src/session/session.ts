@@ -9,7 +9,8 @@
 import { CtxpackError, readingInput, shownName } from '../errors.js';
 import { embedFit, readConcurrency } from '../messages/fit.js';
 import { DEFAULT_MAX_VECTORS, embedNeedsAsync } from '../messages/caller.js';
-import { FIT_OPTIONS, fitProblem, fitQuery, prepareFit, scoreFit, type FitFill, type PreparedFit, type ScoredFit } from '../messages/pipeline.js';
+import { FIT_OPTIONS, fitQuery, prepareFit, scoreFit, type PreparedFit, type ScoredFit } from '../messages/pipeline.js';
+import { fitProblem, type FitFill } from '../messages/choose.js';
 import { countFit, prefillFit } from '../messages/count.js';
 import { adapterOf } from '../messages/formats.js';
 import { Bm25Memo } from '../messages/relevance.js';

@@ -18,10 +18,10 @@
 
 import { adapterOf } from '../messages/formats.js';
 import type { PreparedFit } from '../messages/pipeline.js';
-import { latestUserMessage, thinkingOpening } from '../messages/structure.js';
-import type { FormatAdapter, Turn } from '../messages/turns.js';
+import { latestUserMessage } from '../messages/structure.js';
+import { afterTask, listOf, origOf, signatureOf, summaryRun, type Planned } from './summary-span.js';
+import type { FormatAdapter } from '../messages/turns.js';
 import type { MessageDecision } from '../messages/types.js';
-import { textKey } from '../tokens/cache.js';
 import { isRecord } from '../validate/fields.js';
 import { summaryLength, summaryPays, type Pricing, type SummaryPrice } from './pricing.js';
 import { userMessage } from './summary-message.js';
@@ -71,10 +71,8 @@ interface Job {
  * The history as planned: the summary inserted where its span starts, the span's messages after it
  * still candidates (a later cut may keep one in full; left out, it is the summary's).
  */
-interface Rewrite<M> {
+interface Rewrite<M> extends Planned {
   readonly list: readonly M[];
-  /** The summary's index in `list`, -1 without one. */
-  readonly at: number;
   readonly job: Job | undefined;
 }
 
@@ -90,43 +88,6 @@ export interface SummaryHost {
   /** Tokens the history grows by per turn (undefined before the second turn). */
   growth(): number | undefined;
   readonly pricing: Pricing;
-}
-
-/** The original index of the planned list's `k` (-1: the summary). */
-function origOf(rw: Rewrite<unknown>, k: number): number {
-  return rw.at < 0 || k < rw.at ? k : k === rw.at ? -1 : k - 1;
-}
-
-/** The planned list's index of the original message `i`. */
-function listOf(rw: Rewrite<unknown>, i: number): number {
-  return rw.at < 0 || i < rw.at ? i : i + 1;
-}
-
-/** The content of messages [start, end) of `list`, as the session reads it (role, tool ids, text). */
-function signatureOf(adapter: FormatAdapter, list: readonly unknown[], start: number, end: number): string | undefined {
-  if (end > list.length) return undefined;
-  const parts: string[] = [];
-  for (let i = start; i < end; i++) {
-    let t: Turn;
-    try {
-      t = adapter.read(list[i], i);
-    } catch {
-      return undefined;
-    }
-    parts.push(textKey(`${t.role}\u0001${t.calls.join('\u0002')}\u0001${t.results.join('\u0002')}\u0001${t.text}`));
-  }
-  return textKey(`${start}\u0003${parts.join('\u0003')}`);
-}
-
-/** The first index after the task: leading system messages, then the first user message's unit. */
-function afterTask(prep: PreparedFit<unknown>): number {
-  const { turns, units } = prep;
-  let i = 0;
-  while (i < turns.length && turns[i]!.role === 'system') i++;
-  if (i < turns.length && turns[i]!.role === 'user' && turns[i]!.prose) {
-    for (const j of units.members.get(units.unitOf[i]!)!) i = Math.max(i, j + 1);
-  }
-  return i;
 }
 
 /** A session's summaries: the one in its requests, and the summariser's jobs. */
@@ -383,52 +344,10 @@ export class Summaries {
    * into the new one).
    */
   private start<M>(history: readonly M[], rw: Rewrite<M>, r: SessionFitResult<M>, prep: PreparedFit<M>): void {
-    const { turns, units, pinned, broken } = prep;
-    const n = turns.length;
     const overhead = prep.budget.perFragmentOverhead;
-    /** The end of the run of whole units from `j`, contiguous, none pinned, broken or sent (j itself when there is none). */
-    const runEnd = (from: number): number => {
-      let j = from;
-      while (j < n) {
-        const members = units.members.get(units.unitOf[j]!)!;
-        const last = Math.max(...members);
-        if (Math.min(...members) !== j || last - j + 1 !== members.length) break;
-        if (members.some((k) => pinned[k] === 1 || broken[k] !== 0 || r.decisions[k]!.included)) break;
-        j = last + 1;
-      }
-      return j;
-    };
-    let first: number;
-    let j: number;
-    // A fold's new messages start after the summary in use and its span.
-    const spanEnd = rw.job === undefined ? -1 : listOf(rw, rw.job.end);
-    if (rw.at >= 0) {
-      // The summary in use and the run after it: folded into one (its span's messages left out too).
-      first = rw.at;
-      j = runEnd(rw.at + 1);
-      if (j <= spanEnd) return; // a message of its span kept in full: nothing new to fold in
-    } else {
-      // The largest run the cut leaves out after the task (a cut by value may keep some units between),
-      // before the thinking that opens the turn in flight, if it does: a user message after it would
-      // end that turn, and the step after it would not open with thinking (Anthropic refuses it).
-      // A fold's run stops there anyway: that message is pinned.
-      first = afterTask(prep as PreparedFit<unknown>);
-      j = first;
-      let best = 0;
-      const opening = thinkingOpening(turns);
-      for (let k = first; k < (opening >= 0 ? opening : n); ) {
-        const end = runEnd(k);
-        if (end === k) {
-          k = Math.max(...units.members.get(units.unitOf[k]!)!, k) + 1;
-          continue;
-        }
-        let tokens = 0;
-        for (let i = k; i < end; i++) tokens += r.decisions[i]!.cost_tokens + overhead;
-        if (tokens > best) [best, first, j] = [tokens, k, end];
-        k = end;
-      }
-    }
-    if (j === first) return; // nothing to summarise
+    const run = summaryRun(prep as PreparedFit<unknown>, rw, r);
+    if (run === undefined) return; // nothing to summarise
+    const { first, end: j, spanEnd } = run;
     // The span in the original history's indexes (the summary in use stands for its own span).
     const start = first === rw.at ? rw.job!.start : origOf(rw, first);
     const end = origOf(rw, j - 1) + 1;
