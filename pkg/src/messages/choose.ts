@@ -15,7 +15,7 @@ import { fitCitations } from './citations.js';
 import { ANTHROPIC_MAX_MARKERS, capMarkers, capsMarkers } from './markers.js';
 import type { ScoredFit } from './pipeline.js';
 import { COMPACTED } from './structure.js';
-import type { Turn } from './turns.js';
+import { copyWithContent, type Turn } from './turns.js';
 import type { FitMessagesResult, MessageDecision, MessageDecisionReason } from './types.js';
 
 /**
@@ -150,7 +150,7 @@ function resultOf<M>(s: ScoredFit<M>, plan: FitPlan, fill: FitFill): FitMessages
   if (capsMarkers(s.adapter.name)) {
     const own = plan.ownMarkers;
     const keptIndex = decisions.filter((d) => d.included).map((d) => d.index);
-    const rebuild = s.adapter.withContent as ((m: M, content: unknown) => M | undefined) | undefined;
+    const rebuild = (m: M, content: unknown): M | undefined => copyWithContent(s.adapter, m, content);
     const capped = capMarkers(kept, s.fixedMarkers, own === undefined ? undefined : (k) => own[keptIndex[k]!] === 1, rebuild);
     if (capped.refused !== undefined) {
       const index = keptIndex[capped.refused]!;

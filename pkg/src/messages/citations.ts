@@ -87,11 +87,11 @@ function citedContent(content: unknown, results: readonly SearchResult[], counts
 /**
  * Keeps the search citations of `messages` (a request's kept messages, Anthropic's or LangChain's)
  * true to the `search_result` blocks the request holds: updated in place with copies (`rebuild`:
- * how a message of the format is copied with other content; a plain copy of the record without
- * it), the caller's messages never modified. Returns the warnings, naming the messages by their
+ * how a message of the format is copied with other content, turns.ts `copyWithContent`), the
+ * caller's messages never modified. Returns the warnings, naming the messages by their
  * index in the history (`indexOf`).
  */
-export function fitCitations<M>(messages: M[], indexOf: (k: number) => number, rebuild?: (message: M, content: unknown) => M | undefined): string[] {
+export function fitCitations<M>(messages: M[], indexOf: (k: number) => number, rebuild: (message: M, content: unknown) => M | undefined): string[] {
   const results: SearchResult[] = [];
   for (const m of messages) if (isRecord(m)) searchResults(m['content'], results);
   const removed: number[] = [];
@@ -104,7 +104,7 @@ export function fitCitations<M>(messages: M[], indexOf: (k: number) => number, r
     counts = { removed: 0, moved: 0 };
     const content = citedContent(m['content'], results, counts);
     if (content === m['content']) continue;
-    const copy = rebuild === undefined ? ({ ...m, content } as M) : rebuild(m, content);
+    const copy = rebuild(m, content);
     if (copy === undefined) continue; // a class that refuses a copy: its citations stay as they were
     messages[k] = copy;
     if (counts.removed > 0) removed.push(indexOf(k));

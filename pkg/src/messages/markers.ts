@@ -120,10 +120,9 @@ function dropMarkers(blocks: readonly unknown[], drop: { left: number }): readon
   return out ?? blocks;
 }
 
-/** A copy of `message` without its first `count` markers: `rebuild(message, content)` (a LangChain message's class), else the record with that content; `undefined` when `rebuild` refuses. */
-function withoutMarkers<M>(message: M, count: number, rebuild?: (message: M, content: readonly unknown[]) => M | undefined): M | undefined {
-  const content = dropMarkers((message as Record<string, unknown>)['content'] as readonly unknown[], { left: count });
-  return rebuild === undefined ? ({ ...message, content } as M) : rebuild(message, content);
+/** A copy of `message` without its first `count` markers (`rebuild(message, content)`); `undefined` when `rebuild` refuses. */
+function withoutMarkers<M>(message: M, count: number, rebuild: (message: M, content: readonly unknown[]) => M | undefined): M | undefined {
+  return rebuild(message, dropMarkers((message as Record<string, unknown>)['content'] as readonly unknown[], { left: count }));
 }
 
 /**
@@ -131,16 +130,16 @@ function withoutMarkers<M>(message: M, count: number, rebuild?: (message: M, con
  * session's from an earlier turn, back in the history because the application sent our output
  * back as its history) are removed; then, while the messages' markers and `fixed` (the system
  * prompt's and the tools') exceed the limit, the earliest are removed. `messages` is updated in
- * place with copies (`rebuild`: how a message of the format is copied with other content; a
- * plain copy of the record without it); the caller's messages are never modified. Returns the
+ * place with copies (`rebuild`: how a message of the format is copied with other content,
+ * turns.ts `copyWithContent`); the caller's messages are never modified. Returns the
  * caller's markers removed and the markers left on the messages; `refused`, when markers past
  * the limit stay because `rebuild` could copy no message that carries them, the first of those.
  */
 export function capMarkers<M>(
   messages: M[],
   fixed: number,
-  own?: (k: number) => boolean,
-  rebuild?: (message: M, content: readonly unknown[]) => M | undefined,
+  own: ((k: number) => boolean) | undefined,
+  rebuild: (message: M, content: readonly unknown[]) => M | undefined,
 ): { removed: number; left: number; refused?: number } {
   const counts = messages.map(blockMessageMarkers);
   let refused: number | undefined;

@@ -225,14 +225,8 @@ export class Bm25Memo {
       // session for one turn pays no more than fitMessages; a later call indexes the texts it
       // needs: its new ones while the query stays, all of them at the first new query.
       const packed = bm25Stats(texts, query);
-      const scores = bm25FromStats(packed, terms.length, k1, b);
       this.calls++;
-      this.query = query;
-      this.queryTerms = terms;
-      this.kept = { stats: packed, starts: startsOf(packed, n) };
-      this.last = { texts, indexed: new Array<IndexedText | undefined>(n) };
-      this.lastRead = history?.read ?? -2;
-      return scores;
+      return this.weighed(query, terms, { stats: packed, starts: startsOf(packed, n) }, texts, new Array<IndexedText | undefined>(n), history, k1, b);
     }
     // A text where the last call had it is that call's (a session's unchanged history; `undefined`
     // if that call did not index it); any other is looked up (comparing the whole text).
@@ -260,8 +254,6 @@ export class Bm25Memo {
     for (let i = from; i < n; i++) if (indexed[i] === undefined) unseenSet.add(texts[i]!);
     const unseen = [...unseenSet];
     const read = unseen.length > 0 ? bm25DocTerms(unseen) : undefined;
-    this.query = query;
-    this.queryTerms = terms;
     if (read !== undefined) {
       // The batch's word numbers as the vocabulary's, each looked up once.
       const ids = read.vocabulary.map((word) => this.idOf(word));
@@ -270,10 +262,17 @@ export class Bm25Memo {
     const call = ++this.calls;
     for (let i = from; i < n; i++) indexed[i] ??= this.texts.get(texts[i]!)!;
     const stats = after ? this.statsAfter(reuse, p, indexed, terms, call) : this.statsOf(texts, indexed, terms, call);
+    this.dropStale(call, indexed);
+    return this.weighed(query, terms, stats, texts, indexed, history, k1, b);
+  }
+
+  /** Remembers this call for the next (its query, the stats it built, its texts and what is indexed of each) and weighs the stats. */
+  private weighed(query: string, terms: readonly string[], stats: KeptStats, texts: readonly string[], indexed: readonly (IndexedText | undefined)[], history: HistoryRead | undefined, k1: number, b: number): Float64Array {
+    this.query = query;
+    this.queryTerms = terms;
     this.kept = stats;
     this.last = { texts, indexed };
     this.lastRead = history?.read ?? -2;
-    this.dropStale(call, indexed);
     return bm25FromStats(stats.stats, terms.length, k1, b);
   }
 

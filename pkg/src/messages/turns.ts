@@ -144,6 +144,11 @@ export interface FormatAdapter {
   readonly withContent?: (message: unknown, content: unknown) => unknown;
 }
 
+/** A copy of `message` with `content`, as its format copies one ({@link FormatAdapter.withContent}, else the record's fields); `undefined` if its class refuses. */
+export function copyWithContent<M>(adapter: FormatAdapter, message: M, content: unknown): M | undefined {
+  return (adapter.withContent === undefined ? { ...message, content } : adapter.withContent(message, content)) as M | undefined;
+}
+
 /** The formats `fitMessages` and `validateMessages` take. */
 export type MessageFormatName = 'openai' | 'openai-responses' | 'anthropic' | 'ai-sdk' | 'langchain';
 
