@@ -114,7 +114,7 @@ export const aiSdk: FormatAdapter = {
   },
   replaceResults,
   // image and file parts, and the media items of a tool result's content output, as text parts.
-  replaceMedia: (m) => replaceContentMedia(m, aiSdkMedia),
+  replaceMedia: (m, only) => replaceContentMedia(m, aiSdkMedia, undefined, only),
   replaceText: replaceMessageText,
 };
 

@@ -81,6 +81,6 @@ export const anthropic: FormatAdapter = {
   systemOption: { accepts: (v) => typeof v === 'string' || Array.isArray(v), requirement: 'a string or an array of text blocks' },
   replaceResults,
   // Images and documents, in tool results too, as text blocks (their cache_control kept).
-  replaceMedia: (m) => replaceContentMedia(m, anthropicMedia),
+  replaceMedia: (m, only) => replaceContentMedia(m, anthropicMedia, undefined, only),
   replaceText: replaceMessageText,
 };

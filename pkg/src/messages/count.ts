@@ -11,7 +11,7 @@
 import { CtxpackError } from '../errors.js';
 import { CountCache, countThrough, prefillAsync } from '../tokens/cache.js';
 import { addCounts, countMediaPart, mediaWarnings, type MediaPart, type MediaTally } from './media.js';
-import { truncations, type Truncation } from './truncate.js';
+import { truncations, type ReplaceableMedia, type Truncation } from './truncate.js';
 import { framingCosts, framingTexts, type FramingTexts } from './framing.js';
 import { readTurn } from './turns.js';
 import type { CountedFit, PreparedFit } from './pipeline.js';
@@ -199,7 +199,8 @@ export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit
       { field: 'budgets' },
     );
   }
-  const warnings = media.warnings.length > 0 ? [...prep.warnings, ...media.warnings] : prep.warnings;
+  const replaced = mediaReplacedWarnings(truncated);
+  const warnings = media.warnings.length > 0 || replaced.length > 0 ? [...prep.warnings, ...media.warnings, ...replaced] : prep.warnings;
   const textKeys = { messages: messageKeys, system: l.system >= 0 ? keys[l.system] : undefined, tools: l.tools >= 0 ? keys[l.tools] : undefined };
   return { ...prep, warnings, costs, truncated, stubCosts, systemCost, toolsCost, requestFraming, systemFraming, mediaCosts, mediaKeys, pinnedTokens, textKeys };
 }
@@ -227,8 +228,51 @@ function truncationInput<M>(prep: PreparedFit<M>, all: Uint32Array) {
     effective: prep.budget.effective,
     maxTokens: prep.truncateAt,
     userMessages: prep.truncateUser,
+    media: prep.truncateMedia,
+    mediaOf: (i: number) => replaceableMedia(prep, i),
     read: (m: unknown, i: number) => readTurn(prep.adapter, m, i),
   };
+}
+
+/**
+ * The media parts of message `i` that a note can stand for, each with its count: those its
+ * adapter's `replaceMedia` replaces (not a server tool's result, not a Responses computer call's
+ * screenshot, never an opaque part).
+ */
+function replaceableMedia(prep: PreparedFit<unknown>, i: number): readonly ReplaceableMedia[] {
+  const media = prep.turns[i]!.media;
+  if (media === undefined || media.length === 0) return [];
+  const all = prep.adapter.replaceMedia(prep.list[i]);
+  if (all === undefined) return [];
+  const left = new Set((readTurn(prep.adapter, all, i).media ?? []).map((m) => m.part));
+  const out: ReplaceableMedia[] = [];
+  media.forEach((m, k) => {
+    if (m.kind !== 'opaque' && !left.has(m.part)) out.push({ part: m, tokens: countMediaPart(m, prep.mediaRules, i, k, undefined).tokens });
+  });
+  return out;
+}
+
+/** The warning per message whose media went in as notes (kinds and counts, never content). */
+function mediaReplacedWarnings(truncated: ReadonlyMap<number, Truncation<unknown>>): string[] {
+  const out: string[] = [];
+  for (const i of [...truncated.keys()].sort((a, b) => a - b)) {
+    const parts = truncated.get(i)!.media;
+    if (parts === undefined || parts.length === 0) continue;
+    out.push(
+      `media_replaced: messages[${i}] went in with ${mediaList(parts)} of its tool results replaced by ${parts.length === 1 ? 'a note' : 'notes'} (the largest first): ` +
+        `what must be kept (the step in flight) did not fit the effective budget with ${parts.length === 1 ? 'it' : 'them'}, even with the text cut; truncateToolResults: { media: false } keeps media and fails instead`,
+    );
+  }
+  return out;
+}
+
+/** Parts by kind, as a warning names them: `its PDF (45 pages)`, `2 images and a file`. */
+function mediaList(parts: readonly MediaPart[]): string {
+  const names: Record<MediaPart['kind'], [string, string]> = { image: ['image', 'images'], pdf: ['PDF', 'PDFs'], audio: ['audio part', 'audio parts'], file: ['file', 'files'], opaque: ['part', 'parts'] };
+  const byKind = new Map<MediaPart['kind'], number>();
+  for (const p of parts) byKind.set(p.kind, (byKind.get(p.kind) ?? 0) + 1);
+  const items = [...byKind].map(([kind, k]) => (k === 1 ? `1 ${names[kind][0]}` : `${k} ${names[kind][1]}`));
+  return items.length === 1 ? items[0]! : `${items.slice(0, -1).join(', ')} and ${items.at(-1)!}`;
 }
 
 /** Where a truncated text is, for counting errors. */
@@ -246,4 +290,3 @@ function truncatedWhat(prep: PreparedFit<unknown>): string {
   if (prep.truncateAt !== undefined) return ' with its tool results truncated';
   return prep.truncateUser ? ' with its user messages truncated' : '';
 }
-

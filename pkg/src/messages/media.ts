@@ -557,13 +557,31 @@ function isServerToolResult(value: object): boolean {
 }
 
 /**
+ * `recognize` restricted to the parts of `only` (the `part` objects of {@link MediaPart}s): any
+ * other part is recognised as no media, so it stays as it is. `recognize` itself without `only`.
+ * The second cut of truncation (truncate.ts) replaces a step in flight's media one by one, the
+ * largest first.
+ */
+export function onlyParts(recognize: Recognizer, only: ReadonlySet<object> | undefined): Recognizer {
+  if (only === undefined) return recognize;
+  return (p) => {
+    const found = recognize(p);
+    if (found?.media === undefined || only.has(found.media.part)) return found;
+    const { media: _, ...rest } = found;
+    return rest;
+  };
+}
+
+/**
  * A copy of `message` whose `content` has its non-text parts as text parts ({@link replaceMediaParts}); `undefined` when it has none.
  * An assistant message's `tool-result` parts (the AI SDK's provider-executed tools, whose results
  * the provider sends back as they came) are left whole, as Anthropic's server tool results are.
+ * With `only`, just those parts ({@link onlyParts}).
  */
-export function replaceContentMedia(message: unknown, recognize: Recognizer, textPart: TextPartOf = plainTextPart): Record<string, unknown> | undefined {
+export function replaceContentMedia(message: unknown, recognize: Recognizer, textPart: TextPartOf = plainTextPart, only?: ReadonlySet<object>): Record<string, unknown> | undefined {
   const m = message as Record<string, unknown>;
-  const content = m['role'] === 'assistant' && Array.isArray(m['content']) ? replaceParts(m['content'], recognize, textPart) : replaceMediaParts(m['content'], recognize, textPart);
+  const r = onlyParts(recognize, only);
+  const content = m['role'] === 'assistant' && Array.isArray(m['content']) ? replaceParts(m['content'], r, textPart) : replaceMediaParts(m['content'], r, textPart);
   return content === m['content'] ? undefined : { ...m, content };
 }
 

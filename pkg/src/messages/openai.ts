@@ -72,6 +72,6 @@ function replaceResults(message: unknown, replace: (text: string) => string): un
 
 /** The OpenAI chat completions adapter. */
 export const openai: FormatAdapter = { name: 'openai', read, results: 'tool-messages', firstFromUser: false, systemAnywhere: true, replaceResults,
-  replaceMedia: (m) => replaceContentMedia(m, openaiMedia),
+  replaceMedia: (m, only) => replaceContentMedia(m, openaiMedia, undefined, only),
   replaceText: replaceMessageText,
 };
