@@ -183,12 +183,51 @@ test('openai-responses: screenshots in a function_call_output go in as input_tex
   assert.match(r.warnings.find((w) => w.startsWith('media_replaced:')), new RegExp(`^media_replaced: messages\\[2\\] went in with ${noted.length} images of its tool results replaced by notes`));
 });
 
-test('truncateToolResults: { media: false } keeps the media and fails; false too; a non-boolean is INVALID_OPTION', () => {
+test('truncateToolResults: { media: false } keeps the media and fails, naming why; false too; a non-boolean is INVALID_OPTION', () => {
   const history = anthropicHistory();
   const options = { format: 'anthropic', system: SYSTEM, budgets: BUDGETS };
-  assert.throws(() => fitMessages(history, { ...options, truncateToolResults: { media: false } }), (e) => e.code === 'PINNED_OVER_BUDGET');
-  assert.throws(() => fitMessages(history, { ...options, truncateToolResults: false }), (e) => e.code === 'PINNED_OVER_BUDGET');
+  assert.throws(
+    () => fitMessages(history, { ...options, truncateToolResults: { media: false } }),
+    (e) => e.code === 'PINNED_OVER_BUDGET' && /the most is messages\[2\], \d+ tokens \(208800 of them its images, PDFs or files\): truncateToolResults\.media is false$/.test(e.message),
+  );
+  assert.throws(
+    () => fitMessages(history, { ...options, truncateToolResults: false }),
+    (e) => e.code === 'PINNED_OVER_BUDGET' && e.message.endsWith(': truncateToolResults is false') && !e.message.includes('truncated'),
+  );
   assert.throws(() => fitMessages(history, { ...options, truncateToolResults: { media: 'no' } }), (e) => e.code === 'INVALID_OPTION' && e.field === 'truncateToolResults.media');
   assert.throws(() => fitMessages(history, { ...options, truncateToolResults: { pdf: false } }), (e) => e.code === 'INVALID_OPTION' && e.field === 'truncateToolResults.pdf');
   assert.equal(fitMessages(history, { ...options, truncateToolResults: { media: true } }).messages[2].content[0].content[0].text, NOTE);
+});
+
+test('PINNED_OVER_BUDGET when nothing more can go says what was done and what is over, never the content', () => {
+  const SECRET = 'SECRET-CLAUSE';
+  // A pasted task of ~250k tokens: a user message is cut only with truncateUserMessage.
+  const pasted = `${SECRET} `.repeat(150_000);
+  assert.ok(estimateTokens(pasted) > BUDGETS.tokens_max);
+  const history = [{ role: 'user', content: pasted }, ...anthropicHistory().slice(1)];
+  const options = { format: 'anthropic', system: SYSTEM, budgets: BUDGETS };
+  assert.throws(
+    () => fitMessages(history, options),
+    (e) =>
+      e.code === 'PINNED_OVER_BUDGET' &&
+      e.field === 'budgets' &&
+      / tokens with 1 PDF of its tool results as a note, \d+ more than the effective budget 192000; the most is messages\[0\], \d+ tokens: a user message is cut only with truncateUserMessage: true$/.test(e.message) &&
+      !e.message.includes('tool results truncated') &&
+      !e.message.includes(SECRET),
+  );
+  // Nothing to cut at all (no tool result): no claim that anything was truncated.
+  assert.throws(
+    () => fitMessages([{ role: 'user', content: pasted }], options),
+    (e) => e.code === 'PINNED_OVER_BUDGET' && !e.message.includes('truncated') && !e.message.includes(' as a note') && /; the most is messages\[0\], \d+ tokens: a user message is cut only with truncateUserMessage: true$/.test(e.message),
+  );
+  // The system prompt alone over the budget: named as such.
+  assert.throws(
+    () => fitMessages(anthropicHistory(), { ...options, system: `${SECRET} `.repeat(150_000) }),
+    (e) => e.code === 'PINNED_OVER_BUDGET' && /; the most is options\.system, \d+ tokens, which is never cut$/.test(e.message) && !e.message.includes(SECRET),
+  );
+  // With truncateUserMessage, the same history fits: the task cut, the PDF as its note.
+  const r = fitMessages(history, { ...options, truncateUserMessage: true });
+  assert.deepEqual(validateMessages(r.messages, 'anthropic'), []);
+  assert.ok(r.metrics.budget_used <= r.metrics.effective_budget);
+  assert.ok(r.decisions[0].truncated && r.decisions[2].truncated);
 });

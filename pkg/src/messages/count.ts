@@ -193,9 +193,10 @@ export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit
     throw new CtxpackError(
       'PINNED_OVER_BUDGET',
       `what must be kept (system prompt, tools, the latest user message, the last step, options.keep) takes ${pinnedTokens} tokens` +
-        `${truncatedWhat(prep)}, ` +
+        `${truncatedWhat(prep, truncated)}, ` +
         `${pinnedTokens - prep.budget.effective} more than the effective budget ${prep.budget.effective}` +
-        emptyWhy(prep.budget),
+        emptyWhy(prep.budget) +
+        largestPinned(prep, costs, mediaCosts, truncated, systemCost, toolsCost),
       { field: 'budgets' },
     );
   }
@@ -284,9 +285,54 @@ function emptyWhy(budget: CheckedBudgets): string {
   return why === undefined ? '' : ` (${why} leave nothing to fill)`;
 }
 
-/** What PINNED_OVER_BUDGET's message says was truncated already. */
-function truncatedWhat(prep: PreparedFit<unknown>): string {
-  if (prep.truncateAt !== undefined && prep.truncateUser) return ' with its tool results and user messages truncated';
-  if (prep.truncateAt !== undefined) return ' with its tool results truncated';
-  return prep.truncateUser ? ' with its user messages truncated' : '';
+/** What PINNED_OVER_BUDGET's message says was cut already: only what was (results, user messages, media as notes). */
+function truncatedWhat(prep: PreparedFit<unknown>, truncated: ReadonlyMap<number, Truncation<unknown>>): string {
+  let results = 0;
+  let users = 0;
+  const media: MediaPart[] = [];
+  for (const [i, t] of truncated) {
+    if (prep.pinned[i] !== 1) continue;
+    if (t.textCut && prep.turns[i]!.results.length > 0) results++;
+    else if (t.textCut) users++;
+    media.push(...(t.media ?? []));
+  }
+  const done: string[] = [];
+  if (results > 0) done.push(`${results} tool result message(s) truncated`);
+  if (users > 0) done.push(`${users} user message(s) truncated`);
+  if (media.length > 0) done.push(`${mediaList(media)} of its tool results as ${media.length === 1 ? 'a note' : 'notes'}`);
+  return done.length === 0 ? '' : ` with ${done.join(' and ')}`;
+}
+
+/**
+ * Where the most of what must be kept is, for PINNED_OVER_BUDGET's message: `options.system`,
+ * `options.tools` or `messages[i]` with its count, its media's share, and the option that would
+ * cut it when one would. Names indexes and options, never content.
+ */
+function largestPinned(
+  prep: PreparedFit<unknown>,
+  costs: Uint32Array,
+  mediaCosts: Uint32Array,
+  truncated: ReadonlyMap<number, Truncation<unknown>>,
+  systemCost: number,
+  toolsCost: number,
+): string {
+  let where = -1;
+  for (let i = 0; i < costs.length; i++) if (prep.pinned[i] === 1 && (where < 0 || costs[i]! > costs[where]!)) where = i;
+  const top = where < 0 ? 0 : costs[where]!;
+  if (prep.texts.system !== undefined && systemCost >= top && systemCost >= toolsCost) return `; the most is options.system, ${systemCost} tokens, which is never cut`;
+  if (prep.texts.tools !== undefined && toolsCost >= top) return `; the most is options.tools, ${toolsCost} tokens, which are never cut`;
+  if (where < 0) return '';
+  const turn = prep.turns[where]!;
+  const media = mediaCosts[where]!;
+  const ofMedia = media > 0 ? ` (${media} of them its images, PDFs or files)` : '';
+  let why = '';
+  if (turn.results.length > 0) {
+    if (prep.truncateAt === undefined) why = ': truncateToolResults is false';
+    else if (media > 0 && !prep.truncateMedia) why = ': truncateToolResults.media is false';
+    else if (truncated.has(where)) why = ', its tool results cut as far as they go';
+  } else if (turn.role === 'user' && turn.prose) {
+    if (!prep.truncateUser) why = ': a user message is cut only with truncateUserMessage: true';
+    else if (media > 0) why = ', its text cut as far as it goes (a user message\'s own images and files are kept)';
+  }
+  return `; the most is messages[${where}], ${top} tokens${ofMedia}${why}`;
 }

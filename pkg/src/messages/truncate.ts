@@ -57,6 +57,8 @@ export interface Truncation<M> {
   readonly text: string;
   readonly tokens: number;
   readonly from: number;
+  /** Whether its text was cut (a message may go in with only its media as notes). */
+  readonly textCut: boolean;
   /** The media parts that went in as their notes (the second step, when cutting text was not enough). */
   readonly media?: readonly MediaPart[];
 }
@@ -140,7 +142,7 @@ export function* truncations<M>(t: TruncationInput<M>): Generator<string[], Map<
     }
     if (copies.length > 0) {
       const counts = yield copies.map((c) => c.text);
-      copies.forEach((c, k) => out.set(c.i, { message: c.message, text: c.text, tokens: counts[k]!, from: t.costs[c.i]!, media: notes.parts.get(c.i)! }));
+      copies.forEach((c, k) => out.set(c.i, { message: c.message, text: c.text, tokens: counts[k]!, from: t.costs[c.i]!, textCut: out.has(c.i), media: notes.parts.get(c.i)! }));
     }
   }
   for (const [i, cut] of yield* cutTo(t, second, notes?.parts)) out.set(i, cut);
@@ -248,7 +250,7 @@ function* cutTo<M>(
       const tokens = counts[k]!;
       if (tokens <= o.target || round === ROUNDS - 1) {
         const parts = notes?.get(c.i);
-        if (tokens < t.costs[c.i]! || parts !== undefined) done.set(c.i, { message: c.message, text: c.text, tokens, from: t.costs[c.i]!, ...(parts === undefined ? {} : { media: parts }) });
+        if (tokens < t.costs[c.i]! || parts !== undefined) done.set(c.i, { message: c.message, text: c.text, tokens, from: t.costs[c.i]!, textCut: true, ...(parts === undefined ? {} : { media: parts }) });
       }
       else next.push({ ...o, share: o.share * (o.target / tokens) * MARGIN });
     });
