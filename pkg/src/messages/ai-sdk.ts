@@ -13,7 +13,8 @@
 import { shownName } from '../errors.js';
 import { isRecord } from '../validate/fields.js';
 import { invalidOption } from '../validate/options.js';
-import { aiSdkMedia, replaceContentMedia, type MediaPart } from './media.js';
+import { aiSdkMedia, type MediaPart } from './media.js';
+import { replaceContentMedia } from './media-notes.js';
 import { collectText, firstUnknownPart, joinText, messageError, messageRecord, readCallId, readParts, replacedResult, replaceMessageText, unanswerableCall, withMedia, withThinking, type FormatAdapter, type Turn } from './turns.js';
 
 const ROLES = ['system', 'user', 'assistant', 'tool'] as const;
@@ -114,7 +115,7 @@ export const aiSdk: FormatAdapter = {
   },
   replaceResults,
   // image and file parts, and the media items of a tool result's content output, as text parts.
-  replaceMedia: (m) => replaceContentMedia(m, aiSdkMedia),
+  replaceMedia: (m, only) => replaceContentMedia(m, aiSdkMedia, undefined, only),
   replaceText: replaceMessageText,
 };
 

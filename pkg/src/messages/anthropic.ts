@@ -11,7 +11,8 @@
  * @module
  */
 
-import { anthropicMedia, refuseBytes, replaceContentMedia, type MediaPart } from './media.js';
+import { anthropicMedia, refuseBytes, type MediaPart } from './media.js';
+import { replaceContentMedia } from './media-notes.js';
 import { collectText, joinText, messageError, messageRecord, readCallId, readParts, replacedResult, replaceMessageText, withMedia, withThinking, type FormatAdapter, type Turn } from './turns.js';
 
 function read(message: unknown, index: number): Turn {
@@ -81,6 +82,6 @@ export const anthropic: FormatAdapter = {
   systemOption: { accepts: (v) => typeof v === 'string' || Array.isArray(v), requirement: 'a string or an array of text blocks' },
   replaceResults,
   // Images and documents, in tool results too, as text blocks (their cache_control kept).
-  replaceMedia: (m) => replaceContentMedia(m, anthropicMedia),
+  replaceMedia: (m, only) => replaceContentMedia(m, anthropicMedia, undefined, only),
   replaceText: replaceMessageText,
 };

@@ -11,7 +11,7 @@
 import { CtxpackError } from '../errors.js';
 import { CountCache, countThrough, prefillAsync } from '../tokens/cache.js';
 import { addCounts, countMediaPart, mediaWarnings, type MediaPart, type MediaTally } from './media.js';
-import { truncations, type Truncation } from './truncate.js';
+import { truncations, type ReplaceableMedia, type Truncation } from './truncate.js';
 import { framingCosts, framingTexts, type FramingTexts } from './framing.js';
 import { readTurn } from './turns.js';
 import type { CountedFit, PreparedFit } from './pipeline.js';
@@ -193,13 +193,15 @@ export function countFit<M>(prep: PreparedFit<M>, cache: CountCache): CountedFit
     throw new CtxpackError(
       'PINNED_OVER_BUDGET',
       `what must be kept (system prompt, tools, the latest user message, the last step, options.keep) takes ${pinnedTokens} tokens` +
-        `${truncatedWhat(prep)}, ` +
+        `${truncatedWhat(prep, truncated)}, ` +
         `${pinnedTokens - prep.budget.effective} more than the effective budget ${prep.budget.effective}` +
-        emptyWhy(prep.budget),
+        emptyWhy(prep.budget) +
+        largestPinned(prep, costs, mediaCosts, truncated, systemCost, toolsCost),
       { field: 'budgets' },
     );
   }
-  const warnings = media.warnings.length > 0 ? [...prep.warnings, ...media.warnings] : prep.warnings;
+  const replaced = mediaReplacedWarnings(truncated);
+  const warnings = media.warnings.length > 0 || replaced.length > 0 ? [...prep.warnings, ...media.warnings, ...replaced] : prep.warnings;
   const textKeys = { messages: messageKeys, system: l.system >= 0 ? keys[l.system] : undefined, tools: l.tools >= 0 ? keys[l.tools] : undefined };
   return { ...prep, warnings, costs, truncated, stubCosts, systemCost, toolsCost, requestFraming, systemFraming, mediaCosts, mediaKeys, pinnedTokens, textKeys };
 }
@@ -227,8 +229,51 @@ function truncationInput<M>(prep: PreparedFit<M>, all: Uint32Array) {
     effective: prep.budget.effective,
     maxTokens: prep.truncateAt,
     userMessages: prep.truncateUser,
+    media: prep.truncateMedia,
+    mediaOf: (i: number) => replaceableMedia(prep, i),
     read: (m: unknown, i: number) => readTurn(prep.adapter, m, i),
   };
+}
+
+/**
+ * The media parts of message `i` that a note can stand for, each with its count: those its
+ * adapter's `replaceMedia` replaces (not a server tool's result, not a Responses computer call's
+ * screenshot, never an opaque part).
+ */
+function replaceableMedia(prep: PreparedFit<unknown>, i: number): readonly ReplaceableMedia[] {
+  const media = prep.turns[i]!.media;
+  if (media === undefined || media.length === 0) return [];
+  const all = prep.adapter.replaceMedia(prep.list[i]);
+  if (all === undefined) return [];
+  const left = new Set((readTurn(prep.adapter, all, i).media ?? []).map((m) => m.part));
+  const out: ReplaceableMedia[] = [];
+  media.forEach((m, k) => {
+    if (m.kind !== 'opaque' && !left.has(m.part)) out.push({ part: m, tokens: countMediaPart(m, prep.mediaRules, i, k, undefined).tokens });
+  });
+  return out;
+}
+
+/** The warning per message whose media went in as notes (kinds and counts, never content). */
+function mediaReplacedWarnings(truncated: ReadonlyMap<number, Truncation<unknown>>): string[] {
+  const out: string[] = [];
+  for (const i of [...truncated.keys()].sort((a, b) => a - b)) {
+    const parts = truncated.get(i)!.media;
+    if (parts === undefined || parts.length === 0) continue;
+    out.push(
+      `media_replaced: messages[${i}] went in with ${mediaList(parts)} of its tool results replaced by ${parts.length === 1 ? 'a note' : 'notes'} (the largest first): ` +
+        `what must be kept (the step in flight) did not fit the effective budget with ${parts.length === 1 ? 'it' : 'them'}, even with the text cut; truncateToolResults: { media: false } keeps media and fails instead`,
+    );
+  }
+  return out;
+}
+
+/** Parts by kind, as a warning names them: `its PDF (45 pages)`, `2 images and a file`. */
+function mediaList(parts: readonly MediaPart[]): string {
+  const names: Record<MediaPart['kind'], [string, string]> = { image: ['image', 'images'], pdf: ['PDF', 'PDFs'], audio: ['audio part', 'audio parts'], file: ['file', 'files'], opaque: ['part', 'parts'] };
+  const byKind = new Map<MediaPart['kind'], number>();
+  for (const p of parts) byKind.set(p.kind, (byKind.get(p.kind) ?? 0) + 1);
+  const items = [...byKind].map(([kind, k]) => (k === 1 ? `1 ${names[kind][0]}` : `${k} ${names[kind][1]}`));
+  return items.length === 1 ? items[0]! : `${items.slice(0, -1).join(', ')} and ${items.at(-1)!}`;
 }
 
 /** Where a truncated text is, for counting errors. */
@@ -240,10 +285,54 @@ function emptyWhy(budget: CheckedBudgets): string {
   return why === undefined ? '' : ` (${why} leave nothing to fill)`;
 }
 
-/** What PINNED_OVER_BUDGET's message says was truncated already. */
-function truncatedWhat(prep: PreparedFit<unknown>): string {
-  if (prep.truncateAt !== undefined && prep.truncateUser) return ' with its tool results and user messages truncated';
-  if (prep.truncateAt !== undefined) return ' with its tool results truncated';
-  return prep.truncateUser ? ' with its user messages truncated' : '';
+/** What PINNED_OVER_BUDGET's message says was cut already: only what was (results, user messages, media as notes). */
+function truncatedWhat(prep: PreparedFit<unknown>, truncated: ReadonlyMap<number, Truncation<unknown>>): string {
+  let results = 0;
+  let users = 0;
+  const media: MediaPart[] = [];
+  for (const [i, t] of truncated) {
+    if (prep.pinned[i] !== 1) continue;
+    if (t.textCut && prep.turns[i]!.results.length > 0) results++;
+    else if (t.textCut) users++;
+    media.push(...(t.media ?? []));
+  }
+  const done: string[] = [];
+  if (results > 0) done.push(`${results} tool result message(s) truncated`);
+  if (users > 0) done.push(`${users} user message(s) truncated`);
+  if (media.length > 0) done.push(`${mediaList(media)} of its tool results as ${media.length === 1 ? 'a note' : 'notes'}`);
+  return done.length === 0 ? '' : ` with ${done.join(' and ')}`;
 }
 
+/**
+ * Where the most of what must be kept is, for PINNED_OVER_BUDGET's message: `options.system`,
+ * `options.tools` or `messages[i]` with its count, its media's share, and the option that would
+ * cut it when one would. Names indexes and options, never content.
+ */
+function largestPinned(
+  prep: PreparedFit<unknown>,
+  costs: Uint32Array,
+  mediaCosts: Uint32Array,
+  truncated: ReadonlyMap<number, Truncation<unknown>>,
+  systemCost: number,
+  toolsCost: number,
+): string {
+  let where = -1;
+  for (let i = 0; i < costs.length; i++) if (prep.pinned[i] === 1 && (where < 0 || costs[i]! > costs[where]!)) where = i;
+  const top = where < 0 ? 0 : costs[where]!;
+  if (prep.texts.system !== undefined && systemCost >= top && systemCost >= toolsCost) return `; the most is options.system, ${systemCost} tokens, which is never cut`;
+  if (prep.texts.tools !== undefined && toolsCost >= top) return `; the most is options.tools, ${toolsCost} tokens, which are never cut`;
+  if (where < 0) return '';
+  const turn = prep.turns[where]!;
+  const media = mediaCosts[where]!;
+  const ofMedia = media > 0 ? ` (${media} of them its images, PDFs or files)` : '';
+  let why = '';
+  if (turn.results.length > 0) {
+    if (prep.truncateAt === undefined) why = ': truncateToolResults is false';
+    else if (media > 0 && !prep.truncateMedia) why = ': truncateToolResults.media is false';
+    else if (truncated.has(where)) why = ', its tool results cut as far as they go';
+  } else if (turn.role === 'user' && turn.prose) {
+    if (!prep.truncateUser) why = ': a user message is cut only with truncateUserMessage: true';
+    else if (media > 0) why = ', its text cut as far as it goes (a user message\'s own images and files are kept)';
+  }
+  return `; the most is messages[${where}], ${top} tokens${ofMedia}${why}`;
+}

@@ -8,7 +8,8 @@
  */
 
 import { isRecord } from '../validate/fields.js';
-import { langchainMedia, replaceMediaParts, plainTextPart, type MediaPart } from './media.js';
+import { langchainMedia, type MediaPart } from './media.js';
+import { onlyParts, plainTextPart, replaceMediaParts } from './media-notes.js';
 import { collectText, joinText, jsonText, messageError, messageRecord, readCallId, readToolCalls, replacedResult, replaceContentText, unanswerableCall, withMedia, withName, withThinking, type FormatAdapter, type Turn } from './turns.js';
 
 const TYPES: Readonly<Record<string, Turn['role']>> = { system: 'system', developer: 'system', human: 'user', ai: 'assistant', tool: 'tool' };
@@ -114,9 +115,9 @@ function withContent(message: unknown, content: unknown): unknown {
 }
 
 /** A new message of its class whose image, file and audio blocks are text blocks with their notes; `undefined` without any. */
-function replaceMedia(message: unknown): unknown {
+function replaceMedia(message: unknown, only?: ReadonlySet<object>): unknown {
   const content = (message as Record<string, unknown>)['content'];
-  const replaced = replaceMediaParts(content, langchainMedia, plainTextPart);
+  const replaced = replaceMediaParts(content, onlyParts(langchainMedia, only), plainTextPart);
   return replaced === content ? undefined : withContent(message, replaced);
 }
 

@@ -7,7 +7,8 @@
  * @module
  */
 
-import { openaiMedia, refuseBytes, replaceContentMedia, type MediaPart } from './media.js';
+import { openaiMedia, refuseBytes, type MediaPart } from './media.js';
+import { replaceContentMedia } from './media-notes.js';
 import { collectText, firstUnknownPart, joinText, messageError, messageRecord, readCallId, readParts, readToolCalls, replaceMessageText, withMedia, withName, type FormatAdapter, type Turn } from './turns.js';
 import { isRecord } from '../validate/fields.js';
 
@@ -95,6 +96,6 @@ function replaceResults(message: unknown, replace: (text: string) => string): un
 
 /** The OpenAI chat completions adapter. */
 export const openai: FormatAdapter = { name: 'openai', read, results: 'tool-messages', firstFromUser: false, systemAnywhere: true, replaceResults,
-  replaceMedia: (m) => replaceContentMedia(m, openaiMedia),
+  replaceMedia: (m, only) => replaceContentMedia(m, openaiMedia, undefined, only),
   replaceText: replaceMessageText,
 };

@@ -103,6 +103,8 @@ export interface PreparedFit<M> {
   readonly stubs: readonly M[];
   /** `truncateToolResults`: tool results over this many tokens are cut to it; `undefined`: off. */
   readonly truncateAt: number | undefined;
+  /** `truncateToolResults.media` (default true): the media of the step in flight's tool results may go in as notes when cutting their text is not enough. */
+  readonly truncateMedia: boolean;
   /** `truncateUserMessage`: the pinned user messages' text is cut too when what must be kept exceeds the budget. */
   readonly truncateUser: boolean;
   /**
@@ -244,7 +246,7 @@ export function prepareFit<M>(messages: readonly M[], options: unknown, extraOpt
   }
   return {
     caller: readCaller(o, n),
-    truncateAt: readTruncation(o, budget.effective),
+    ...readTruncation(o, budget.effective),
     truncateUser: readBoolean(o, 'truncateUserMessage', false),
     t0, options: o, list, adapter, budget, counter, model, query, slicer, weights,
     mediaRules: { provider, model, countPart },
@@ -289,20 +291,25 @@ function toolsText(tools: object): string {
 
 /**
  * `options.truncateToolResults`: `true` (the default: at most {@link DEFAULT_TRUNCATE_SHARE} of
- * the effective budget per tool result), `false`, or `{ maxTokens }`.
+ * the effective budget per tool result, and the step in flight's media as notes when cutting its
+ * text is not enough), `false`, or `{ maxTokens, media }`.
  */
-function readTruncation(o: Unchecked, effective: number): number | undefined {
+function readTruncation(o: Unchecked, effective: number): { truncateAt: number | undefined; truncateMedia: boolean } {
   const v = o['truncateToolResults'];
-  if (v === undefined || v === true) return Math.floor(effective * DEFAULT_TRUNCATE_SHARE);
-  if (v === false) return undefined;
+  const share = Math.floor(effective * DEFAULT_TRUNCATE_SHARE);
+  if (v === undefined || v === true) return { truncateAt: share, truncateMedia: true };
+  if (v === false) return { truncateAt: undefined, truncateMedia: false };
   if (isRecord(v)) {
-    for (const key of Object.keys(v)) if (key !== 'maxTokens') throw invalidOption(`truncateToolResults.${shownName(key)}`, 'absent (the only field is maxTokens)', v[key]);
+    for (const key of Object.keys(v)) {
+      if (key !== 'maxTokens' && key !== 'media') throw invalidOption(`truncateToolResults.${shownName(key)}`, 'absent (the fields are maxTokens and media)', v[key]);
+    }
     const max = v['maxTokens'];
-    if (max === undefined) return Math.floor(effective * DEFAULT_TRUNCATE_SHARE);
-    if (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 0) throw invalidOption('truncateToolResults.maxTokens', 'a non-negative integer', max);
-    return max;
+    if (max !== undefined && (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 0)) throw invalidOption('truncateToolResults.maxTokens', 'a non-negative integer', max);
+    const media = v['media'];
+    if (media !== undefined && typeof media !== 'boolean') throw invalidOption('truncateToolResults.media', 'a boolean', media);
+    return { truncateAt: max ?? share, truncateMedia: media ?? true };
   }
-  throw invalidOption('truncateToolResults', 'true, false or { maxTokens }', v);
+  throw invalidOption('truncateToolResults', 'true, false or { maxTokens, media }', v);
 }
 
 /** Which messages compete for the budget (1): those neither kept by rule nor left out as broken. @internal */

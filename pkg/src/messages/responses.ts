@@ -16,7 +16,8 @@
  */
 
 import { isRecord } from '../validate/fields.js';
-import { refuseBytes, replaceMediaParts, responsesMedia, type MediaPart } from './media.js';
+import { refuseBytes, responsesMedia, type MediaPart } from './media.js';
+import { onlyParts, replaceMediaParts } from './media-notes.js';
 import {
   collectText,
   joinText,
@@ -226,8 +227,8 @@ function replaceResults(message: unknown, replace: (text: string) => string, kee
  * `input_text` parts with their notes; a computer call's screenshot stays (its output must be
  * one). `undefined` without any.
  */
-function replaceMedia(message: unknown): unknown {
-  const out = replaceMediaParts(message, responsesMedia, (note, part) => (part['type'] === 'computer_screenshot' ? undefined : { type: 'input_text', text: note }));
+function replaceMedia(message: unknown, only?: ReadonlySet<object>): unknown {
+  const out = replaceMediaParts(message, onlyParts(responsesMedia, only), (note, part) => (part['type'] === 'computer_screenshot' ? undefined : { type: 'input_text', text: note }));
   return out === message ? undefined : out;
 }
 

@@ -10,7 +10,11 @@
  * step in flight, `keep`) still exceeds the budget, the largest results among it are cut further,
  * to one common size that makes it fit (largest first: "water-filling"). With `truncateUserMessage`,
  * the pinned user messages someone typed (the task, a pasted log) share that second step with the
- * results: their text parts are cut the same way.
+ * results: their text parts are cut the same way. When what must be kept does not fit even with
+ * those texts cut to their markers (a 45-page PDF in the step in flight), the second step first
+ * replaces the media of its tool results (PDFs, images, files) with their notes (media-notes.ts
+ * `mediaNote`, as `stubMedia` writes them), the largest first, until it would; the texts then
+ * share the room that is left (`truncateToolResults: { media: false }` keeps the media).
  *
  * Counts are not proportional to characters, so each cut is counted and cut again when over its
  * target (a few rounds; then only the markers are left). The steps are a generator that yields
@@ -21,6 +25,8 @@
  * @module
  */
 
+import type { MediaPart } from './media.js';
+import { mediaNote } from './media-notes.js';
 import type { FormatAdapter, Turn } from './turns.js';
 
 /** The default `maxTokens`: this share of the effective budget. */
@@ -52,6 +58,16 @@ export interface Truncation<M> {
   readonly text: string;
   readonly tokens: number;
   readonly from: number;
+  /** Whether its text was cut (a message may go in with only its media as notes). */
+  readonly textCut: boolean;
+  /** The media parts that went in as their notes (the second step, when cutting text was not enough). */
+  readonly media?: readonly MediaPart[];
+}
+
+/** A non-text part a note can stand for, with its count. */
+export interface ReplaceableMedia {
+  readonly part: MediaPart;
+  readonly tokens: number;
 }
 
 /** What the steps read of a prepared fit. */
@@ -71,6 +87,10 @@ export interface TruncationInput<M> {
   readonly maxTokens: number | undefined;
   /** `truncateUserMessage`: pinned user messages with typed text are cut in the second step too. */
   readonly userMessages: boolean;
+  /** `truncateToolResults.media` (default true): the media of pinned tool results may go in as notes in the second step. */
+  readonly media: boolean;
+  /** The media parts of message `i` that a note can stand for (not a server tool's, not a computer call's screenshot), each with its count. */
+  mediaOf(i: number): readonly ReplaceableMedia[];
   /** Reads a message as its adapter does. */
   read(message: unknown, index: number): Turn;
 }
@@ -101,12 +121,92 @@ export function* truncations<M>(t: TruncationInput<M>): Generator<string[], Map<
   }
   let total = other;
   for (const i of results) total += tokensOf(i);
-  if (total <= t.effective || results.length === 0 || other >= t.effective) return out;
-  const level = waterLevel(results.map(tokensOf), t.effective - other);
+  if (total <= t.effective || results.length === 0) return out;
+  // Media that leave no room even for the texts cut to their markers go in as notes first.
+  const notes = t.media && t.maxTokens !== undefined ? yield* mediaToReplace(t, results, tokensOf, other) : undefined;
+  if (notes !== undefined) other -= notes.freed;
+  const size = (i: number): number => tokensOf(i) + (notes?.noteTokens.get(i) ?? 0);
+  total = other;
+  for (const i of results) total += size(i);
   const second = new Map<number, number>();
-  for (const i of results) if (tokensOf(i) > level) second.set(i, level);
-  for (const [i, cut] of yield* cutTo(t, second)) out.set(i, cut);
+  if (total > t.effective && other < t.effective) {
+    const level = waterLevel(results.map(size), t.effective - other);
+    for (const i of results) if (size(i) > level) second.set(i, level);
+  }
+  // A result whose media go in as notes and whose text needs no further cut: its first cut (or itself), the notes in place of the media.
+  if (notes !== undefined) {
+    const copies: { i: number; message: M; text: string }[] = [];
+    for (const [i, parts] of notes.parts) {
+      if (second.has(i)) continue;
+      const message = t.adapter.replaceMedia(out.get(i)?.message ?? t.list[i], new Set(parts.map((p) => p.part))) as M | undefined;
+      if (message !== undefined) copies.push({ i, message, text: t.read(message, i).text });
+    }
+    if (copies.length > 0) {
+      const counts = yield copies.map((c) => c.text);
+      copies.forEach((c, k) => out.set(c.i, { message: c.message, text: c.text, tokens: counts[k]!, from: t.costs[c.i]!, textCut: out.has(c.i), media: notes.parts.get(c.i)! }));
+    }
+  }
+  for (const [i, cut] of yield* cutTo(t, second, notes?.parts)) out.set(i, cut);
   return out;
+}
+
+/** The media of the pinned results that go in as notes, by message; what they took; what their notes take, by message. */
+interface MediaNotes {
+  readonly parts: ReadonlyMap<number, readonly MediaPart[]>;
+  readonly freed: number;
+  readonly noteTokens: ReadonlyMap<number, number>;
+}
+
+/**
+ * Which media of the pinned tool results (`results`, those among them with tool results) go in as
+ * their notes: none when what must be kept fits with every text cut to its markers alone (the
+ * least a cut leaves), else the largest parts (ties: in message order) until it would. `other`:
+ * what must be kept besides the texts of `results`, their media included.
+ */
+function* mediaToReplace<M>(
+  t: TruncationInput<M>,
+  results: readonly number[],
+  tokensOf: (i: number) => number,
+  other: number,
+): Generator<string[], MediaNotes | undefined, Uint32Array> {
+  const candidates: { i: number; k: number; media: ReplaceableMedia }[] = [];
+  for (const i of results) if (t.turns[i]!.results.length > 0) t.mediaOf(i).forEach((media, k) => candidates.push({ i, k, media }));
+  if (candidates.length === 0) return undefined;
+  const floors: { i: number; text: string }[] = [];
+  for (const i of results) {
+    const message = cutMessage(t, i, (text) => headTail(text, 0));
+    if (message !== undefined) floors.push({ i, text: t.read(message, i).text });
+  }
+  const noteTexts = candidates.map((c) => mediaNote(c.media.part));
+  const counts = yield [...floors.map((f) => f.text), ...noteTexts];
+  let over = other - t.effective;
+  for (const i of results) {
+    const f = floors.findIndex((x) => x.i === i);
+    over += f < 0 ? tokensOf(i) : Math.min(tokensOf(i), counts[f]!);
+  }
+  if (over <= 0) return undefined;
+  const order = candidates.map((c, j) => ({ ...c, note: counts[floors.length + j]! }));
+  order.sort((a, b) => b.media.tokens - a.media.tokens || a.i - b.i || a.k - b.k);
+  const parts = new Map<number, MediaPart[]>();
+  const noteTokens = new Map<number, number>();
+  let freed = 0;
+  for (const c of order) {
+    if (over <= 0) break;
+    if (c.media.tokens <= c.note) continue; // its note would take as much
+    over -= c.media.tokens - c.note;
+    freed += c.media.tokens;
+    let list = parts.get(c.i);
+    if (list === undefined) parts.set(c.i, (list = []));
+    list.push(c.media.part);
+    noteTokens.set(c.i, (noteTokens.get(c.i) ?? 0) + c.note);
+  }
+  return parts.size === 0 ? undefined : { parts, freed, noteTokens };
+}
+
+/** Message `i` with its tool results' text (a user message someone typed: its text) as `cut` of it, its media kept; `undefined` when it cannot be copied. */
+function cutMessage<M>(t: TruncationInput<M>, i: number, cut: (text: string) => string): M | undefined {
+  const results = t.turns[i]!.results.length > 0 && t.maxTokens !== undefined;
+  return (results ? t.adapter.replaceResults(t.list[i], cut, true) : t.adapter.replaceText(t.list[i], cut)) as M | undefined;
 }
 
 /** The largest size L such that the sizes, each capped at L, sum to at most `room` (room ≥ 0). */
@@ -122,8 +222,15 @@ export function waterLevel(sizes: readonly number[], room: number): number {
   return sorted.length === 0 ? room : sorted[sorted.length - 1]!;
 }
 
-/** Cuts each message of `targets` (index → tokens) to its target: rounds of cutting, counting (yield) and cutting again. */
-function* cutTo<M>(t: TruncationInput<M>, targets: ReadonlyMap<number, number>): Generator<string[], Map<number, Truncation<M>>, Uint32Array> {
+/**
+ * Cuts each message of `targets` (index → tokens) to its target: rounds of cutting, counting
+ * (yield) and cutting again. The media of `notes` (by message) go in as their notes in the cut.
+ */
+function* cutTo<M>(
+  t: TruncationInput<M>,
+  targets: ReadonlyMap<number, number>,
+  notes?: ReadonlyMap<number, readonly MediaPart[]>,
+): Generator<string[], Map<number, Truncation<M>>, Uint32Array> {
   const done = new Map<number, Truncation<M>>();
   // Per message: the share of each result's characters kept.
   let open = [...targets.keys()].map((i) => ({ i, target: targets.get(i)!, share: Math.min(1, (targets.get(i)! / t.costs[i]!) * MARGIN) }));
@@ -131,11 +238,10 @@ function* cutTo<M>(t: TruncationInput<M>, targets: ReadonlyMap<number, number>):
     if (round === ROUNDS - 1) for (const o of open) o.share = 0;
     const cuts: { i: number; message: M; text: string }[] = [];
     for (const o of open) {
-      const cut = (s: string): string => headTail(s, Math.floor(s.length * o.share));
-      // A message with tool results has them cut; a user message someone typed (truncateUserMessage), its text.
-      const results = t.turns[o.i]!.results.length > 0 && t.maxTokens !== undefined;
-      const message = (results ? t.adapter.replaceResults(t.list[o.i], cut, true) : t.adapter.replaceText(t.list[o.i], cut)) as M | undefined;
-      if (message === undefined) continue; // cannot be copied: sent whole, or not at all
+      const cut = cutMessage(t, o.i, (s: string): string => headTail(s, Math.floor(s.length * o.share)));
+      if (cut === undefined) continue; // cannot be copied: sent whole, or not at all
+      const parts = notes?.get(o.i);
+      const message = parts === undefined ? cut : ((t.adapter.replaceMedia(cut, new Set(parts.map((p) => p.part))) as M | undefined) ?? cut);
       cuts.push({ i: o.i, message, text: t.read(message, o.i).text });
     }
     const counts = yield cuts.map((c) => c.text);
@@ -144,7 +250,8 @@ function* cutTo<M>(t: TruncationInput<M>, targets: ReadonlyMap<number, number>):
       const o = open.find((x) => x.i === c.i)!;
       const tokens = counts[k]!;
       if (tokens <= o.target || round === ROUNDS - 1) {
-        if (tokens < t.costs[c.i]!) done.set(c.i, { message: c.message, text: c.text, tokens, from: t.costs[c.i]! });
+        const parts = notes?.get(c.i);
+        if (tokens < t.costs[c.i]! || parts !== undefined) done.set(c.i, { message: c.message, text: c.text, tokens, from: t.costs[c.i]!, textCut: true, ...(parts === undefined ? {} : { media: parts }) });
       }
       else next.push({ ...o, share: o.share * (o.target / tokens) * MARGIN });
     });

@@ -125,11 +125,13 @@ export interface FormatAdapter {
   replaceResults(message: unknown, replace: (text: string) => string, keepMedia?: boolean): unknown;
   /**
    * A new message like `message` whose non-text parts (images, PDFs, audio, files) each read as a
-   * text part with their note (`[image omitted: 1568×980]`, media.ts `mediaNote`), valid where
-   * the part was: `fitMessages`' media stubs (`stubMedia`). `undefined` when nothing can be
-   * replaced. The caller's message is never modified.
+   * text part with their note (`[image omitted: 1568×980]`, media-notes.ts `mediaNote`), valid where
+   * the part was: `fitMessages`' media stubs (`stubMedia`), and with `only` (the `part` objects
+   * of the message's {@link MediaPart}s) just those: the media of a step in flight that does not
+   * fit, replaced the largest first (truncate.ts). `undefined` when nothing can be replaced. The
+   * caller's message is never modified.
    */
-  replaceMedia(message: unknown): unknown;
+  replaceMedia(message: unknown, only?: ReadonlySet<object>): unknown;
   /**
    * A new user message like `message` whose typed text (its content as a string, or each text
    * part's text) reads `replace(that text)`, its other parts kept: a pasted user message

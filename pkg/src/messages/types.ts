@@ -204,11 +204,15 @@ export interface FitMessagesOptions<M = unknown> {
    * the call ids kept, so the pair stays valid. Every result over `maxTokens` (default: half the
    * effective budget) is cut to it, the same bytes on every turn (a prompt cache holds on); and
    * when what must be kept (system prompt, the task, the step in flight, `keep`) still exceeds the
-   * budget, its largest results are cut further to one size that makes it fit. The decision says
+   * budget, its largest results are cut further to one size that makes it fit. When it would not
+   * fit even with their texts cut to the markers alone (a tool that returns a 45-page PDF), the
+   * images, PDFs and files of the results in flight go in as their notes (`[PDF omitted: 45
+   * pages]`, as `stubMedia` writes them), the largest first and only as many as it takes, with the
+   * warning `media_replaced: messages[i] …`; `media: false` keeps them. The decision says
    * `truncated: { from, to }`. `PINNED_OVER_BUDGET` then means the rest alone does not fit.
-   * Default `true`; `false` sends results whole (and fails when they cannot be).
+   * Default `true`; `false` sends results whole, media and all (and fails when they cannot be).
    */
-  truncateToolResults?: boolean | { maxTokens?: number };
+  truncateToolResults?: boolean | { maxTokens?: number; media?: boolean };
   /**
    * When what must be kept still exceeds the budget with its tool results truncated (a pasted log
    * or file as the task: the system prompt and the task alone do not fit), cut the text of the
