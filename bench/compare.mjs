@@ -6,7 +6,8 @@
 // (before, after, before, after, …), so that what else the machine does weighs on both alike (a
 // process per build swung by 2.5× on a loaded machine). Time: the median of the calls after up
 // to 8 warm-up calls each. The same selection is required of both builds (the kept indexes or ids,
-// compared by hash): a difference fails the run, a time never does.
+// compared by hash; of messages, both builds counting with one counter): a difference fails the
+// run, a time never does.
 //
 //   node bench/compare.mjs --before <dir> [--write bench/RESULTS.md] [--smoke] [--only <case>,<case>…]
 //     <dir>: an earlier build's package directory (its dist/ and wasm/, as pkg/ holds them);
@@ -69,7 +70,18 @@ function structured(n) {
   });
 }
 
-/** The cases: each builds its input once, then `run(lib)` is timed; `kept(result)` is compared across builds. */
+/**
+ * One counter both builds are given when their selections of messages are compared: the default
+ * estimator changed after `fe14830` (whitespace and some scripts are counted as byte-pair
+ * vocabularies do), so under it the builds size the same messages differently and may keep
+ * different ones. The times are of the default estimator, what a caller runs.
+ */
+const sameCounter = (text) => Math.ceil(text.length / 4);
+
+/**
+ * The cases: each builds its input once, then `run(lib)` is timed; `kept(result)` is compared
+ * across builds, of `check(lib, …)`'s result where a case has one (else of the first timed call).
+ */
 const CASES = {
   // Histories stop at 10,000 messages: at 100,000 one fitMessages call of the earlier build took
   // minutes (the per-turn cost of long histories is issue 30's).
@@ -78,6 +90,7 @@ const CASES = {
     input: history,
     budget: (n) => Math.max(2_000, n * 40),
     run: (lib, input, budget) => lib.fitMessages(input, { format: 'openai', budgets: { tokens_max: budget } }),
+    check: (lib, input, budget) => lib.fitMessages(input, { format: 'openai', budgets: { tokens_max: budget }, countTokens: sameCounter }),
     kept: (r) => r.decisions.filter((d) => d.included).map((d) => d.index),
   },
   // One tool result of about 100,000 tokens among a short history (issue 27: counting a huge text
@@ -100,6 +113,7 @@ const CASES = {
     },
     budget: () => 16_000,
     run: (lib, input, budget) => lib.fitMessages(input, { format: 'openai', budgets: { tokens_max: budget } }),
+    check: (lib, input, budget) => lib.fitMessages(input, { format: 'openai', budgets: { tokens_max: budget }, countTokens: sameCounter }),
     kept: (r) => r.decisions.filter((d) => d.included).map((d) => d.index),
   },
   'session turn': {
@@ -118,6 +132,11 @@ const CASES = {
       const t0 = performance.now();
       const r = session.fit(p.history);
       return { result: r, ms: performance.now() - t0 };
+    },
+    check: (lib, p) => {
+      const session = lib.createSession({ ...p.options, countTokens: sameCounter });
+      session.fit(p.before);
+      return session.fit(p.history);
     },
     kept: (r) => r.decisions.filter((d) => d.included).map((d) => d.index),
   },
@@ -197,7 +216,8 @@ async function child({ dirs, name, n, smoke }) {
   while (times[0].length < (smoke ? 1 : 3) || (performance.now() < deadline && times[0].length < 200));
   const out = times.map((ts, k) => {
     ts.sort((a, b) => a - b);
-    const kept = createHash('sha256').update(JSON.stringify(c.kept(firsts[k].result))).digest('hex').slice(0, 16);
+    const compared = c.check ? c.check(libs[k], prepared[k], budget) : firsts[k].result;
+    const kept = createHash('sha256').update(JSON.stringify(c.kept(compared))).digest('hex').slice(0, 16);
     return { ms: ts[ts.length >> 1], calls: ts.length, kept, messages: c.size ? c.size(input, n) : Array.isArray(input) ? input.length : n };
   });
   process.stdout.write(JSON.stringify(out));
@@ -244,7 +264,7 @@ async function main(args) {
   const rev = at('--before-rev');
   const section = `${SECTION}
 
-Produced by \`make bench-compare\` (\`node bench/compare.mjs --before <dir>\`)${rev ? `, the earlier build being \`${rev}\`` : ''}, on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}.${smoke ? ' **Smoke run**: the figures mean nothing.' : ''} Both builds run in the same process, their calls alternating (up to ${WARM_CALLS} untimed warm-up calls each first, within 5 s), so that a busy machine weighs on both alike; each figure is the median of those calls, then the median of ${rounds} such processes (which build goes first alternates). Inputs: a generated tool-heavy agent history (OpenAI format; budget 40 tokens a message, at least 2,000), fragments with entities and timestamps, scored items. "Same" compares what each build keeps.
+Produced by \`make bench-compare\` (\`node bench/compare.mjs --before <dir>\`)${rev ? `, the earlier build being \`${rev}\`` : ''}, on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}.${smoke ? ' **Smoke run**: the figures mean nothing.' : ''} Both builds run in the same process, their calls alternating (up to ${WARM_CALLS} untimed warm-up calls each first, within 5 s), so that a busy machine weighs on both alike; each figure is the median of those calls, then the median of ${rounds} such processes (which build goes first alternates). Inputs: a generated tool-heavy agent history (OpenAI format; budget 40 tokens a message, at least 2,000), fragments with entities and timestamps, scored items. "Same" compares what each build keeps; of messages, when both count with one counter (length / 4), since the default estimator changed after \`fe14830\`.
 
 | call | n | before (ms) | after (ms) | after / before | same selection |
 |---|---:|---:|---:|---:|---|

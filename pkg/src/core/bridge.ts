@@ -62,7 +62,11 @@ const COLUMNS: ReadonlySet<string> = new Set(['tokens', 'scores', 'kinds', 'kind
  */
 function options(req: object): Record<string, unknown> {
   const o: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(req)) if (value !== undefined && !COLUMNS.has(key)) o[key] = value;
+  // for-in, not Object.entries: no array per key (a request is a plain object literal).
+  for (const key in req) {
+    const value = (req as Record<string, unknown>)[key];
+    if (value !== undefined && !COLUMNS.has(key)) o[key] = value;
+  }
   return o;
 }
 

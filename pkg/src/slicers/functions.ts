@@ -208,7 +208,7 @@ const INCLUDED: ReadonlySet<string> = new Set(['scored', 'zero_tokens', 'require
  * Every slicer function: the items read into columns (ids stay here, to name the answer), one call
  * of the core, which decides how groups, dependencies and versions are solved, and its answer by id.
  */
-function run(slicer: SlicerName, items: unknown, budget: unknown, options: Record<string, unknown>): SliceResult & { exact: ExactReport | null } {
+function run(slicer: SlicerName, items: unknown, budget: unknown, options: Record<string, unknown>): SliceResult & { exact?: ExactReport } {
   const mode = takeDependencyMode(options);
   const cols = readingInput(() => readSliceItems(items), items);
   const b = readingInput(() => budgetOf(budget), budget);
@@ -217,7 +217,7 @@ function run(slicer: SlicerName, items: unknown, budget: unknown, options: Recor
   if (mode === 'require') structure.dependencies = mode;
   const a = solveSlice(slicer, { ...options, ...b, tokens: cols.tokens, scores: cols.scores, kinds: cols.kinds, kindNames: cols.kindNames }, structure);
   const { ids } = cols;
-  const result: SliceResult & { exact: ExactReport | null } = {
+  const result: SliceResult & { exact?: ExactReport } = {
     selected: Array.from(a.selected, (i) => ids[i]!),
     decisions: a.reasons.map((reason, index) => {
       const d: SliceDecision = { id: ids[index]!, index, included: INCLUDED.has(reason), reason };
@@ -235,21 +235,16 @@ function run(slicer: SlicerName, items: unknown, budget: unknown, options: Recor
     overBudget: a.overBudget,
     overrunTokens: a.overrunTokens,
     budgetReached: a.budgetReached,
-    exact: a.exact,
   };
+  // Only the exact strategies report: a seed slicer's result has no exact field.
+  if (a.exact !== null && a.exact !== undefined) result.exact = a.exact;
   if (a.repaired !== undefined) result.repaired = a.repaired;
   return result;
 }
 
-/** A seed slicer's result: without the (null) exact report, as before. */
-function seed(r: SliceResult & { exact: ExactReport | null }): SliceResult {
-  const { exact: _exact, ...rest } = r;
-  return rest;
-}
-
 /** An exact slicer's result. */
-function exactResult(r: SliceResult & { exact: ExactReport | null }): ExactSliceResult {
-  if (r.exact === null) throw new CtxpackError('INTERNAL', 'the core returned no exact report');
+function exactResult(r: SliceResult & { exact?: ExactReport }): ExactSliceResult {
+  if (r.exact === undefined) throw new CtxpackError('INTERNAL', 'the core returned no exact report');
   return r as ExactSliceResult;
 }
 
@@ -265,7 +260,7 @@ function exactResult(r: SliceResult & { exact: ExactReport | null }): ExactSlice
 export function greedySlice(items: readonly SliceItem[], budget: SliceBudget, options?: GreedyOptions): SliceResult {
   const o = optionsCopy(options);
   rejectUnknownOptions(o, optionsOf('greedy'), 'greedySlice');
-  return seed(run('greedy', items, budget, o));
+  return run('greedy', items, budget, o);
 }
 
 /**
@@ -279,7 +274,7 @@ export function greedySlice(items: readonly SliceItem[], budget: SliceBudget, op
 export function knapsackSlice(items: readonly SliceItem[], budget: SliceBudget, options?: KnapsackOptions): SliceResult {
   const o = optionsCopy(options);
   rejectUnknownOptions(o, optionsOf('knapsack'), 'knapsackSlice');
-  return seed(run('knapsack', items, budget, o));
+  return run('knapsack', items, budget, o);
 }
 
 /**
@@ -298,7 +293,7 @@ export function countConstrainedKnapsackSlice(
 ): SliceResult {
   const o = optionsCopy(options);
   rejectUnknownOptions(o, optionsOf('count-knapsack'), 'countConstrainedKnapsackSlice');
-  return seed(run('count-knapsack', items, budget, o));
+  return run('count-knapsack', items, budget, o);
 }
 
 /**
@@ -309,7 +304,7 @@ export function countConstrainedKnapsackSlice(
 export function packerSlice(items: readonly SliceItem[], budget: SliceBudget, options?: PackerOptions): SliceResult {
   const o = optionsCopy(options);
   rejectUnknownOptions(o, optionsOf('packer'), 'packerSlice');
-  return seed(run('packer', items, budget, o));
+  return run('packer', items, budget, o);
 }
 
 /**
@@ -401,8 +396,13 @@ const CORE_OPTIONS: readonly string[] = [...new Set(STRATEGIES.flatMap((s) => s.
  * the core's to check.
  */
 function optionsOf(name: SlicerName): readonly string[] {
-  return [...strategyRow(name)!.options, 'dependencies'];
+  let known = OPTIONS_OF.get(name);
+  if (known === undefined) OPTIONS_OF.set(name, (known = [...strategyRow(name)!.options, 'dependencies']));
+  return known;
 }
+
+/** {@link optionsOf}'s lists, made once each: a call at 20 items pays microseconds for less. */
+const OPTIONS_OF = new Map<SlicerName, readonly string[]>();
 
 function coreRequest(slicer: unknown, budget: unknown, options: unknown): [SlicerName, Record<string, unknown>] {
   if (typeof slicer !== 'string' || !(CORE_SLICERS as readonly string[]).includes(slicer)) {
