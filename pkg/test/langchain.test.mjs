@@ -22,6 +22,7 @@ import { z } from 'zod';
 import { CtxpackError, createSession, estimateTokens, fitMessages, validateMessages } from 'ctxpack';
 import { ctxpackAgentMiddleware } from 'ctxpack/langchain';
 import { BUDGET, INSTRUCTIONS as SYSTEM, prefixShare, READ_FILE, STEPS, TASK } from './adapter-agents.mjs';
+import { importInternal } from './internal.mjs';
 import { sdkCheck } from './sdk-check.mjs';
 import { ScriptedChatModel as ScriptedModel } from './scripted-models.mjs';
 
@@ -238,6 +239,65 @@ test('Anthropic (ChatAnthropic): the session breakpoints reach the API as cache_
   const off = anthropicModel();
   await createAgent({ model: off.model, tools: [readFile], systemPrompt: SYSTEM, middleware: [ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET }, breakpoints: false })] }).invoke({ messages: [{ role: 'user', content: TASK }] }, { recursionLimit: 1_000 });
   assert.ok(off.bodies.every((b) => cacheMarks(b.messages) === 0));
+});
+
+test('ChatAnthropic: every breakpoint the session reports is written, on its message\'s last block on the wire', async () => {
+  // ChatAnthropic's AI messages hold their tool_use blocks; a caller's history may hold AI
+  // messages of text and tool_calls, whose tool_use blocks @langchain/anthropic appends after it.
+  const earlier = [];
+  for (let k = 0; k < 6; k++) {
+    earlier.push(new HumanMessage(`question ${k}: ${'what does the module do? '.repeat(40)}`));
+    earlier.push(new AIMessage({ content: `Reading the file for question ${k}.`, tool_calls: [{ id: `old_${k}`, name: READ_FILE.name, args: { path: `src/old${k}.ts` } }] }));
+    earlier.push(new ToolMessage({ tool_call_id: `old_${k}`, content: `export const old${k} = ${k}; // ${'a line of the file '.repeat(60)}` }));
+    earlier.push(new AIMessage(`Answer ${k}.`));
+  }
+  const { bodies, model } = anthropicModel(12);
+  const reported = [];
+  const middleware = ctxpackAgentMiddleware({ budgets: { tokens_max: BUDGET }, onFit: (r) => reported.push(r.cache.breakpoints) });
+  await createAgent({ model, tools: [readFile], systemPrompt: SYSTEM, middleware: [middleware] }).invoke({ messages: [...earlier, new HumanMessage(TASK)] }, { recursionLimit: 1_000 });
+  assert.equal(reported.length, bodies.length);
+  const own = (b) => b.cache_control !== undefined && b.cache_control !== null;
+  for (const [k, body] of bodies.entries()) {
+    const marks = cacheMarks(body.messages) + (Array.isArray(body.system) ? cacheMarks(body.system) : 0);
+    assert.equal(marks, reported[k].length, `request ${k}: ${reported[k].length} breakpoints reported, ${marks} written`);
+    for (const [i, m] of body.messages.entries()) {
+      if (!Array.isArray(m.content) || cacheMarks(m.content) === 0) continue;
+      const last = m.content.at(-1);
+      assert.ok(own(last) || cacheMarks(last.content) > 0, `request ${k}, message ${i}: the marker is not on the last block`);
+    }
+  }
+  for (const body of bodies) assert.deepEqual(validateMessages(body.messages, 'anthropic'), []);
+});
+
+test('ChatAnthropic: a breakpoint on an AI message lands on its last block on the wire, whatever holds its tool calls (the real client converts the marked copy)', async () => {
+  const { withCacheControl } = await importInternal("export { withCacheControl } from './src/adapters/langchain-markers.ts';");
+  const call = { id: 'toolu_1', name: READ_FILE.name, args: { path: 'src/a.ts' } };
+  const toolUse = { type: 'tool_use', id: 'toolu_1', name: READ_FILE.name, input: { path: 'src/a.ts' } };
+  const searched = [{ type: 'text', text: 'Searching.' }, { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'ctxpack' } }, { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [{ type: 'web_search_result', url: 'https://example.com', title: 'Example', encrypted_content: 'abc' }] }];
+  const cases = {
+    'tool calls only (content "")': new AIMessage({ content: '', tool_calls: [call] }),
+    'text and tool calls (a string)': new AIMessage({ content: 'Reading it.', tool_calls: [call] }),
+    "ChatAnthropic's own (tool_use blocks in content)": new AIMessage({ content: [{ type: 'text', text: 'Reading it.' }, toolUse], tool_calls: [call] }),
+    'blocks without the tool_use of a tool call': new AIMessage({ content: [{ type: 'text', text: 'Reading it.' }], tool_calls: [call] }),
+    'a server tool result last': new AIMessage({ content: searched }),
+    'text only': new AIMessage('Done.'),
+  };
+  const mark = { type: 'ephemeral' };
+  for (const [name, message] of Object.entries(cases)) {
+    const followUp = message.tool_calls?.length ? [new ToolMessage({ tool_call_id: 'toolu_1', content: 'export const a = 1;' })] : [new HumanMessage('And then?')];
+    const send = async (m) => {
+      const { bodies, model } = anthropicModel(2);
+      await model.invoke([new HumanMessage('Read src/a.ts.'), m, ...followUp]);
+      return bodies[0].messages[1];
+    };
+    const plain = await send(message);
+    const marked = await send(withCacheControl(message, mark));
+    assert.equal(cacheMarks(marked.content), 1, `${name}: one marker`);
+    assert.deepEqual(marked.content.at(-1).cache_control, mark, `${name}: the marker is not on the message's last block`);
+    const { cache_control: _m, ...lastBlock } = marked.content.at(-1);
+    assert.deepEqual([...marked.content.slice(0, -1), lastBlock], typeof plain.content === 'string' ? [{ type: 'text', text: plain.content }] : plain.content, `${name}: the marked message sends other blocks than the message`);
+    assert.equal(message.content, cases[name].content, `${name}: the message itself is untouched`);
+  }
 });
 
 test("ChatAnthropic: provider 'anthropic' by default, so a cut chat still opens with a user message (Claude on Bedrock refuses an assistant first)", async () => {

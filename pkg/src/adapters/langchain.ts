@@ -21,6 +21,7 @@ import { isRecord } from '../validate/fields.js';
 import { invalidOption } from '../validate/options.js';
 import { jsonSchemaOf } from './schemas.js';
 import { cacheControlOf } from '../messages/markers.js';
+import { withCacheControl } from './langchain-markers.js';
 import { type AdapterOptions, type AdapterSpec, Conversations, fitReported, placesBreakpoints, readAdapterOptions, readBreakpoints, textsKey } from './sessions.js';
 
 /** `createMiddleware`'s brand (langchain's `MIDDLEWARE_BRAND`, a registered symbol): made here so that nothing of langchain is imported. */
@@ -168,30 +169,6 @@ function isAnthropicChatModel(model: unknown): boolean {
   } catch {
     return false; // a model whose _llmType throws is not taken for Anthropic's: no markers, never an invalid request
   }
-}
-
-/**
- * A copy of `message` (its class and fields) whose last text block carries `cache_control`, as
- * `@langchain/anthropic` passes it on: a string content becomes one text block. A message without
- * text (an AI message of tool calls only) is left as it is: one marker fewer, never a wrong one.
- */
-function withCacheControl(message: BaseMessage, mark: ReturnType<typeof cacheControlOf>): BaseMessage {
-  const content: unknown = message.content;
-  let blocks: unknown[];
-  if (typeof content === 'string') {
-    if (content === '') return message;
-    blocks = [{ type: 'text', text: content, cache_control: mark }];
-  } else if (Array.isArray(content)) {
-    let last = content.length - 1;
-    while (last >= 0 && !(isRecord(content[last]) && content[last]['type'] === 'text' && typeof content[last]['text'] === 'string' && content[last]['text'] !== '')) last--;
-    if (last < 0) return message;
-    blocks = content.slice();
-    blocks[last] = { ...(content[last] as object), cache_control: mark };
-  } else return message;
-  const copy = Object.assign(Object.create(Object.getPrototypeOf(message) as object) as BaseMessage, message, { content: blocks });
-  const kwargs = (message as unknown as { lc_kwargs?: unknown }).lc_kwargs;
-  if (isRecord(kwargs)) (copy as unknown as { lc_kwargs: unknown }).lc_kwargs = { ...kwargs, content: blocks };
-  return copy;
 }
 
 /**

@@ -58,10 +58,16 @@ function withCacheControl(message: unknown, ttl: MarkerTtl): unknown {
   const content = message['content'];
   if (typeof content === 'string') return content.length === 0 ? undefined : { ...message, content: [{ type: 'text', text: content, cache_control: control }] };
   if (!Array.isArray(content)) return undefined;
-  let k = content.length - 1;
-  while (k >= 0 && (!isRecord(content[k]) || NOT_MARKABLE.has(String((content[k] as Record<string, unknown>)['type'])))) k--;
+  const k = lastMarkable(content);
   if (k < 0) return undefined;
   const blocks = content.slice();
   blocks[k] = { ...(content[k] as Record<string, unknown>), cache_control: control };
   return { ...message, content: blocks };
+}
+
+/** The index of the last block of `content` that can carry `cache_control`, -1 for none. */
+export function lastMarkable(content: readonly unknown[]): number {
+  let k = content.length - 1;
+  while (k >= 0 && (!isRecord(content[k]) || NOT_MARKABLE.has(String((content[k] as Record<string, unknown>)['type'])))) k--;
+  return k;
 }
