@@ -34,6 +34,8 @@ export interface Sliced {
 
 /** Slices the ranking `order` (rank → candidate) scored `scores`, with `benefits` for the overshoot. */
 export function slice(call: Call, order: Uint32Array, scores: Float64Array, benefits: Float64Array, scratch: Scratch): Sliced {
+  // Only count entries can raise INVALID_COUNT_ENTRY: without them no closure per call.
+  if (call.s.countEntries === undefined) return sliceRanked(call, order, scores, benefits, scratch);
   return underCountOption(call.s.countByLod ? 'lodMix' : 'countEntries', () => sliceRanked(call, order, scores, benefits, scratch));
 }
 
