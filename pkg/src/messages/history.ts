@@ -34,8 +34,8 @@ function descends(v: unknown): v is Record<string, unknown> | unknown[] {
 
 /**
  * Appends the values of `v` to `out`: an object's keys and values, an array's length and
- * elements, each container followed by its own values. Returns false past {@link SNAPSHOT_MAX}
- * values.
+ * elements, each container as its kind ({@link ARRAY} or {@link OBJECT}) followed by its own
+ * values. Returns false past {@link SNAPSHOT_MAX} values.
  */
 function snap(v: Record<string, unknown> | unknown[], out: unknown[], depth: number): boolean {
   if (Array.isArray(v)) {
@@ -52,21 +52,36 @@ function snap(v: Record<string, unknown> | unknown[], out: unknown[], depth: num
 }
 
 function snapValue(x: unknown, out: unknown[], depth: number): boolean {
+  if (depth > 1 && descends(x)) {
+    out.push(Array.isArray(x) ? ARRAY : OBJECT);
+    return out.length <= SNAPSHOT_MAX && snap(x, out, depth - 1);
+  }
   out.push(x);
-  if (out.length > SNAPSHOT_MAX) return false;
-  return depth > 1 && descends(x) ? snap(x, out, depth - 1) : true;
+  return out.length <= SNAPSHOT_MAX;
 }
 
 /** Marks the end of an object's keys (a key is a string, never this). */
 const END = Symbol('end');
+/**
+ * Stand for a container the snapshot descends into: it is compared by what it holds, so the
+ * snapshot keeps only its kind (comparing against a tag costs less than asking the old
+ * container's prototype again on every turn).
+ */
+const ARRAY = Symbol('array');
+const OBJECT = Symbol('object');
 
 /** Whether `v` still has the values `s` holds from `at` on (as {@link snap} wrote them); the position after them, or -1. */
 function same(v: Record<string, unknown> | unknown[], s: readonly unknown[], at: number, depth: number): number {
-  if (Array.isArray(v)) {
-    if (s[at++] !== v.length) return -1;
-    for (let k = 0; k < v.length && at >= 0; k++) at = sameValue(v[k], s, at, depth);
-    return at;
-  }
+  return Array.isArray(v) ? sameArray(v, s, at, depth) : sameObject(v, s, at, depth);
+}
+
+function sameArray(v: unknown[], s: readonly unknown[], at: number, depth: number): number {
+  if (s[at++] !== v.length) return -1;
+  for (let k = 0; k < v.length && at >= 0; k++) at = sameValue(v[k], s, at, depth);
+  return at;
+}
+
+function sameObject(v: Record<string, unknown>, s: readonly unknown[], at: number, depth: number): number {
   for (const key in v) {
     if (s[at++] !== key) return -1;
     at = sameValue(v[key], s, at, depth);
@@ -82,7 +97,11 @@ function same(v: Record<string, unknown> | unknown[], s: readonly unknown[], at:
  */
 function sameValue(x: unknown, s: readonly unknown[], at: number, depth: number): number {
   const y = s[at];
-  if (depth > 1 && descends(x)) return descends(y) && Array.isArray(x) === Array.isArray(y) ? same(x, s, at + 1, depth - 1) : -1;
+  if (depth > 1 && typeof x === 'object' && x !== null) {
+    if (Array.isArray(x)) return y === ARRAY ? sameArray(x, s, at + 1, depth - 1) : -1;
+    const proto = Object.getPrototypeOf(x) as unknown;
+    if (proto === Object.prototype || proto === null) return y === OBJECT ? sameObject(x as Record<string, unknown>, s, at + 1, depth - 1) : -1;
+  }
   return y === x ? at + 1 : -1;
 }
 
