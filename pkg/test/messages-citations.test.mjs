@@ -2,9 +2,12 @@
 // search_result_location citation names a search_result block of the request by its index among
 // all of them and its source. When a fit leaves that block out, the citation goes from a copy of
 // its text block (the text stays); when an earlier one is left out, it gets its block's new index.
-// The shapes are @anthropic-ai/sdk's (SearchResultBlockParam, TextBlockParam,
-// CitationSearchResultLocationParam, CitationWebSearchResultLocationParam), and the request is
-// sent through the real Anthropic client and the real ChatAnthropic (their fetch answers locally).
+// Citations of documents name a document block by its index among the request's and by its title
+// alone: checked as far as the title tells (messages/citations.ts).
+// The shapes are @anthropic-ai/sdk's (SearchResultBlockParam, DocumentBlockParam, TextBlockParam,
+// CitationSearchResultLocationParam, CitationWebSearchResultLocationParam, CitationCharLocationParam,
+// CitationPageLocationParam, CitationContentBlockLocationParam), and the request is sent through the
+// real Anthropic client and the real ChatAnthropic (their fetch answers locally).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
@@ -127,4 +130,104 @@ test('langchain: the same through LangChain messages (classes kept), as the real
   assert.deepEqual(sent, [cite(0, 'https://docs/new')], 'the body holds the one citation, at the index of its search result there');
   const inBody = bodies[0].messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).flatMap((b) => (b.type === 'tool_result' ? b.content : [])).filter((b) => b.type === 'search_result');
   assert.deepEqual(inBody.map((b) => b.source), ['https://docs/new']);
+});
+
+/** A DocumentBlockParam: a plain-text document with citations enabled, titled unless `title` is null. */
+const doc = (title, data) => ({ type: 'document', source: { type: 'text', media_type: 'text/plain', data }, ...(title === null ? {} : { title }), citations: { enabled: true } });
+/** A CitationCharLocationParam of the document at `index`. */
+const charCite = (index, title) => ({ type: 'char_location', cited_text: 'Sessions', document_index: index, document_title: title, start_char_index: 0, end_char_index: 8 });
+
+/** Two documents in user messages (the first large, cut by a small budget); the answer cites both, and one citation is untitled. */
+function documentHistory() {
+  return [
+    { role: 'user', content: [doc('Old policy', filler(4)), { type: 'text', text: 'What did it say?' }] },
+    { role: 'assistant', content: 'One minute.' },
+    { role: 'user', content: [doc('New policy', 'Sessions expire after an hour.'), { type: 'text', text: 'And now?' }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'Before: one minute.', citations: [charCite(0, 'Old policy')] },
+        { type: 'text', text: 'Now: an hour.', citations: [charCite(1, 'New policy')] },
+        { type: 'text', text: 'As said.', citations: [charCite(1, null)] },
+      ],
+    },
+    { role: 'user', content: 'Thanks.' },
+  ];
+}
+
+test('anthropic: a citation of a document the fit leaves out is removed, one whose document moved is re-indexed by its title, an untitled one past the documents removed', async () => {
+  const h = documentHistory();
+  const original = structuredClone(h);
+  const r = fitMessages(h, { format: 'anthropic', budgets: { tokens_max: 600 }, keep: (_m, i) => i === 3 });
+  const kept = r.decisions.filter((d) => d.included).map((d) => d.index);
+  assert.ok(!kept.includes(0) && kept.includes(2) && kept.includes(3), `kept ${kept}`);
+  assert.deepEqual(validateMessages(r.messages, 'anthropic'), []);
+  const answer = r.messages[kept.indexOf(3)];
+  assert.deepEqual(answer.content, [
+    { type: 'text', text: 'Before: one minute.' },
+    { type: 'text', text: 'Now: an hour.', citations: [charCite(0, 'New policy')] },
+    { type: 'text', text: 'As said.' },
+  ]);
+  assert.deepEqual(h, original, "the caller's messages are untouched");
+  assert.ok(r.warnings.includes("document_citations_removed: 2 citation(s) of documents on messages[3] name a document the request does not hold (by its title, or past the request's 1 document(s)): removed from copies of their text blocks, the text kept"), r.warnings.join('\n'));
+  assert.ok(r.warnings.includes('document_citations_reindexed: 1 citation(s) of documents on messages[3] name a document that moved in the request (by its title): given its index there (on copies)'), r.warnings.join('\n'));
+  const { bodies, anthropic } = client();
+  await anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: r.messages });
+  const sent = bodies[0].messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).flatMap((b) => (b.type === 'text' ? (b.citations ?? []) : []));
+  assert.deepEqual(sent, [charCite(0, 'New policy')], 'the body holds the one citation, at the index of its document there');
+
+  // Everything kept: the messages themselves, no warning.
+  const whole = fitMessages(h, { format: 'anthropic', budgets: { tokens_max: 100_000 } });
+  assert.ok(whole.messages.every((m, k) => m === h[k]));
+  assert.ok(!whole.warnings.some((w) => w.includes('citations_')), whole.warnings.join('\n'));
+});
+
+test('anthropic: document citations the title cannot settle', () => {
+  const ask = { type: 'text', text: 'Compare them.' };
+  // Two documents of one title, the citation's index on neither of that title: which one is unknown, so it goes.
+  const twins = [
+    { role: 'user', content: [doc('Notes', 'a'), doc('Notes', 'b'), doc('Other', 'c'), ask] },
+    { role: 'assistant', content: [{ type: 'text', text: 'See.', citations: [charCite(2, 'Notes')] }] },
+    { role: 'user', content: 'Go on.' },
+  ];
+  const t = fitMessages(twins, { format: 'anthropic', budgets: { tokens_max: 100_000 } });
+  assert.deepEqual(t.messages[1].content, [{ type: 'text', text: 'See.' }]);
+  // An untitled citation in range stays, whatever document is there; the caller's own indexes too.
+  const untitled = [
+    { role: 'user', content: [doc(null, 'a'), ask] },
+    { role: 'assistant', content: [{ type: 'text', text: 'See.', citations: [charCite(0, null), { ...charCite(0, null), type: 'page_location', start_page_number: 1, end_page_number: 2 }] }] },
+    { role: 'user', content: 'Go on.' },
+  ];
+  const u = fitMessages(untitled, { format: 'anthropic', budgets: { tokens_max: 100_000 } });
+  assert.ok(u.messages.every((m, k) => m === untitled[k]));
+  // A content_block_location citation past the documents, and one whose index is not a number.
+  const past = [
+    { role: 'user', content: [doc(null, 'a'), ask] },
+    { role: 'assistant', content: [{ type: 'text', text: 'See.', citations: [{ ...charCite(1, null), type: 'content_block_location', start_block_index: 0, end_block_index: 1 }, { ...charCite(0, null), document_index: '0' }] }] },
+    { role: 'user', content: 'Go on.' },
+  ];
+  const p = fitMessages(past, { format: 'anthropic', budgets: { tokens_max: 100_000 } });
+  assert.deepEqual(p.messages[1].content, [{ type: 'text', text: 'See.' }]);
+});
+
+test('langchain: with a file block, which @langchain/anthropic sends as a document, citations of documents stay as they are', async () => {
+  const h = [
+    new HumanMessage({ content: [{ type: 'file', mimeType: 'application/pdf', data: 'JVBERi0xLjQK' }, { type: 'text', text: 'Read it.' }] }),
+    new AIMessage({ content: [{ type: 'text', text: 'It says so.', citations: [{ ...charCite(0, null), type: 'page_location', start_page_number: 1, end_page_number: 2 }] }] }),
+    new HumanMessage('Thanks.'),
+  ];
+  // A PDF of unknown pages is counted as 100 of them: room for it.
+  const r = fitMessages(h, { format: 'langchain', budgets: { tokens_max: 1_000_000 } });
+  assert.ok(r.messages.every((m, k) => m === h[k]));
+  assert.ok(!r.warnings.some((w) => w.includes('citations_')), r.warnings.join('\n'));
+  // The real ChatAnthropic sends the file as the request's one document, which the citation names.
+  const { bodies, fetch } = client();
+  await new ChatAnthropic({ model: 'claude-sonnet-4-5', apiKey: 'sk-test', maxRetries: 0, clientOptions: { fetch } }).invoke(r.messages);
+  const blocks = bodies[0].messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []));
+  assert.equal(blocks.filter((b) => b.type === 'document').length, 1);
+  assert.deepEqual(blocks.filter((b) => b.type === 'text').flatMap((b) => b.citations ?? []).map((c) => c.document_index), [0]);
+  // Left out, the file takes its document with it: the citation then names none.
+  const cut = fitMessages(h, { format: 'langchain', budgets: { tokens_max: 2_000 } });
+  assert.equal(cut.decisions[0].included, false);
+  assert.deepEqual(cut.messages.at(-2).content, [{ type: 'text', text: 'It says so.' }]);
 });
