@@ -1,6 +1,6 @@
 /**
- * Anthropic's citations of search results and documents, kept true to the request as sent. A text block's
- * `search_result_location` citation names the `search_result` block it cites by
+ * Anthropic's citations of search results and documents, kept true to the request as sent. A
+ * text block's `search_result_location` citation names the `search_result` block it cites by
  * `search_result_index`, "0-based index of the cited search result among all `search_result`
  * content blocks in the request, in the order they appear across messages and tool results"
  * (@anthropic-ai/sdk's `CitationSearchResultLocationParam`), and by its `source` and `title`.
@@ -150,9 +150,9 @@ function citedContent(content: unknown, cited: Cited, counts: Counts): unknown {
 
 /**
  * Keeps the citations of `messages` (a request's kept messages, Anthropic's or LangChain's)
- * true to the `search_result` and `document` blocks the request holds: updated in place with copies (`rebuild`:
- * how a message of the format is copied with other content, turns.ts `copyWithContent`), the
- * caller's messages never modified. Returns the warnings, naming the messages by their
+ * true to the `search_result` and `document` blocks the request holds: updated in place with
+ * copies (`rebuild`: how a message of the format is copied with other content, turns.ts
+ * `copyWithContent`), the caller's messages never modified. Returns the warnings, naming the messages by their
  * index in the history (`indexOf`).
  */
 export function fitCitations<M>(messages: M[], indexOf: (k: number) => number, rebuild: (message: M, content: unknown) => M | undefined): string[] {

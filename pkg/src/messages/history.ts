@@ -97,10 +97,9 @@ function sameObject(v: Record<string, unknown>, s: readonly unknown[], at: numbe
  */
 function sameValue(x: unknown, s: readonly unknown[], at: number, depth: number): number {
   const y = s[at];
-  if (depth > 1 && typeof x === 'object' && x !== null) {
+  if (depth > 1 && descends(x)) {
     if (Array.isArray(x)) return y === ARRAY ? sameArray(x, s, at + 1, depth - 1) : -1;
-    const proto = Object.getPrototypeOf(x) as unknown;
-    if (proto === Object.prototype || proto === null) return y === OBJECT ? sameObject(x as Record<string, unknown>, s, at + 1, depth - 1) : -1;
+    return y === OBJECT ? sameObject(x, s, at + 1, depth - 1) : -1;
   }
   return y === x ? at + 1 : -1;
 }
